@@ -1,0 +1,3 @@
+from taskassign.cli import main
+
+main()

@@ -1,0 +1,64 @@
+"""The few calls most users need: assign a scenario, turn the result into an assignment document.
+
+The CLI, the pipeline and the tests all go through ``assign_scenario`` so that "what taskassign
+assign does" is one code path.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from taskassign.assignment_file import EXTRA_KEYS, assignment_to_dict
+from taskassign.assignors.registry import DEFAULT_ASSIGNOR, assignor_display_name, create_assignor
+from taskassign.leader import RebalanceResult, rebalance
+from taskassign.scenario import Scenario
+
+__all__ = ("assign_scenario", "result_to_document")
+
+
+def assign_scenario(
+    scenario: Scenario, assignor: str = DEFAULT_ASSIGNOR, *, raise_on_error: bool = False
+) -> RebalanceResult:
+    """Run one leader rebalance of ``scenario`` with the assignor named ``assignor``
+    (a built-in short name, ``module:Class`` or ``file.py:Class``)."""
+
+    def make(spec: str) -> Any:
+        return create_assignor(spec, scenario.raw_configs)
+
+    return rebalance(
+        scenario.state,
+        make(assignor),
+        assignor_name=assignor_display_name(assignor),
+        leader=scenario.leader_process_id,
+        raise_on_error=raise_on_error,
+        fallback_factory=make,
+    )
+
+
+def result_to_document(result: RebalanceResult) -> dict[str, Any]:
+    """The ``taskassign/assignment/v1`` document of a rebalance, with its completeness report."""
+    report = result.completeness
+    extras: dict[str, Any] = {
+        "completeness": {
+            "complete": report.is_complete,
+            "unassigned_tasks": [str(t) for t in report.unassigned_tasks],
+            "standby_shortfalls": [
+                {"task": str(s.task), "wanted": s.wanted, "placed": s.placed} for s in report.standby_shortfalls
+            ],
+        }
+    }
+    details = dict(result.task_assignment.details)
+    if result.fallback_reason is not None:
+        details["fallback_reason"] = result.fallback_reason
+    for key in list(details):
+        if key in EXTRA_KEYS and key != "details":
+            extras[key] = details.pop(key)
+    if details:
+        extras["details"] = details
+    return assignment_to_dict(
+        result.group,
+        assignor=result.assignor,
+        error=result.error,
+        probing_rebalance_needed=result.probing_rebalance_needed,
+        extras=extras,
+    )

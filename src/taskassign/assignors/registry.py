@@ -1,0 +1,110 @@
+"""Finding an assignor by short name or by path, so users can plug in their own.
+
+Accepted forms: a built-in short name (``high_availability``, dashes allowed), ``module:Class``,
+``module.Class`` (Kafka style), or ``path/to/file.py:Class``. The class is instantiated with no
+arguments and, if it has ``configure``, configured with the application's configs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from taskassign.assignors.base import TaskAssignor
+from taskassign.errors import AssignorNotFoundError
+
+__all__ = (
+    "BUILTIN_ASSIGNORS",
+    "DEFAULT_ASSIGNOR",
+    "assignor_display_name",
+    "create_assignor",
+    "resolve_assignor_class",
+)
+
+#: Built-in assignors: short name -> (import target, one-line description).
+BUILTIN_ASSIGNORS: Mapping[str, tuple[str, str]] = {
+    "identity": ("taskassign.assignors.identity:IdentityTaskAssignor",
+                 "every client keeps its previous tasks (TaskAssignmentUtils.identity_assignment)"),
+}
+
+DEFAULT_ASSIGNOR = "high_availability" if "high_availability" in BUILTIN_ASSIGNORS else "identity"
+
+
+def _normalise(name: str) -> str:
+    return name.strip().lower().replace("-", "_")
+
+
+def assignor_display_name(spec: str) -> str:
+    """The name written into assignment files: the short name for built-ins, else the spec itself."""
+    short = _normalise(spec)
+    return short if short in BUILTIN_ASSIGNORS else spec.strip()
+
+
+def resolve_assignor_class(spec: str) -> type[Any]:
+    """The class named by ``spec``; AssignorNotFoundError lists the valid built-in names."""
+    short = _normalise(spec)
+    if short in BUILTIN_ASSIGNORS:
+        return _load(BUILTIN_ASSIGNORS[short][0], spec)
+    if ":" in spec or "." in spec:
+        return _load(spec.strip(), spec)
+    raise AssignorNotFoundError(
+        f"unknown assignor {spec!r}; built-in assignors: {', '.join(sorted(BUILTIN_ASSIGNORS))}; "
+        "or give 'module:Class' or 'path/to/file.py:Class'"
+    )
+
+
+def _load(target: str, spec: str) -> type[Any]:
+    module_part, sep, attr = target.rpartition(":")
+    if not sep:
+        module_part, _, attr = target.rpartition(".")
+    if not module_part or not attr:
+        raise AssignorNotFoundError(f"assignor {spec!r}: expected 'module:Class' or 'file.py:Class'")
+    if module_part.endswith(".py"):
+        module = _import_file(Path(module_part), spec)
+    else:
+        try:
+            module = importlib.import_module(module_part)
+        except ImportError as exc:
+            raise AssignorNotFoundError(f"assignor {spec!r}: cannot import module {module_part!r} ({exc})") from None
+    obj = getattr(module, attr, None)
+    if obj is None:
+        raise AssignorNotFoundError(f"assignor {spec!r}: module {module_part!r} has no attribute {attr!r}")
+    if not inspect.isclass(obj) or not callable(getattr(obj, "assign", None)):
+        raise AssignorNotFoundError(f"assignor {spec!r}: {attr!r} is not a class with an assign() method")
+    return obj
+
+
+def _import_file(path: Path, spec: str) -> Any:
+    if not path.is_file():
+        raise AssignorNotFoundError(f"assignor {spec!r}: no such file {str(path)!r}")
+    name = f"taskassign_user_{path.stem}"
+    module_spec = importlib.util.spec_from_file_location(name, path)
+    if module_spec is None or module_spec.loader is None:
+        raise AssignorNotFoundError(f"assignor {spec!r}: cannot load {str(path)!r}")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[name] = module
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise AssignorNotFoundError(f"assignor {spec!r}: importing {str(path)!r} failed: {exc!r}") from None
+    return module
+
+
+def create_assignor(spec: str, configs: Mapping[str, Any] | None = None) -> TaskAssignor:
+    """Instantiate the assignor named by ``spec`` and configure it (Kafka: a fresh instance per rebalance)."""
+    cls = resolve_assignor_class(spec)
+    try:
+        assignor = cls()
+    except TypeError as exc:
+        raise AssignorNotFoundError(f"assignor {spec!r}: cannot construct {cls.__name__}() without "
+                                    f"arguments ({exc})") from None
+    configure = getattr(assignor, "configure", None)
+    if callable(configure):
+        configure(dict(configs or {}))
+    return assignor  # type: ignore[no-any-return]

@@ -1,0 +1,72 @@
+"""What every command shares: consoles, error handling, exit codes, scenario loading."""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from taskassign.configs import KAFKA_COMPAT
+from taskassign.errors import InvalidAssignmentError, TaskassignError, UserInputError
+from taskassign.scenario import Scenario, read_scenario, with_config_overrides
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+#: Exit codes: 0 success, 1 the assignment is invalid or the run failed, 2 the input is wrong.
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def stdout_console() -> Console:
+    """Console for results; when piped (no terminal), wide enough that tables are not squeezed."""
+    console = Console(highlight=False, soft_wrap=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(highlight=False, soft_wrap=False, width=160)
+    return console
+
+
+def stderr_console() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
+    """Turn taskassign errors into one clear line on stderr and an exit code (no traceback)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except UserInputError as exc:
+            stderr_console().print(f"[bold red]error:[/] {escape(str(exc))}")
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+        except InvalidAssignmentError as exc:
+            stderr_console().print(f"[bold red]invalid assignment:[/] {escape(str(exc))}")
+            raise typer.Exit(EXIT_FAILED) from None
+        except TaskassignError as exc:
+            stderr_console().print(f"[bold red]failed:[/] {escape(str(exc))}")
+            raise typer.Exit(EXIT_FAILED) from None
+
+    return wrapper
+
+
+def load_scenario(path: Path, *, kafka_compat: bool = False) -> Scenario:
+    """Read a scenario, applying ``--kafka-compat`` when given."""
+    scenario = read_scenario(path)
+    if kafka_compat:
+        scenario = with_config_overrides(scenario, {KAFKA_COMPAT: True})
+    return scenario
+
+
+def case_name(path: Path) -> str:
+    """``dir/foo.scenario.json`` -> ``foo``."""
+    return path.name.removesuffix(".json").removesuffix(".scenario")
+
+
+def kafka_compat_option() -> Any:
+    return typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit.")

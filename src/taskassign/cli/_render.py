@@ -1,0 +1,79 @@
+"""Rich renderables for results; commands print them on their one console."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from taskassign.ids import TaskId
+from taskassign.leader import RebalanceResult
+from taskassign.model import AssignmentError
+from taskassign.scenario import Scenario
+from taskassign.validation import CompletenessReport
+
+MAX_CLIENT_ROWS = 60
+MAX_TASKS_SHOWN = 12
+
+
+def task_preview(tasks: Iterable[TaskId], limit: int = MAX_TASKS_SHOWN) -> str:
+    items = [str(t) for t in tasks]
+    if len(items) <= limit:
+        return " ".join(items)
+    return " ".join(items[:limit]) + f" … (+{len(items) - limit})"
+
+
+def error_text(error: AssignmentError) -> Text:
+    return Text(error.name, style="bold green" if error is AssignmentError.NONE else "bold red")
+
+
+def completeness_text(report: CompletenessReport) -> Text:
+    if report.is_complete:
+        return Text("complete: every task has an active, every stateful task its standbys", style="green")
+    return Text("\n".join(report.lines()), style="yellow")
+
+
+def result_summary(scenario: Scenario, result: RebalanceResult) -> RenderableType:
+    """A header (assignor, error, probing, completeness) and one row per client."""
+    state = scenario.state
+    header = Text.assemble(
+        ("scenario ", "dim"), (scenario.name, "bold"),
+        ("   assignor ", "dim"), (result.assignor, "bold"),
+        ("   error ", "dim"), error_text(result.error),
+        ("   probing rebalance ", "dim"), ("yes" if result.probing_rebalance_needed else "no", "bold"),
+        ("\n"),
+        (f"{len(state.tasks)} tasks ({len(state.stateful_task_ids)} with changelogs), "
+         f"{len(state.clients)} clients, {sum(c.num_processing_threads for c in state.clients.values())} "
+         f"threads, num.standby.replicas={state.configs.num_standby_replicas}", "dim"),
+    )
+    parts: list[RenderableType] = [header]
+    if result.fallback_reason:
+        parts.append(Text(f"assignor raised TaskAssignmentException ({result.fallback_reason}): previous "
+                          "assignment kept, immediate follow-up rebalance scheduled", style="yellow"))
+    table = Table(show_edge=False, header_style="bold", pad_edge=False)
+    table.add_column("client", no_wrap=True, min_width=36)
+    table.add_column("rack", no_wrap=True)
+    for column in ("threads", "active", "standby"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for column in ("active tasks", "standby tasks"):
+        table.add_column(column, overflow="fold", ratio=1)
+    table.add_column("follow-up", no_wrap=True)
+    rows = list(result.group.clients.items())
+    for pid, assignment in rows[:MAX_CLIENT_ROWS]:
+        client = state.clients.get(pid)
+        active, standby = assignment.active_tasks(), assignment.standby_tasks()
+        deadline = assignment.followup_rebalance_deadline
+        table.add_row(
+            str(pid), (client.rack_id or "-") if client else "?",
+            str(client.num_processing_threads) if client else "?",
+            str(len(active)), str(len(standby)), task_preview(active), task_preview(standby),
+            "-" if deadline is None else str(deadline),
+        )
+    parts.append(table)
+    if len(rows) > MAX_CLIENT_ROWS:
+        parts.append(Text(f"… {len(rows) - MAX_CLIENT_ROWS} more clients (write the full result with -o)",
+                          style="dim"))
+    parts.append(completeness_text(result.completeness))
+    return Group(*parts)

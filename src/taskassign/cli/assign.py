@@ -1,0 +1,103 @@
+"""``taskassign assign``: one scenario, or a directory of scenarios, through an assignor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from taskassign._json_write import dump_json, to_json_text
+from taskassign.api import assign_scenario, result_to_document
+from taskassign.assignors.registry import DEFAULT_ASSIGNOR, resolve_assignor_class
+from taskassign.cli._app import app
+from taskassign.cli._common import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    case_name,
+    handle_errors,
+    load_scenario,
+    stderr_console,
+    stdout_console,
+)
+from taskassign.cli._render import error_text, result_summary
+from taskassign.errors import UserInputError
+from taskassign.model import AssignmentError
+
+
+@app.command()
+@handle_errors
+def assign(
+    scenario: Path = typer.Argument(..., help="A *.scenario.json file, or a directory of them."),
+    assignor: str = typer.Option(
+        DEFAULT_ASSIGNOR, "--assignor", "-a",
+        help="Built-in name (see `taskassign assignors`), module:Class, or path/to/file.py:Class.",
+    ),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the assignment file here."),
+    out_dir: Path | None = typer.Option(None, "--out-dir", help="With a directory: write <case>.assignment.json here."),
+    as_json: bool = typer.Option(False, "--json", help="Print the assignment file to stdout instead of a table."),
+    kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+) -> None:
+    """Assign every task of a scenario (or of every scenario in a directory) to its clients."""
+    resolve_assignor_class(assignor)  # fail fast on a bad name, before reading anything
+    if scenario.is_dir():
+        if out_dir is None:
+            raise UserInputError(f"{scenario} is a directory: give --out-dir for the assignment files")
+        raise typer.Exit(_assign_directory(scenario, out_dir, assignor, kafka_compat))
+    if out_dir is not None:
+        raise UserInputError("--out-dir goes with a directory of scenarios; for one file use -o")
+    loaded = load_scenario(scenario, kafka_compat=kafka_compat)
+    result = assign_scenario(loaded, assignor)
+    document = result_to_document(result)
+    console = stdout_console()
+    if output is not None:
+        dump_json(document, output)
+    if as_json:
+        console.out(to_json_text(document), end="")
+    else:
+        console.print(result_summary(loaded, result))
+        if output is not None:
+            console.print(f"[dim]wrote {escape(str(output))}[/]")
+    if result.error is not AssignmentError.NONE:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _assign_directory(directory: Path, out_dir: Path, assignor: str, kafka_compat: bool) -> int:
+    """Assign every ``*.scenario.json`` of ``directory`` in one process; returns the exit code."""
+    files = sorted(directory.glob("*.scenario.json"))
+    if not files:
+        raise UserInputError(f"{directory}: no *.scenario.json files")
+    console, errors = stdout_console(), stderr_console()
+    summary = Table(show_edge=False, header_style="bold")
+    for column in ("case", "tasks", "clients", "error", "probing", "complete"):
+        summary.add_column(column)
+    bad_input = failed = 0
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=errors, transient=True) as progress:
+        job = progress.add_task("assigning", total=len(files))
+        for path in files:
+            case = case_name(path)
+            progress.update(job, description=f"assigning {case}")
+            try:
+                loaded = load_scenario(path, kafka_compat=kafka_compat)
+            except UserInputError as exc:
+                errors.print(f"[bold red]error:[/] {escape(str(exc))}")
+                bad_input += 1
+                progress.advance(job)
+                continue
+            result = assign_scenario(loaded, assignor)
+            dump_json(result_to_document(result), out_dir / f"{case}.assignment.json")
+            failed += result.error is not AssignmentError.NONE
+            summary.add_row(case, str(len(loaded.state.tasks)), str(len(loaded.state.clients)),
+                            error_text(result.error), "yes" if result.probing_rebalance_needed else "no",
+                            "yes" if result.completeness.is_complete else "no")
+            progress.advance(job)
+    console.print(summary)
+    console.print(f"{len(files) - bad_input} of {len(files)} scenarios assigned into {escape(str(out_dir))}"
+                  + (f"; {bad_input} unreadable" if bad_input else "")
+                  + (f"; {failed} invalid" if failed else ""))
+    if bad_input:
+        return EXIT_BAD_INPUT
+    return EXIT_FAILED if failed else 0

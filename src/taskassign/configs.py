@@ -1,0 +1,314 @@
+"""Kafka Streams assignment configs: names, defaults, validation (Kafka's ``AssignmentConfigs``).
+
+``AssignmentConfigs.from_properties`` reads a mapping of Kafka config names, as a scenario file's
+``configs`` object or a pipeline table holds them; every error names the offending key. Keys under
+``taskassign.`` are this project's own extensions (documented in docs/configs.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal
+
+from taskassign.errors import ConfigError
+
+__all__ = (
+    "ACCEPTABLE_RECOVERY_LAG",
+    "CONFIG_KEYS",
+    "DEFAULT_ACCEPTABLE_RECOVERY_LAG",
+    "DEFAULT_MAX_WARMUP_REPLICAS",
+    "DEFAULT_NUM_STANDBY_REPLICAS",
+    "DEFAULT_PROBING_REBALANCE_INTERVAL_MS",
+    "KAFKA_COMPAT",
+    "MAX_WARMUP_REPLICAS",
+    "NUM_STANDBY_REPLICAS",
+    "PROBING_REBALANCE_INTERVAL_MS",
+    "RACK_AWARE_ASSIGNMENT_NON_OVERLAP_COST",
+    "RACK_AWARE_ASSIGNMENT_STRATEGY",
+    "RACK_AWARE_ASSIGNMENT_TAGS",
+    "RACK_AWARE_ASSIGNMENT_TRAFFIC_COST",
+    "RACK_AWARE_STRATEGIES",
+    "STRATEGY_BALANCE_SUBTOPOLOGY",
+    "STRATEGY_MIN_TRAFFIC",
+    "STRATEGY_NONE",
+    "UNBOUNDED_RECOVERY_LAG",
+    "AssignmentConfigs",
+    "ConfigKey",
+)
+
+NUM_STANDBY_REPLICAS = "num.standby.replicas"
+ACCEPTABLE_RECOVERY_LAG = "acceptable.recovery.lag"
+MAX_WARMUP_REPLICAS = "max.warmup.replicas"
+PROBING_REBALANCE_INTERVAL_MS = "probing.rebalance.interval.ms"
+RACK_AWARE_ASSIGNMENT_STRATEGY = "rack.aware.assignment.strategy"
+RACK_AWARE_ASSIGNMENT_TAGS = "rack.aware.assignment.tags"
+RACK_AWARE_ASSIGNMENT_TRAFFIC_COST = "rack.aware.assignment.traffic_cost"
+RACK_AWARE_ASSIGNMENT_NON_OVERLAP_COST = "rack.aware.assignment.non_overlap_cost"
+KAFKA_COMPAT = "taskassign.kafka.compat"
+
+STRATEGY_NONE = "none"
+STRATEGY_MIN_TRAFFIC = "min_traffic"
+STRATEGY_BALANCE_SUBTOPOLOGY = "balance_subtopology"
+RACK_AWARE_STRATEGIES = (STRATEGY_NONE, STRATEGY_MIN_TRAFFIC, STRATEGY_BALANCE_SUBTOPOLOGY)
+
+INT_MAX = 2**31 - 1
+LONG_MAX = 2**63 - 1
+#: ``acceptable.recovery.lag = Long.MAX_VALUE`` means "every client is caught up on every task".
+UNBOUNDED_RECOVERY_LAG = LONG_MAX
+MAX_RACK_AWARE_TAGS = 5
+
+Kind = Literal["int", "long", "bool", "string", "list", "nullable_int", "number"]
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigKey:
+    """One known config: its type, default, and an extra range check returning an error or None."""
+
+    name: str
+    kind: Kind
+    default: Any
+    doc: str
+    check: Callable[[Any], str | None] | None = None
+
+
+def _at_least(low: int) -> Callable[[Any], str | None]:
+    return lambda v: None if v >= low else f"must be >= {low}, got {v}"
+
+
+def _non_negative_or_null(v: Any) -> str | None:
+    return None if v is None or v >= 0 else f"must be >= 0 or null, got {v}"
+
+
+def _one_of(choices: tuple[str, ...]) -> Callable[[Any], str | None]:
+    return lambda v: None if v in choices else f"must be one of {', '.join(choices)}; got {v!r}"
+
+
+def _tags_check(v: Any) -> str | None:
+    if len(v) > MAX_RACK_AWARE_TAGS:
+        return f"at most {MAX_RACK_AWARE_TAGS} tags are allowed, got {len(v)}"
+    if len(set(v)) != len(v):
+        return "tag keys must be unique"
+    if any(not t for t in v):
+        return "tag keys must be non-empty"
+    return None
+
+
+_KEYS: tuple[ConfigKey, ...] = (
+    ConfigKey(NUM_STANDBY_REPLICAS, "int", 0, "standby replicas per stateful task", _at_least(0)),
+    ConfigKey(
+        ACCEPTABLE_RECOVERY_LAG, "long", 10_000,
+        "max changelog lag for a client to count as caught up (Long.MAX_VALUE: always)", _at_least(0),
+    ),
+    ConfigKey(MAX_WARMUP_REPLICAS, "int", 2, "warm-up replicas allowed per rebalance", _at_least(1)),
+    ConfigKey(
+        PROBING_REBALANCE_INTERVAL_MS, "long", 600_000,
+        "delay of the probing rebalance while warm-ups restore", _at_least(60_000),
+    ),
+    ConfigKey(
+        RACK_AWARE_ASSIGNMENT_STRATEGY, "string", STRATEGY_NONE,
+        "rack-aware optimisation (KIP-925)", _one_of(RACK_AWARE_STRATEGIES),
+    ),
+    ConfigKey(RACK_AWARE_ASSIGNMENT_TAGS, "list", (), "client tag keys for standby spread (KIP-708)",
+              _tags_check),
+    ConfigKey(RACK_AWARE_ASSIGNMENT_TRAFFIC_COST, "nullable_int", None,
+              "cost per cross-rack partition (null: the assignor's default)", _non_negative_or_null),
+    ConfigKey(RACK_AWARE_ASSIGNMENT_NON_OVERLAP_COST, "nullable_int", None,
+              "cost per moved task (null: the assignor's default)", _non_negative_or_null),
+    ConfigKey(KAFKA_COMPAT, "bool", False,
+              "reproduce Kafka's known bugs bit for bit (docs/kafka-differences.md)"),
+)
+
+#: Every config taskassign understands, by name. Extensions add their rows here.
+CONFIG_KEYS: Mapping[str, ConfigKey] = MappingProxyType({k.name: k for k in _KEYS})
+
+DEFAULT_NUM_STANDBY_REPLICAS: int = CONFIG_KEYS[NUM_STANDBY_REPLICAS].default
+DEFAULT_ACCEPTABLE_RECOVERY_LAG: int = CONFIG_KEYS[ACCEPTABLE_RECOVERY_LAG].default
+DEFAULT_MAX_WARMUP_REPLICAS: int = CONFIG_KEYS[MAX_WARMUP_REPLICAS].default
+DEFAULT_PROBING_REBALANCE_INTERVAL_MS: int = CONFIG_KEYS[PROBING_REBALANCE_INTERVAL_MS].default
+
+
+def register_config_key(key: ConfigKey) -> None:
+    """Add an extension key (must live under ``taskassign.``) to the known configs."""
+    if not key.name.startswith("taskassign."):
+        raise ValueError(f"extension config keys must start with 'taskassign.', got {key.name!r}")
+    global CONFIG_KEYS
+    table = dict(CONFIG_KEYS)
+    table[key.name] = key
+    CONFIG_KEYS = MappingProxyType(table)
+
+
+def _coerce(key: ConfigKey, value: Any, coerce_strings: bool) -> Any:
+    """Check the JSON type of ``value`` for ``key`` (optionally parsing strings, as Kafka's ConfigDef)."""
+    kind = key.kind
+    if coerce_strings and isinstance(value, str):
+        value = _parse_string(key, value)
+    if kind in ("int", "long", "nullable_int"):
+        if value is None and kind == "nullable_int":
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(key.name, f"expected an integer{' or null' if kind == 'nullable_int' else ''}, "
+                                        f"got {_describe(value)}")
+        limit = LONG_MAX if kind == "long" else INT_MAX
+        if not -limit - 1 <= value <= limit:
+            raise ConfigError(key.name, f"{value} does not fit a Java {'long' if kind == 'long' else 'int'}")
+        return value
+    if kind == "number":
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ConfigError(key.name, f"expected a number, got {_describe(value)}")
+        return value
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise ConfigError(key.name, f"expected true or false, got {_describe(value)}")
+        return value
+    if kind == "string":
+        if not isinstance(value, str):
+            raise ConfigError(key.name, f"expected a string, got {_describe(value)}")
+        return value
+    if kind == "list":
+        if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(key.name, f"expected a list of strings, got {_describe(value)}")
+        return tuple(value)
+    raise AssertionError(kind)  # pragma: no cover
+
+
+def _parse_string(key: ConfigKey, text: str) -> Any:
+    stripped = text.strip()
+    if key.kind in ("int", "long", "nullable_int"):
+        if key.kind == "nullable_int" and stripped.lower() in ("", "null"):
+            return None
+        try:
+            return int(stripped)
+        except ValueError:
+            raise ConfigError(key.name, f"expected an integer, got {text!r}") from None
+    if key.kind == "number":
+        try:
+            return float(stripped)
+        except ValueError:
+            raise ConfigError(key.name, f"expected a number, got {text!r}") from None
+    if key.kind == "bool":
+        if stripped.lower() in ("true", "false"):
+            return stripped.lower() == "true"
+        raise ConfigError(key.name, f"expected true or false, got {text!r}")
+    if key.kind == "list":
+        return tuple(p.strip() for p in stripped.split(",") if p.strip())
+    return text
+
+
+def _describe(value: Any) -> str:
+    return "null" if value is None else f"{type(value).__name__} {value!r}"
+
+
+@dataclass(frozen=True, slots=True)
+class AssignmentConfigs:
+    """The eight assignment configs of Kafka's ``AssignmentConfigs`` plus taskassign extensions.
+
+    Construct with keywords (validated) or from a properties mapping with ``from_properties``.
+    """
+
+    acceptable_recovery_lag: int = 10_000
+    max_warmup_replicas: int = 2
+    num_standby_replicas: int = 0
+    probing_rebalance_interval_ms: int = 600_000
+    rack_aware_assignment_tags: tuple[str, ...] = ()
+    rack_aware_traffic_cost: int | None = None
+    rack_aware_non_overlap_cost: int | None = None
+    rack_aware_assignment_strategy: str = STRATEGY_NONE
+    extensions: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self) -> None:
+        for name, value in self._kafka_items():
+            key = CONFIG_KEYS[name]
+            checked = _coerce(key, value, coerce_strings=False)
+            problem = key.check(checked) if key.check else None
+            if problem:
+                raise ConfigError(name, problem)
+        tags: Any = self.rack_aware_assignment_tags
+        if not isinstance(tags, tuple):
+            object.__setattr__(self, "rack_aware_assignment_tags", tuple(tags))
+        # Only non-default extension values are kept, so equal configs compare equal however built.
+        explicit = {
+            name: value
+            for name, value in sorted(self.extensions.items())
+            if name not in CONFIG_KEYS or value != CONFIG_KEYS[name].default
+        }
+        object.__setattr__(self, "extensions", MappingProxyType(explicit))
+
+    def _kafka_items(self) -> tuple[tuple[str, Any], ...]:
+        return (
+            (ACCEPTABLE_RECOVERY_LAG, self.acceptable_recovery_lag),
+            (MAX_WARMUP_REPLICAS, self.max_warmup_replicas),
+            (NUM_STANDBY_REPLICAS, self.num_standby_replicas),
+            (PROBING_REBALANCE_INTERVAL_MS, self.probing_rebalance_interval_ms),
+            (RACK_AWARE_ASSIGNMENT_TAGS, self.rack_aware_assignment_tags),
+            (RACK_AWARE_ASSIGNMENT_TRAFFIC_COST, self.rack_aware_traffic_cost),
+            (RACK_AWARE_ASSIGNMENT_NON_OVERLAP_COST, self.rack_aware_non_overlap_cost),
+            (RACK_AWARE_ASSIGNMENT_STRATEGY, self.rack_aware_assignment_strategy),
+        )
+
+    @classmethod
+    def from_properties(cls, props: Mapping[str, Any], *, coerce_strings: bool = False) -> AssignmentConfigs:
+        """Kafka's ``AssignmentConfigs.of(StreamsConfig)``: unknown keys and bad values raise ConfigError.
+
+        ``coerce_strings`` accepts string values ("10000", "a,b", "true") as Kafka's ConfigDef does,
+        for sources such as CSV tables that carry every value as text.
+        """
+        values: dict[str, Any] = {}
+        for name in sorted(props):
+            key = CONFIG_KEYS.get(name)
+            if key is None:
+                known = ", ".join(sorted(CONFIG_KEYS))
+                raise ConfigError(name, f"unknown config; known configs are: {known}")
+            value = _coerce(key, props[name], coerce_strings)
+            problem = key.check(value) if key.check else None
+            if problem:
+                raise ConfigError(name, problem)
+            values[name] = value
+        extensions = {
+            name: values.get(name, key.default)
+            for name, key in sorted(CONFIG_KEYS.items())
+            if name.startswith("taskassign.")
+        }
+        return cls(
+            acceptable_recovery_lag=values.get(ACCEPTABLE_RECOVERY_LAG, DEFAULT_ACCEPTABLE_RECOVERY_LAG),
+            max_warmup_replicas=values.get(MAX_WARMUP_REPLICAS, DEFAULT_MAX_WARMUP_REPLICAS),
+            num_standby_replicas=values.get(NUM_STANDBY_REPLICAS, DEFAULT_NUM_STANDBY_REPLICAS),
+            probing_rebalance_interval_ms=values.get(
+                PROBING_REBALANCE_INTERVAL_MS, DEFAULT_PROBING_REBALANCE_INTERVAL_MS
+            ),
+            rack_aware_assignment_tags=values.get(RACK_AWARE_ASSIGNMENT_TAGS, ()),
+            rack_aware_traffic_cost=values.get(RACK_AWARE_ASSIGNMENT_TRAFFIC_COST),
+            rack_aware_non_overlap_cost=values.get(RACK_AWARE_ASSIGNMENT_NON_OVERLAP_COST),
+            rack_aware_assignment_strategy=values.get(RACK_AWARE_ASSIGNMENT_STRATEGY, STRATEGY_NONE),
+            extensions=MappingProxyType(extensions),
+        )
+
+    def to_properties(self) -> dict[str, Any]:
+        """The configs as a Kafka-named mapping (extensions included), the inverse of from_properties."""
+        props: dict[str, Any] = {}
+        for name, value in self._kafka_items():
+            props[name] = list(value) if isinstance(value, tuple) else value
+        for name, value in self.extensions.items():
+            key = CONFIG_KEYS.get(name)
+            if key is None or value != key.default:
+                props[name] = list(value) if isinstance(value, tuple) else value
+        return props
+
+    def extension(self, name: str) -> Any:
+        """The value of a ``taskassign.`` extension key (its default when unset)."""
+        if name in self.extensions:
+            return self.extensions[name]
+        key = CONFIG_KEYS.get(name)
+        if key is None:
+            raise ConfigError(name, "unknown extension config")
+        return key.default
+
+    @property
+    def kafka_compat(self) -> bool:
+        """True when Kafka's known bugs must be reproduced bit for bit (``taskassign.kafka.compat``)."""
+        return bool(self.extension(KAFKA_COMPAT))
+
+    @property
+    def rack_awareness_configured(self) -> bool:
+        return self.rack_aware_assignment_strategy != STRATEGY_NONE

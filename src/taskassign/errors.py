@@ -1,0 +1,105 @@
+"""Every exception taskassign raises, in one place.
+
+The tree::
+
+    TaskassignError                      root of everything below
+    ├── UserInputError (ValueError)      the user's input is wrong; the CLI prints it, exit code 2
+    │   ├── ScenarioError                a scenario/assignment file is malformed (names the JSON path)
+    │   ├── ConfigError                  a config key is unknown or its value has the wrong type/range
+    │   ├── TaskIdFormatError            a task id string does not parse (Kafka's TaskIdFormatException)
+    │   ├── ProcessIdFormatError         a process id is not a UUID
+    │   └── AssignorNotFoundError        an assignor name or ``module:Class`` path does not resolve
+    ├── TaskAssignmentException          an assignor gives up; the leader keeps the previous assignment
+    ├── InvalidAssignmentError           the assignor's output failed validation (Kafka's StreamsException)
+    ├── LagsNotRequestedError            ``lag_for`` on a state built with ``compute_task_lags=False``
+    └── TaskNotStatefulError (LookupError)  ``lag_for`` of a task that has no changelog (so no lag)
+
+The dual inheritance keeps ``except ValueError`` working for callers that do not know taskassign.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from taskassign.model import AssignmentError
+
+__all__ = (
+    "AssignorNotFoundError",
+    "ConfigError",
+    "InvalidAssignmentError",
+    "LagsNotRequestedError",
+    "ProcessIdFormatError",
+    "ScenarioError",
+    "TaskAssignmentException",
+    "TaskIdFormatError",
+    "TaskNotStatefulError",
+    "TaskassignError",
+    "UserInputError",
+)
+
+
+class TaskassignError(Exception):
+    """Root of every error raised by taskassign."""
+
+
+class UserInputError(TaskassignError, ValueError):
+    """The input is wrong, not the program: shown to the user without a traceback."""
+
+
+class ScenarioError(UserInputError):
+    """A scenario or assignment file is malformed; ``path`` is the JSON path of the offending value."""
+
+    def __init__(self, path: str, message: str, *, source: str | None = None) -> None:
+        self.path = path
+        self.message = message
+        self.source = source
+        where = f"{source}: " if source else ""
+        super().__init__(f"{where}{path}: {message}")
+
+
+class ConfigError(UserInputError):
+    """A config key is unknown or its value is invalid (Kafka's ConfigException)."""
+
+    def __init__(self, key: str, message: str) -> None:
+        self.key = key
+        super().__init__(f"config {key!r}: {message}")
+
+
+class TaskIdFormatError(UserInputError):
+    """A task id string is not ``<subtopology>_<partition>`` (optionally ``<topology>__``-prefixed)."""
+
+
+class ProcessIdFormatError(UserInputError):
+    """A process id is not a UUID."""
+
+
+class AssignorNotFoundError(UserInputError):
+    """An assignor name or ``module:Class`` path could not be resolved; the message lists the valid names."""
+
+
+class TaskAssignmentException(TaskassignError):
+    """Raised by an assignor that cannot produce an assignment.
+
+    KIP-924 documents that the leader then keeps the previous assignment and schedules an immediate
+    follow-up rebalance; taskassign's leader does exactly that (Kafka's own code instead sends an
+    ASSIGNMENT_ERROR to every member, see docs/kafka-differences.md).
+    """
+
+
+class InvalidAssignmentError(TaskassignError):
+    """The assignor's output failed ``validate_task_assignment``; the rebalance fails, as in Kafka."""
+
+    def __init__(self, error: AssignmentError, assignor: str, detail: str = "") -> None:
+        self.error = error
+        self.assignor = assignor
+        suffix = f": {detail}" if detail else ""
+        super().__init__(f"task assignment with {assignor} returned an error: {error.name}{suffix}")
+
+
+class LagsNotRequestedError(TaskassignError):
+    """``lag_for`` was called on a client state obtained with ``kafka_streams_states(False)``."""
+
+
+class TaskNotStatefulError(TaskassignError, LookupError):
+    """A lag was asked for a task without a changelog: only such tasks have lags (Kafka's IllegalStateException)."""

@@ -1,0 +1,418 @@
+"""The KIP-924 value types: what an assignor reads (ApplicationState) and what it returns (TaskAssignment).
+
+Inputs and outputs are immutable; "changes" such as ``with_followup_rebalance`` or ``assign_task``
+return new values. Every collection iterates in a sorted order (TaskId order, ProcessId order), so
+nothing an assignor does can depend on hash order.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any
+
+from taskassign._sortedset import SortedFrozenSet
+from taskassign.configs import AssignmentConfigs
+from taskassign.errors import LagsNotRequestedError, TaskAssignmentException, TaskNotStatefulError
+from taskassign.ids import ProcessId, TaskId
+
+__all__ = (
+    "LATEST_OFFSET",
+    "UNKNOWN_OFFSET_SUM",
+    "ApplicationState",
+    "AssignedTask",
+    "AssignmentError",
+    "ConsumerAssignment",
+    "GroupAssignment",
+    "GroupSubscription",
+    "KafkaStreamsAssignment",
+    "KafkaStreamsState",
+    "ProcessId",
+    "SortedFrozenSet",
+    "TaskAssignment",
+    "TaskAssignmentException",
+    "TaskId",
+    "TaskInfo",
+    "TaskTopicPartition",
+    "compute_lag",
+)
+
+#: Offset sum / lag of a task the client runs as a RUNNING active (Kafka's ``Task.LATEST_OFFSET``).
+LATEST_OFFSET = -2
+#: Offset sum / lag that is unknown (Kafka's ``SubscriptionInfo.UNKNOWN_OFFSET_SUM``).
+UNKNOWN_OFFSET_SUM = -3
+
+_EMPTY_TASKS: SortedFrozenSet[TaskId] = SortedFrozenSet()
+_EMPTY_STR_MAP: Mapping[str, str] = MappingProxyType({})
+
+
+def compute_lag(end_offset_sum: int, offset_sum: int) -> int:
+    """A client's lag on a task exactly as Kafka's leader derives it (host-and-wire spec 2.3).
+
+    -2 (running active) and -3 (unknown) stay; a client ahead of the changelog must restore from
+    scratch, so its lag is the end offset sum; otherwise end minus offset.
+    """
+    if offset_sum in (LATEST_OFFSET, UNKNOWN_OFFSET_SUM):
+        return offset_sum
+    if end_offset_sum < offset_sum:
+        return end_offset_sum
+    return end_offset_sum - offset_sum
+
+
+@dataclass(frozen=True, slots=True)
+class TaskTopicPartition:
+    """A partition a task reads (source) or restores from (changelog), with its replicas' racks.
+
+    ``rack_ids`` is None when rack information is unknown, an empty set when known to be empty.
+    """
+
+    topic: str
+    partition: int
+    is_source: bool
+    is_changelog: bool
+    rack_ids: SortedFrozenSet[str] | None = None
+
+    def __post_init__(self) -> None:
+        racks: Any = self.rack_ids
+        if racks is not None and not isinstance(racks, SortedFrozenSet):
+            object.__setattr__(self, "rack_ids", SortedFrozenSet(racks))
+
+    @property
+    def topic_partition(self) -> tuple[str, int]:
+        return (self.topic, self.partition)
+
+
+@dataclass(frozen=True, slots=True)
+class TaskInfo:
+    """What the leader knows of one task: its stores, its partitions and their racks, its state size.
+
+    ``is_stateful`` follows KIP-924 (the task has a state store); ``has_changelog`` is Kafka's older
+    definition (a logged store), which decides who gets lags and standbys in Kafka's own assignors.
+    ``changelog_end_offset_sum`` and ``state_bytes`` are taskassign additions.
+    """
+
+    id: TaskId
+    state_store_names: SortedFrozenSet[str] = field(default_factory=SortedFrozenSet)
+    topic_partitions: tuple[TaskTopicPartition, ...] = ()
+    changelog_end_offset_sum: int = 0
+    state_bytes: int | None = None
+    has_changelog: bool = field(init=False, default=False)
+    source_partitions: tuple[TaskTopicPartition, ...] = field(init=False, default=(), repr=False)
+    changelog_partitions: tuple[TaskTopicPartition, ...] = field(init=False, default=(), repr=False)
+
+    def __post_init__(self) -> None:
+        stores: Any = self.state_store_names
+        if not isinstance(stores, SortedFrozenSet):
+            object.__setattr__(self, "state_store_names", SortedFrozenSet(stores))
+        parts = tuple(sorted(self.topic_partitions, key=lambda p: (p.topic, p.partition)))
+        object.__setattr__(self, "topic_partitions", parts)
+        object.__setattr__(self, "source_partitions", tuple(p for p in parts if p.is_source))
+        changelogs = tuple(p for p in parts if p.is_changelog)
+        object.__setattr__(self, "changelog_partitions", changelogs)
+        object.__setattr__(self, "has_changelog", bool(changelogs))
+
+    @property
+    def is_stateful(self) -> bool:
+        """KIP-924's ``TaskInfo.isStateful()``: the task has at least one state store."""
+        return bool(self.state_store_names)
+
+    @property
+    def state_weight(self) -> int:
+        """The task's state size for state-aware balance: ``state_bytes``, else its number of stores."""
+        return self.state_bytes if self.state_bytes is not None else len(self.state_store_names)
+
+
+@dataclass(frozen=True, slots=True)
+class KafkaStreamsState:
+    """One client (KafkaStreams instance) as the leader sees it at a rebalance (read-only).
+
+    ``task_offset_sums`` is what the client reported (merged over its consumers);
+    ``consumer_previous_tasks`` what each consumer (thread) owned before, for thread-level stickiness.
+    Lags are derived on demand from the application's changelog end offsets, so a 10^5-task,
+    10^3-client application does not materialise 10^8 lags.
+    """
+
+    process_id: ProcessId
+    consumer_client_ids: tuple[str, ...]
+    previous_active_tasks: SortedFrozenSet[TaskId] = _EMPTY_TASKS
+    previous_standby_tasks: SortedFrozenSet[TaskId] = _EMPTY_TASKS
+    task_offset_sums: Mapping[TaskId, int] = field(default_factory=lambda: MappingProxyType({}))
+    host_info: str | None = None
+    client_tags: Mapping[str, str] = field(default_factory=lambda: _EMPTY_STR_MAP)
+    rack_id: str | None = None
+    consumer_previous_tasks: Mapping[str, SortedFrozenSet[TaskId]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    #: Set by ApplicationState: the changelog end offset sum of every task that has a changelog.
+    changelog_end_offset_sums: Mapping[TaskId, int] | None = field(default=None, repr=False, compare=False)
+    #: False in the view returned by ``kafka_streams_states(compute_task_lags=False)``.
+    lags_available: bool = field(default=True, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        ids = tuple(sorted(self.consumer_client_ids))
+        object.__setattr__(self, "consumer_client_ids", ids)
+        for name in ("previous_active_tasks", "previous_standby_tasks"):
+            value = getattr(self, name)
+            if not isinstance(value, SortedFrozenSet):
+                object.__setattr__(self, name, SortedFrozenSet(value))
+        if not isinstance(self.task_offset_sums, MappingProxyType):
+            object.__setattr__(
+                self, "task_offset_sums", MappingProxyType(dict(sorted(self.task_offset_sums.items())))
+            )
+        if not isinstance(self.client_tags, MappingProxyType):
+            object.__setattr__(self, "client_tags", MappingProxyType(dict(sorted(self.client_tags.items()))))
+        if not isinstance(self.consumer_previous_tasks, MappingProxyType):
+            prev = {c: SortedFrozenSet(ts) for c, ts in sorted(self.consumer_previous_tasks.items())}
+            object.__setattr__(self, "consumer_previous_tasks", MappingProxyType(prev))
+
+    @property
+    def num_processing_threads(self) -> int:
+        """The client's capacity: its number of consumers (StreamThreads) in this rebalance."""
+        return len(self.consumer_client_ids)
+
+    def _end_sums(self) -> Mapping[TaskId, int]:
+        if not self.lags_available:
+            raise LagsNotRequestedError(
+                f"lags of client {self.process_id} were not requested: "
+                "use application_state.kafka_streams_states(compute_task_lags=True)"
+            )
+        if self.changelog_end_offset_sums is None:
+            raise LagsNotRequestedError(
+                f"client {self.process_id} is not part of an ApplicationState, so it has no end offsets"
+            )
+        return self.changelog_end_offset_sums
+
+    def lag_for(self, task: TaskId) -> int:
+        """Total changelog lag of ``task`` on this client; -2 = running active here, -3 = unknown."""
+        end = self._end_sums().get(task)
+        if end is None:
+            raise TaskNotStatefulError(f"task {task} has no changelog, so client {self.process_id} has no lag for it")
+        return compute_lag(end, self.task_offset_sums.get(task, 0))
+
+    def prev_tasks_by_lag(self, consumer: str) -> tuple[TaskId, ...]:
+        """The stateful tasks ``consumer`` owned before, lowest lag first (ties by TaskId)."""
+        ends = self._end_sums()
+        owned = self.consumer_previous_tasks.get(consumer, _EMPTY_TASKS)
+        offsets = self.task_offset_sums
+        keyed = [(compute_lag(ends[t], offsets.get(t, 0)), t) for t in owned if t in ends]
+        keyed.sort()
+        return tuple(t for _, t in keyed)
+
+    def stateful_tasks_to_lag_sums(self) -> dict[TaskId, int]:
+        """Every task with a changelog mapped to this client's lag on it (a fresh dict, TaskId order)."""
+        offsets = self.task_offset_sums
+        return {t: compute_lag(end, offsets.get(t, 0)) for t, end in self._end_sums().items()}
+
+
+@dataclass(frozen=True, slots=True)
+class ApplicationState:
+    """Everything an assignor may read about one application at one rebalance (KIP-924).
+
+    Build it with ``ApplicationState(tasks=..., clients=..., configs=...)`` from iterables or
+    mappings of TaskInfo / KafkaStreamsState; they are re-keyed and sorted.
+    """
+
+    #: TaskInfos keyed by id (an iterable of TaskInfo is accepted too and re-keyed).
+    tasks: Mapping[TaskId, TaskInfo]
+    #: Client states keyed by ProcessId (an iterable of KafkaStreamsState is accepted too).
+    clients: Mapping[ProcessId, KafkaStreamsState]
+    configs: AssignmentConfigs = field(default_factory=AssignmentConfigs)
+    now_ms: int = 0
+    #: TaskId-sorted ids of every task.
+    task_ids: SortedFrozenSet[TaskId] = field(init=False, repr=False)
+    #: Tasks with a changelog partition: Kafka's own assignors' "stateful" (lags, standbys).
+    stateful_task_ids: SortedFrozenSet[TaskId] = field(init=False, repr=False)
+    #: ProcessId-sorted ids of every client.
+    process_ids: tuple[ProcessId, ...] = field(init=False, repr=False)
+    changelog_end_offset_sums: Mapping[TaskId, int] = field(init=False, repr=False)
+    _states_without_lags: Mapping[ProcessId, KafkaStreamsState] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        given_tasks: Any = self.tasks
+        given_clients: Any = self.clients
+        tasks: Iterable[TaskInfo] = given_tasks.values() if isinstance(given_tasks, Mapping) else given_tasks
+        clients: Iterable[KafkaStreamsState] = (
+            given_clients.values() if isinstance(given_clients, Mapping) else given_clients
+        )
+        task_map: dict[TaskId, TaskInfo] = {}
+        for info in sorted(tasks, key=lambda i: i.id):
+            if info.id in task_map:
+                raise ValueError(f"duplicate task {info.id}")
+            task_map[info.id] = info
+        ends = MappingProxyType({t: i.changelog_end_offset_sum for t, i in task_map.items() if i.has_changelog})
+        with_lags: dict[ProcessId, KafkaStreamsState] = {}
+        without_lags: dict[ProcessId, KafkaStreamsState] = {}
+        for state in sorted(clients, key=lambda s: s.process_id):
+            if state.process_id in with_lags:
+                raise ValueError(f"duplicate client {state.process_id}")
+            with_lags[state.process_id] = replace(state, changelog_end_offset_sums=ends, lags_available=True)
+            without_lags[state.process_id] = replace(state, changelog_end_offset_sums=ends, lags_available=False)
+        object.__setattr__(self, "tasks", MappingProxyType(task_map))
+        object.__setattr__(self, "clients", MappingProxyType(with_lags))
+        object.__setattr__(self, "_states_without_lags", MappingProxyType(without_lags))
+        object.__setattr__(self, "task_ids", SortedFrozenSet.from_sorted_unique(tuple(task_map)))
+        object.__setattr__(self, "stateful_task_ids", SortedFrozenSet.from_sorted_unique(tuple(ends)))
+        object.__setattr__(self, "process_ids", tuple(with_lags))
+        object.__setattr__(self, "changelog_end_offset_sums", ends)
+
+    def all_tasks(self) -> Mapping[TaskId, TaskInfo]:
+        """Every task of the application, in TaskId order."""
+        return self.tasks
+
+    def kafka_streams_states(self, compute_task_lags: bool) -> Mapping[ProcessId, KafkaStreamsState]:
+        """Every client, in ProcessId order; ``lag_for`` works only when ``compute_task_lags`` is True."""
+        return self.clients if compute_task_lags else self._states_without_lags
+
+    def assignment_configs(self) -> AssignmentConfigs:
+        return self.configs
+
+    @property
+    def lag_computation_successful(self) -> bool:
+        """False when changelog end offsets are unknown (-3): Kafka then falls back to FallbackPrior."""
+        return all(end != UNKNOWN_OFFSET_SUM for end in self.changelog_end_offset_sums.values())
+
+
+@dataclass(frozen=True, slots=True)
+class AssignedTask:
+    """A task placed on a client, as ACTIVE or STANDBY."""
+
+    class Type(enum.Enum):
+        ACTIVE = "ACTIVE"
+        STANDBY = "STANDBY"
+
+    id: TaskId
+    type: AssignedTask.Type
+
+    @classmethod
+    def active(cls, task: TaskId) -> AssignedTask:
+        return cls(task, AssignedTask.Type.ACTIVE)
+
+    @classmethod
+    def standby(cls, task: TaskId) -> AssignedTask:
+        return cls(task, AssignedTask.Type.STANDBY)
+
+
+ACTIVE = AssignedTask.Type.ACTIVE
+STANDBY = AssignedTask.Type.STANDBY
+
+
+@dataclass(frozen=True, slots=True)
+class KafkaStreamsAssignment:
+    """The tasks one client runs, keyed by TaskId (so a task is active or standby, never both),
+    and an optional follow-up rebalance deadline in epoch milliseconds (0 = immediately).
+    """
+
+    process_id: ProcessId
+    tasks: Mapping[TaskId, AssignedTask] = field(default_factory=lambda: MappingProxyType({}))
+    followup_rebalance_deadline: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.tasks, MappingProxyType):
+            object.__setattr__(self, "tasks", MappingProxyType(dict(sorted(self.tasks.items()))))
+
+    @classmethod
+    def of(cls, process_id: ProcessId, assigned_tasks: Iterable[AssignedTask]) -> KafkaStreamsAssignment:
+        """Kafka's ``KafkaStreamsAssignment.of``: a later entry for the same TaskId replaces an earlier one."""
+        return cls(process_id, {t.id: t for t in assigned_tasks})
+
+    @classmethod
+    def of_tasks(
+        cls, process_id: ProcessId, active: Iterable[TaskId] = (), standby: Iterable[TaskId] = ()
+    ) -> KafkaStreamsAssignment:
+        """Convenience: build from active and standby task ids (a task in both ends up STANDBY)."""
+        tasks = {t: AssignedTask(t, ACTIVE) for t in active}
+        tasks.update({t: AssignedTask(t, STANDBY) for t in standby})
+        return cls(process_id, tasks)
+
+    def with_followup_rebalance(self, deadline_ms: int) -> KafkaStreamsAssignment:
+        """A copy that asks for a follow-up rebalance at ``deadline_ms`` (epoch ms; 0 = immediately)."""
+        return replace(self, followup_rebalance_deadline=deadline_ms)
+
+    def assign_task(self, task: AssignedTask) -> KafkaStreamsAssignment:
+        """A copy with ``task`` added; like Kafka, it replaces an existing entry for the same TaskId."""
+        tasks = dict(self.tasks)
+        tasks[task.id] = task
+        return replace(self, tasks=tasks)
+
+    def remove_task(self, task: TaskId) -> KafkaStreamsAssignment:
+        """A copy without ``task`` (no-op if absent)."""
+        if task not in self.tasks:
+            return self
+        return replace(self, tasks={t: a for t, a in self.tasks.items() if t != task})
+
+    def active_tasks(self) -> SortedFrozenSet[TaskId]:
+        return SortedFrozenSet.from_sorted_unique(tuple(t for t, a in self.tasks.items() if a.type is ACTIVE))
+
+    def standby_tasks(self) -> SortedFrozenSet[TaskId]:
+        return SortedFrozenSet.from_sorted_unique(tuple(t for t, a in self.tasks.items() if a.type is STANDBY))
+
+
+@dataclass(frozen=True, slots=True)
+class TaskAssignment:
+    """An assignor's result: one KafkaStreamsAssignment per client, in the assignor's order.
+
+    ``probing_rebalance_needed`` is how Kafka's internal assignors (high-availability, fallback)
+    ask for a probing rebalance; the leader turns it into a follow-up deadline. ``details`` carries
+    assignor-specific extras (e.g. explanations, optimiser costs) that writers may include.
+    """
+
+    assignments: tuple[KafkaStreamsAssignment, ...]
+    probing_rebalance_needed: bool = False
+    details: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self) -> None:
+        given: Any = self.assignments
+        if not isinstance(given, tuple):
+            object.__setattr__(self, "assignments", tuple(given))
+
+    def by_process(self) -> dict[ProcessId, KafkaStreamsAssignment]:
+        """The assignments keyed by ProcessId (a later entry for the same process wins, as in Kafka)."""
+        return {a.process_id: a for a in self.assignments}
+
+
+class AssignmentError(enum.Enum):
+    """KIP-924's validation outcome for an assignor's TaskAssignment.
+
+    ``ACTIVE_AND_STANDBY_TASK_ASSIGNED_TO_SAME_KAFKASTREAMS`` comes from KIP-924's first revision;
+    Kafka's validator never returns it (its map cannot hold both). taskassign returns it, after
+    Kafka's own checks, when two entries for one client place a task as active and as standby.
+    """
+
+    NONE = 0
+    ACTIVE_TASK_ASSIGNED_MULTIPLE_TIMES = 1
+    ACTIVE_AND_STANDBY_TASK_ASSIGNED_TO_SAME_KAFKASTREAMS = 2
+    INVALID_STANDBY_TASK = 3
+    MISSING_PROCESS_ID = 4
+    UNKNOWN_PROCESS_ID = 5
+    UNKNOWN_TASK_ID = 6
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumerAssignment:
+    """What one consumer (StreamThread) of a client runs, in the order the leader dealt the tasks."""
+
+    active: tuple[TaskId, ...] = ()
+    standby: tuple[TaskId, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GroupAssignment:
+    """The leader's final answer: every client's assignment (ProcessId order) and, when the
+    thread-level distribution ran, every consumer's share of it.
+    """
+
+    clients: Mapping[ProcessId, KafkaStreamsAssignment]
+    consumers: Mapping[ProcessId, Mapping[str, ConsumerAssignment]] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.clients, MappingProxyType):
+            object.__setattr__(self, "clients", MappingProxyType(dict(sorted(self.clients.items()))))
+
+
+@dataclass(frozen=True, slots=True)
+class GroupSubscription:
+    """What the group's members sent, as the assignor's ``on_assignment_computed`` sees it."""
+
+    application_state: ApplicationState

@@ -1,0 +1,148 @@
+"""Checking an assignor's output: Kafka's ``validateTaskAssignment`` and a completeness report.
+
+``validate_task_assignment`` runs Kafka's checks in Kafka's order (host-and-wire spec 3.4) so that
+the same broken assignment yields the same AssignmentError. Kafka accepts assignments that leave tasks
+unassigned or standbys missing; ``check_completeness`` reports those separately.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from taskassign.ids import ProcessId, TaskId
+from taskassign.model import ACTIVE, STANDBY, ApplicationState, AssignmentError, TaskAssignment
+
+__all__ = (
+    "CompletenessReport",
+    "StandbyShortfall",
+    "check_completeness",
+    "validate_task_assignment",
+)
+
+log = logging.getLogger(__name__)
+
+
+def validate_task_assignment(
+    state: ApplicationState, assignment: TaskAssignment, *, kafka_compat: bool | None = None
+) -> AssignmentError:
+    """The first problem Kafka would report for ``assignment``, or NONE.
+
+    Order: one walk over the entries (unknown task, active assigned twice), then stateless tasks with
+    standbys, then clients missing from the output, then unknown clients. Unless ``kafka_compat``
+    (default: the ``taskassign.kafka.compat`` config), a last check reports a task that two entries of
+    one client place as active and as standby, which Kafka lets through.
+    """
+    compat = state.configs.kafka_compat if kafka_compat is None else kafka_compat
+    tasks = state.tasks
+    active_owner: dict[TaskId, ProcessId] = {}
+    standby_owner: dict[TaskId, ProcessId] = {}
+    for entry in assignment.assignments:
+        pid = entry.process_id
+        for tid, assigned in entry.tasks.items():
+            if tid not in tasks:
+                log.warning("assignment for client %s contains unknown task %s", pid, tid)
+                return AssignmentError.UNKNOWN_TASK_ID
+            if assigned.type is ACTIVE:
+                if tid in active_owner:
+                    log.warning("active task %s assigned to both %s and %s", tid, active_owner[tid], pid)
+                    return AssignmentError.ACTIVE_TASK_ASSIGNED_MULTIPLE_TIMES
+                active_owner[tid] = pid
+            else:
+                standby_owner[tid] = pid
+    for tid, info in tasks.items():
+        if not info.is_stateful and tid in standby_owner:
+            log.warning("stateless task %s assigned as standby to %s", tid, standby_owner[tid])
+            return AssignmentError.INVALID_STANDBY_TASK
+    output_pids = [entry.process_id for entry in assignment.assignments]
+    present = set(output_pids)
+    for pid in state.clients:
+        if pid not in present:
+            log.warning("client %s is missing from the assignment", pid)
+            return AssignmentError.MISSING_PROCESS_ID
+    for pid in dict.fromkeys(output_pids):
+        if pid not in state.clients:
+            log.warning("assignment names unknown client %s", pid)
+            return AssignmentError.UNKNOWN_PROCESS_ID
+    if not compat:
+        conflict = _active_and_standby_on_same_client(assignment)
+        if conflict:
+            tid, pid = conflict[0]
+            log.warning("task %s is both active and standby on client %s", tid, pid)
+            return AssignmentError.ACTIVE_AND_STANDBY_TASK_ASSIGNED_TO_SAME_KAFKASTREAMS
+    return AssignmentError.NONE
+
+
+def _active_and_standby_on_same_client(assignment: TaskAssignment) -> list[tuple[TaskId, ProcessId]]:
+    roles: dict[tuple[ProcessId, TaskId], set[str]] = {}
+    for entry in assignment.assignments:
+        for tid, assigned in entry.tasks.items():
+            roles.setdefault((entry.process_id, tid), set()).add(assigned.type.value)
+    return sorted((tid, pid) for (pid, tid), kinds in roles.items() if len(kinds) == 2)
+
+
+@dataclass(frozen=True, slots=True)
+class StandbyShortfall:
+    """A task with a changelog that has fewer standbys than ``num.standby.replicas`` allows."""
+
+    task: TaskId
+    wanted: int
+    placed: int
+
+
+@dataclass(frozen=True, slots=True)
+class CompletenessReport:
+    """What Kafka's validation lets through: tasks without an active, standbys short of the config."""
+
+    unassigned_tasks: tuple[TaskId, ...]
+    standby_shortfalls: tuple[StandbyShortfall, ...]
+    active_and_standby_on_same_client: tuple[tuple[TaskId, ProcessId], ...]
+
+    @property
+    def is_complete(self) -> bool:
+        return not (self.unassigned_tasks or self.standby_shortfalls or self.active_and_standby_on_same_client)
+
+    def lines(self) -> list[str]:
+        """Human-readable findings, one per line (empty when complete)."""
+        out: list[str] = []
+        if self.unassigned_tasks:
+            out.append(f"{len(self.unassigned_tasks)} task(s) have no active owner: "
+                       + _preview(str(t) for t in self.unassigned_tasks))
+        if self.standby_shortfalls:
+            out.append(f"{len(self.standby_shortfalls)} stateful task(s) have fewer standbys than configured: "
+                       + _preview(f"{s.task} ({s.placed}/{s.wanted})" for s in self.standby_shortfalls))
+        if self.active_and_standby_on_same_client:
+            out.append("task(s) both active and standby on one client: "
+                       + _preview(f"{t} on {p}" for t, p in self.active_and_standby_on_same_client))
+        return out
+
+
+def _preview(items: Iterable[str], limit: int = 10) -> str:
+    values = list(items)
+    shown = ", ".join(values[:limit])
+    return shown + (f", ... (+{len(values) - limit} more)" if len(values) > limit else "")
+
+
+def check_completeness(state: ApplicationState, assignment: TaskAssignment) -> CompletenessReport:
+    """Report unassigned tasks and standby shortfalls; ``wanted`` = min(num.standby.replicas, clients - 1)
+    for every task with a changelog (the tasks Kafka's assignors give standbys)."""
+    has_active: set[TaskId] = set()
+    standby_holders: dict[TaskId, set[ProcessId]] = {}
+    active_holder: dict[TaskId, set[ProcessId]] = {}
+    for entry in assignment.assignments:
+        for tid, assigned in entry.tasks.items():
+            if assigned.type is ACTIVE:
+                has_active.add(tid)
+                active_holder.setdefault(tid, set()).add(entry.process_id)
+            elif assigned.type is STANDBY:
+                standby_holders.setdefault(tid, set()).add(entry.process_id)
+    unassigned = tuple(t for t in state.task_ids if t not in has_active)
+    wanted = max(0, min(state.configs.num_standby_replicas, len(state.clients) - 1))
+    shortfalls = []
+    if wanted:
+        for tid in state.stateful_task_ids:
+            holders = standby_holders.get(tid, set()) - active_holder.get(tid, set())
+            if len(holders) < wanted:
+                shortfalls.append(StandbyShortfall(tid, wanted, len(holders)))
+    return CompletenessReport(unassigned, tuple(shortfalls), tuple(_active_and_standby_on_same_client(assignment)))

@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from taskassign.errors import ProcessIdFormatError, TaskIdFormatError
+from taskassign.ids import ProcessId, TaskId, java_string_hash
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("0_1", TaskId(0, 1)), ("12_345", TaskId(12, 345)), ("topo__3_4", TaskId(3, 4, "topo")),
+     ("a_b__1_2", TaskId(1, 2, "a_b"))],
+)
+def test_task_id_parses_and_prints_back(text: str, expected: TaskId) -> None:
+    parsed = TaskId.parse(text)
+    assert parsed == expected
+    assert str(parsed) == text
+
+
+@pytest.mark.parametrize("text", ["", "0", "0_", "_1", "a_1", "0_1_2", "-1_0", "0_-1", "0 _1", "x__", "99999999999_0"])
+def test_task_id_parse_errors_name_the_text(text: str) -> None:
+    with pytest.raises(TaskIdFormatError, match="does not parse") as info:
+        TaskId.parse(text)
+    assert repr(text) in str(info.value)
+
+
+def test_task_id_order_is_subtopology_then_partition() -> None:
+    ids = [TaskId.parse(t) for t in ["1_0", "0_10", "0_2", "10_0", "2_1"]]
+    assert [str(t) for t in sorted(ids)] == ["0_2", "0_10", "1_0", "2_1", "10_0"]
+
+
+def test_named_and_unnamed_task_ids_are_not_comparable() -> None:
+    with pytest.raises(TypeError):
+        sorted([TaskId(0, 1), TaskId(0, 0, "t")])
+    assert sorted([TaskId(0, 1, "b"), TaskId(5, 5, "a")]) == [TaskId(5, 5, "a"), TaskId(0, 1, "b")]
+
+
+def test_empty_topology_name_is_normalised_to_none() -> None:
+    assert TaskId(1, 2, "") == TaskId(1, 2)
+    assert TaskId(1, 2, "").topology_name is None
+
+
+def test_task_id_java_hash() -> None:
+    assert TaskId(0, 0).java_hash() == 29791
+    assert TaskId(1, 2).java_hash() == 29791 + 961 + 62
+    assert TaskId(0, 0, "ab").java_hash() == 29791 + java_string_hash("ab")
+    assert java_string_hash("ab") == 97 * 31 + 98
+
+
+def test_process_id_orders_like_java_uuid_signed_halves() -> None:
+    high = ProcessId("80000000-0000-0000-0000-000000000000")  # negative msb
+    low = ProcessId("00000000-0000-0000-0000-000000000001")
+    lsb_negative = ProcessId("00000000-0000-0000-8000-000000000000")
+    assert sorted([low, high, lsb_negative]) == [high, lsb_negative, low]
+
+
+def test_process_id_of_ints_and_hash() -> None:
+    pid = ProcessId.of_ints(0, 7)
+    assert str(pid) == "00000000-0000-0000-0000-000000000007"
+    assert pid.java_hash() == 7
+    assert ProcessId.of_ints(5, 0).java_hash() == 5
+
+
+@pytest.mark.parametrize("value", ["not-a-uuid", "", "0000000000000000000000000000000g", 12])
+def test_bad_process_ids_raise(value: object) -> None:
+    with pytest.raises(ProcessIdFormatError, match="not a UUID"):
+        ProcessId(value)  # type: ignore[arg-type]
+
+
+def test_ids_pickle_round_trip() -> None:
+    for value in (TaskId(3, 4), TaskId(1, 2, "t"), ProcessId.of_ints(1, 2)):
+        assert pickle.loads(pickle.dumps(value)) == value

@@ -1,0 +1,140 @@
+from __future__ import annotations
+
+import pytest
+
+from taskassign.assignors.base import BaseTaskAssignor
+from taskassign.errors import InvalidAssignmentError, TaskAssignmentException
+from taskassign.leader import IMMEDIATE_FOLLOWUP_MS, rebalance
+from taskassign.model import (
+    ApplicationState,
+    AssignmentError,
+    GroupAssignment,
+    GroupSubscription,
+    KafkaStreamsAssignment,
+    TaskAssignment,
+)
+from tests.helpers import PID_1, PID_2, PID_3, TASK_0_0, TASK_0_1, app_state, client, task, tid
+
+STATE = app_state([task("0_0"), task("0_1")],
+                  [client(PID_1, prev_active=["0_0"]), client(PID_2, prev_active=["0_1"], prev_standby=["0_0"])],
+                  now_ms=5_000, probing_rebalance_interval_ms=60_000)
+
+
+class Recording(BaseTaskAssignor):
+    def __init__(self, result: TaskAssignment | Exception) -> None:
+        self.result = result
+        self.calls: list[tuple[GroupAssignment, AssignmentError]] = []
+
+    def assign(self, application_state: ApplicationState) -> TaskAssignment:
+        if isinstance(self.result, Exception):
+            raise self.result
+        return self.result
+
+    def on_assignment_computed(self, assignment: GroupAssignment, subscription: GroupSubscription,
+                               error: AssignmentError) -> None:
+        assert subscription.application_state is STATE
+        self.calls.append((assignment, error))
+
+
+def ta(*entries: KafkaStreamsAssignment, probing: bool = False) -> TaskAssignment:
+    return TaskAssignment(entries, probing)
+
+
+def test_valid_assignment_reaches_callback_and_result() -> None:
+    assignor = Recording(ta(KafkaStreamsAssignment.of_tasks(PID_1, [TASK_0_0, TASK_0_1]),
+                            KafkaStreamsAssignment.of_tasks(PID_2, [], [TASK_0_0])))
+    result = rebalance(STATE, assignor)
+    assert result.error is AssignmentError.NONE
+    assert [e for _, e in assignor.calls] == [AssignmentError.NONE]
+    assert assignor.calls[0][0] is result.group
+    assert list(result.group.clients) == [PID_1, PID_2]
+    assert list(result.group.clients[PID_1].active_tasks()) == [TASK_0_0, TASK_0_1]
+    assert not result.completeness.standby_shortfalls  # num.standby.replicas = 0
+
+
+def test_probing_request_puts_deadline_on_leader_client_only() -> None:
+    assignor = Recording(ta(KafkaStreamsAssignment.of_tasks(PID_1, [TASK_0_0]),
+                            KafkaStreamsAssignment.of_tasks(PID_2, [TASK_0_1]), probing=True))
+    result = rebalance(STATE, assignor, leader=PID_2)
+    assert result.probing_rebalance_needed
+    assert result.group.clients[PID_2].followup_rebalance_deadline == 65_000
+    assert result.group.clients[PID_1].followup_rebalance_deadline is None
+    default_leader = rebalance(STATE, assignor)
+    assert default_leader.group.clients[PID_1].followup_rebalance_deadline == 65_000
+
+
+def test_task_assignment_exception_keeps_previous_and_follows_up_immediately() -> None:
+    assignor = Recording(TaskAssignmentException("cannot decide yet"))
+    result = rebalance(STATE, assignor)
+    assert result.fallback_reason == "cannot decide yet"
+    assert result.error is AssignmentError.NONE
+    assert list(result.group.clients[PID_1].active_tasks()) == [TASK_0_0]
+    assert list(result.group.clients[PID_2].active_tasks()) == [TASK_0_1]
+    assert list(result.group.clients[PID_2].standby_tasks()) == [TASK_0_0]
+    assert all(a.followup_rebalance_deadline == IMMEDIATE_FOLLOWUP_MS for a in result.group.clients.values())
+
+
+@pytest.mark.parametrize("error", [AssignmentError.UNKNOWN_TASK_ID, AssignmentError.UNKNOWN_PROCESS_ID])
+def test_unknown_ids_abort_with_empty_assignment_in_callback(error: AssignmentError) -> None:
+    entries = [KafkaStreamsAssignment.of_tasks(PID_1), KafkaStreamsAssignment.of_tasks(PID_2)]
+    if error is AssignmentError.UNKNOWN_TASK_ID:
+        entries[0] = KafkaStreamsAssignment.of_tasks(PID_1, [tid("7_7")])
+    else:
+        entries.append(KafkaStreamsAssignment.of_tasks(PID_3))
+    assignor = Recording(ta(*entries))
+    with pytest.raises(InvalidAssignmentError, match=error.name):
+        rebalance(STATE, assignor)
+    assert len(assignor.calls) == 1
+    group, seen = assignor.calls[0]
+    assert seen is error and dict(group.clients) == {}
+
+
+def test_other_errors_abort_after_callback_saw_full_assignment() -> None:
+    assignor = Recording(ta(KafkaStreamsAssignment.of_tasks(PID_1, [TASK_0_0])))
+    with pytest.raises(InvalidAssignmentError, match="MISSING_PROCESS_ID"):
+        rebalance(STATE, assignor)
+    group, seen = assignor.calls[0]
+    assert seen is AssignmentError.MISSING_PROCESS_ID
+    assert list(group.clients) == [PID_1, PID_2]
+    result = rebalance(STATE, assignor, raise_on_error=False)
+    assert result.error is AssignmentError.MISSING_PROCESS_ID
+
+
+def test_later_entry_for_same_client_wins() -> None:
+    assignor = Recording(ta(KafkaStreamsAssignment.of_tasks(PID_1, [TASK_0_0]),
+                            KafkaStreamsAssignment.of_tasks(PID_2, [TASK_0_1]),
+                            KafkaStreamsAssignment.of_tasks(PID_1, [])))
+    result = rebalance(STATE, assignor)
+    assert not result.group.clients[PID_1].tasks
+    assert result.completeness.unassigned_tasks == (TASK_0_0,)
+
+
+def test_fallback_when_lags_unknown() -> None:
+    unknown = app_state([task("0_0", end=-3)], [client(PID_1, prev_active=["0_0"]), client(PID_2)])
+
+    class WantsFallback(Recording):
+        fallback_when_lags_unknown = "identity"
+
+    created: list[str] = []
+
+    def factory(name: str) -> BaseTaskAssignor:
+        created.append(name)
+        from taskassign.assignors.identity import IdentityTaskAssignor
+
+        return IdentityTaskAssignor()
+
+    result = rebalance(unknown, WantsFallback(ta()), assignor_name="x", fallback_factory=factory)
+    assert created == ["identity"]
+    assert result.assignor.startswith("identity (instead of x")
+    assert list(result.group.clients[PID_1].active_tasks()) == [TASK_0_0]
+
+
+def test_non_task_assignment_return_is_reported() -> None:
+    class Broken(BaseTaskAssignor):
+        def assign(self, application_state: ApplicationState) -> TaskAssignment:
+            return {}  # type: ignore[return-value]
+
+    from taskassign.errors import TaskassignError
+
+    with pytest.raises(TaskassignError, match="expected a TaskAssignment"):
+        rebalance(STATE, Broken())

@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+import pytest
+
+from taskassign.errors import LagsNotRequestedError, TaskNotStatefulError
+from taskassign.model import (
+    AssignedTask,
+    KafkaStreamsAssignment,
+    TaskAssignment,
+    compute_lag,
+)
+from tests.helpers import PID_1, PID_2, TASK_0_0, TASK_0_1, TASK_1_0, app_state, client, task, tid
+
+
+@pytest.mark.parametrize(
+    ("end", "offset", "lag"),
+    [(500, 0, 500), (100, 100, 0), (500, -2, -2), (500, -3, -3), (1, 5, 1), (0, 0, 0), (-3, 10, -3)],
+)
+def test_lag_is_derived_as_kafka_does(end: int, offset: int, lag: int) -> None:
+    assert compute_lag(end, offset) == lag
+
+
+def test_lag_for_missing_offset_counts_as_zero() -> None:
+    state = app_state([task("0_0", end=500)], [client(PID_1)])
+    assert state.clients[PID_1].lag_for(TASK_0_0) == 500
+
+
+def test_lags_are_unavailable_without_request() -> None:
+    state = app_state([task("0_0", end=500)], [client(PID_1, offsets={"0_0": 100})])
+    assert state.kafka_streams_states(True)[PID_1].lag_for(TASK_0_0) == 400
+    with pytest.raises(LagsNotRequestedError):
+        state.kafka_streams_states(False)[PID_1].lag_for(TASK_0_0)
+
+
+def test_lag_of_stateless_task_raises() -> None:
+    state = app_state([task("0_0", end=5), task("1_0", stateful=False)], [client(PID_1)])
+    with pytest.raises(TaskNotStatefulError, match="1_0"):
+        state.clients[PID_1].lag_for(TASK_1_0)
+    assert state.clients[PID_1].stateful_tasks_to_lag_sums() == {TASK_0_0: 5}
+
+
+def test_prev_tasks_by_lag_sorts_by_lag_then_task() -> None:
+    t = [task("0_0", end=100), task("0_1", end=100), task("0_2", end=100), task("1_0", stateful=False)]
+    c = client(PID_1, prev_active=["0_1", "1_0"], prev_standby=["0_0", "0_2"],
+               offsets={"0_0": 90, "0_1": -2, "0_2": 90})
+    from dataclasses import replace
+
+    c = replace(c, consumer_previous_tasks={c.consumer_client_ids[0]: [tid("0_0"), tid("0_1"), tid("0_2"),
+                                                                         tid("1_0")]})
+    state = app_state(t, [c])
+    assert state.clients[PID_1].prev_tasks_by_lag(c.consumer_client_ids[0]) == (tid("0_1"), tid("0_0"), tid("0_2"))
+    assert state.clients[PID_1].prev_tasks_by_lag("unknown-consumer") == ()
+
+
+def test_application_state_sorts_tasks_and_clients() -> None:
+    state = app_state([task("1_0"), task("0_1"), task("0_0", stateful=False)], [client(PID_2), client(PID_1)])
+    assert list(state.all_tasks()) == [TASK_0_0, TASK_0_1, TASK_1_0]
+    assert list(state.kafka_streams_states(False)) == [PID_1, PID_2]
+    assert list(state.stateful_task_ids) == [TASK_0_1, TASK_1_0]
+    assert state.task_ids.items == (TASK_0_0, TASK_0_1, TASK_1_0)
+
+
+def test_application_state_rejects_duplicates() -> None:
+    with pytest.raises(ValueError, match="duplicate task 0_0"):
+        app_state([task("0_0"), task("0_0")], [client(PID_1)])
+
+
+def test_task_info_stateful_definitions() -> None:
+    info = task("0_0", state_bytes=42)
+    assert info.is_stateful and info.has_changelog and info.state_weight == 42
+    stateless = task("1_0", stateful=False)
+    assert not stateless.is_stateful and not stateless.has_changelog and stateless.state_weight == 0
+    assert [p.topic for p in info.source_partitions] == ["source-0"]
+    assert [p.topic for p in info.changelog_partitions] == ["app-store-0-changelog"]
+
+
+def test_kafka_streams_assignment_is_immutable_and_keyed_by_task() -> None:
+    empty = KafkaStreamsAssignment(PID_1)
+    one = empty.assign_task(AssignedTask.active(TASK_0_1))
+    two = one.assign_task(AssignedTask.standby(TASK_0_0))
+    assert dict(empty.tasks) == {}
+    assert list(two.tasks) == [TASK_0_0, TASK_0_1]
+    assert list(two.active_tasks()) == [TASK_0_1] and list(two.standby_tasks()) == [TASK_0_0]
+    replaced = two.assign_task(AssignedTask.standby(TASK_0_1))
+    assert list(replaced.standby_tasks()) == [TASK_0_0, TASK_0_1]
+    assert list(two.remove_task(TASK_0_1).tasks) == [TASK_0_0]
+    assert two.remove_task(TASK_1_0) is two
+    later = two.with_followup_rebalance(123)
+    assert later.followup_rebalance_deadline == 123 and two.followup_rebalance_deadline is None
+
+
+def test_of_keeps_the_last_entry_for_a_task() -> None:
+    a = KafkaStreamsAssignment.of(PID_1, [AssignedTask.active(TASK_0_0), AssignedTask.standby(TASK_0_0)])
+    assert list(a.standby_tasks()) == [TASK_0_0] and not a.active_tasks()
+
+
+def test_task_assignment_by_process_keeps_later_entry() -> None:
+    first = KafkaStreamsAssignment.of_tasks(PID_1, active=[TASK_0_0])
+    second = KafkaStreamsAssignment.of_tasks(PID_1, active=[TASK_0_1])
+    assert TaskAssignment([first, second]).by_process()[PID_1] is second  # type: ignore[arg-type]
+
+
+def test_lag_computation_flag() -> None:
+    assert app_state([task("0_0", end=5)], [client(PID_1)]).lag_computation_successful
+    assert not app_state([task("0_0", end=-3)], [client(PID_1)]).lag_computation_successful
