@@ -20,7 +20,7 @@ from typing import SupportsIndex
 
 from taskassign.errors import ProcessIdFormatError, TaskIdFormatError
 
-__all__ = ("ProcessId", "TaskId")
+__all__ = ("ProcessId", "TaskId", "java_string_hash", "to_int32")
 
 _INT32_MAX = 2**31 - 1
 _TASK_ID = re.compile(r"^(?:(?P<name>.+?)__)?(?P<sub>[0-9]+)_(?P<part>[0-9]+)$")
@@ -80,7 +80,7 @@ class TaskId(tuple[str | None, int, int]):
         h = 29791 + 961 * self[1] + 31 * self[2]
         if self[0] is not None:
             h += java_string_hash(self[0])
-        return _to_int32(h)
+        return to_int32(h)
 
 
 class ProcessId(tuple[int, int, str]):
@@ -133,7 +133,7 @@ class ProcessId(tuple[int, int, str]):
     def java_hash(self) -> int:
         """Java's ``UUID.hashCode``: (int)(hilo >> 32) ^ (int)hilo with hilo = msb ^ lsb."""
         hilo = (self[0] ^ self[1]) & 0xFFFFFFFFFFFFFFFF
-        return _to_int32((hilo >> 32) ^ (hilo & 0xFFFFFFFF))
+        return to_int32((hilo >> 32) ^ (hilo & 0xFFFFFFFF))
 
 
 def java_string_hash(text: str) -> int:
@@ -142,10 +142,10 @@ def java_string_hash(text: str) -> int:
     data = text.encode("utf-16-be")
     for i in range(0, len(data), 2):
         h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
-    return _to_int32(h)
+    return to_int32(h)
 
 
-def _to_int32(value: SupportsIndex) -> int:
+def to_int32(value: SupportsIndex) -> int:
     v = int(value) & 0xFFFFFFFF
     return v - (1 << 32) if v >= 1 << 31 else v
 

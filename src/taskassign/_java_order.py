@@ -1,0 +1,253 @@
+"""Java collection orders that leak into Kafka's assignment decisions, emulated exactly.
+
+Kafka's assignors are deterministic, but some of their tie-breaks come from the iteration order of
+``java.util.HashMap`` / ``HashSet`` and from the array layout of ``java.util.PriorityQueue``. Where
+taskassign reproduces Kafka bit for bit, it takes those orders from here and nowhere else
+(assignor spec Appendix A and D, host-and-wire spec 5.7).
+
+* ``JavaHashMap`` / ``hash_iteration_order``: iteration order of a HashMap/HashSet (JDK 17): bucket
+  ``(h ^ (h >>> 16)) & (capacity - 1)`` ascending, insertion order within a bucket; the table starts at
+  16 (or the pre-sized capacity) and doubles when size exceeds 0.75 x capacity. Bins that Java turns
+  into trees (8+ entries in one bucket of a 64+ table) are not emulated: practically never reached
+  by task or process ids.
+* ``JavaPriorityQueue``: the binary heap with Java's sift rules, a comparator evaluated at every
+  comparison (so stale, live-changing keys behave as in Java), ``remove(o)`` by linear scan and
+  construction from a collection by heapify.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from typing import Any, Generic, TypeVar
+
+from taskassign.ids import ProcessId, TaskId, java_string_hash, to_int32
+
+__all__ = (
+    "JavaHashMap",
+    "JavaPriorityQueue",
+    "hash_iteration_order",
+    "hashmap_copy_capacity",
+    "hashset_copy_capacity",
+    "hashset_copy_order",
+    "java_hash",
+)
+
+K = TypeVar("K", bound=Hashable)
+T = TypeVar("T")
+
+DEFAULT_CAPACITY = 16
+LOAD_FACTOR = 0.75
+MAXIMUM_CAPACITY = 1 << 30
+
+
+def java_hash(key: object) -> int:
+    """``hashCode()`` of the keys Kafka's assignors put in hash collections."""
+    if isinstance(key, TaskId | ProcessId):
+        return key.java_hash()
+    if isinstance(key, str):
+        return java_string_hash(key)
+    if isinstance(key, bool):
+        return 1231 if key else 1237
+    if isinstance(key, int):
+        if -(2**31) <= key < 2**31:
+            return key  # Integer.hashCode
+        v = key & 0xFFFFFFFFFFFFFFFF  # Long.hashCode
+        return to_int32(v ^ (v >> 32))
+    raise TypeError(f"no Java hashCode emulation for {type(key).__name__}")
+
+
+def _bucket(h: int, capacity: int) -> int:
+    h &= 0xFFFFFFFF
+    return (h ^ (h >> 16)) & (capacity - 1)
+
+
+def _table_size_for(cap: int) -> int:
+    """HashMap.tableSizeFor: the smallest power of two >= cap (at least 1)."""
+    n = 1
+    while n < cap:
+        n <<= 1
+    return min(n, MAXIMUM_CAPACITY)
+
+
+def _float32(value: float) -> float:
+    return float(struct.unpack("f", struct.pack("f", value))[0])
+
+
+def hashset_copy_capacity(n: int) -> int:
+    """Table size of ``new HashSet<>(collection)`` with n elements on JDK 17:
+    ``tableSizeFor(max((int)(n / .75f) + 1, 16))`` (float arithmetic)."""
+    return _table_size_for(max(int(_float32(_float32(float(n)) / _float32(0.75))) + 1, DEFAULT_CAPACITY))
+
+
+def hashmap_copy_capacity(n: int) -> int:
+    """Table size of ``new HashMap<>(map)`` with n entries: ``tableSizeFor((int)(n / .75f + 1f))``."""
+    if n == 0:
+        return DEFAULT_CAPACITY
+    return _table_size_for(int(_float32(_float32(_float32(float(n)) / _float32(0.75)) + 1.0)))
+
+
+class JavaHashMap(Generic[K]):
+    """The key order of a Java HashMap (or HashSet) under puts and removes.
+
+    Only keys are tracked; keep values in a dict beside it. ``initial_capacity`` is the table size the
+    Java collection was created with (None = default ``new HashMap<>()``).
+    """
+
+    __slots__ = ("_capacity", "_hash", "_seq", "_size_threshold", "_slots")
+
+    def __init__(self, initial_capacity: int | None = None, hash_of: Callable[[K], int] = java_hash) -> None:
+        self._capacity = _table_size_for(initial_capacity) if initial_capacity else DEFAULT_CAPACITY
+        self._size_threshold = int(self._capacity * LOAD_FACTOR)
+        self._slots: dict[K, int] = {}
+        self._seq = 0
+        self._hash = hash_of
+
+    def put(self, key: K) -> None:
+        """Insert ``key`` (an existing key keeps its position, as a Java put of an existing key)."""
+        if key in self._slots:
+            return
+        self._slots[key] = self._seq
+        self._seq += 1
+        if len(self._slots) > self._size_threshold and self._capacity < MAXIMUM_CAPACITY:
+            self._capacity *= 2
+            self._size_threshold = int(self._capacity * LOAD_FACTOR)
+
+    def put_all(self, keys: Iterable[K]) -> None:
+        for key in keys:
+            self.put(key)
+
+    def remove(self, key: K) -> None:
+        """Remove ``key``; the table never shrinks, a later put appends it at its bucket's end."""
+        self._slots.pop(key, None)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._slots
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    @property
+    def capacity(self) -> int:
+        return self._capacity
+
+    def keys(self) -> list[K]:
+        """Keys in Java iteration order."""
+        cap, h = self._capacity, self._hash
+        return sorted(self._slots, key=lambda k: (_bucket(h(k), cap), self._slots[k]))
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self.keys())
+
+
+def hash_iteration_order(
+    keys: Iterable[K], *, initial_capacity: int | None = None, hash_of: Callable[[K], int] = java_hash
+) -> list[K]:
+    """Iteration order of a HashMap/HashSet into which ``keys`` were put in this order."""
+    table: JavaHashMap[K] = JavaHashMap(initial_capacity, hash_of)
+    table.put_all(keys)
+    return table.keys()
+
+
+def hashset_copy_order(keys: Iterable[K], *, hash_of: Callable[[K], int] = java_hash) -> list[K]:
+    """Iteration order of ``new HashSet<>(c)`` where ``c`` iterates as ``keys`` (JDK 17 pre-sizing)."""
+    items = list(dict.fromkeys(keys))
+    return hash_iteration_order(items, initial_capacity=hashset_copy_capacity(len(items)), hash_of=hash_of)
+
+
+class JavaPriorityQueue(Generic[T]):
+    """``java.util.PriorityQueue`` with a comparator evaluated lazily at every comparison.
+
+    ``key`` maps an element to a comparable value at comparison time; pass a live function (reading
+    mutable loads) to get Java's behaviour with keys that change while elements sit in the heap.
+    """
+
+    __slots__ = ("_key", "_q")
+
+    def __init__(self, key: Callable[[T], Any], items: Iterable[T] = ()) -> None:
+        self._key = key
+        self._q: list[T] = list(items)
+        for i in range((len(self._q) >> 1) - 1, -1, -1):  # PriorityQueue(Collection): heapify
+            self._sift_down(i, self._q[i])
+
+    def _cmp(self, a: T, b: T) -> int:
+        ka, kb = self._key(a), self._key(b)
+        return -1 if ka < kb else (1 if ka > kb else 0)
+
+    def __len__(self) -> int:
+        return len(self._q)
+
+    def __bool__(self) -> bool:
+        return bool(self._q)
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._q
+
+    def array(self) -> list[T]:
+        """The backing array in its current order (what Java's iterator visits)."""
+        return list(self._q)
+
+    def peek(self) -> T | None:
+        return self._q[0] if self._q else None
+
+    def offer(self, item: T) -> None:
+        self._q.append(item)
+        self._sift_up(len(self._q) - 1, item)
+
+    def poll(self) -> T | None:
+        q = self._q
+        if not q:
+            return None
+        result = q[0]
+        last = q.pop()
+        if q:
+            self._sift_down(0, last)
+        return result
+
+    def remove(self, item: T) -> bool:
+        """Remove the first element equal to ``item`` (linear scan), as Java's ``remove(Object)``."""
+        for i, element in enumerate(self._q):
+            if element == item:
+                self._remove_at(i)
+                return True
+        return False
+
+    def _remove_at(self, i: int) -> None:
+        q = self._q
+        last_index = len(q) - 1
+        if i == last_index:
+            q.pop()
+            return
+        moved = q.pop()
+        self._sift_down(i, moved)
+        if q[i] is moved:
+            self._sift_up(i, moved)
+
+    def _sift_up(self, k: int, x: T) -> None:
+        q = self._q
+        while k > 0:
+            parent = (k - 1) >> 1
+            e = q[parent]
+            if self._cmp(x, e) >= 0:
+                break
+            q[k] = e
+            k = parent
+        q[k] = x
+
+    def _sift_down(self, k: int, x: T) -> None:
+        q = self._q
+        n = len(q)
+        half = n >> 1
+        while k < half:
+            child = 2 * k + 1
+            c = q[child]
+            right = child + 1
+            if right < n and self._cmp(c, q[right]) > 0:
+                child = right
+                c = q[child]
+            if self._cmp(x, c) <= 0:
+                break
+            q[k] = c
+            k = child
+        if n:
+            q[k] = x

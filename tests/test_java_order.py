@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+import random
+
+from taskassign._java_order import (
+    JavaHashMap,
+    JavaPriorityQueue,
+    hash_iteration_order,
+    hashmap_copy_capacity,
+    hashset_copy_capacity,
+    hashset_copy_order,
+    java_hash,
+)
+from taskassign.ids import ProcessId, TaskId
+
+
+def ids(*texts: str) -> list[TaskId]:
+    return [TaskId.parse(t) for t in texts]
+
+
+def test_spec_examples_of_hash_set_order() -> None:
+    assert hash_iteration_order(ids("0_0", "0_1", "0_2")) == ids("0_2", "0_1", "0_0")
+    assert hash_iteration_order(ids("0_0", "0_1", "1_0", "1_1")) == ids("1_0", "0_1", "0_0", "1_1")
+
+
+def test_presized_copies_follow_jdk17() -> None:
+    assert hashset_copy_capacity(11) == 16
+    assert hashset_copy_capacity(12) == 32  # 12/.75 + 1 = 17 -> 32 (JDK 25 would use 16)
+    assert hashset_copy_capacity(100) == 256
+    assert hashmap_copy_capacity(3) == 8
+
+
+def test_table_grows_past_three_quarters() -> None:
+    table: JavaHashMap[int] = JavaHashMap()
+    for i in range(12):
+        table.put(i)
+    assert table.capacity == 16
+    table.put(12)
+    assert table.capacity == 32
+
+
+def test_uuid_hash_of_small_ids_is_n_and_orders_by_bucket() -> None:
+    pids = [ProcessId.of_ints(0, n) for n in (17, 1, 16)]
+    assert [java_hash(p) for p in pids] == [17, 1, 16]
+    assert hash_iteration_order(pids) == [pids[2], pids[0], pids[1]]  # buckets 0, 1, 1 (insertion order)
+
+
+def test_remove_then_put_moves_key_to_end_of_its_bucket() -> None:
+    table: JavaHashMap[int] = JavaHashMap()
+    for key in (1, 17, 33):  # all in bucket 1 of 16
+        table.put(key)
+    table.remove(1)
+    table.put(1)
+    assert table.keys() == [17, 33, 1]
+
+
+def test_copy_order_deduplicates() -> None:
+    assert hashset_copy_order(ids("0_2", "0_0", "0_2")) == hash_iteration_order(ids("0_0", "0_2"))
+
+
+def test_priority_queue_polls_in_key_order_and_ties_follow_heap_layout() -> None:
+    rng = random.Random(7)
+    values = [rng.randrange(100) for _ in range(200)]
+    queue = JavaPriorityQueue(lambda x: x, values)
+    assert [queue.poll() for _ in range(len(values))] == sorted(values)
+    assert queue.poll() is None
+    # equal keys: order comes from the heap, not from insertion (Appendix D)
+    items = [("a", 1), ("b", 1), ("c", 1), ("d", 0)]
+    tie_queue = JavaPriorityQueue(lambda x: x[1])
+    for item in items:
+        tie_queue.offer(item)
+    # hand-traced: [a] [a,b] [a,b,c] [d,a,c,b]; poll d -> [b,a,c]; poll b -> [c,a]; then c, a
+    assert [tie_queue.poll()[0] for _ in range(4)] == ["d", "b", "c", "a"]  # type: ignore[index]
+
+
+def test_priority_queue_remove_and_live_keys() -> None:
+    weight = {"x": 3.0, "y": 2.0, "z": 1.0}
+    queue = JavaPriorityQueue(lambda k: (weight[k], k), ["x", "y", "z"])
+    assert queue.remove("y") and not queue.remove("y")
+    weight["x"] = 0.5  # changes while inside the heap: Java does not notice until comparisons happen
+    assert queue.poll() == "z"
+    assert queue.poll() == "x"
