@@ -96,8 +96,8 @@ def churn_state(case: ScaleCase, round_one: GroupAssignment) -> ApplicationState
     for c in range(case.clients):
         pid = ProcessId.of_ints(0, c)
         assignment = round_one.clients[pid]
-        offsets = {t: LATEST_OFFSET for t in assignment.active_tasks()}
-        offsets.update({t: 0 for t in assignment.standby_tasks()})
+        offsets = dict.fromkeys(assignment.active_tasks(), LATEST_OFFSET)
+        offsets.update(dict.fromkeys(assignment.standby_tasks(), 0))
         clients.append(_client(
             c, case.threads,
             previous_active_tasks=frozenset(assignment.active_tasks()),
