@@ -30,6 +30,8 @@ __all__ = (
     "RACK_AWARE_ASSIGNMENT_TAGS",
     "RACK_AWARE_ASSIGNMENT_TRAFFIC_COST",
     "RACK_AWARE_STRATEGIES",
+    "RACK_SOLVER",
+    "RACK_SOLVERS",
     "STRATEGY_BALANCE_SUBTOPOLOGY",
     "STRATEGY_MIN_TRAFFIC",
     "STRATEGY_NONE",
@@ -47,11 +49,14 @@ RACK_AWARE_ASSIGNMENT_TAGS = "rack.aware.assignment.tags"
 RACK_AWARE_ASSIGNMENT_TRAFFIC_COST = "rack.aware.assignment.traffic_cost"
 RACK_AWARE_ASSIGNMENT_NON_OVERLAP_COST = "rack.aware.assignment.non_overlap_cost"
 KAFKA_COMPAT = "taskassign.kafka.compat"
+RACK_SOLVER = "taskassign.rack.solver"
 
 STRATEGY_NONE = "none"
 STRATEGY_MIN_TRAFFIC = "min_traffic"
 STRATEGY_BALANCE_SUBTOPOLOGY = "balance_subtopology"
 RACK_AWARE_STRATEGIES = (STRATEGY_NONE, STRATEGY_MIN_TRAFFIC, STRATEGY_BALANCE_SUBTOPOLOGY)
+#: ``taskassign.rack.solver``: auto = Kafka's own solver under kafka_compat, else the fast one.
+RACK_SOLVERS = ("auto", "kafka", "min_cost_flow")
 
 INT_MAX = 2**31 - 1
 LONG_MAX = 2**63 - 1
@@ -118,6 +123,9 @@ _KEYS: tuple[ConfigKey, ...] = (
               "cost per moved task (null: the assignor's default)", _non_negative_or_null),
     ConfigKey(KAFKA_COMPAT, "bool", False,
               "reproduce Kafka's known bugs bit for bit (docs/kafka-differences.md)"),
+    ConfigKey(RACK_SOLVER, "string", "auto",
+              "min-cost-flow solver of the rack-aware optimisation: kafka (exact parity) or min_cost_flow "
+              "(fast); auto = kafka under taskassign.kafka.compat", _one_of(RACK_SOLVERS)),
 )
 
 #: Every config taskassign understands, by name. Extensions add their rows here.

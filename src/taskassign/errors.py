@@ -8,7 +8,9 @@ The tree::
     │   ├── ConfigError                  a config key is unknown or its value has the wrong type/range
     │   ├── TaskIdFormatError            a task id string does not parse (Kafka's TaskIdFormatException)
     │   ├── ProcessIdFormatError         a process id is not a UUID
-    │   └── AssignorNotFoundError        an assignor name or ``module:Class`` path does not resolve
+    │   ├── AssignorNotFoundError        an assignor name or ``module:Class`` path does not resolve
+    │   └── RackAwareOptimizationError   a rack-aware optimisation's input is inconsistent (a task held by
+    │                                    two clients or none, missing rack information)
     ├── TaskAssignmentException          an assignor gives up; the leader keeps the previous assignment
     ├── InvalidAssignmentError           the assignor's output failed validation (Kafka's StreamsException)
     ├── LagsNotRequestedError            ``lag_for`` on a state built with ``compute_task_lags=False``
@@ -30,6 +32,7 @@ __all__ = (
     "InvalidAssignmentError",
     "LagsNotRequestedError",
     "ProcessIdFormatError",
+    "RackAwareOptimizationError",
     "ScenarioError",
     "TaskAssignmentException",
     "TaskIdFormatError",
@@ -76,6 +79,11 @@ class ProcessIdFormatError(UserInputError):
 
 class AssignorNotFoundError(UserInputError):
     """An assignor name or ``module:Class`` path could not be resolved; the message lists the valid names."""
+
+
+class RackAwareOptimizationError(UserInputError):
+    """The input of a rack-aware optimisation is inconsistent: a task held by two clients or by none,
+    a client or partition without rack information (Kafka's IllegalArgumentException/IllegalStateException)."""
 
 
 class TaskAssignmentException(TaskassignError):
