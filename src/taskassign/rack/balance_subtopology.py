@@ -26,8 +26,9 @@ def groups_by_subtopology(tasks: Iterable[TaskId]) -> tuple[tuple[TaskId, ...], 
     """Kafka's internal grouping: one group per Subtopology (id, then named topology, unnamed first)."""
     groups: dict[tuple[int, bool, str], list[TaskId]] = {}
     for t in tasks:
-        name = t.topology_name
-        groups.setdefault((t.subtopology, name is not None, name or ""), []).append(t)
+        name, subtopology = t[0], t[1]  # tuple access: this runs over every task of the application
+        key = (subtopology, False, "") if name is None else (subtopology, True, name)
+        groups.setdefault(key, []).append(t)
     return tuple(tuple(sorted(groups[key])) for key in sorted(groups))
 
 
@@ -35,7 +36,7 @@ def groups_by_subtopology_number(tasks: Iterable[TaskId]) -> tuple[tuple[TaskId,
     """The public helpers' grouping: by ``TaskId.subtopology`` alone (named topologies merge)."""
     groups: dict[int, list[TaskId]] = {}
     for t in tasks:
-        groups.setdefault(t.subtopology, []).append(t)
+        groups.setdefault(t[1], []).append(t)
     return tuple(tuple(sorted(groups[key])) for key in sorted(groups))
 
 
@@ -90,7 +91,7 @@ class BalanceSubtopologyGraph:
         graph.set_sink_node(sink)
         return KafkaGraph(graph, tuple(node_of), client_of_node, True)
 
-    def solve_fast(self, problem: FlowProblem) -> list[int]:
+    def solve_fast(self, problem: FlowProblem) -> tuple[list[int], int]:
         members, caps = self._layout(problem)
         used = [g for g, inside in enumerate(members) if inside]
         return solve_compact(problem, [members[g] for g in used], [caps[g] for g in used])

@@ -6,14 +6,19 @@ reports can say *why* an application is not optimised.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from taskassign.configs import STRATEGY_NONE
-from taskassign.model import ApplicationState, TaskInfo
-from taskassign.rack.cost import PartitionScope
+from taskassign.model import ApplicationState
+from taskassign.rack.cost import PartitionScope, RackTable
 
-__all__ = ("internal_rack_awareness_problem", "public_rack_awareness_problem")
+__all__ = ("internal_rack_awareness_problem", "partition_rack_problem", "public_rack_awareness_problem")
+
+#: How callers hand over rack tables (so one built for the check is reused for the costs).
+TableFor = Callable[[PartitionScope], RackTable]
 
 
-def internal_rack_awareness_problem(state: ApplicationState) -> str | None:
+def internal_rack_awareness_problem(state: ApplicationState, table_for: TableFor | None = None) -> str | None:
     """Why Kafka's internal assignors (high-availability, legacy sticky) cannot enable rack awareness.
 
     Every client needs a rack, every source partition of every task a non-empty replica rack set, and,
@@ -22,11 +27,9 @@ def internal_rack_awareness_problem(state: ApplicationState) -> str | None:
     configs = state.configs
     if configs.rack_aware_assignment_strategy == STRATEGY_NONE:
         return "rack.aware.assignment.strategy is none"
-    problem = _client_problem(state)
-    if problem is None:
-        problem = _partition_problem(state, PartitionScope.SOURCE)
+    problem = _client_problem(state) or partition_rack_problem(state, PartitionScope.SOURCE, table_for)
     if problem is None and configs.num_standby_replicas != 0:
-        problem = _partition_problem(state, PartitionScope.CHANGELOG)
+        problem = partition_rack_problem(state, PartitionScope.CHANGELOG, table_for)
     return problem
 
 
@@ -44,7 +47,7 @@ def public_rack_awareness_problem(
             return "rack.aware.assignment.traffic_cost is not configured"
         if configs.rack_aware_non_overlap_cost is None:
             return "rack.aware.assignment.non_overlap_cost is not configured"
-    return _client_problem(state) or _partition_problem(state, scope)
+    return _client_problem(state) or partition_rack_problem(state, scope)
 
 
 def _client_problem(state: ApplicationState) -> str | None:
@@ -54,18 +57,11 @@ def _client_problem(state: ApplicationState) -> str | None:
     return None
 
 
-def _partition_problem(state: ApplicationState, scope: PartitionScope) -> str | None:
-    for tid, info in state.tasks.items():
-        problem = _task_partition_problem(info, scope)
-        if problem:
-            return f"task {tid}: {problem}"
-    return None
-
-
-def _task_partition_problem(info: TaskInfo, scope: PartitionScope) -> str | None:
-    for p in scope.partitions(info):
-        if p.rack_ids is None:
-            return f"{scope.value} partition {p.topic}-{p.partition} has no rack information"
-        if not p.rack_ids:
-            return f"{scope.value} partition {p.topic}-{p.partition} has no replica with a rack"
+def partition_rack_problem(
+    state: ApplicationState, scope: PartitionScope, table_for: TableFor | None = None
+) -> str | None:
+    """The first partition of the scope, over every task, without a known replica rack (None: all known)."""
+    table = table_for(scope) if table_for is not None else RackTable.build(state, scope)
+    for tid, problem in table.unknown_racks.items():
+        return f"task {tid}: {problem}"
     return None

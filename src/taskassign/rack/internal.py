@@ -54,7 +54,7 @@ class RackAwareTaskAssignor:
 
     def why_disabled(self) -> str | None:
         """Why rack awareness cannot be enabled (None when it can)."""
-        return internal_rack_awareness_problem(self._state)
+        return internal_rack_awareness_problem(self._state, self._table)
 
     def _table(self, scope: PartitionScope) -> RackTable:
         table = self._tables.get(scope)

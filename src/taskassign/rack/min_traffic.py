@@ -36,9 +36,10 @@ class MinTrafficGraph:
         graph.set_sink_node(sink)
         return KafkaGraph(graph, tuple(range(t_count)), {t_count + j: j for j in range(c_count)}, False)
 
-    def solve_fast(self, problem: FlowProblem) -> list[int]:
+    def solve_fast(self, problem: FlowProblem) -> tuple[list[int], int]:
         if len(problem.clients) == 2:
-            return _exchange_between_two_clients(problem)
+            holders = _exchange_between_two_clients(problem)
+            return holders, problem.assignment_cost(holders)
         return solve_compact(problem, [range(len(problem.tasks))])
 
 

@@ -49,25 +49,30 @@ class FlowProblem:
         clients: Sequence[ProcessId],
         holds: Mapping[ProcessId, AbstractSet[TaskId]],
         costs: CostModel,
+        *,
+        strict: bool = True,
     ) -> FlowProblem:
-        """Find each task's holder among ``clients``; Kafka's errors for a task held twice or not at all."""
-        wanted = set(tasks)
-        held_by: dict[TaskId, list[int]] = {}
+        """Find each task's holder among ``clients``; Kafka's errors for a task held twice or not at all.
+
+        ``strict`` (the internal optimiser) also refuses a task without relevant partitions or with a
+        partition lacking rack information; otherwise such a task simply costs no traffic.
+        """
+        wanted = frozenset(tasks)
+        if len(wanted) != len(tasks):
+            raise ValueError("the tasks to optimise must be distinct")
+        owner: dict[TaskId, int] = {}
+        claims = 0
         for j, client in enumerate(clients):
-            for t in holds.get(client, ()):
-                if t in wanted:
-                    held_by.setdefault(t, []).append(j)
-        holders = []
-        for t in tasks:
-            owners = held_by.get(t)
-            if not owners:
-                raise RackAwareOptimizationError(f"Task {t} not assigned to any client")
-            if len(owners) > 1:
-                raise RackAwareOptimizationError(
-                    f"Task {t} assigned to multiple clients {clients[owners[0]]}, {clients[owners[1]]}"
-                )
-            holders.append(owners[0])
-        costs.table.require(tasks)
+            held = holds.get(client)
+            if held:
+                mine = wanted.intersection(held)
+                claims += len(mine)
+                owner.update(dict.fromkeys(mine, j))
+        holders = [owner.get(t, -1) for t in tasks]
+        if claims != len(owner) or len(owner) != len(wanted):
+            _raise_holder_error(tasks, clients, holds)
+        if strict:
+            costs.table.require(tasks)
         racks = tuple(costs.table.rack_of(c) for c in clients)
         return cls(tuple(tasks), tuple(clients), racks, tuple(holders), costs)
 
@@ -78,6 +83,18 @@ class FlowProblem:
     def assignment_cost(self, holders: Sequence[int]) -> int:
         """Kafka's graph cost of an assignment: traffic at the new holders plus non-overlap per moved task."""
         return sum(self.cost(i, j) for i, j in enumerate(holders))
+
+
+def _raise_holder_error(
+    tasks: Sequence[TaskId], clients: Sequence[ProcessId], holds: Mapping[ProcessId, AbstractSet[TaskId]]
+) -> None:
+    """Kafka's error for the first task (in task order) held by no client or by several."""
+    for t in tasks:
+        owners = [c for c in clients if t in holds.get(c, ())]
+        if not owners:
+            raise RackAwareOptimizationError(f"Task {t} not assigned to any client")
+        if len(owners) > 1:
+            raise RackAwareOptimizationError(f"Task {t} assigned to multiple clients {owners[0]}, {owners[1]}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +117,7 @@ class GraphConstructor(Protocol):
         """Kafka's graph with node numbering, edge costs and starting flow exactly as Kafka builds them."""
         ...
 
-    def solve_fast(self, problem: FlowProblem) -> list[int]:
-        """A minimum-cost assignment (new holder per task) with the fewest moves among the optimal ones."""
+    def solve_fast(self, problem: FlowProblem) -> tuple[list[int], int]:
+        """A minimum-cost assignment (new holder per task), with the fewest moves among the optimal ones,
+        and its cost (``FlowProblem.assignment_cost``)."""
         ...

@@ -50,8 +50,7 @@ def solve(problem: FlowProblem, constructor: GraphConstructor, solver: Solver) -
         holders = _solve_kafka_graph(layout, problem)
         cost = layout.graph.total_cost()
     else:
-        holders = constructor.solve_fast(problem)
-        cost = problem.assignment_cost(holders)
+        holders, cost = constructor.solve_fast(problem)
     _check_counts(problem, holders)
     return FlowSolution(tuple(holders), cost, tuple(holders) != problem.holders)
 

@@ -35,11 +35,14 @@ def optimize_standbys_pairwise(
     solver: Solver,
     can_move: PairMovePredicate,
     eligible: AbstractSet[TaskId] | None = None,
-) -> bool:
-    """Exchange standbys between client pairs, in place on ``standby``; True if anything moved.
+    *,
+    strict: bool = True,
+) -> list[tuple[TaskId, ProcessId, ProcessId]]:
+    """Exchange standbys between client pairs, in place on ``standby``; returns the moves in order
+    as (task, from, to).
 
     ``clients`` is the iteration order of the pairs; ``eligible`` restricts the tasks that may move
-    (None: every standby of the pair).
+    (None: every standby of the pair); ``strict`` as in ``FlowProblem.of``.
     """
     racks = {c: costs.table.rack_of(c) for c in clients}
     empty: frozenset[TaskId] = frozenset()
@@ -53,7 +56,7 @@ def optimize_standbys_pairwise(
             if (eligible is None or t in eligible) and not holds(destination, t) and can_move(source, destination, t)
         )
 
-    moved_any = False
+    moves: list[tuple[TaskId, ProcessId, ProcessId]] = []
     moved = True
     rounds = 0
     while moved and rounds < STANDBY_OPTIMIZER_MAX_ITERATION:
@@ -70,15 +73,16 @@ def optimize_standbys_pairwise(
                 if not take:
                     continue
                 pair = tuple(sorted((first, second)))
-                problem = FlowProblem.of(sorted(give + take), pair, standby, costs)
+                problem = FlowProblem.of(sorted(give + take), pair, standby, costs, strict=strict)
                 solution = solve(problem, constructor, solver)
                 if solution.moved:
                     for task, old, new in zip(problem.tasks, problem.holders, solution.holders, strict=True):
                         if old != new:
                             standby[pair[old]].discard(task)
                             standby[pair[new]].add(task)
-                    moved = moved_any = True
-    return moved_any
+                            moves.append((task, pair[old], pair[new]))
+                    moved = True
+    return moves
 
 
 def standby_cost(standby: Mapping[ProcessId, AbstractSet[TaskId]], costs: CostModel) -> int:
