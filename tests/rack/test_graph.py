@@ -127,3 +127,31 @@ def test_max_flow_then_min_cost_matches_the_literal_transcription(seed: int) -> 
     g.solve_min_cost_flow()
     ref.solve_min_cost_flow()
     assert _edges(g) == _edges(ref)
+
+
+def _dense_assignment_graph(rng: random.Random, tasks: int, clients: int) -> list[tuple[int, int, int, int, int]]:
+    holder = [rng.randrange(clients) for _ in range(tasks)]
+    edges = [(i, tasks + j, 1, rng.randint(0, 30), int(holder[i] == j)) for i in range(tasks) for j in range(clients)]
+    edges += [(-1, i, 1, 0, 1) for i in range(tasks)]
+    edges += [(tasks + j, tasks + clients, holder.count(j), 0, holder.count(j)) for j in range(clients)]
+    return edges
+
+
+def test_the_periodic_shortcut_is_taken_and_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from taskassign.rack import graph as graph_module
+
+    jumps = []
+    period = graph_module._NegativeCycleSearch._period
+
+    def counting(self: object, *args: object) -> int:
+        p = period(self, *args)  # type: ignore[arg-type]
+        jumps.append(p)
+        return p
+
+    monkeypatch.setattr(graph_module._NegativeCycleSearch, "_period", counting)
+    for seed in range(6):
+        g, ref = _both(_dense_assignment_graph(random.Random(seed), 30, 6), -1, 36)
+        g.solve_min_cost_flow()
+        ref.solve_min_cost_flow()
+        assert _edges(g) == _edges(ref)
+    assert sum(1 for p in jumps if p) >= 6

@@ -43,6 +43,8 @@ class PartitionScope(enum.Enum):
         return result
 
 
+_LABELS = {PartitionScope.SOURCE: "source partition", PartitionScope.ALL: "partition",
+           PartitionScope.CHANGELOG: "changelog partition"}
 _PARTITIONS = {
     PartitionScope.SOURCE: attrgetter("source_partitions"),
     PartitionScope.ALL: attrgetter("topic_partitions"),
@@ -103,7 +105,7 @@ class RackTable:
                 names = p.rack_ids
                 racks = () if names is None else names.items
                 if not racks and tid not in unknown:
-                    unknown[tid] = (f"{scope.value} partition {p.topic}-{p.partition} has "
+                    unknown[tid] = (f"{_LABELS[scope]} {p.topic}-{p.partition} has "
                                     f"{'no rack information' if names is None else 'no replica with a rack'}")
                     problems[tid] = (f"TopicPartition {p.topic}-{p.partition} has no rack information. "
                                      "Maybe forgot to call canEnableRackAwareAssignor first")
@@ -111,7 +113,7 @@ class RackTable:
                     i = index.setdefault(name, len(index))
                     counts[i] = counts.get(i, 0) + 1
             if not parts:
-                problems[tid] = f"task {tid} has no {scope.value} partitions to compute a rack-aware cost from"
+                problems[tid] = f"task {tid} has no {_LABELS[scope]}s to compute a rack-aware cost from"
             row[tid] = len(partitions)
             partitions[tid] = len(parts)
             on_rack[tid] = counts
