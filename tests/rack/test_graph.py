@@ -141,17 +141,17 @@ def test_the_periodic_shortcut_is_taken_and_changes_nothing(monkeypatch: pytest.
     from taskassign.rack import graph as graph_module
 
     jumps = []
-    period = graph_module._NegativeCycleSearch._period
+    fast_forward = graph_module._NegativeCycleSearch._fast_forward
 
     def counting(self: object, *args: object) -> int:
-        p = period(self, *args)  # type: ignore[arg-type]
-        jumps.append(p)
-        return p
+        skipped = fast_forward(self, *args)  # type: ignore[arg-type]
+        jumps.append(skipped)
+        return skipped
 
-    monkeypatch.setattr(graph_module._NegativeCycleSearch, "_period", counting)
+    monkeypatch.setattr(graph_module._NegativeCycleSearch, "_fast_forward", counting)
     for seed in range(6):
         g, ref = _both(_dense_assignment_graph(random.Random(seed), 30, 6), -1, 36)
         g.solve_min_cost_flow()
         ref.solve_min_cost_flow()
         assert _edges(g) == _edges(ref)
-    assert sum(1 for p in jumps if p) >= 6
+    assert sum(1 for skipped in jumps if skipped) >= 6

@@ -11,12 +11,16 @@ exactly what those sweeps return but skips work that provably cannot change the 
   nothing either);
 * within a round, a node whose distance has not changed since it was last scanned cannot relax any edge
   (every out-neighbour already satisfies ``dist[v] <= dist[u] + cost`` and distances only decrease);
-* once the search is periodic -- after some round r, the distances of round r minus those of round r-p
-  are one constant c < 0 on a set S of nodes and 0 elsewhere (Z), no node of Z relaxed anything in the
-  last p rounds and no edge with residual capacity leads from S to Z -- every later round repeats the
-  round p before it shifted by c on S: comparisons inside S are invariant under a common shift, Z nodes
-  keep losing their comparisons and are never reached. Round N-1 (the one that reports a node) then
-  behaves exactly like the round r' in (r, r+p] with r' = N-1 (mod p), so the search jumps there.
+* once the search repeats itself it is fast-forwarded. Let D = dist(round r) - dist(round r-p) and
+  call nodes with equal D a class. Suppose every relaxation of the last p rounds went from a node to a
+  node of its own class. Comparisons within a class are invariant under the class's common shift, so
+  the next p rounds repeat those p rounds shifted by D -- unless some edge u -> v with residual capacity
+  and D[u] < D[v] (u sinks faster) starts to relax (edges towards a faster class only lose ground).
+  During the m-th next period u stays above ``dist[u] + m * D[u]`` and v below
+  ``dist[v] + (m - 1) * D[v]``, so while ``dist[u] + m * D[u] + cost >= dist[v] + (m - 1) * D[v]`` on
+  every such edge, round r + m * p is round r shifted by m * D, with the same parents. The search jumps
+  there (never past round N-2: Kafka's round N-1, which reports a node, is always simulated) and
+  carries on.
 
 ``tests/rack/kafka_graph_reference.py`` keeps a literal transcription; randomized tests check that both
 produce the same flows on every edge.
@@ -26,6 +30,8 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator
+
+import numpy as np
 
 __all__ = ("Graph", "GraphEdge", "GraphError")
 
@@ -61,8 +67,8 @@ class _Residual:
     becomes a forward edge and a backward edge (cost negated) linked through ``counter``.
     """
 
-    __slots__ = ("cost", "counter", "dst", "flow", "forward", "incoming", "n", "node_ids", "out",
-                 "positive", "residual", "src")
+    __slots__ = ("cost", "counter", "dst", "edge_arrays", "flow", "forward", "incoming", "n", "node_ids", "out",
+                 "positive", "residual", "residual_array", "src")
 
     def __init__(self, graph: Graph) -> None:
         node_ids = sorted(graph.nodes)
@@ -88,6 +94,9 @@ class _Residual:
             self.out[self.src[e]].append(e)
             self.incoming[self.dst[e]].append(e)
         self.positive: list[list[tuple[int, int, int]]] = [self._positive_edges(u) for u in range(self.n)]
+        #: (src, dst, cost) of every residual edge, and the residual capacities, for vectorised checks.
+        self.edge_arrays = tuple(np.array(column, dtype=np.int64) for column in (self.src, self.dst, self.cost))
+        self.residual_array = np.array(self.residual, dtype=np.int64)
 
     def _append(self, u: int, v: int, cost: int, residual: int, flow: int, forward: bool, counter: int) -> None:
         self.src.append(u)
@@ -115,6 +124,8 @@ class _Residual:
             residual[c] += bottleneck
             if forward[c] and flow[c] >= bottleneck:
                 flow[c] -= bottleneck
+            self.residual_array[e] = residual[e]
+            self.residual_array[c] = residual[c]
             touched.add(self.src[e])
             touched.add(self.src[c])
         for u in touched:
@@ -148,21 +159,18 @@ class _NegativeCycleSearch:
         dirty = [True] * n
         dirty[0] = False
         last = n - 1
-        if last == 0:
-            return 1 if n > 1 else None  # pragma: no cover - a graph always has at least two nodes
-        history: list[list[int]] = []
-        relaxers_by_round: list[set[int]] = []
+        history: list[np.ndarray] = []
+        events_by_round: list[tuple[np.ndarray, np.ndarray]] = []
         rnd = 0
-        jumped = False
         while rnd <= last:
             is_last = rnd == last
-            relaxers: set[int] = set()
+            sources: list[int] = []
+            targets: list[int] = []
             for u in range(1, n):
                 if not dirty[u]:
                     continue
                 dirty[u] = False
                 du = dist[u]
-                relaxed = False
                 for v, c, e in positive[u]:
                     nd = du + c
                     if nd < dist[v]:
@@ -172,52 +180,50 @@ class _NegativeCycleSearch:
                         dirty[v] = True
                         if is_last:
                             return v
-                        relaxed = True
-                if relaxed:
-                    relaxers.add(u)
-            if not relaxers and rnd > 0:
+                        sources.append(u)
+                        targets.append(v)
+            if not sources and rnd > 0:
                 return None
-            if not jumped and rnd > 0:
-                history.append(dist[:])
-                relaxers_by_round.append(relaxers)
-                if len(history) > 2 * MAX_PERIOD + 1:
+            if rnd > 0:
+                history.append(np.array(dist, dtype=np.int64))
+                events_by_round.append((np.array(sources, dtype=np.int64), np.array(targets, dtype=np.int64)))
+                if len(history) > MAX_PERIOD + 1:
                     del history[0]
-                    del relaxers_by_round[0]
-                period = self._period(history, relaxers_by_round)
-                if period:
-                    jumped = True
-                    ahead = (last - rnd) % period or period
-                    last = min(last, rnd + ahead)
+                    del events_by_round[0]
+                rnd += self._fast_forward(rnd, last, history, events_by_round)
             rnd += 1
         return None  # pragma: no cover - the last round either returns or ended the search as quiet
 
-    def _period(self, history: list[list[int]], relaxers_by_round: list[set[int]]) -> int:
-        """A period p after which the search provably repeats itself shifted (see the module doc), or 0."""
+    def _fast_forward(
+        self, rnd: int, last: int, history: list[np.ndarray], events_by_round: list[tuple[np.ndarray, np.ndarray]]
+    ) -> int:
+        """Skip whole periods of a repeating search (see the module doc); returns the rounds skipped."""
         current = history[-1]
-        for p in range(1, min(MAX_PERIOD, len(history) - 1) + 1):
-            before = history[-1 - p]
-            shift = 0
-            frozen: list[int] = []
-            for i, (a, b) in enumerate(zip(current, before, strict=True)):
-                d = a - b
-                if d == 0:
-                    frozen.append(i)
-                elif shift == 0:
-                    shift = d
-                elif d != shift:
-                    break
-            else:
-                if shift < 0 and self._frozen_stay_out(frozen, relaxers_by_round[-p:]):
-                    return p
+        for period in range(1, len(history)):
+            drift = current - history[-1 - period]
+            if not all(np.array_equal(drift[us], drift[vs]) for us, vs in events_by_round[-period:]):
+                continue
+            periods = self._safe_periods(drift, (last - rnd - 1) // period)
+            if periods <= 0:
+                return 0
+            self.dist[:] = (current + periods * drift).tolist()
+            history.clear()
+            events_by_round.clear()
+            return periods * period
         return 0
 
-    def _frozen_stay_out(self, frozen: list[int], recent_relaxers: list[set[int]]) -> bool:
-        frozen_set = set(frozen)
-        if any(not frozen_set.isdisjoint(relaxers) for relaxers in recent_relaxers):
-            return False
-        r = self.r
-        residual, src = r.residual, r.src
-        return all(residual[e] == 0 or src[e] in frozen_set for z in frozen for e in r.incoming[z])
+    def _safe_periods(self, drift: np.ndarray, limit: int) -> int:
+        """How many periods (at most ``limit``) no edge from a faster-sinking class can relax a slower one."""
+        src, dst, cost = self.r.edge_arrays
+        gaining = (drift[src] < drift[dst]) & (self.r.residual_array > 0)
+        if limit <= 0 or not gaining.any():
+            return limit
+        u, v, c = src[gaining], dst[gaining], cost[gaining]
+        dist = np.array(self.dist, dtype=np.int64)
+        margin = dist[u] + c - dist[v] + drift[v]
+        if (margin < 0).any():
+            return 0
+        return min(limit, int((margin // (drift[v] - drift[u])).min()))
 
     def cycle_edges(self, start: int) -> list[int]:
         """Walk parents from ``start`` until a node repeats; return that cycle's edges (Kafka's order)."""
