@@ -12,7 +12,8 @@ from taskassign.ids import ProcessId, TaskId
 from taskassign.rack.cost import CostModel, PartitionScope, RackTable
 from taskassign.rack.internal import RackAwareTaskAssignor
 from taskassign.rack.min_traffic import MinTrafficGraph
-from taskassign.rack.solve import MIN_COST_FLOW_SOLVER
+from taskassign.rack.problem import FlowProblem
+from taskassign.rack.solve import MIN_COST_FLOW_SOLVER, solve
 from taskassign.rack.standby import optimize_standbys_pairwise, standby_cost
 from taskassign.rack.tags import always_allowed, tag_diversity_predicate
 from tests.helpers import PID, tid
@@ -88,3 +89,44 @@ def test_standby_exchanges_keep_counts_and_tag_spread_and_never_raise_cost(seed:
     if tagged:
         assert all(_distinct_tags(state, instance.active, standby, t) >= before[t] for t in state.task_ids)
     assert all(state.clients[a].rack_id != state.clients[b].rack_id for _, a, b in moves)
+
+
+def _literal_pairwise(clients, active, standby, costs, solver, can_move):  # type: ignore[no-untyped-def]
+    """Spec 7.7 as written: every pair on different racks, movable lists, a pair graph, four rounds."""
+    table = costs.table
+    moved, rounds = True, 0
+    while moved and rounds < 4:
+        moved, rounds = False, rounds + 1
+        for i, c1 in enumerate(clients):
+            for c2 in clients[i + 1:]:
+                if table.rack_of(c1) == table.rack_of(c2):
+                    continue
+                m1 = sorted(t for t in standby[c1] if t not in active[c2] | standby[c2] and can_move(c1, c2, t))
+                m2 = sorted(t for t in standby[c2] if t not in active[c1] | standby[c1] and can_move(c2, c1, t))
+                if not m1 or not m2:
+                    continue
+                pair = tuple(sorted((c1, c2)))
+                problem = FlowProblem.of(sorted(m1 + m2), pair, standby, costs)
+                solution = solve(problem, MinTrafficGraph(), solver)
+                for task, old, new in zip(problem.tasks, problem.holders, solution.holders, strict=True):
+                    if old != new:
+                        standby[pair[old]].discard(task)
+                        standby[pair[new]].add(task)
+                moved |= solution.moved
+
+
+@pytest.mark.parametrize("solver", ["kafka", "min_cost_flow"])
+@pytest.mark.parametrize("seed", range(25))
+def test_pruned_pairwise_loop_equals_the_literal_one(seed: int, solver: str) -> None:
+    instance = random_instance(random.Random(seed), max_tasks=12, max_clients=6, tags=True)
+    state = instance.state
+    costs = CostModel(RackTable.build(state, PartitionScope.CHANGELOG), instance.traffic_cost,
+                      instance.non_overlap_cost)
+    predicate = tag_diversity_predicate(state) if seed % 2 else always_allowed
+    ours = {p: set(t) for p, t in instance.standby.items()}
+    literal = {p: set(t) for p, t in instance.standby.items()}
+    optimize_standbys_pairwise(state.process_ids, instance.active, ours, costs, MinTrafficGraph(), solver,
+                               lambda s, d, t: predicate(s, d, t, instance.active, ours))
+    _literal_pairwise(state.process_ids, instance.active, literal, costs, solver,
+                      lambda s, d, t: predicate(s, d, t, instance.active, literal))
+    assert ours == literal

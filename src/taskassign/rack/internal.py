@@ -21,7 +21,7 @@ from taskassign.rack.min_traffic import MinTrafficGraph
 from taskassign.rack.problem import FlowProblem, GraphConstructor
 from taskassign.rack.solve import Solver, resolve_solver, solve
 from taskassign.rack.standby import optimize_standbys_pairwise, standby_cost
-from taskassign.rack.tags import MoveStandbyPredicate
+from taskassign.rack.tags import MoveStandbyPredicate, always_allowed
 
 __all__ = ("RackAwareTaskAssignor",)
 
@@ -114,6 +114,7 @@ class RackAwareTaskAssignor:
             return can_move(source, destination, task, current_active, current_standby)
 
         optimize_standbys_pairwise(
-            clients, current_active, current_standby, costs, MinTrafficGraph(), self._solver, pair_can_move
+            clients, current_active, current_standby, costs, MinTrafficGraph(), self._solver,
+            None if can_move is always_allowed else pair_can_move,
         )
         return current_standby, standby_cost(current_standby, costs)

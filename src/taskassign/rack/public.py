@@ -213,13 +213,13 @@ def optimize_standby(
     empty: frozenset[TaskId] = frozenset()
 
     def can_move(source: ProcessId, destination: ProcessId, task: TaskId) -> bool:
-        if not check_tags:
-            return True  # Kafka passes the source as destination too, so its tag check always passes
         holders = [c for c in clients if task in active[c] or task in standby.get(c, empty)]
         return tag_diversity_allows(tags, source, destination, holders)
 
+    # Without tags every move is allowed; under kafka_compat Kafka passes the source as destination too,
+    # so its tag check always passes.
     moves = optimize_standbys_pairwise(
-        clients, active, standby, costs, _constructor(state, tasks), solver, can_move,
+        clients, active, standby, costs, _constructor(state, tasks), solver, can_move if check_tags else None,
         eligible=None if compat else tasks, strict=False,
     )
     for task, source, destination in moves:

@@ -5,6 +5,11 @@ Kafka never builds one graph over all standbys. It visits every pair of clients 
 partner must not hold the task, the move predicate must allow it) and, when both sides have some,
 re-optimises the pair with a two-client graph whose sink capacities keep both counts: k standbys go one
 way, k the other.
+
+With the min_traffic pair graph a pair is skipped without building anything when no exchange can gain:
+moving standby a off client c1 changes the cost by at least ``non_overlap - traffic * missing(a, c1)``,
+so if the worst-placed standbys of both clients cannot pay for two moves, every exchange costs >= 0, the
+pair graph has no negative cycle and Kafka's solver (like the fast one) would move nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from collections.abc import Set as AbstractSet
 
 from taskassign.ids import ProcessId, TaskId
 from taskassign.rack.cost import CostModel
+from taskassign.rack.min_traffic import MinTrafficGraph
 from taskassign.rack.problem import FlowProblem, GraphConstructor
 from taskassign.rack.solve import Solver, solve
 
@@ -29,32 +35,41 @@ PairMovePredicate = Callable[[ProcessId, ProcessId, TaskId], bool]
 def optimize_standbys_pairwise(
     clients: Sequence[ProcessId],
     active: Mapping[ProcessId, AbstractSet[TaskId]],
-    standby: Mapping[ProcessId, set[TaskId]],
+    standby: dict[ProcessId, set[TaskId]],
     costs: CostModel,
     constructor: GraphConstructor,
     solver: Solver,
-    can_move: PairMovePredicate,
+    can_move: PairMovePredicate | None,
     eligible: AbstractSet[TaskId] | None = None,
     *,
     strict: bool = True,
 ) -> list[tuple[TaskId, ProcessId, ProcessId]]:
-    """Exchange standbys between client pairs, in place on ``standby``; returns the moves in order
-    as (task, from, to).
+    """Exchange standbys between client pairs, in place on ``standby`` (which has an entry for every
+    client); returns the moves in order as (task, from, to).
 
-    ``clients`` is the iteration order of the pairs; ``eligible`` restricts the tasks that may move
-    (None: every standby of the pair); ``strict`` as in ``FlowProblem.of``.
+    ``clients`` is the iteration order of the pairs; ``can_move`` None allows every move; ``eligible``
+    restricts the tasks that may move (None: every standby of the pair); ``strict`` as in
+    ``FlowProblem.of``.
     """
-    racks = {c: costs.table.rack_of(c) for c in clients}
-    empty: frozenset[TaskId] = frozenset()
+    table = costs.table
+    racks = {c: table.rack_of(c) for c in clients}
+    held = {c: set(active.get(c, ())) | standby[c] for c in clients}
+    traffic, non_overlap = costs.traffic_cost, costs.non_overlap_cost
+    prune = isinstance(constructor, MinTrafficGraph) and traffic >= 0 and non_overlap >= 0
 
-    def holds(client: ProcessId, task: TaskId) -> bool:
-        return task in active.get(client, empty) or task in standby.get(client, empty)
+    def worst(client: ProcessId) -> int:
+        rack = racks[client]
+        return max((table.missing(t, rack) for t in standby[client]), default=0)
+
+    worst_missing = {c: worst(c) for c in clients} if prune else {}
 
     def movable(source: ProcessId, destination: ProcessId) -> list[TaskId]:
-        return sorted(
-            t for t in standby.get(source, empty)
-            if (eligible is None or t in eligible) and not holds(destination, t) and can_move(source, destination, t)
-        )
+        candidates = standby[source] - held[destination]
+        if eligible is not None:
+            candidates &= eligible
+        if can_move is not None:
+            return sorted(t for t in candidates if can_move(source, destination, t))
+        return sorted(candidates)
 
     moves: list[tuple[TaskId, ProcessId, ProcessId]] = []
     moved = True
@@ -66,6 +81,8 @@ def optimize_standbys_pairwise(
             for second in clients[i + 1:]:
                 if racks[first] == racks[second]:
                     continue
+                if prune and 2 * non_overlap >= traffic * (worst_missing[first] + worst_missing[second]):
+                    continue
                 give = movable(first, second)
                 if not give:
                     continue
@@ -75,13 +92,19 @@ def optimize_standbys_pairwise(
                 pair = tuple(sorted((first, second)))
                 problem = FlowProblem.of(sorted(give + take), pair, standby, costs, strict=strict)
                 solution = solve(problem, constructor, solver)
-                if solution.moved:
-                    for task, old, new in zip(problem.tasks, problem.holders, solution.holders, strict=True):
-                        if old != new:
-                            standby[pair[old]].discard(task)
-                            standby[pair[new]].add(task)
-                            moves.append((task, pair[old], pair[new]))
-                    moved = True
+                if not solution.moved:
+                    continue
+                for task, old, new in zip(problem.tasks, problem.holders, solution.holders, strict=True):
+                    if old != new:
+                        source, destination = pair[old], pair[new]
+                        standby[source].discard(task)
+                        held[source].discard(task)
+                        standby[destination].add(task)
+                        held[destination].add(task)
+                        moves.append((task, source, destination))
+                if prune:
+                    worst_missing[first], worst_missing[second] = worst(first), worst(second)
+                moved = True
     return moves
 
 
