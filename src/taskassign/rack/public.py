@@ -117,24 +117,25 @@ def _prepare(
     assignments: Mapping[ProcessId, KafkaStreamsAssignment],
     scope: PartitionScope,
     kind: AssignedTask.Type,
-) -> tuple[SortedFrozenSet[TaskId], dict[ProcessId, KafkaStreamsAssignment], str | None]:
-    """The tasks to optimise, the assignments completed with every client, and why to skip (None: go on)."""
+) -> tuple[SortedFrozenSet[TaskId], dict[ProcessId, KafkaStreamsAssignment]] | RackOptimizationResult:
+    """The tasks to optimise and the assignments completed with every client -- or the finished result
+    when there is nothing to do (no tasks) or Kafka would skip (with the reason)."""
     state = params.application_state
     current = dict(assignments)
     tasks = params.tasks_to_optimize
     if tasks is None:
         tasks = SortedFrozenSet(t for a in current.values() for t, assigned in a.tasks.items() if assigned.type is kind)
     if not tasks:
-        return tasks, current, None
+        return RackOptimizationResult(current, 0)
     compat = state.configs.kafka_compat
     reason = public_rack_awareness_problem(state, scope, costs_given=params.overrides_both_costs and not compat)
     if reason is not None:
         log.warning("skipping rack-aware %s task optimisation: %s", kind.value.lower(), reason)
-        return tasks, current, reason
+        return RackOptimizationResult(current, None, reason)
     for pid in state.process_ids:
         if pid not in current:
             current[pid] = KafkaStreamsAssignment(pid)
-    return tasks, current, None
+    return tasks, current
 
 
 def _client_order(state: ApplicationState, solver: Solver) -> tuple[ProcessId, ...]:
@@ -156,11 +157,10 @@ def optimize_active(
     """Re-map the active tasks to minimise cross-rack traffic (all partitions) plus movement, keeping every
     client's number of active tasks. Optimise actives before placing standbys, as Kafka advises."""
     state = params.application_state
-    tasks, current, reason = _prepare(params, assignments, PartitionScope.ALL, AssignedTask.Type.ACTIVE)
-    if not tasks:
-        return RackOptimizationResult(current, 0)
-    if reason is not None:
-        return RackOptimizationResult(current, None, reason)
+    prepared = _prepare(params, assignments, PartitionScope.ALL, AssignedTask.Type.ACTIVE)
+    if isinstance(prepared, RackOptimizationResult):
+        return prepared
+    tasks, current = prepared
     solver = resolve_solver(state.configs)
     traffic, non_overlap = params.cost_weights()
     costs = CostModel(RackTable.build(state, PartitionScope.ALL), traffic, non_overlap)
@@ -189,11 +189,10 @@ def optimize_standby(
     """Exchange standbys between clients on different racks (changelog traffic plus movement), keeping
     every client's number of standbys; the reported cost is the standby traffic of the result."""
     state = params.application_state
-    tasks, current, reason = _prepare(params, assignments, PartitionScope.CHANGELOG, AssignedTask.Type.STANDBY)
-    if not tasks:
-        return RackOptimizationResult(current, 0)
-    if reason is not None:
-        return RackOptimizationResult(current, None, reason)
+    prepared = _prepare(params, assignments, PartitionScope.CHANGELOG, AssignedTask.Type.STANDBY)
+    if isinstance(prepared, RackOptimizationResult):
+        return prepared
+    tasks, current = prepared
     configs = state.configs
     compat = configs.kafka_compat
     solver = resolve_solver(configs)
