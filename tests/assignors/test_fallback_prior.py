@@ -1,0 +1,39 @@
+"""FallbackPriorTaskAssignor: worked example E12c and property P32 (assignor spec 10, 9)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+
+from taskassign.assignors.fallback_prior import FallbackPriorTaskAssignor
+from taskassign.model import ApplicationState
+from tests.assignors.sticky_apps import applications
+from tests.helpers import PID_1, PID_2, app_state, client, task, tid
+
+
+def test_e12c_previous_owner_keeps_everything_and_probing_is_requested() -> None:
+    state = app_state([task("0_0"), task("0_1"), task("0_2")],
+                      [client(PID_1, prev_active=["0_0", "0_1", "0_2"]), client(PID_2)])
+    result = FallbackPriorTaskAssignor().assign(state)
+    by_pid = result.by_process()
+    assert by_pid[PID_1].active_tasks() == {tid("0_0"), tid("0_1"), tid("0_2")}
+    assert not by_pid[PID_2].tasks
+    assert result.probing_rebalance_needed is True
+
+
+@settings(max_examples=200)
+@given(applications())
+def test_p32_every_previous_active_stays_with_its_owner(state: ApplicationState) -> None:
+    result = FallbackPriorTaskAssignor().assign(state)
+    assert result.probing_rebalance_needed
+    by_pid = result.by_process()
+    last_claim = {}  # Kafka's map keeps the last claimant (clients walked in hash order)
+    for pid, client_state in state.clients.items():
+        for t in client_state.previous_active_tasks:
+            last_claim.setdefault(t, set()).add(pid)
+    for t, claimants in last_claim.items():
+        if t not in state.tasks:
+            continue
+        owners = [pid for pid, a in by_pid.items() if t in a.active_tasks()]
+        assert len(owners) == 1 and owners[0] in claimants
+        if len(claimants) == 1:
+            assert owners == list(claimants)
