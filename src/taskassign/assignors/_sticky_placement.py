@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import heapq
 import logging
-from collections.abc import Container, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from taskassign._java_order import (
     HashSubsetOrder,
     JavaHashMap,
+    grown_capacity,
     hash_iteration_order,
     hashset_copy_capacity,
 )
@@ -35,19 +37,7 @@ from taskassign.model import ApplicationState
 __all__ = ("StickyPlacement", "warn_standby_shortfalls")
 
 
-class _Excluding(Container[int]):
-    """The clients that do not hold a task (membership test without building the set)."""
-
-    __slots__ = ("_holders",)
-
-    def __init__(self, holders: Container[int]) -> None:
-        self._holders = holders
-
-    def __contains__(self, client: object) -> bool:
-        return client not in self._holders
-
-
-_EVERYONE = _Excluding(())
+_NOBODY: frozenset[int] = frozenset()
 
 
 class StickyPlacement:
@@ -152,14 +142,17 @@ class StickyPlacement:
         self.count[client] += 1
         self._refresh(client)
 
-    def least_loaded(self, task: int, candidates: Sequence[int]) -> int | None:
-        """Kafka's leastLoaded: an empty client at once; else the least loaded one that would get a new
-        pair (first in iteration order on ties); if none would, the least loaded one."""
+    def least_loaded(self, task: int, order: Sequence[int], excluded: AbstractSet[int] = _NOBODY) -> int | None:
+        """Kafka's leastLoaded over the clients of ``order`` (iteration order) not in ``excluded``: an
+        empty client at once; else the least loaded one that would get a new pair (first on ties);
+        if none would, the least loaded one."""
         count, key = self.count, self.key
         best = -1
         best_key: Any = None
         partners = -1
-        for c in candidates:
+        for c in order:
+            if c in excluded:
+                continue
             if count[c] == 0:
                 return c
             k = key[c]
@@ -170,34 +163,34 @@ class StickyPlacement:
                     best, best_key = c, k
         if best >= 0:
             return best
-        for c in candidates:
+        for c in order:
+            if c in excluded:
+                continue
             k = key[c]
             if best < 0 or k < best_key:
                 best, best_key = c, k
         return best if best >= 0 else None
 
-    def _least_loaded_previous_standby(self, task: int, within: Container[int]) -> int | None:
+    def _least_loaded_previous_standby(self, task: int, excluded: AbstractSet[int]) -> int | None:
         ids = self._prev_standby_copy.get(task)
-        if ids is None:
-            return None
-        return self.least_loaded(task, [c for c in ids if c in within])
+        return None if ids is None else self.least_loaded(task, ids, excluded)
 
-    def find_best_client(self, task: int, candidates: Sequence[int], within: Container[int] = _EVERYONE) -> int:
-        """Kafka's findClient / findBestClientForTask over ``candidates`` (iteration order; ``within``
-        is the same set as a membership test): the previous owner unless it should shed load, then a
-        previous standby owner, else the least loaded candidate."""
-        if len(candidates) == 1:
-            return candidates[0]
+    def find_best_client(self, task: int, order: Sequence[int], excluded: AbstractSet[int] = _NOBODY) -> int:
+        """Kafka's findClient / findBestClientForTask over the candidates: the clients of ``order``
+        (their iteration order) not in ``excluded``. The previous owner unless it should shed load,
+        then a previous standby owner, else the least loaded candidate."""
+        if len(order) - len(excluded) == 1:
+            return next(c for c in order if c not in excluded)
         owner = self._prev_active_owner.get(self.task_ids[task])
-        previous = owner if owner is not None and owner in within else None
+        previous = owner if owner is not None and owner not in excluded else None
         if previous is None:
-            previous = self._least_loaded_previous_standby(task, within)
+            previous = self._least_loaded_previous_standby(task, excluded)
         if previous is None:
-            return self._must(self.least_loaded(task, candidates))
+            return self._must(self.least_loaded(task, order, excluded))
         if self.should_balance(previous):
-            standby = self._least_loaded_previous_standby(task, within)
+            standby = self._least_loaded_previous_standby(task, excluded)
             if standby is None or self.should_balance(standby):
-                return self._must(self.least_loaded(task, candidates))
+                return self._must(self.least_loaded(task, order, excluded))
             return standby
         return previous
 
@@ -259,9 +252,8 @@ class StickyPlacement:
                 if free == 0:
                     short.append((self.task_ids[t], placed))
                     break
-                within = _Excluding(holders)
-                candidates = self._client_sets.subset(within, free)
-                self.place(t, self.find_best_client(t, candidates, within), active=False)
+                order = self._client_sets.order(grown_capacity(free))  # the HashSet of clients without t
+                self.place(t, self.find_best_client(t, order, holders), active=False)
         return short
 
     # -- after a rack optimisation ---------------------------------------------------------
