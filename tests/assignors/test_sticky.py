@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import importlib
+import random
 
 import pytest
 
 from taskassign.assignors.sticky import StickyPreserveTaskAssignor, StickyTaskAssignor
-from taskassign.model import ApplicationState, TaskInfo, TaskTopicPartition
-from tests.helpers import PID_1, PID_2, PID_3, PID_4, app_state, client, task, tid
+from taskassign.model import ApplicationState, AssignmentError, TaskInfo, TaskTopicPartition
+from taskassign.validation import check_completeness, validate_task_assignment
+from tests.helpers import PID, PID_1, PID_2, PID_3, PID_4, app_state, client, task, tid
 
 
 def test_e13a_one_stateful_task_gets_a_standby_on_every_other_client() -> None:
@@ -91,3 +93,23 @@ def test_unset_costs_still_optimise_stateless_tasks_unless_kafka_compat() -> Non
     assert _actives(_e13d_state(False)) == SWAPPED
     compat = _e13d_state(False, extensions={"taskassign.kafka.compat": True})
     assert _actives(compat) == UNCHANGED
+
+
+def test_p33_rack_aware_300_tasks_20_clients_2_standbys_is_valid() -> None:
+    """Kafka's CustomStickyTaskAssignorTest large case (its 3-minute timeout lives in benchmarks, not here)."""
+    _public_rack_helpers()
+    rng = random.Random(924)
+    racks = [f"rack-{r}" for r in range(4)]
+
+    def rack_task(sub: int, part: int) -> TaskInfo:
+        parts = (TaskTopicPartition(f"source-{sub}", part, True, False, frozenset(rng.sample(racks, 2))),
+                 TaskTopicPartition(f"store-{sub}-changelog", part, False, True, frozenset(rng.sample(racks, 2))))
+        return TaskInfo(tid(f"{sub}_{part}"), frozenset({f"store-{sub}"}), parts)  # type: ignore[arg-type]
+
+    state = app_state([rack_task(s, p) for s in range(3) for p in range(100)],
+                      [client(PID[n], rack=racks[n % 4]) for n in range(1, 21)],
+                      num_standby_replicas=2, rack_aware_assignment_strategy="min_traffic",
+                      rack_aware_traffic_cost=10, rack_aware_non_overlap_cost=1)
+    result = StickyTaskAssignor().assign(state)
+    assert validate_task_assignment(state, result) is AssignmentError.NONE
+    assert check_completeness(state, result).is_complete
