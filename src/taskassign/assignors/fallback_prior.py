@@ -8,6 +8,8 @@ asks for a probing rebalance so that a proper assignment follows once lags are k
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from taskassign.assignors.base import BaseTaskAssignor
 from taskassign.assignors.legacy_sticky import legacy_sticky_assignment
 from taskassign.model import ApplicationState, TaskAssignment
@@ -21,7 +23,6 @@ class FallbackPriorTaskAssignor(BaseTaskAssignor):
     name = "fallback_prior"
 
     def assign(self, application_state: ApplicationState) -> TaskAssignment:
-        assignments = legacy_sticky_assignment(
-            application_state, must_preserve_active_task_assignment=True, rack_aware=False
-        )
-        return TaskAssignment(assignments, probing_rebalance_needed=True)
+        result = legacy_sticky_assignment(application_state, must_preserve_active_task_assignment=True,
+                                          rack_aware=False)
+        return replace(result, probing_rebalance_needed=True)

@@ -53,12 +53,15 @@ def _internal_rack_optimiser(state: ApplicationState) -> Any | None:
 
 def legacy_sticky_assignment(
     state: ApplicationState, *, must_preserve_active_task_assignment: bool, rack_aware: bool
-) -> tuple[KafkaStreamsAssignment, ...]:
+) -> TaskAssignment:
     """Run the legacy sticky algorithm; one assignment per client, in ProcessId order.
 
     ``must_preserve_active_task_assignment`` keeps every previous active on its owner whatever the
     quota (FallbackPrior); ``rack_aware`` lets the internal rack optimiser run when it can be enabled.
+    When it ran, ``details["rack_optimizer_cost"]`` holds the cost Kafka's optimiser reports for each
+    pass (stateful actives, stateless actives, standbys).
     """
+    costs_reported: dict[str, int] = {}
     placement = StickyPlacement(state, capacity_tiebreak=True)
     placement.assign_actives(must_preserve=must_preserve_active_task_assignment)
     configs = state.configs
@@ -70,10 +73,13 @@ def legacy_sticky_assignment(
     if optimiser is not None:
         stateful = list(state.stateful_task_ids)
         stateless = [t for t in state.task_ids if t not in state.stateful_task_ids]
-        for tasks, costs in ((stateful, (traffic, non_overlap)),
-                             (stateless, (STATELESS_TRAFFIC_COST, STATELESS_NON_OVERLAP_COST))):
-            optimised, _ = optimiser.optimize_active_tasks(tasks, placement.sets_by_process(active=True), *costs)
+        for kind, tasks, costs in (
+            ("active_stateful", stateful, (traffic, non_overlap)),
+            ("active_stateless", stateless, (STATELESS_TRAFFIC_COST, STATELESS_NON_OVERLAP_COST)),
+        ):
+            optimised, cost = optimiser.optimize_active_tasks(tasks, placement.sets_by_process(active=True), *costs)
             placement.replace(optimised, active=True)
+            costs_reported[kind] = cost
 
     # statefulTaskIds: new HashSet<>(set) of a HashSet filled in TaskId order.
     index = placement.task_index
@@ -81,14 +87,17 @@ def legacy_sticky_assignment(
     replicas = configs.num_standby_replicas
     warn_standby_shortfalls(log, placement.assign_standbys((index[t] for t in order), replicas), replicas)
     if optimiser is not None and replicas > 0:
-        optimised, _ = optimiser.optimize_standby_tasks(
+        optimised, cost = optimiser.optimize_standby_tasks(
             placement.sets_by_process(active=True), placement.sets_by_process(active=False),
             traffic, non_overlap, _always,
         )
         placement.replace(optimised, active=False)
+        costs_reported["standby"] = cost
 
     actives, standbys = placement.sets_by_process(active=True), placement.sets_by_process(active=False)
-    return tuple(KafkaStreamsAssignment.of_tasks(pid, actives[pid], standbys[pid]) for pid in state.process_ids)
+    assignments = tuple(KafkaStreamsAssignment.of_tasks(pid, actives[pid], standbys[pid]) for pid in state.process_ids)
+    details = {"rack_optimizer_cost": costs_reported} if costs_reported else {}
+    return TaskAssignment(assignments, probing_rebalance_needed=False, details=details)
 
 
 class LegacyStickyTaskAssignor(BaseTaskAssignor):
@@ -97,7 +106,5 @@ class LegacyStickyTaskAssignor(BaseTaskAssignor):
     name = "legacy_sticky"
 
     def assign(self, application_state: ApplicationState) -> TaskAssignment:
-        assignments = legacy_sticky_assignment(
-            application_state, must_preserve_active_task_assignment=False, rack_aware=True
-        )
-        return TaskAssignment(assignments, probing_rebalance_needed=False)
+        return legacy_sticky_assignment(application_state, must_preserve_active_task_assignment=False,
+                                        rack_aware=True)
