@@ -19,22 +19,31 @@ from taskassign.model import ApplicationState, KafkaStreamsState, TaskInfo, Task
 _KINDS = ("changelog", "changelog", "store_only", "stateless")
 
 
-def _task(sub: int, part: int, kind: str) -> TaskInfo:
-    parts = [TaskTopicPartition(f"source-{sub}", part, True, False)]
+_RACKS = ("rack-a", "rack-b", "rack-c")
+
+
+def _task(sub: int, part: int, kind: str, racks: tuple[frozenset[str] | None, frozenset[str] | None]) -> TaskInfo:
+    parts = [TaskTopicPartition(f"source-{sub}", part, True, False, racks[0])]
     stores: tuple[str, ...] = ()
     if kind != "stateless":
         stores = (f"store-{sub}",)
     if kind == "changelog":
-        parts.append(TaskTopicPartition(f"app-store-{sub}-changelog", part, False, True))
+        parts.append(TaskTopicPartition(f"app-store-{sub}-changelog", part, False, True, racks[1]))
     return TaskInfo(TaskId(sub, part), frozenset(stores), tuple(parts), 0)  # type: ignore[arg-type]
 
 
 @st.composite
-def applications(draw: st.DrawFn, *, max_clients: int = 7, max_partitions: int = 6) -> ApplicationState:
+def applications(
+    draw: st.DrawFn, *, max_clients: int = 7, max_partitions: int = 6, racks: bool = False
+) -> ApplicationState:
+    """With ``racks``: every client and partition has racks, a rack strategy is set, costs vary."""
+    rack_sets = st.frozensets(st.sampled_from(_RACKS), min_size=1)
     tasks: list[TaskInfo] = []
     for sub in range(draw(st.integers(1, 4))):
         kind = draw(st.sampled_from(_KINDS))
-        tasks += [_task(sub, p, kind) for p in range(draw(st.integers(1, max_partitions)))]
+        for p in range(draw(st.integers(1, max_partitions))):
+            placed = (draw(rack_sets), draw(rack_sets)) if racks else (None, None)
+            tasks.append(_task(sub, p, kind, placed))
     task_ids = [t.id for t in tasks]
     ghost = TaskId(99, 0)  # reported by a client although the topology no longer has it
     num_clients = draw(st.integers(1, max_clients))
@@ -53,6 +62,12 @@ def applications(draw: st.DrawFn, *, max_clients: int = 7, max_partitions: int =
             consumer_client_ids=tuple(f"{pid}-StreamThread-{i}" for i in range(1, draw(st.integers(1, 3)) + 1)),
             previous_active_tasks=frozenset(prev_active),  # type: ignore[arg-type]
             previous_standby_tasks=frozenset(prev_standby),  # type: ignore[arg-type]
+            rack_id=draw(st.sampled_from(_RACKS)) if racks else None,
         ))
-    configs = AssignmentConfigs(num_standby_replicas=draw(st.integers(0, 3)))
+    rack_configs = {}
+    if racks:
+        costs = st.one_of(st.none(), st.integers(0, 10))
+        rack_configs = {"rack_aware_assignment_strategy": draw(st.sampled_from(["min_traffic", "balance_subtopology"])),
+                        "rack_aware_traffic_cost": draw(costs), "rack_aware_non_overlap_cost": draw(costs)}
+    configs = AssignmentConfigs(num_standby_replicas=draw(st.integers(0, 3)), **rack_configs)
     return ApplicationState(tasks=tasks, clients=clients, configs=configs)

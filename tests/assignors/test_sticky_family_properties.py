@@ -9,16 +9,19 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 
+from taskassign import utils
 from taskassign.assignors.registry import create_assignor
 from taskassign.leader import rebalance
 from taskassign.model import ApplicationState, AssignmentError
 from taskassign.validation import check_completeness, validate_task_assignment
 from tests.assignors.sticky_apps import applications
+from tests.golden_parity import module_available
 from tests.helpers import GOLDEN_DIR
 
 STICKY_FAMILY = ("legacy_sticky", "fallback_prior", "sticky", "sticky_preserve")
@@ -39,6 +42,21 @@ def test_output_is_valid_complete_and_standbys_are_spread(name: str, state: Appl
         assert len(holders) - len(standbys) == 1
         assert len(standbys) == (wanted if info.has_changelog else 0)
     assert len(result.assignments) == len(state.clients)
+
+
+@pytest.mark.parametrize("name", STICKY_FAMILY)
+@settings(max_examples=40)
+@given(state=applications(racks=True))
+def test_rack_optimised_output_is_valid_and_complete(name: str, state: ApplicationState) -> None:
+    if not module_available("taskassign.rack.internal") or not hasattr(utils, "optimize_rack_aware_active_tasks"):
+        pytest.skip("needs the rack-aware optimisers (taskassign.rack, TaskAssignmentUtils); not merged yet")
+    result = create_assignor(name, {}).assign(state)
+    assert validate_task_assignment(state, result) is AssignmentError.NONE
+    assert check_completeness(state, result).is_complete
+    plain = create_assignor(name, {}).assign(replace(state, configs=replace(state.configs,
+                                                     rack_aware_assignment_strategy="none")))
+    active_counts = {p: len(a.active_tasks()) for p, a in plain.by_process().items()}
+    assert {p: len(a.active_tasks()) for p, a in result.by_process().items()} == active_counts
 
 
 @pytest.mark.parametrize("name", STICKY_FAMILY)
