@@ -4,6 +4,7 @@ hash-order sort per table size) must never change an assignment."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 
 from taskassign.assignors.fallback_prior import FallbackPriorTaskAssignor
@@ -23,29 +24,17 @@ def _sets(result: TaskAssignment) -> Sets:
             {p: set(a.standby_tasks()) for p, a in by_pid.items()})
 
 
-@settings(max_examples=300)
-@given(applications())
-def test_legacy_sticky_equals_literal_kafka(state: ApplicationState) -> None:
-    expected = ReferenceSticky(state, legacy=True, must_preserve=False).run()
-    assert _sets(LegacyStickyTaskAssignor().assign(state)) == expected
+VARIANTS = [  # (assignor, legacy comparison, must preserve)
+    (LegacyStickyTaskAssignor, True, False),
+    (FallbackPriorTaskAssignor, True, True),
+    (StickyTaskAssignor, False, False),
+    (StickyPreserveTaskAssignor, False, True),
+]
 
 
-@settings(max_examples=150)
-@given(applications())
-def test_fallback_prior_equals_literal_kafka(state: ApplicationState) -> None:
-    expected = ReferenceSticky(state, legacy=True, must_preserve=True).run()
-    assert _sets(FallbackPriorTaskAssignor().assign(state)) == expected
-
-
-@settings(max_examples=300)
-@given(applications())
-def test_public_sticky_equals_literal_kafka(state: ApplicationState) -> None:
-    expected = ReferenceSticky(state, legacy=False, must_preserve=False).run()
-    assert _sets(StickyTaskAssignor().assign(state)) == expected
-
-
-@settings(max_examples=150)
-@given(applications())
-def test_public_sticky_preserve_equals_literal_kafka(state: ApplicationState) -> None:
-    expected = ReferenceSticky(state, legacy=False, must_preserve=True).run()
-    assert _sets(StickyPreserveTaskAssignor().assign(state)) == expected
+@pytest.mark.parametrize(("assignor", "legacy", "preserve"), VARIANTS, ids=lambda v: getattr(v, "name", str(v)))
+@settings(max_examples=250)
+@given(state=applications())
+def test_engine_equals_literal_kafka(assignor: type, legacy: bool, preserve: bool, state: ApplicationState) -> None:
+    expected = ReferenceSticky(state, legacy=legacy, must_preserve=preserve).run()
+    assert _sets(assignor().assign(state)) == expected
