@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from taskassign.assignors.fallback_prior import FallbackPriorTaskAssignor
 from taskassign.assignors.legacy_sticky import LegacyStickyTaskAssignor
 from taskassign.assignors.sticky import StickyTaskAssignor
+from taskassign.errors import TaskAssignmentException
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import ApplicationState, TaskAssignment
 from tests.helpers import PID, PID_1, PID_2, PID_3, app_state, client, task, tid
@@ -94,3 +96,15 @@ def test_capacity_tiebreak_is_what_separates_legacy_from_public() -> None:
     last = TaskId(0, 3)
     assert last in LegacyStickyTaskAssignor().assign(tie).by_process()[PID_2].active_tasks()
     assert last in StickyTaskAssignor().assign(tie).by_process()[PID_1].active_tasks()
+
+
+@pytest.mark.parametrize("assignor", [*ASSIGNORS, FallbackPriorTaskAssignor])
+def test_a_client_without_threads_is_refused_with_its_id(assignor: type) -> None:
+    state = ApplicationState(tasks=[task("0_0")], clients=[client(PID_1), client(PID_2, threads=0)])
+    with pytest.raises(TaskAssignmentException, match=str(PID_2)):
+        assignor().assign(state)
+
+
+def test_without_rack_strategy_no_optimiser_runs_and_no_cost_is_reported() -> None:
+    state = app_state([task("0_0"), task("0_1")], [client(PID_1), client(PID_2)], num_standby_replicas=1)
+    assert "rack_optimizer_cost" not in LegacyStickyTaskAssignor().assign(state).details
