@@ -25,10 +25,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.scale_cases import SCALE_CASES, ScaleCase, churn_state, cold_state  # noqa: E402
-from taskassign.assignors.registry import create_assignor  # noqa: E402
-from taskassign.leader import rebalance  # noqa: E402
-from taskassign.model import ApplicationState  # noqa: E402
+from benchmarks.scale_cases import SCALE_CASES, ScaleCase, churn_state, cold_state
+from taskassign.assignors.registry import create_assignor
+from taskassign.leader import rebalance
+from taskassign.model import ApplicationState
 
 ASSIGNORS = ("legacy_sticky", "fallback_prior", "sticky")
 RESULTS = Path(__file__).resolve().parent / "results" / "sticky.json"
