@@ -13,6 +13,9 @@ taskassign reproduces Kafka bit for bit, it takes those orders from here and now
 * ``JavaPriorityQueue``: the binary heap with Java's sift rules, a comparator evaluated at every
   comparison (so stale, live-changing keys behave as in Java), ``remove(o)`` by linear scan and
   construction from a collection by heapify.
+* ``UniqueJavaPriorityQueue``: the same heap over distinct, hashable elements with a fixed natural
+  order; it tracks every element's array slot, so ``remove(o)`` and ``in`` are O(log n) / O(1) while the
+  array layout stays exactly Java's (thread-level distribution removes thousands of tasks).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from taskassign.ids import ProcessId, TaskId, java_string_hash, to_int32
 __all__ = (
     "JavaHashMap",
     "JavaPriorityQueue",
+    "UniqueJavaPriorityQueue",
     "hash_iteration_order",
     "hashmap_copy_capacity",
     "hashset_copy_capacity",
@@ -251,3 +255,90 @@ class JavaPriorityQueue(Generic[T]):
             k = child
         if n:
             q[k] = x
+
+
+class UniqueJavaPriorityQueue(Generic[K]):
+    """``java.util.PriorityQueue`` over distinct elements in their natural order, with O(1) lookup.
+
+    With distinct elements Java's ``remove(o)`` (first equal element in the array) is the element's
+    only slot, so tracking slots changes no outcome; the array equals what Java holds at every step.
+    """
+
+    __slots__ = ("_pos", "_q")
+
+    def __init__(self, items: Iterable[K] = ()) -> None:
+        self._q: list[Any] = list(items)
+        self._pos: dict[Any, int] = {x: i for i, x in enumerate(self._q)}
+        if len(self._pos) != len(self._q):
+            raise ValueError("UniqueJavaPriorityQueue needs distinct elements")
+        for i in range((len(self._q) >> 1) - 1, -1, -1):
+            self._sift_down(i, self._q[i])
+
+    def __len__(self) -> int:
+        return len(self._q)
+
+    def __bool__(self) -> bool:
+        return bool(self._q)
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._pos
+
+    def array(self) -> list[K]:
+        """The backing array in its current order (what Java's iterator visits)."""
+        return list(self._q)
+
+    def poll(self) -> K | None:
+        q = self._q
+        if not q:
+            return None
+        result = q[0]
+        del self._pos[result]
+        last = q.pop()
+        if q:
+            self._sift_down(0, last)
+        return result  # type: ignore[no-any-return]
+
+    def remove(self, item: K) -> bool:
+        i = self._pos.pop(item, None)
+        if i is None:
+            return False
+        q = self._q
+        moved = q.pop()
+        if i == len(q):
+            return True
+        self._sift_down(i, moved)
+        if q[i] is moved:
+            self._sift_up(i, moved)
+        return True
+
+    def _sift_up(self, k: int, x: Any) -> None:
+        q, pos = self._q, self._pos
+        while k > 0:
+            parent = (k - 1) >> 1
+            e = q[parent]
+            if x >= e:
+                break
+            q[k] = e
+            pos[e] = k
+            k = parent
+        q[k] = x
+        pos[x] = k
+
+    def _sift_down(self, k: int, x: Any) -> None:
+        q, pos = self._q, self._pos
+        n = len(q)
+        half = n >> 1
+        while k < half:
+            child = 2 * k + 1
+            c = q[child]
+            right = child + 1
+            if right < n and c > q[right]:
+                child = right
+                c = q[child]
+            if x <= c:
+                break
+            q[k] = c
+            pos[c] = k
+            k = child
+        q[k] = x
+        pos[x] = k
