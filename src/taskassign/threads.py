@@ -96,12 +96,12 @@ def assign_tasks_to_threads(
             fill.append(c)
 
     while fill:
-        t = pending.poll()
-        if t is None:
+        smallest = pending.poll()
+        if smallest is None:
             raise TaskAssignmentException("ran out of unassigned tasks while filling threads up to the minimum "
                                           f"of {min_per} tasks per thread")
         c = fill.popleft()
-        result[c].append(t)
+        result[c].append(smallest)
         if len(result[c]) + thread_load.get(c, 0) < min_per:
             fill.append(c)
 
