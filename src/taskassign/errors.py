@@ -101,7 +101,7 @@ class DecodeError(WireFormatError):
         self.version = version
         self.where = where
         prefix = f"{where}: " if where else ""
-        label = f"{message} v{version}" if version is not None else message
+        label = f"{message} v{version}" if version is not None and field != "version" else message
         super().__init__(f"{prefix}cannot decode {label}: field {field!r} at byte {offset}: {reason}")
 
     def located(self, where: str) -> DecodeError:

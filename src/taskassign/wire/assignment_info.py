@@ -203,6 +203,11 @@ class AssignmentInfo:
     def decode(cls, data: bytes, *, base: int = 0) -> AssignmentInfo:
         """Decode Kafka's bytes; DecodeError names the field and the byte offset (plus ``base``).
         Trailing bytes are ignored, as Kafka does."""
+        return cls.decode_prefix(data, base=base)[0]
+
+    @classmethod
+    def decode_prefix(cls, data: bytes, *, base: int = 0) -> tuple[AssignmentInfo, int]:
+        """Decode and also return how many bytes the message took (the rest is trailing)."""
         r = Reader(data, base)
         version: int | None = None
         try:
@@ -214,7 +219,7 @@ class AssignmentInfo:
         except FieldProblem as problem:
             raise DecodeError(MESSAGE, join_path(problem.path), problem.offset, problem.reason,
                               version=version) from None
-        return cls(version, **values)
+        return cls(version, **values), r.pos
 
     def partitions_by_host_map(self) -> dict[HostInfo, tuple[TopicPartition, ...]]:
         return dict(self.partitions_by_host)

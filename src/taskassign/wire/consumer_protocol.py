@@ -69,19 +69,23 @@ def _flatten(groups: tuple[TopicPartitions, ...]) -> tuple[TopicPartition, ...]:
     return tuple((topic, p) for topic, ps in groups for p in ps)
 
 
+def _kstring_size(text: str) -> int:
+    return 2 + len(text.encode("utf-8", "surrogatepass"))
+
+
 def _check_version(message: str, version: int) -> None:
     if not 0 <= version <= 0x7FFF:
         raise EncodeError(message, "version", f"version must be 0 to 32767, got {version}", version=version)
 
 
-def _decode(message: str, table: Any, data: bytes, base: int) -> tuple[int, dict[str, Any]]:
+def _decode(message: str, table: Any, data: bytes, base: int) -> tuple[int, dict[str, Any], int]:
     r = Reader(data, base)
     version: int | None = None
     try:
         version = r.int16()
         if version < 0:
             raise FieldProblem(base, f"negative version {version}").under("version")
-        return version, read_fields(table, min(version, CONSUMER_PROTOCOL_LATEST_VERSION), r)
+        return version, read_fields(table, min(version, CONSUMER_PROTOCOL_LATEST_VERSION), r), r.pos
     except FieldProblem as problem:
         raise DecodeError(message, join_path(problem.path), problem.offset, problem.reason, version=version) from None
 
@@ -131,6 +135,10 @@ class Subscription:
     def owned_topic_partitions(self) -> tuple[TopicPartition, ...]:
         return _flatten(self.owned_partitions)
 
+    def user_data_offset(self) -> int:
+        """Byte offset of the userData bytes in the encoded message (for nested error offsets)."""
+        return 2 + 4 + sum(_kstring_size(t) for t in self.topics) + 4
+
     @property
     def rack(self) -> str | None:
         """The rack as the leader uses it: absent for null or an empty string."""
@@ -141,8 +149,13 @@ class Subscription:
 
     @classmethod
     def decode(cls, data: bytes, *, base: int = 0) -> Subscription:
-        version, values = _decode(cls.MESSAGE, SUBSCRIPTION_FIELDS, data, base)
-        return cls(version, **values)
+        return cls.decode_prefix(data, base=base)[0]
+
+    @classmethod
+    def decode_prefix(cls, data: bytes, *, base: int = 0) -> tuple[Subscription, int]:
+        """Decode and also return how many bytes the message took (the rest is trailing)."""
+        version, values, size = _decode(cls.MESSAGE, SUBSCRIPTION_FIELDS, data, base)
+        return cls(version, **values), size
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,10 +177,19 @@ class Assignment:
     def topic_partitions(self) -> tuple[TopicPartition, ...]:
         return _flatten(self.assigned_partitions)
 
+    def user_data_offset(self) -> int:
+        """Byte offset of the userData bytes in the encoded message (for nested error offsets)."""
+        return 2 + 4 + sum(_kstring_size(t) + 4 + 4 * len(ps) for t, ps in self.assigned_partitions) + 4
+
     def encode(self) -> bytes:
         return _encode(self.MESSAGE, ASSIGNMENT_FIELDS, self)
 
     @classmethod
     def decode(cls, data: bytes, *, base: int = 0) -> Assignment:
-        version, values = _decode(cls.MESSAGE, ASSIGNMENT_FIELDS, data, base)
-        return cls(version, **values)
+        return cls.decode_prefix(data, base=base)[0]
+
+    @classmethod
+    def decode_prefix(cls, data: bytes, *, base: int = 0) -> tuple[Assignment, int]:
+        """Decode and also return how many bytes the message took (the rest is trailing)."""
+        version, values, size = _decode(cls.MESSAGE, ASSIGNMENT_FIELDS, data, base)
+        return cls(version, **values), size

@@ -75,16 +75,17 @@ def _base64(text: str, what: str) -> bytes:
 
 # --- decoding by kind --------------------------------------------------------------------------------
 
-MESSAGE_KINDS: dict[str, Callable[..., WireMessage]] = {
-    "subscription": Subscription.decode,
-    "assignment": Assignment.decode,
-    "subscription_info": SubscriptionInfo.decode,
-    "assignment_info": AssignmentInfo.decode,
+MESSAGE_KINDS: dict[str, Callable[[bytes], tuple[WireMessage, int]]] = {
+    "subscription": Subscription.decode_prefix,
+    "assignment": Assignment.decode_prefix,
+    "subscription_info": SubscriptionInfo.decode_prefix,
+    "assignment_info": AssignmentInfo.decode_prefix,
 }
 
 
-def decode_message(kind: str, data: bytes) -> WireMessage:
-    """Decode ``data`` as ``kind`` (see MESSAGE_KINDS); DecodeError names field and byte offset."""
+def decode_message(kind: str, data: bytes) -> tuple[WireMessage, int]:
+    """Decode ``data`` as ``kind`` (see MESSAGE_KINDS): the message and the number of bytes it took
+    (Kafka ignores the rest). DecodeError names the field and the byte offset."""
     try:
         decode = MESSAGE_KINDS[kind.replace("-", "_")]
     except KeyError:
@@ -102,7 +103,7 @@ def message_to_json(message: WireMessage, *, raw_user_data: bool = False) -> dic
         doc: dict[str, Any] = {"message": "subscription", "version": message.version,
                                "topics": list(message.topics),
                                "user_data": _user_data(message.user_data, SubscriptionInfo, raw_user_data,
-                                                       _subscription_user_data_offset(message))}
+                                                       message.user_data_offset())}
         v = message.version
         if v >= 1:
             doc["owned_partitions"] = _grouped(message.owned_partitions)
@@ -115,7 +116,7 @@ def message_to_json(message: WireMessage, *, raw_user_data: bool = False) -> dic
         return {"message": "assignment", "version": message.version,
                 "assigned_partitions": _grouped(message.assigned_partitions),
                 "user_data": _user_data(message.user_data, AssignmentInfo, raw_user_data,
-                                        _assignment_user_data_offset(message))}
+                                        message.user_data_offset())}
     if isinstance(message, SubscriptionInfo):
         return _subscription_info(message)
     return _assignment_info(message)
@@ -123,18 +124,6 @@ def message_to_json(message: WireMessage, *, raw_user_data: bool = False) -> dic
 
 def _grouped(groups: tuple[tuple[str, tuple[int, ...]], ...]) -> list[dict[str, Any]]:
     return [{"topic": t, "partitions": list(ps)} for t, ps in groups]
-
-
-def _kstring_size(text: str) -> int:
-    return 2 + len(text.encode("utf-8"))
-
-
-def _subscription_user_data_offset(s: Subscription) -> int:
-    return 2 + 4 + sum(_kstring_size(t) for t in s.topics) + 4
-
-
-def _assignment_user_data_offset(a: Assignment) -> int:
-    return 2 + 4 + sum(_kstring_size(t) + 4 + 4 * len(ps) for t, ps in a.assigned_partitions) + 4
 
 
 def _user_data(data: bytes | None, kind: Any, raw: bool, offset: int) -> Any:

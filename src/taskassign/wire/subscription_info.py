@@ -205,6 +205,11 @@ class SubscriptionInfo:
     def decode(cls, data: bytes, *, base: int = 0) -> SubscriptionInfo:
         """Decode Kafka's bytes; DecodeError names the field and the byte offset (plus ``base``).
         Trailing bytes are ignored, as Kafka does."""
+        return cls.decode_prefix(data, base=base)[0]
+
+    @classmethod
+    def decode_prefix(cls, data: bytes, *, base: int = 0) -> tuple[SubscriptionInfo, int]:
+        """Decode and also return how many bytes the message took (the rest is trailing)."""
         r = Reader(data, base)
         version: int | None = None
         try:
@@ -223,7 +228,7 @@ class SubscriptionInfo:
         if problem_at:
             name, reason = problem_at
             raise DecodeError(MESSAGE, name, base + (0 if name == "version" else 4), reason, version=version)
-        return info
+        return info, r.pos
 
 
 def _read_latest(r: Reader) -> int:
