@@ -211,7 +211,10 @@ class AssignmentInfo:
         r = Reader(data, base)
         version: int | None = None
         try:
-            version = r.int32()
+            try:
+                version = r.int32()
+            except FieldProblem as problem:
+                raise problem.under("version") from None
             if not 1 <= version <= LATEST_SUPPORTED_VERSION:
                 raise FieldProblem(base, f"unknown version {version} (this code reads versions 1 to "
                                          f"{LATEST_SUPPORTED_VERSION})").under("version")

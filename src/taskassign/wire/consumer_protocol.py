@@ -82,7 +82,10 @@ def _decode(message: str, table: Any, data: bytes, base: int) -> tuple[int, dict
     r = Reader(data, base)
     version: int | None = None
     try:
-        version = r.int16()
+        try:
+            version = r.int16()
+        except FieldProblem as problem:
+            raise problem.under("version") from None
         if version < 0:
             raise FieldProblem(base, f"negative version {version}").under("version")
         return version, read_fields(table, min(version, CONSUMER_PROTOCOL_LATEST_VERSION), r), r.pos

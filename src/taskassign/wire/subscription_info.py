@@ -213,7 +213,7 @@ class SubscriptionInfo:
         r = Reader(data, base)
         version: int | None = None
         try:
-            version = r.int32()
+            version = _read_version(r)
             if version > LATEST_SUPPORTED_VERSION:
                 latest = _read_latest(r)
                 info = cls(version, None, latest)
@@ -229,6 +229,13 @@ class SubscriptionInfo:
             name, reason = problem_at
             raise DecodeError(MESSAGE, name, base + (0 if name == "version" else 4), reason, version=version)
         return info, r.pos
+
+
+def _read_version(r: Reader) -> int:
+    try:
+        return r.int32()
+    except FieldProblem as problem:
+        raise problem.under("version") from None
 
 
 def _read_latest(r: Reader) -> int:
