@@ -56,6 +56,8 @@ __all__ = ("FUTURE_PROCESS_ID", "GroupRebalanceResult", "MemberOutcome", "rebala
 #: The one client that stands for every future-version member (Kafka: a random UUID per leader JVM).
 FUTURE_PROCESS_ID = ProcessId("00000000-0000-0000-0000-000000000000")
 LONG_MAX = 2**63 - 1
+#: Stands for the leader's own process when it is folded into the future client (spec 3.7 step 4).
+_NOT_A_CLIENT = ProcessId("ffffffff-ffff-ffff-ffff-ffffffffffff")
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,8 +165,13 @@ def rebalance_group(spec: GroupSpec, assignor: str = DEFAULT_ASSIGNOR) -> GroupR
         MappingProxyType({c.process_id: ClientOwnership(MappingProxyType(dict(c.owned))) for c in clients.values()}),
         frozenset(p for c in clients.values() for p in c.owned),
     )
+    leader = member_client[spec.leader]
+    if leader == FUTURE_PROCESS_ID:
+        leader = _NOT_A_CLIENT
+        warnings.append("the leader sent a future-version subscription: it cannot find its own client, so no "
+                        "probing follow-up can be scheduled (as in Kafka)")
     try:
-        result = rebalance(app, make(assignor), assignor_name=name, leader=member_client[spec.leader],
+        result = rebalance(app, make(assignor), assignor_name=name, leader=leader,
                            raise_on_error=False, fallback_factory=make, ownership=ownership)
     except TaskAssignmentException as exc:
         return error(AssignorError.ASSIGNMENT_ERROR, f"TaskAssignmentException during thread distribution: {exc}")
@@ -194,8 +201,8 @@ def _decode_members(spec: GroupSpec) -> tuple[dict[ProcessId, _Client], dict[str
         info = m.info
         pid = FUTURE_PROCESS_ID if info.is_future else info.process_id
         assert pid is not None  # only future subscriptions lack one
-        if pid == FUTURE_PROCESS_ID and not info.is_future:
-            raise UserInputError(f"{m.path}: process id {pid} is reserved for future-version members")
+        if pid in (FUTURE_PROCESS_ID, _NOT_A_CLIENT) and not info.is_future:
+            raise UserInputError(f"{m.path}: process id {pid} is reserved (it stands for future-version members)")
         member_client[m.member_id] = pid
         client = clients.get(pid)
         if client is None:
