@@ -54,7 +54,7 @@ from taskassign.wire.versions import (
 __all__ = ("FUTURE_PROCESS_ID", "GroupRebalanceResult", "MemberOutcome", "rebalance_group")
 
 #: The one client that stands for every future-version member (Kafka: a random UUID per leader JVM).
-FUTURE_PROCESS_ID = ProcessId("00000000-0000-0000-0000-000000000000")
+FUTURE_PROCESS_ID = ProcessId("ffffffff-ffff-ffff-ffff-fffffffffffe")
 LONG_MAX = 2**63 - 1
 #: Stands for the leader's own process when it is folded into the future client (spec 3.7 step 4).
 _NOT_A_CLIENT = ProcessId("ffffffff-ffff-ffff-ffff-ffffffffffff")
@@ -201,8 +201,6 @@ def _decode_members(spec: GroupSpec) -> tuple[dict[ProcessId, _Client], dict[str
         info = m.info
         pid = FUTURE_PROCESS_ID if info.is_future else info.process_id
         assert pid is not None  # only future subscriptions lack one
-        if pid in (FUTURE_PROCESS_ID, _NOT_A_CLIENT) and not info.is_future:
-            raise UserInputError(f"{m.path}: process id {pid} is reserved (it stands for future-version members)")
         member_client[m.member_id] = pid
         client = clients.get(pid)
         if client is None:
@@ -220,6 +218,11 @@ def _decode_members(spec: GroupSpec) -> tuple[dict[ProcessId, _Client], dict[str
         sums = {} if info.is_future else info.offset_sums()
         client.offset_sums.update(sums)
         client.consumer_tasks[m.member_id] = set(sums)
+    if any(m.info.is_future for m in spec.members):
+        for m in spec.members:
+            if not m.info.is_future and m.info.process_id in (FUTURE_PROCESS_ID, _NOT_A_CLIENT):
+                raise UserInputError(f"{m.path}: process id {m.info.process_id} is reserved: with future-version "
+                                     "members present it stands for them")
     return clients, member_client
 
 
