@@ -257,62 +257,40 @@ class JavaPriorityQueue(Generic[T]):
             q[k] = x
 
 
-class UniqueJavaPriorityQueue(Generic[K]):
+class UniqueJavaPriorityQueue(JavaPriorityQueue[K]):
     """``java.util.PriorityQueue`` over distinct elements in their natural order, with O(1) lookup.
 
     With distinct elements Java's ``remove(o)`` (first equal element in the array) is the element's
     only slot, so tracking slots changes no outcome; the array equals what Java holds at every step.
     """
 
-    __slots__ = ("_pos", "_q")
+    __slots__ = ("_pos",)
 
     def __init__(self, items: Iterable[K] = ()) -> None:
-        self._q: list[Any] = list(items)
-        self._pos: dict[Any, int] = {x: i for i, x in enumerate(self._q)}
-        if len(self._pos) != len(self._q):
+        array = list(items)
+        self._pos: dict[Any, int] = {x: i for i, x in enumerate(array)}
+        if len(self._pos) != len(array):
             raise ValueError("UniqueJavaPriorityQueue needs distinct elements")
-        for i in range((len(self._q) >> 1) - 1, -1, -1):
-            self._sift_down(i, self._q[i])
-
-    def __len__(self) -> int:
-        return len(self._q)
-
-    def __bool__(self) -> bool:
-        return bool(self._q)
+        super().__init__(_natural, array)
 
     def __contains__(self, item: object) -> bool:
         return item in self._pos
 
-    def array(self) -> list[K]:
-        """The backing array in its current order (what Java's iterator visits)."""
-        return list(self._q)
-
     def poll(self) -> K | None:
-        q = self._q
-        if not q:
-            return None
-        result = q[0]
-        del self._pos[result]
-        last = q.pop()
-        if q:
-            self._sift_down(0, last)
-        return result  # type: ignore[no-any-return]
+        if self._q:
+            del self._pos[self._q[0]]
+        return super().poll()
 
     def remove(self, item: K) -> bool:
         i = self._pos.pop(item, None)
         if i is None:
             return False
-        q = self._q
-        moved = q.pop()
-        if i == len(q):
-            return True
-        self._sift_down(i, moved)
-        if q[i] is moved:
-            self._sift_up(i, moved)
+        self._remove_at(i)
         return True
 
     def _sift_up(self, k: int, x: Any) -> None:
-        q, pos = self._q, self._pos
+        q: list[Any] = self._q
+        pos = self._pos
         while k > 0:
             parent = (k - 1) >> 1
             e = q[parent]
@@ -325,7 +303,8 @@ class UniqueJavaPriorityQueue(Generic[K]):
         pos[x] = k
 
     def _sift_down(self, k: int, x: Any) -> None:
-        q, pos = self._q, self._pos
+        q: list[Any] = self._q
+        pos = self._pos
         n = len(q)
         half = n >> 1
         while k < half:
@@ -340,5 +319,10 @@ class UniqueJavaPriorityQueue(Generic[K]):
             q[k] = c
             pos[c] = k
             k = child
-        q[k] = x
-        pos[x] = k
+        if n:
+            q[k] = x
+            pos[x] = k
+
+
+def _natural(x: Any) -> Any:
+    return x

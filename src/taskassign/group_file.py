@@ -15,8 +15,9 @@ from types import MappingProxyType
 from typing import Any
 
 from taskassign._json import JsonObject, describe, fail, load_json_file
-from taskassign.configs import CONFIG_KEYS, AssignmentConfigs
-from taskassign.errors import ConfigError, DecodeError, UserInputError
+from taskassign.configs import AssignmentConfigs
+from taskassign.errors import DecodeError, UserInputError
+from taskassign.scenario import parse_configs
 from taskassign.wire.consumer_protocol import Subscription
 from taskassign.wire.documents import bytes_from_text, message_from_json
 from taskassign.wire.subscription_info import SubscriptionInfo
@@ -110,7 +111,7 @@ def parse_group(doc: Any, *, source: str | None = None, default_name: str = "gro
     name = root.string("name", default_name, non_empty=True)
     now_ms = root.integer("now_ms", 0, minimum=0)
     raw_configs = root.obj("configs")
-    configs = _configs(raw_configs)
+    configs = parse_configs(raw_configs)
     subtopologies = _subtopologies(root.obj("topology"))
     topics = _topics(root.obj("topics"))
     members = _members(root.array("members"), source)
@@ -122,17 +123,6 @@ def parse_group(doc: Any, *, source: str | None = None, default_name: str = "gro
     _check_changelogs(subtopologies, topics, unknown_offsets, source)
     return GroupSpec(name, now_ms, configs, MappingProxyType(dict(raw_configs.data)), subtopologies,
                      MappingProxyType(topics), members, leader, unknown_offsets, source)
-
-
-def _configs(obj: JsonObject) -> AssignmentConfigs:
-    for key in obj.data:
-        obj.raw(key)
-    try:
-        return AssignmentConfigs.from_properties(obj.data)
-    except ConfigError as exc:
-        if exc.key not in CONFIG_KEYS:
-            obj.fail(exc.key, f"unknown config key {exc.key!r}; known keys: {', '.join(sorted(CONFIG_KEYS))}")
-        obj.fail(exc.key, str(exc).split(": ", 1)[1])
 
 
 def _unique_strings(obj: JsonObject, key: str, *, required: bool = False) -> tuple[str, ...]:

@@ -15,8 +15,9 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
+from taskassign.errors import DecodeError, EncodeError
 from taskassign.ids import ProcessId, TaskId
 
 __all__ = (
@@ -41,15 +42,19 @@ __all__ = (
     "Reader",
     "Struct",
     "Writer",
+    "decode_message",
+    "encode_message",
     "field",
     "join_path",
     "read_fields",
+    "read_version",
     "task_id",
     "unnamed_parts",
     "write_fields",
 )
 
 ANY_VERSION_ABOVE = 2**31 - 1
+T = TypeVar("T")
 
 
 class FieldProblem(Exception):
@@ -79,14 +84,16 @@ _UUID = struct.Struct(">qq")
 
 
 class Reader:
-    """A cursor over bytes; ``base`` is added to offsets so nested messages report outer offsets."""
+    """A cursor over bytes; ``base`` is added to offsets so nested messages report outer offsets.
+    ``version`` is the message version once read (for error messages)."""
 
-    __slots__ = ("base", "buf", "pos")
+    __slots__ = ("base", "buf", "pos", "version")
 
     def __init__(self, data: bytes, base: int = 0) -> None:
         self.buf = bytes(data)
         self.pos = 0
         self.base = base
+        self.version: int | None = None
 
     @property
     def offset(self) -> int:
@@ -571,3 +578,35 @@ def write_fields(table: Sequence[Field], version: int, w: Writer, message: Any) 
             f.codec.write(w, value)
         except FieldProblem as problem:
             raise (problem.under(f.label) if f.label else problem) from None
+
+
+def read_version(r: Reader, codec: Codec) -> int:
+    """Read a message's leading version (errors under ``version``) and remember it on the reader."""
+    try:
+        version: int = codec.read(r)
+    except FieldProblem as problem:
+        raise problem.under("version") from None
+    r.version = version
+    return version
+
+
+def encode_message(message: str, version: int, write: Callable[[Writer], None]) -> bytes:
+    """Run ``write`` on a fresh buffer; a FieldProblem becomes an EncodeError naming the field."""
+    w = Writer()
+    try:
+        write(w)
+    except FieldProblem as problem:
+        raise EncodeError(message, join_path(problem.path), problem.reason, version=version) from None
+    return w.getvalue()
+
+
+def decode_message(message: str, data: bytes, base: int, read: Callable[[Reader], T]) -> tuple[T, int]:
+    """Run ``read`` over ``data``; returns the value and the bytes it took. A FieldProblem becomes a
+    DecodeError naming the field and byte offset."""
+    r = Reader(data, base)
+    try:
+        value = read(r)
+    except FieldProblem as problem:
+        raise DecodeError(message, join_path(problem.path), problem.offset, problem.reason,
+                          version=r.version) from None
+    return value, r.pos

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from taskassign._java_order import hash_iteration_order
-from taskassign.errors import DecodeError, EncodeError
+from taskassign.errors import EncodeError
 from taskassign.ids import TaskId
 from taskassign.wire._codec import (
     INT32,
@@ -30,9 +30,11 @@ from taskassign.wire._codec import (
     Reader,
     Struct,
     Writer,
+    decode_message,
+    encode_message,
     field,
-    join_path,
     read_fields,
+    read_version,
     task_id,
     unnamed_parts,
     write_fields,
@@ -191,13 +193,11 @@ class AssignmentInfo:
         if not 1 <= self.version <= LATEST_SUPPORTED_VERSION:
             raise EncodeError(MESSAGE, "version", f"unknown version {self.version} (AssignmentInfo versions "
                                                   f"are 1 to {LATEST_SUPPORTED_VERSION})", version=self.version)
-        w = Writer()
-        try:
-            INT32.write(w, self.version)
-            write_fields(FIELDS, self.version, w, self)
-        except FieldProblem as problem:
-            raise EncodeError(MESSAGE, join_path(problem.path), problem.reason, version=self.version) from None
-        return w.getvalue()
+        return encode_message(MESSAGE, self.version, self._write)
+
+    def _write(self, w: Writer) -> None:
+        INT32.write(w, self.version)
+        write_fields(FIELDS, self.version, w, self)
 
     @classmethod
     def decode(cls, data: bytes, *, base: int = 0) -> AssignmentInfo:
@@ -208,21 +208,15 @@ class AssignmentInfo:
     @classmethod
     def decode_prefix(cls, data: bytes, *, base: int = 0) -> tuple[AssignmentInfo, int]:
         """Decode and also return how many bytes the message took (the rest is trailing)."""
-        r = Reader(data, base)
-        version: int | None = None
-        try:
-            try:
-                version = r.int32()
-            except FieldProblem as problem:
-                raise problem.under("version") from None
-            if not 1 <= version <= LATEST_SUPPORTED_VERSION:
-                raise FieldProblem(base, f"unknown version {version} (this code reads versions 1 to "
-                                         f"{LATEST_SUPPORTED_VERSION})").under("version")
-            values = read_fields(FIELDS, version, r)
-        except FieldProblem as problem:
-            raise DecodeError(MESSAGE, join_path(problem.path), problem.offset, problem.reason,
-                              version=version) from None
-        return cls(version, **values), r.pos
+        return decode_message(MESSAGE, data, base, cls._read)
+
+    @classmethod
+    def _read(cls, r: Reader) -> AssignmentInfo:
+        version = read_version(r, INT32)
+        if not 1 <= version <= LATEST_SUPPORTED_VERSION:
+            raise FieldProblem(r.base, f"unknown version {version} (this code reads versions 1 to "
+                                       f"{LATEST_SUPPORTED_VERSION})").under("version")
+        return cls(version, **read_fields(FIELDS, version, r))
 
     def partitions_by_host_map(self) -> dict[HostInfo, tuple[TopicPartition, ...]]:
         return dict(self.partitions_by_host)

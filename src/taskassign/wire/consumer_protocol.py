@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from taskassign.errors import DecodeError, EncodeError
+from taskassign.errors import EncodeError
 from taskassign.wire._codec import (
     INT16,
     INT32,
@@ -23,9 +23,11 @@ from taskassign.wire._codec import (
     Reader,
     Struct,
     Writer,
+    decode_message,
+    encode_message,
     field,
-    join_path,
     read_fields,
+    read_version,
     write_fields,
 )
 from taskassign.wire.types import TopicPartition
@@ -78,30 +80,24 @@ def _check_version(message: str, version: int) -> None:
         raise EncodeError(message, "version", f"version must be 0 to 32767, got {version}", version=version)
 
 
-def _decode(message: str, table: Any, data: bytes, base: int) -> tuple[int, dict[str, Any], int]:
-    r = Reader(data, base)
-    version: int | None = None
-    try:
-        try:
-            version = r.int16()
-        except FieldProblem as problem:
-            raise problem.under("version") from None
+def _decode(message: str, table: Any, data: bytes, base: int) -> tuple[tuple[int, dict[str, Any]], int]:
+    def read(r: Reader) -> tuple[int, dict[str, Any]]:
+        version = read_version(r, INT16)
         if version < 0:
             raise FieldProblem(base, f"negative version {version}").under("version")
-        return version, read_fields(table, min(version, CONSUMER_PROTOCOL_LATEST_VERSION), r), r.pos
-    except FieldProblem as problem:
-        raise DecodeError(message, join_path(problem.path), problem.offset, problem.reason, version=version) from None
+        return version, read_fields(table, min(version, CONSUMER_PROTOCOL_LATEST_VERSION), r)
+
+    return decode_message(message, data, base, read)
 
 
 def _encode(message: str, table: Any, value: Any) -> bytes:
     _check_version(message, value.version)
-    w = Writer()
-    try:
+
+    def write(w: Writer) -> None:
         INT16.write(w, value.version)
         write_fields(table, min(value.version, CONSUMER_PROTOCOL_LATEST_VERSION), w, value)
-    except FieldProblem as problem:
-        raise EncodeError(message, join_path(problem.path), problem.reason, version=value.version) from None
-    return w.getvalue()
+
+    return encode_message(message, value.version, write)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +153,7 @@ class Subscription:
     @classmethod
     def decode_prefix(cls, data: bytes, *, base: int = 0) -> tuple[Subscription, int]:
         """Decode and also return how many bytes the message took (the rest is trailing)."""
-        version, values, size = _decode(cls.MESSAGE, SUBSCRIPTION_FIELDS, data, base)
+        (version, values), size = _decode(cls.MESSAGE, SUBSCRIPTION_FIELDS, data, base)
         return cls(version, **values), size
 
 
@@ -194,5 +190,5 @@ class Assignment:
     @classmethod
     def decode_prefix(cls, data: bytes, *, base: int = 0) -> tuple[Assignment, int]:
         """Decode and also return how many bytes the message took (the rest is trailing)."""
-        version, values, size = _decode(cls.MESSAGE, ASSIGNMENT_FIELDS, data, base)
+        (version, values), size = _decode(cls.MESSAGE, ASSIGNMENT_FIELDS, data, base)
         return cls(version, **values), size

@@ -12,18 +12,20 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from taskassign._json import JsonObject, check_int, describe, fail
 from taskassign.errors import ProcessIdFormatError, TaskIdFormatError, UserInputError
 from taskassign.ids import ProcessId, TaskId
-from taskassign.wire._codec import ANY_VERSION_ABOVE
+from taskassign.wire import assignment_info, consumer_protocol, subscription_info
+from taskassign.wire._codec import ANY_VERSION_ABOVE, Field
 from taskassign.wire.assignment_info import AssignmentInfo
 from taskassign.wire.consumer_protocol import Assignment, Subscription
 from taskassign.wire.subscription_info import SubscriptionInfo
 from taskassign.wire.types import HostInfo, TopicPartition
-from taskassign.wire.versions import LATEST_SUPPORTED_VERSION
+from taskassign.wire.versions import LATEST_SUPPORTED_VERSION, UNKNOWN_VERSION
 
 __all__ = (
     "MESSAGE_KINDS",
@@ -36,6 +38,7 @@ __all__ = (
 )
 
 WIRE_FORMAT = "taskassign/wire/v1"
+T = TypeVar("T")
 WireMessage = Subscription | Assignment | SubscriptionInfo | AssignmentInfo
 
 INT8 = (-(2**7), 2**7 - 1)
@@ -93,45 +96,33 @@ def decode_message(kind: str, data: bytes) -> tuple[WireMessage, int]:
     return decode(data)
 
 
-# --- to JSON -----------------------------------------------------------------------------------------
+# --- JSON <-> attribute values ----------------------------------------------------------------------
 
 
-def message_to_json(message: WireMessage, *, raw_user_data: bool = False) -> dict[str, Any]:
-    """The JSON document of a message; userData of a consumer-protocol message is decoded as the
-    Streams message it carries (DecodeError with offsets into the outer bytes) unless ``raw_user_data``."""
-    if isinstance(message, Subscription):
-        doc: dict[str, Any] = {"message": "subscription", "version": message.version,
-                               "topics": list(message.topics),
-                               "user_data": _user_data(message.user_data, SubscriptionInfo, raw_user_data,
-                                                       message.user_data_offset())}
-        v = message.version
-        if v >= 1:
-            doc["owned_partitions"] = _grouped(message.owned_partitions)
-        if v >= 2:
-            doc["generation_id"] = message.generation_id
-        if v >= 3:
-            doc["rack_id"] = message.rack_id
-        return doc
-    if isinstance(message, Assignment):
-        return {"message": "assignment", "version": message.version,
-                "assigned_partitions": _grouped(message.assigned_partitions),
-                "user_data": _user_data(message.user_data, AssignmentInfo, raw_user_data,
-                                        message.user_data_offset())}
-    if isinstance(message, SubscriptionInfo):
-        return _subscription_info(message)
-    return _assignment_info(message)
+@dataclass(frozen=True, slots=True)
+class _Json:
+    """How one message attribute is written to JSON and read back (``read(value, path, source)``)."""
+
+    out: Callable[[Any], Any]
+    read: Callable[[Any, str, str | None], Any]
 
 
-def _grouped(groups: tuple[tuple[str, tuple[int, ...]], ...]) -> list[dict[str, Any]]:
-    return [{"topic": t, "partitions": list(ps)} for t, ps in groups]
-
-
-def _user_data(data: bytes | None, kind: Any, raw: bool, offset: int) -> Any:
-    if data is None:
+def _str(value: Any, path: str, source: str | None, *, nullable: bool = False) -> Any:
+    if value is None and nullable:
         return None
-    if raw:
-        return {"hex": data.hex()}
-    return message_to_json(kind.decode(data, base=offset))
+    if not isinstance(value, str):
+        fail(path, f"expected a string{' or null' if nullable else ''}, got {describe(value)}", source)
+    return value
+
+
+def _list(value: Any, path: str, source: str | None) -> list[Any]:
+    if not isinstance(value, list):
+        fail(path, f"expected an array, got {describe(value)}", source)
+    return value
+
+
+def _integer(low: int, high: int) -> _Json:
+    return _Json(lambda v: v, lambda v, p, s: check_int(v, p, minimum=low, maximum=high, source=s))
 
 
 def task_to_json(t: TaskId) -> Any:
@@ -145,73 +136,177 @@ def task_to_json(t: TaskId) -> Any:
     return {"subtopology": t.subtopology, "partition": t.partition, "topology_name": t.topology_name}
 
 
-def _partitions(parts: tuple[TopicPartition, ...]) -> list[list[Any]]:
+def _task(value: Any, path: str, source: str | None) -> TaskId:
+    if isinstance(value, dict):
+        o = JsonObject(value, path, source)
+        sub = o.integer("subtopology", minimum=0, maximum=INT32[1])
+        part = o.integer("partition", minimum=0, maximum=INT32[1])
+        name = o.string("topology_name", None, nullable=True)
+        o.finish()
+        return TaskId(sub, part, name)
+    try:
+        return TaskId.parse(_str(value, path, source))
+    except TaskIdFormatError as exc:
+        fail(path, str(exc), source)
+
+
+def _each(read: Callable[[Any, str, str | None], Any]) -> Callable[[Any, str, str | None], tuple[Any, ...]]:
+    """A reader of a JSON array whose elements ``read`` converts (paths ``key[i]``)."""
+    return lambda v, p, s: tuple(read(x, f"{p}[{i}]", s) for i, x in enumerate(_list(v, p, s)))
+
+
+def _partition_pair(value: Any, path: str, source: str | None) -> TopicPartition:
+    if not isinstance(value, list) or len(value) != 2:
+        fail(path, f"expected a [topic, partition] pair, got {describe(value)}", source)
+    return (_str(value[0], f"{path}[0]", source),
+            check_int(value[1], f"{path}[1]", minimum=INT32[0], maximum=INT32[1], source=source))
+
+
+def _keyed(value: Any, path: str, source: str | None, read: Callable[[JsonObject], T]) -> T:
+    obj = JsonObject(value, path, source)
+    result = read(obj)
+    obj.finish()
+    return result
+
+
+def _partitions_out(parts: tuple[TopicPartition, ...]) -> list[list[Any]]:
     return [[t, p] for t, p in parts]
 
 
-def _hosts(entries: tuple[tuple[HostInfo, tuple[TopicPartition, ...]], ...]) -> list[dict[str, Any]]:
-    return [{"host": h.host, "port": h.port, "partitions": _partitions(ps)} for h, ps in entries]
+_PARTITIONS = _each(_partition_pair)
+_TASKS = _Json(lambda ts: [task_to_json(t) for t in ts], _each(_task))
 
 
-def _subscription_info(info: SubscriptionInfo) -> dict[str, Any]:
-    v = info.version
-    doc: dict[str, Any] = {"message": "subscription_info", "version": v}
-    if v >= 3:
-        doc["latest_supported_version"] = info.latest_supported_version
-    if info.is_future:
+def _read_offset_sum(value: Any, path: str, source: str | None) -> tuple[TaskId, int]:
+    return _keyed(value, path, source, lambda o: (_task(o.raw("task"), o.sub("task"), source),
+                                                  o.integer("offset_sum", minimum=INT64[0])))
+
+
+def _read_standby(value: Any, path: str, source: str | None) -> tuple[TaskId, tuple[TopicPartition, ...]]:
+    return _keyed(value, path, source, lambda o: (_task(o.raw("task"), o.sub("task"), source),
+                                                  _PARTITIONS(o.raw("partitions"), o.sub("partitions"), source)))
+
+
+def _read_host(value: Any, path: str, source: str | None) -> tuple[HostInfo, tuple[TopicPartition, ...]]:
+    return _keyed(value, path, source, lambda o: (
+        HostInfo(o.string("host"), o.integer("port", minimum=INT32[0], maximum=INT32[1])),
+        _PARTITIONS(o.raw("partitions"), o.sub("partitions"), source)))
+
+
+def _read_group(value: Any, path: str, source: str | None) -> tuple[str, tuple[int, ...]]:
+    def read(o: JsonObject) -> tuple[str, tuple[int, ...]]:
+        parts = o.array("partitions")
+        return (o.string("topic"), tuple(check_int(x, f"{o.sub('partitions')}[{j}]", minimum=INT32[0],
+                                                   maximum=INT32[1], source=source) for j, x in enumerate(parts)))
+    return _keyed(value, path, source, read)
+
+
+def _read_tags(value: Any, path: str, source: str | None) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, dict):
+        fail(path, f"expected an object of tag -> value, got {describe(value)}", source)
+    return tuple((k, _str(v, f"{path}.{k}", source)) for k, v in value.items())
+
+
+def _read_process_id(value: Any, path: str, source: str | None) -> ProcessId:
+    try:
+        return ProcessId(_str(value, path, source))
+    except ProcessIdFormatError as exc:
+        fail(path, str(exc), source)
+
+
+_HOSTS = _Json(lambda hs: [{"host": h.host, "port": h.port, "partitions": _partitions_out(ps)} for h, ps in hs],
+               _each(_read_host))
+_GROUPS = _Json(lambda gs: [{"topic": t, "partitions": list(ps)} for t, ps in gs], _each(_read_group))
+
+#: Per message: its class, field table, the JSON of each attribute, and the version range JSON accepts.
+_SCHEMAS: dict[str, tuple[type[Any], Sequence[Field], dict[str, _Json], tuple[int, int]]] = {
+    "subscription": (Subscription, consumer_protocol.SUBSCRIPTION_FIELDS, {
+        "topics": _Json(list, _each(_str)),
+        "owned_partitions": _GROUPS,
+        "generation_id": _integer(*INT32),
+        "rack_id": _Json(lambda r: r, lambda v, p, s: _str(v, p, s, nullable=True)),
+    }, (0, INT16[1])),
+    "assignment": (Assignment, consumer_protocol.ASSIGNMENT_FIELDS, {"assigned_partitions": _GROUPS},
+                   (0, INT16[1])),
+    "subscription_info": (SubscriptionInfo, subscription_info.FIELDS, {
+        "latest_supported_version": _integer(*INT32),
+        "process_id": _Json(str, _read_process_id),
+        "prev_tasks": _TASKS,
+        "standby_tasks": _TASKS,
+        "user_endpoint": _Json(lambda e: e, lambda v, p, s: _str(v, p, s, nullable=True) or None),
+        "task_offset_sums": _Json(lambda pairs: [{"task": task_to_json(t), "offset_sum": o} for t, o in pairs],
+                                  _each(_read_offset_sum)),
+        "unique_field": _integer(*INT8),
+        "error_code": _integer(*INT32),
+        "client_tags": _Json(dict, _read_tags),
+    }, (1, INT32[1])),
+    "assignment_info": (AssignmentInfo, assignment_info.FIELDS, {
+        "commonly_supported_version": _integer(*INT32),
+        "active_tasks": _TASKS,
+        "standby_tasks": _Json(lambda ss: [{"task": task_to_json(t), "partitions": _partitions_out(ps)}
+                                           for t, ps in ss], _each(_read_standby)),
+        "partitions_by_host": _HOSTS,
+        "standby_partitions_by_host": _HOSTS,
+        "error_code": _integer(*INT32),
+        "next_rebalance_ms": _integer(*INT64),
+    }, (1, LATEST_SUPPORTED_VERSION)),
+}
+_KIND_OF = {cls: kind for kind, (cls, _, _, _) in _SCHEMAS.items()}
+
+
+def _attributes(table: Sequence[Field], version: int | None = None) -> list[str]:
+    """Attributes of ``table`` in wire order (only those present in ``version`` when given)."""
+    names: dict[str, None] = {}
+    for f in table:
+        if version is None or f.present(version):
+            names.update(dict.fromkeys(f.attrs))
+    return list(names)
+
+
+def _versions_of(table: Sequence[Field], attr: str) -> str:
+    """``"7+"``, ``"1-6"``, ...: the versions (merged ranges) in which ``attr`` exists."""
+    ranges = sorted((f.low, f.high) for f in table if attr in f.attrs)
+    merged: list[list[int]] = []
+    for low, high in ranges:
+        if merged and low <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], high)
+        else:
+            merged.append([low, high])
+    return ", ".join(f"{a}+" if b >= ANY_VERSION_ABOVE else str(a) if a == b else f"{a}-{b}" for a, b in merged)
+
+
+# --- to JSON -----------------------------------------------------------------------------------------
+
+
+def message_to_json(message: WireMessage, *, raw_user_data: bool = False) -> dict[str, Any]:
+    """The JSON document of a message; userData of a consumer-protocol message is decoded as the
+    Streams message it carries (DecodeError with offsets into the outer bytes) unless ``raw_user_data``."""
+    kind = _KIND_OF[type(message)]
+    _, table, converters, _ = _SCHEMAS[kind]
+    doc: dict[str, Any] = {"message": kind, "version": message.version}
+    if isinstance(message, SubscriptionInfo) and message.is_future:
+        doc["latest_supported_version"] = message.latest_supported_version
         return doc
-    doc["process_id"] = str(info.process_id)
-    if v <= 6:
-        doc["prev_tasks"] = [task_to_json(t) for t in info.prev_tasks]
-        doc["standby_tasks"] = [task_to_json(t) for t in info.standby_tasks]
-    if v >= 2:
-        doc["user_endpoint"] = info.user_endpoint
-    if v >= 7:
-        doc["task_offset_sums"] = [{"task": task_to_json(t), "offset_sum": o} for t, o in info.task_offset_sums]
-    if v >= 8:
-        doc["unique_field"] = info.unique_field
-    if v >= 9:
-        doc["error_code"] = info.error_code
-    if v >= 11:
-        doc["client_tags"] = dict(info.client_tags)
+    for attr in _attributes(table, message.version):
+        value = getattr(message, attr)
+        if attr == "user_data":
+            inner = SubscriptionInfo if isinstance(message, Subscription) else AssignmentInfo
+            offset = message.user_data_offset()  # type: ignore[union-attr]
+            doc[attr] = _user_data_out(value, inner, raw_user_data, offset)
+        else:
+            doc[attr] = converters[attr].out(value)
     return doc
 
 
-def _assignment_info(info: AssignmentInfo) -> dict[str, Any]:
-    v = info.version
-    doc: dict[str, Any] = {"message": "assignment_info", "version": v}
-    if v >= 3:
-        doc["commonly_supported_version"] = info.commonly_supported_version
-    doc["active_tasks"] = [task_to_json(t) for t in info.active_tasks]
-    doc["standby_tasks"] = [{"task": task_to_json(t), "partitions": _partitions(ps)} for t, ps in info.standby_tasks]
-    if v >= 2:
-        doc["partitions_by_host"] = _hosts(info.partitions_by_host)
-    if v >= 6:
-        doc["standby_partitions_by_host"] = _hosts(info.standby_partitions_by_host)
-    if v >= 4:
-        doc["error_code"] = info.error_code
-    if v >= 7:
-        doc["next_rebalance_ms"] = info.next_rebalance_ms
-    return doc
+def _user_data_out(data: bytes | None, kind: Any, raw: bool, offset: int) -> Any:
+    if data is None:
+        return None
+    if raw:
+        return {"hex": data.hex()}
+    return message_to_json(kind.decode(data, base=offset))
 
 
 # --- from JSON ---------------------------------------------------------------------------------------
-
-
-class _Versioned:
-    """Reads the keys of a message object, rejecting keys the message's version does not have."""
-
-    def __init__(self, obj: JsonObject, version: int) -> None:
-        self.obj = obj
-        self.version = version
-
-    def get(self, key: str, low: int, high: int, default: Any) -> Any:
-        if not low <= self.version <= high:
-            if self.obj.has(key):
-                have = f"{low}+" if high >= ANY_VERSION_ABOVE else f"{low}-{high}" if low != high else str(low)
-                self.obj.fail(key, f"version {self.version} has no field {key!r} (versions {have})")
-            return default
-        return self.obj.raw(key, default)
 
 
 def message_from_json(doc: Any, *, path: str = "$", source: str | None = None) -> WireMessage:
@@ -222,71 +317,28 @@ def message_from_json(doc: Any, *, path: str = "$", source: str | None = None) -
         if fmt != WIRE_FORMAT:
             obj.fail("format", f"expected {WIRE_FORMAT!r}, got {fmt!r}")
     kind = obj.string("message")
-    readers: dict[str, Callable[[JsonObject], WireMessage]] = {
-        "subscription": _read_subscription,
-        "assignment": _read_assignment,
-        "subscription_info": _read_subscription_info,
-        "assignment_info": _read_assignment_info,
-    }
-    if kind not in readers:
-        obj.fail("message", f"unknown message {kind!r}; one of {', '.join(readers)}")
-    message = readers[kind](obj)
+    if kind not in _SCHEMAS:
+        obj.fail("message", f"unknown message {kind!r}; one of {', '.join(_SCHEMAS)}")
+    cls, table, converters, (low, high) = _SCHEMAS[kind]
+    version = check_int(obj.raw("version"), obj.sub("version"), minimum=low, maximum=high, source=source)
+    if cls is SubscriptionInfo and version > LATEST_SUPPORTED_VERSION:
+        latest = obj.integer("latest_supported_version", version, minimum=INT32[0], maximum=INT32[1])
+        obj.finish()
+        return SubscriptionInfo(version, None, latest)
+    present = set(_attributes(table, version))
+    values: dict[str, Any] = {}
+    for attr in _attributes(table):
+        if attr not in present:
+            if obj.has(attr):
+                obj.fail(attr, f"version {version} has no field {attr!r} (versions {_versions_of(table, attr)})")
+        elif attr == "user_data":
+            values[attr] = _user_data_in(obj, SubscriptionInfo if cls is Subscription else AssignmentInfo)
+        elif attr == "process_id" or obj.has(attr):
+            values[attr] = converters[attr].read(obj.raw(attr), obj.sub(attr), source)
+    if cls is SubscriptionInfo and version < 3:
+        values["latest_supported_version"] = UNKNOWN_VERSION
     obj.finish()
-    return message
-
-
-def _int(obj: JsonObject, value: Any, key: str, bounds: tuple[int, int]) -> int:
-    return check_int(value, obj.sub(key), minimum=bounds[0], maximum=bounds[1], source=obj.source)
-
-
-def _version(obj: JsonObject, bounds: tuple[int, int]) -> int:
-    return _int(obj, obj.raw("version"), "version", bounds)
-
-
-def _list(obj: JsonObject, value: Any, key: str) -> list[Any]:
-    if not isinstance(value, list):
-        obj.fail(key, f"expected an array, got {describe(value)}")
-    return value
-
-
-def _str(value: Any, path: str, source: str | None, *, nullable: bool = False) -> Any:
-    if value is None and nullable:
-        return None
-    if not isinstance(value, str):
-        fail(path, f"expected a string{' or null' if nullable else ''}, got {describe(value)}", source)
-    return value
-
-
-def _task(value: Any, path: str, source: str | None) -> TaskId:
-    if isinstance(value, dict):
-        o = JsonObject(value, path, source)
-        sub = o.integer("subtopology", minimum=0, maximum=INT32[1])
-        part = o.integer("partition", minimum=0, maximum=INT32[1])
-        name = o.string("topology_name", None, nullable=True)
-        o.finish()
-        return TaskId(sub, part, name)
-    text = _str(value, path, source)
-    try:
-        return TaskId.parse(text)
-    except TaskIdFormatError as exc:
-        fail(path, str(exc), source)
-
-
-def _tasks(obj: JsonObject, value: Any, key: str) -> tuple[TaskId, ...]:
-    return tuple(_task(v, f"{obj.sub(key)}[{i}]", obj.source) for i, v in enumerate(_list(obj, value, key)))
-
-
-def _topic_partitions(value: Any, path: str, source: str | None) -> tuple[TopicPartition, ...]:
-    if not isinstance(value, list):
-        fail(path, f"expected an array of [topic, partition] pairs, got {describe(value)}", source)
-    out = []
-    for i, pair in enumerate(value):
-        where = f"{path}[{i}]"
-        if not isinstance(pair, list) or len(pair) != 2:
-            fail(where, f"expected a [topic, partition] pair, got {describe(pair)}", source)
-        topic = _str(pair[0], f"{where}[0]", source)
-        out.append((topic, check_int(pair[1], f"{where}[1]", minimum=INT32[0], maximum=INT32[1], source=source)))
-    return tuple(out)
+    return cls(version, **values)  # type: ignore[no-any-return]
 
 
 def _user_data_in(obj: JsonObject, kind: type[SubscriptionInfo] | type[AssignmentInfo]) -> bytes | None:
@@ -305,111 +357,3 @@ def _user_data_in(obj: JsonObject, kind: type[SubscriptionInfo] | type[Assignmen
     if not isinstance(nested, kind):
         obj.fail("user_data", f"expected a {kind.__name__} here")
     return nested.encode()
-
-
-def _grouped_from(obj: JsonObject, value: Any, key: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
-    out = []
-    for i, item in enumerate(_list(obj, value, key)):
-        entry = JsonObject(item, f"{obj.sub(key)}[{i}]", obj.source)
-        topic = entry.string("topic")
-        parts = entry.array("partitions")
-        ints = tuple(check_int(p, f"{entry.sub('partitions')}[{j}]", minimum=INT32[0], maximum=INT32[1],
-                               source=obj.source) for j, p in enumerate(parts))
-        entry.finish()
-        out.append((topic, ints))
-    return tuple(out)
-
-
-def _read_subscription(obj: JsonObject) -> Subscription:
-    version = _version(obj, (0, INT16[1]))
-    fields = _Versioned(obj, version)
-    topics = _list(obj, obj.raw("topics", []), "topics")
-    owned = fields.get("owned_partitions", 1, ANY_VERSION_ABOVE, [])
-    generation = fields.get("generation_id", 2, ANY_VERSION_ABOVE, -1)
-    rack = fields.get("rack_id", 3, ANY_VERSION_ABOVE, None)
-    return Subscription(
-        version,
-        tuple(_str(t, f"{obj.sub('topics')}[{i}]", obj.source) for i, t in enumerate(topics)),
-        _user_data_in(obj, SubscriptionInfo),
-        _grouped_from(obj, owned, "owned_partitions"),
-        _int(obj, generation, "generation_id", INT32),
-        _str(rack, obj.sub("rack_id"), obj.source, nullable=True),
-    )
-
-
-def _read_assignment(obj: JsonObject) -> Assignment:
-    version = _version(obj, (0, INT16[1]))
-    parts = obj.raw("assigned_partitions", [])
-    return Assignment(version, _grouped_from(obj, parts, "assigned_partitions"), _user_data_in(obj, AssignmentInfo))
-
-
-def _read_subscription_info(obj: JsonObject) -> SubscriptionInfo:
-    version = _version(obj, (1, INT32[1]))
-    fields = _Versioned(obj, version)
-    default_latest = LATEST_SUPPORTED_VERSION if version <= LATEST_SUPPORTED_VERSION else version
-    latest = _int(obj, fields.get("latest_supported_version", 3, ANY_VERSION_ABOVE, default_latest),
-                  "latest_supported_version", INT32)
-    if version < 3:
-        latest = -1
-    if version > LATEST_SUPPORTED_VERSION:
-        return SubscriptionInfo(version, None, latest)
-    pid_text = _str(obj.raw("process_id"), obj.sub("process_id"), obj.source)
-    try:
-        pid = ProcessId(pid_text)
-    except ProcessIdFormatError as exc:
-        obj.fail("process_id", str(exc))
-    sums_raw = _list(obj, fields.get("task_offset_sums", 7, LATEST_SUPPORTED_VERSION, []), "task_offset_sums")
-    sums = []
-    for i, item in enumerate(sums_raw):
-        entry = JsonObject(item, f"{obj.sub('task_offset_sums')}[{i}]", obj.source)
-        t = _task(entry.raw("task"), entry.sub("task"), obj.source)
-        sums.append((t, entry.integer("offset_sum", minimum=INT64[0])))
-        entry.finish()
-    tags_raw = fields.get("client_tags", 11, LATEST_SUPPORTED_VERSION, {})
-    if not isinstance(tags_raw, dict):
-        obj.fail("client_tags", f"expected an object of tag -> value, got {describe(tags_raw)}")
-    tags = tuple((k, _str(v, f"{obj.sub('client_tags')}.{k}", obj.source)) for k, v in tags_raw.items())
-    endpoint = fields.get("user_endpoint", 2, LATEST_SUPPORTED_VERSION, None)
-    return SubscriptionInfo(
-        version, pid, latest,
-        prev_tasks=_tasks(obj, fields.get("prev_tasks", 1, 6, []), "prev_tasks"),
-        standby_tasks=_tasks(obj, fields.get("standby_tasks", 1, 6, []), "standby_tasks"),
-        user_endpoint=_str(endpoint, obj.sub("user_endpoint"), obj.source, nullable=True) or None,
-        task_offset_sums=tuple(sums),
-        unique_field=_int(obj, fields.get("unique_field", 8, LATEST_SUPPORTED_VERSION, 0), "unique_field", INT8),
-        error_code=_int(obj, fields.get("error_code", 9, LATEST_SUPPORTED_VERSION, 0), "error_code", INT32),
-        client_tags=tags,
-    )
-
-
-def _host_map(obj: JsonObject, value: Any, key: str) -> tuple[tuple[HostInfo, tuple[TopicPartition, ...]], ...]:
-    out = []
-    for i, item in enumerate(_list(obj, value, key)):
-        entry = JsonObject(item, f"{obj.sub(key)}[{i}]", obj.source)
-        host = HostInfo(entry.string("host"), entry.integer("port", minimum=INT32[0], maximum=INT32[1]))
-        out.append((host, _topic_partitions(entry.raw("partitions"), entry.sub("partitions"), obj.source)))
-        entry.finish()
-    return tuple(out)
-
-
-def _read_assignment_info(obj: JsonObject) -> AssignmentInfo:
-    version = _version(obj, (1, LATEST_SUPPORTED_VERSION))
-    fields = _Versioned(obj, version)
-    top = LATEST_SUPPORTED_VERSION
-    common = _int(obj, fields.get("commonly_supported_version", 3, top, -1), "commonly_supported_version", INT32)
-    standbys = []
-    for i, item in enumerate(_list(obj, obj.raw("standby_tasks", []), "standby_tasks")):
-        entry = JsonObject(item, f"{obj.sub('standby_tasks')}[{i}]", obj.source)
-        t = _task(entry.raw("task"), entry.sub("task"), obj.source)
-        standbys.append((t, _topic_partitions(entry.raw("partitions"), entry.sub("partitions"), obj.source)))
-        entry.finish()
-    return AssignmentInfo(
-        version, common,
-        active_tasks=_tasks(obj, obj.raw("active_tasks", []), "active_tasks"),
-        standby_tasks=tuple(standbys),
-        partitions_by_host=_host_map(obj, fields.get("partitions_by_host", 2, top, []), "partitions_by_host"),
-        standby_partitions_by_host=_host_map(
-            obj, fields.get("standby_partitions_by_host", 6, top, []), "standby_partitions_by_host"),
-        error_code=_int(obj, fields.get("error_code", 4, top, 0), "error_code", INT32),
-        next_rebalance_ms=_int(obj, fields.get("next_rebalance_ms", 7, top, INT64[1]), "next_rebalance_ms", INT64),
-    )

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from taskassign.errors import DecodeError, EncodeError
+from taskassign.errors import EncodeError
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM
 from taskassign.wire._codec import (
@@ -32,9 +32,11 @@ from taskassign.wire._codec import (
     Reader,
     Struct,
     Writer,
+    decode_message,
+    encode_message,
     field,
-    join_path,
     read_fields,
+    read_version,
     task_id,
     unnamed_parts,
     write_fields,
@@ -190,16 +192,14 @@ class SubscriptionInfo:
         if self.process_id is None and not self.is_future:
             raise EncodeError(MESSAGE, "process_id", "required (only a future version may omit it)",
                               version=self.version)
-        w = Writer()
-        try:
-            INT32.write(w, self.version)
-            if self.is_future:
-                INT32.write(w, self.latest_supported_version)
-                return w.getvalue()
+        return encode_message(MESSAGE, self.version, self._write)
+
+    def _write(self, w: Writer) -> None:
+        INT32.write(w, self.version)
+        if self.is_future:
+            INT32.write(w, self.latest_supported_version)
+        else:
             write_fields(FIELDS, self.version, w, self)
-        except FieldProblem as problem:
-            raise EncodeError(MESSAGE, join_path(problem.path), problem.reason, version=self.version) from None
-        return w.getvalue()
 
     @classmethod
     def decode(cls, data: bytes, *, base: int = 0) -> SubscriptionInfo:
@@ -210,32 +210,22 @@ class SubscriptionInfo:
     @classmethod
     def decode_prefix(cls, data: bytes, *, base: int = 0) -> tuple[SubscriptionInfo, int]:
         """Decode and also return how many bytes the message took (the rest is trailing)."""
-        r = Reader(data, base)
-        version: int | None = None
-        try:
-            version = _read_version(r)
-            if version > LATEST_SUPPORTED_VERSION:
-                latest = _read_latest(r)
-                info = cls(version, None, latest)
-            else:
-                values = read_fields(FIELDS, version, r) if version >= 1 else {}
-                latest = values.pop("latest_supported_version", UNKNOWN_VERSION)
-                info = cls(version, latest_supported_version=latest, **values)
-        except FieldProblem as problem:
-            raise DecodeError(MESSAGE, join_path(problem.path), problem.offset, problem.reason,
-                              version=version) from None
-        problem_at = version_problem(info.version, info.latest_supported_version)
-        if problem_at:
-            name, reason = problem_at
-            raise DecodeError(MESSAGE, name, base + (0 if name == "version" else 4), reason, version=version)
-        return info, r.pos
+        return decode_message(MESSAGE, data, base, cls._read)
 
-
-def _read_version(r: Reader) -> int:
-    try:
-        return r.int32()
-    except FieldProblem as problem:
-        raise problem.under("version") from None
+    @classmethod
+    def _read(cls, r: Reader) -> SubscriptionInfo:
+        version = read_version(r, INT32)
+        if version > LATEST_SUPPORTED_VERSION:
+            info = cls(version, None, _read_latest(r))
+        else:
+            values = read_fields(FIELDS, version, r) if version >= 1 else {}
+            latest = values.pop("latest_supported_version", UNKNOWN_VERSION)
+            info = cls(version, latest_supported_version=latest, **values)
+        invalid = version_problem(info.version, info.latest_supported_version)
+        if invalid:
+            name, reason = invalid
+            raise FieldProblem(r.base + (0 if name == "version" else 4), reason).under(name)
+        return info
 
 
 def _read_latest(r: Reader) -> int:
