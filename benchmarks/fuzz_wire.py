@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import time
@@ -137,6 +138,7 @@ def run(inputs: int, seed: int) -> dict[str, Any]:
         "crashes": len(crashes),
         "crash_examples": crashes[:10],
         "seconds": round(seconds, 1),
+        "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
         "python": platform.python_version(),
     }
 

@@ -193,3 +193,14 @@ def test_unknown_tasks_in_offset_sums_are_reported_and_ignored() -> None:
 def test_owned_partitions_mapping_to_no_task_make_the_leader_fail() -> None:
     result = run(group([member("a", v(11, PID_1), owned=[("elsewhere", 0)], topics=["topic1", "elsewhere"])]))
     assert result.failure is not None and "IllegalStateException" in result.failure
+
+
+def test_inconsistent_racks_are_reported() -> None:
+    members = [member("a1", v(11, PID_1), rack="r1"), member("a2", v(11, PID_1), rack="r2"),
+               member("b", v(11, PID_2), rack="r1")]
+    result = run(group(members))
+    assert any("report different racks (r1, r2)" in w for w in result.warnings)
+    assert result.state is not None and result.state.clients[PID_1].rack_id == "r1"
+    partial = run(group([member("a", v(11, PID_1), rack="r1"), member("b", v(11, PID_2))]))
+    assert any("no rack" in w for w in partial.warnings)
+    assert not run(group([member("a", v(11, PID_1))])).warnings

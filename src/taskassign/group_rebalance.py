@@ -129,6 +129,7 @@ def rebalance_group(spec: GroupSpec, assignor: str = DEFAULT_ASSIGNOR) -> GroupR
     clients, member_client = _decode_members(spec)
     versions = group_versions(m.info for m in spec.members)
     name = assignor_display_name(assignor)
+    warnings.extend(_rack_warnings(spec, member_client))
 
     def error(code: AssignorError, reason: str) -> GroupRebalanceResult:
         warnings.append(reason)
@@ -224,6 +225,23 @@ def _decode_members(spec: GroupSpec) -> tuple[dict[ProcessId, _Client], dict[str
                 raise UserInputError(f"{m.path}: process id {m.info.process_id} is reserved: with future-version "
                                      "members present it stands for them")
     return clients, member_client
+
+
+def _rack_warnings(spec: GroupSpec, member_client: Mapping[str, ProcessId]) -> list[str]:
+    """Kafka's internal assignors use racks only when every consumer has one and the consumers of a
+    process agree (spec 1.8); say so when the members break that (the client keeps its first rack)."""
+    racks: dict[ProcessId, set[str | None]] = {}
+    for m in spec.members:
+        racks.setdefault(member_client[m.member_id], set()).add(m.subscription.rack)
+    every = set().union(*racks.values())
+    if every == {None}:
+        return []
+    out = [f"consumers of client {pid} report different racks ({', '.join(sorted(str(r) for r in rs))}); "
+           "Kafka's built-in assignors then ignore racks, a custom assignor sees the first member's rack"
+           for pid, rs in racks.items() if len(rs) > 1]
+    if None in every and not out:
+        out.append("some members report no rack: Kafka's built-in assignors then ignore racks for this rebalance")
+    return out
 
 
 def _tasks(spec: GroupSpec) -> dict[TaskId, TaskInfo]:

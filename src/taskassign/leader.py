@@ -26,7 +26,7 @@ from taskassign._java_order import hash_iteration_order
 from taskassign.assignors.base import TaskAssignor
 from taskassign.errors import InvalidAssignmentError, TaskassignError, TaskAssignmentException
 from taskassign.followups import IMMEDIATE_FOLLOWUP_MS, client_assignments, with_consumer_followups
-from taskassign.ids import ProcessId
+from taskassign.ids import ProcessId, TaskId
 from taskassign.model import (
     ApplicationState,
     AssignmentError,
@@ -115,7 +115,8 @@ def rebalance(
     consumers = None
     if distribute_threads:
         owned = ownership if ownership is not None else ownership_from_state(state)
-        consumers = {pid: _consumer_assignments(state, a, owned) for pid, a in clients.items()}
+        sources = {t: tuple((p.topic, p.partition) for p in info.source_partitions) for t, info in state.tasks.items()}
+        consumers = {pid: _consumer_assignments(state, a, owned, sources) for pid, a in clients.items()}
     group = GroupAssignment(clients, consumers)
     if callable(callback):
         callback(group, subscription, error)
@@ -127,7 +128,10 @@ def rebalance(
 
 
 def _consumer_assignments(
-    state: ApplicationState, assignment: KafkaStreamsAssignment, ownership: PartitionOwnership
+    state: ApplicationState,
+    assignment: KafkaStreamsAssignment,
+    ownership: PartitionOwnership,
+    source_partitions: Mapping[TaskId, tuple[tuple[str, int], ...]],
 ) -> Mapping[str, ConsumerAssignment]:
     """One client's tasks over its consumers, with the client's follow-up on the consumer carrying it.
 
@@ -144,9 +148,7 @@ def _consumer_assignments(
         standby=tuple(assignment.standby_tasks()),
         stateless_active=tuple(hash_iteration_order([t for t in active if t not in stateful])),
         prev_tasks_by_lag={c: client.prev_tasks_by_lag(c) for c in client.consumer_client_ids},
-        source_partitions={
-            t: tuple(p.topic_partition for p in state.tasks[t].source_partitions) for t in assignment.tasks
-        },
+        source_partitions=source_partitions,
         previous_standby=client.previous_standby_tasks,
         stateful=stateful,
         owner_in_client=owned.by_consumer,
