@@ -204,3 +204,22 @@ def test_inconsistent_racks_are_reported() -> None:
     partial = run(group([member("a", v(11, PID_1), rack="r1"), member("b", v(11, PID_2))]))
     assert any("no rack" in w for w in partial.warnings)
     assert not run(group([member("a", v(11, PID_1))])).warnings
+
+
+def test_end_offsets_source_changelogs_new_changelogs_and_unknown() -> None:
+    doc = group([member("a", v(11, PID_1, {"0_0": 30, "1_0": 5}))], partitions=1)
+    doc["topology"]["subtopologies"] = [
+        {"id": 0, "source_topics": ["topic1"], "stores": ["s"], "changelog_topics": ["topic1"]},  # source table
+        {"id": 1, "source_topics": ["topic2"], "stores": ["s2"], "changelog_topics": ["app-s2-changelog"]},
+    ]
+    doc["topics"] = {"topic1": {"partitions": [{"partition": 0, "end_offset": 999, "committed_offset": 40}]},
+                     "topic2": {"partitions": 1}}  # app-s2-changelog is created by this rebalance
+    result = run(doc, "identity")
+    assert result.state is not None
+    ends = result.state.changelog_end_offset_sums
+    assert ends[T("0_0")] == 40 and ends[T("1_0")] == 0
+    info = result.state.tasks[T("0_0")]
+    assert [(p.topic, p.is_source, p.is_changelog) for p in info.topic_partitions] == [("topic1", True, True)]
+    assert result.state.clients[PID_1].lag_for(T("0_0")) == 10
+    unknown = run({**doc, "end_offsets_unknown": True}, "identity")
+    assert unknown.state is not None and unknown.state.clients[PID_1].lag_for(T("0_0")) == -3

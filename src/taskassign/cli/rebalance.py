@@ -35,8 +35,7 @@ def rebalance(
     as_json: bool = typer.Option(False, "--json", help="Print the group assignment document instead of a table."),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
 ) -> None:
-    """Run the group leader on GROUP.json: decode every subscription, assign, spread over threads,
-    and encode every member's assignment (bytes, decoded form, and what the member does next)."""
+    """Run Kafka Streams' group leader on GROUP.json: every member's assignment bytes and what it does next."""
     resolve_assignor_class(assignor)
     spec = read_group(group)
     if kafka_compat:

@@ -63,7 +63,7 @@ def decode(
     raw_user_data: bool = typer.Option(False, "--raw-user-data", help="Keep userData as hex instead of decoding it."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the JSON here instead of stdout."),
 ) -> None:
-    """Decode a Kafka Streams rebalance message and print it as JSON (``taskassign encode`` reverses it)."""
+    """Decode a Kafka Streams rebalance message and print it as JSON (taskassign encode reverses it)."""
     payload, where = read_bytes_argument(data)
     try:
         message, size = decode_message(kind.value, payload)
@@ -88,7 +88,7 @@ def encode(
     output_format: Output = typer.Option(Output.hex, "--as", help="hex, base64, or binary (needs -o)."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the bytes here instead of stdout."),
 ) -> None:
-    """Encode a message from its JSON form (as printed by ``taskassign decode``) into Kafka's bytes."""
+    """Encode a message from its JSON form (as taskassign decode prints it) into Kafka's bytes."""
     if document == "-":
         text, source = sys.stdin.read(), "stdin"
     else:
