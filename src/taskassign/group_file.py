@@ -93,9 +93,6 @@ class GroupSpec:
     end_offsets_unknown: bool = False
     source: str | None = field(default=None, compare=False)
 
-    def member(self, member_id: str) -> MemberSpec:
-        return next(m for m in self.members if m.member_id == member_id)
-
 
 def read_group(path: str | Path) -> GroupSpec:
     p = Path(path)

@@ -59,12 +59,11 @@ def test_subscription_info_v11_with_tags_and_fresh_client() -> None:
 
 
 def test_subscription_info_named_task() -> None:
-    named = SubscriptionInfo.of(10, PID_1, {TaskId(1, 0, "topology0"): 5})
     expected = ("00 00 00 0a 00 00 00 0b 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00 00 00 00 01"
                 "00 00 00 01 00 00 00 00 00 00 00 00 00 00 00 05 00 09 74 6f 70 6f 6c 6f 67 79 30 01 00 00 00 00")
-    # the spec example has uniqueField 1 and no endpoint
-    named = SubscriptionInfo(10, PID_1, 11, task_offset_sums=((TaskId(1, 0, "topology0"), 5),), unique_field=1)
-    assert named.encode() == h(expected)
+    named = SubscriptionInfo.of(10, PID_1, {TaskId(1, 0, "topology0"): 5}, unique_field=1)  # no endpoint
+    assert named.encode() == h(expected) and len(named.encode()) == 64
+    assert SubscriptionInfo.decode(h(expected)).offset_sums() == {TaskId(1, 0, "topology0"): 5}
 
 
 def test_future_subscription_is_two_ints_and_decodes_as_future() -> None:
