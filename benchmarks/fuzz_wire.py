@@ -11,22 +11,19 @@ recorded with its input. Inputs: half random bytes, half valid messages of rando
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import platform
 import random
 import time
 import traceback
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
+from benchmarks._results import load_average, report
 from taskassign.errors import DecodeError
 from taskassign.ids import ProcessId, TaskId
 from taskassign.wire import Assignment, AssignmentInfo, HostInfo, Subscription, SubscriptionInfo
 from taskassign.wire.documents import MESSAGE_KINDS, message_to_json
 
-RESULTS = Path(__file__).parent / "results" / "fuzz_wire.json"
 ALPHABET = "abcXYZ-_.09:\0é中𝄞"
 
 
@@ -138,7 +135,7 @@ def run(inputs: int, seed: int) -> dict[str, Any]:
         "crashes": len(crashes),
         "crash_examples": crashes[:10],
         "seconds": round(seconds, 1),
-        "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+        "load_average_at_end": load_average(),
         "python": platform.python_version(),
     }
 
@@ -150,10 +147,7 @@ def main() -> None:
     parser.add_argument("--no-write", action="store_true", help="print only, do not update results/fuzz_wire.json")
     args = parser.parse_args()
     result = run(args.inputs, args.seed)
-    text = json.dumps(result, indent=2) + "\n"
-    print(text, end="")
-    if not args.no_write:
-        RESULTS.write_text(text)
+    report("fuzz_wire", result, write=not args.no_write)
     if result["crashes"]:
         raise SystemExit(1)
 

@@ -14,13 +14,11 @@ load whichever real assignor is merged.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
 import time
-from pathlib import Path
 from typing import Any
 
+from benchmarks._results import load_average, report
 from taskassign.assignors.base import BaseTaskAssignor
 from taskassign.configs import AssignmentConfigs
 from taskassign.group_file import GroupSpec, MemberSpec, PartitionSpec, SubtopologySpec, TopicSpec
@@ -29,7 +27,6 @@ from taskassign.ids import ProcessId, TaskId
 from taskassign.model import ApplicationState, KafkaStreamsAssignment, TaskAssignment
 from taskassign.wire import AssignmentInfo, Subscription, SubscriptionInfo
 
-RESULTS = Path(__file__).parent / "results" / "group_scale.json"
 CHANGELOG = "streams-assignment-scale-test-store-changelog"
 END_OFFSET = 100_000
 
@@ -130,7 +127,7 @@ def run(assignor: str, repeats: int) -> dict[str, Any]:
         "command": f"PYTHONPATH=src python -m benchmarks.group_scale --assignor {assignor} --repeats {repeats}",
         "assignor": assignor,
         "repeats": repeats,
-        "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+        "load_average_at_end": load_average(),
         "cases": cases,
     }
 
@@ -142,10 +139,7 @@ def main() -> None:
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
     result = run(args.assignor, args.repeats)
-    text = json.dumps(result, indent=2) + "\n"
-    print(text, end="")
-    if not args.no_write:
-        RESULTS.write_text(text)
+    report("group_scale", result, write=not args.no_write)
 
 
 if __name__ == "__main__":

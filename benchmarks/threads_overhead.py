@@ -11,20 +11,16 @@ timed with and without ``distribute_threads``.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
 import time
-from pathlib import Path
 from typing import Any
 
+from benchmarks._results import load_average, report
 from taskassign.assignors.identity import IdentityTaskAssignor
 from taskassign.configs import AssignmentConfigs
 from taskassign.ids import ProcessId, TaskId
 from taskassign.leader import rebalance
 from taskassign.model import ApplicationState, KafkaStreamsState, TaskInfo, TaskTopicPartition
-
-RESULTS = Path(__file__).parent / "results" / "threads_overhead.json"
 
 
 def state(tasks: int, clients: int, threads: int) -> ApplicationState:
@@ -66,12 +62,9 @@ def main() -> None:
         "tasks": args.tasks, "clients": 100, "threads_per_client": 4,
         **{f"{k}_seconds_median": round(statistics.median(v), 2) for k, v in times.items()},
         **{f"{k}_seconds_all": [round(t, 2) for t in v] for k, v in times.items()},
-        "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+        "load_average_at_end": load_average(),
     }
-    text = json.dumps(out, indent=2) + "\n"
-    print(text, end="")
-    if not args.no_write:
-        RESULTS.write_text(text)
+    report("threads_overhead", out, write=not args.no_write)
 
 
 if __name__ == "__main__":
