@@ -16,6 +16,9 @@ taskassign reproduces Kafka bit for bit, it takes those orders from here and now
 * ``JavaPriorityQueue``: the binary heap with Java's sift rules, a comparator evaluated at every
   comparison (so stale, live-changing keys behave as in Java), ``remove(o)`` by linear scan and
   construction from a collection by heapify.
+* ``UniqueJavaPriorityQueue``: the same heap over distinct, hashable elements with a fixed natural
+  order; it tracks every element's array slot, so ``remove(o)`` and ``in`` are O(log n) / O(1) while the
+  array layout stays exactly Java's (thread-level distribution removes thousands of tasks).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ __all__ = (
     "HashSubsetOrder",
     "JavaHashMap",
     "JavaPriorityQueue",
+    "UniqueJavaPriorityQueue",
     "grown_capacity",
     "hash_iteration_order",
     "hashmap_copy_capacity",
@@ -299,3 +303,74 @@ class JavaPriorityQueue(Generic[T]):
             k = child
         if n:
             q[k] = x
+
+
+class UniqueJavaPriorityQueue(JavaPriorityQueue[K]):
+    """``java.util.PriorityQueue`` over distinct elements in their natural order, with O(1) lookup.
+
+    With distinct elements Java's ``remove(o)`` (first equal element in the array) is the element's
+    only slot, so tracking slots changes no outcome; the array equals what Java holds at every step.
+    """
+
+    __slots__ = ("_pos",)
+
+    def __init__(self, items: Iterable[K] = ()) -> None:
+        array = list(items)
+        self._pos: dict[Any, int] = {x: i for i, x in enumerate(array)}
+        if len(self._pos) != len(array):
+            raise ValueError("UniqueJavaPriorityQueue needs distinct elements")
+        super().__init__(_natural, array)
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._pos
+
+    def poll(self) -> K | None:
+        if self._q:
+            del self._pos[self._q[0]]
+        return super().poll()
+
+    def remove(self, item: K) -> bool:
+        i = self._pos.pop(item, None)
+        if i is None:
+            return False
+        self._remove_at(i)
+        return True
+
+    def _sift_up(self, k: int, x: Any) -> None:
+        q: list[Any] = self._q
+        pos = self._pos
+        while k > 0:
+            parent = (k - 1) >> 1
+            e = q[parent]
+            if x >= e:
+                break
+            q[k] = e
+            pos[e] = k
+            k = parent
+        q[k] = x
+        pos[x] = k
+
+    def _sift_down(self, k: int, x: Any) -> None:
+        q: list[Any] = self._q
+        pos = self._pos
+        n = len(q)
+        half = n >> 1
+        while k < half:
+            child = 2 * k + 1
+            c = q[child]
+            right = child + 1
+            if right < n and c > q[right]:
+                child = right
+                c = q[child]
+            if x <= c:
+                break
+            q[k] = c
+            pos[c] = k
+            k = child
+        if n:
+            q[k] = x
+            pos[x] = k
+
+
+def _natural(x: Any) -> Any:
+    return x
