@@ -41,3 +41,8 @@ def test_strict_problems_refuse_tasks_without_rack_information() -> None:  # P28
 def test_tasks_must_be_distinct() -> None:
     with pytest.raises(ValueError, match="distinct"):
         FlowProblem.of((tid("1_0"), tid("1_0")), (PID_1,), {PID_1: {tid("1_0")}}, COSTS)
+
+
+def test_tasks_must_belong_to_the_application() -> None:
+    with pytest.raises(RackAwareOptimizationError, match="Task 9_9 is not a task of the application"):
+        FlowProblem.of((tid("9_9"),), (PID_1,), {PID_1: {tid("9_9")}}, COSTS)

@@ -60,6 +60,9 @@ class FlowProblem:
         wanted = frozenset(tasks)
         if len(wanted) != len(tasks):
             raise ValueError("the tasks to optimise must be distinct")
+        unknown = sorted(wanted.difference(costs.table.partitions))
+        if unknown:
+            raise RackAwareOptimizationError(f"Task {unknown[0]} is not a task of the application")
         owner: dict[TaskId, int] = {}
         claims = 0
         for j, client in enumerate(clients):
