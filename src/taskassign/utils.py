@@ -5,11 +5,19 @@ Each returns new values; the input ApplicationState and assignments are never mu
 
 from __future__ import annotations
 
-from taskassign.ids import ProcessId
+from collections.abc import Mapping
+
+from taskassign._java_order import hash_iteration_order, java_hash
+from taskassign.assignors._client_state import ClientState
+from taskassign.assignors._constrained_priority_set import indexed_pool_factory
+from taskassign.errors import UserInputError
+from taskassign.ids import ProcessId, TaskId
 from taskassign.model import ApplicationState, AssignedTask, KafkaStreamsAssignment
+from taskassign.standby.client_tag_aware import ClientTagAwareStandbyTaskAssignor
+from taskassign.standby.load_based import LoadBasedStandbyTaskAssignor
 from taskassign.validation import validate_task_assignment
 
-__all__ = ("identity_assignment", "validate_task_assignment")
+__all__ = ("default_standby_task_assignment", "identity_assignment", "validate_task_assignment")
 
 
 def identity_assignment(application_state: ApplicationState) -> dict[ProcessId, KafkaStreamsAssignment]:
@@ -21,3 +29,59 @@ def identity_assignment(application_state: ApplicationState) -> dict[ProcessId, 
         tasks += [AssignedTask.standby(t) for t in state.previous_standby_tasks]
         result[pid] = KafkaStreamsAssignment.of(pid, tasks)
     return result
+
+
+def default_standby_task_assignment(
+    application_state: ApplicationState, assignments: Mapping[ProcessId, KafkaStreamsAssignment]
+) -> dict[ProcessId, KafkaStreamsAssignment]:
+    """Add standbys to ``assignments`` the way Kafka's own assignors place them (spec 6.4, 8.4).
+
+    Tasks with a changelog get up to ``num.standby.replicas`` standbys each, on the least loaded clients
+    (tasks per thread), or spread over client tags when ``rack.aware.assignment.tags`` is set. Tasks are
+    visited in the order of Kafka's hash set of task ids. Returns the assignments of every client
+    (clients missing from ``assignments`` get one). Kafka's tag path places one standby per active task
+    even with ``num.standby.replicas`` = 0 (bug 11.2); taskassign places none unless
+    ``taskassign.kafka.compat`` is set.
+    """
+    configs = application_state.configs
+    states = application_state.kafka_streams_states(False)
+    unknown = [pid for pid in assignments if pid not in states]
+    if unknown:
+        raise UserInputError(f"assignments name client(s) that are not part of the application: "
+                             f"{', '.join(str(p) for p in sorted(unknown))}")
+    result = {pid: assignments.get(pid, KafkaStreamsAssignment(pid)) for pid in states}
+    replicas = configs.num_standby_replicas
+    tagged = bool(configs.rack_aware_assignment_tags)
+    if replicas <= 0 and not (tagged and configs.kafka_compat):
+        return result
+
+    clients = []
+    for index, (pid, state) in enumerate(states.items()):
+        client = ClientState(index, pid, state.num_processing_threads, state.client_tags, state.rack_id)
+        client.active.update(result[pid].active_tasks())
+        client.standby.update(result[pid].standby_tasks())
+        clients.append(client)
+    before = [set(c.standby) for c in clients]
+    tasks = _standby_eligible_tasks_in_hash_order(application_state)
+    assignor: ClientTagAwareStandbyTaskAssignor | LoadBasedStandbyTaskAssignor = (
+        ClientTagAwareStandbyTaskAssignor(configs.rack_aware_assignment_tags) if tagged
+        else LoadBasedStandbyTaskAssignor()
+    )
+    assignor.assign(clients, tasks, replicas, indexed_pool_factory(len(clients)))
+    for client, previous in zip(clients, before, strict=True):
+        added = client.standby - previous
+        if added:
+            tasks_map = dict(result[client.process_id].tasks)
+            tasks_map.update((t, AssignedTask.standby(t)) for t in added)
+            current = result[client.process_id]
+            result[client.process_id] = KafkaStreamsAssignment(
+                client.process_id, tasks_map, current.followup_rebalance_deadline)
+    return result
+
+
+def _standby_eligible_tasks_in_hash_order(application_state: ApplicationState) -> list[TaskId]:
+    """Tasks with a changelog, in the iteration order of Kafka's ``Collectors.toSet()`` over them, which
+    are streamed from ``allTasks()`` (a HashMap filled in TaskId order)."""
+    tasks = application_state.tasks
+    streamed = [t for t in hash_iteration_order(tasks, hash_of=java_hash) if tasks[t].has_changelog]
+    return hash_iteration_order(streamed, hash_of=java_hash)

@@ -1,0 +1,122 @@
+"""Kafka's ``ClientState``: the mutable per-client scratch state of the internal assignors.
+
+The high-availability assignor and the standby assignors mutate these while they work; the
+immutable KIP-924 values are built only at the end. A client is addressed by its ``index`` in
+ProcessId order, so that comparing two clients (``(load, index)``) costs a C-level tuple compare and
+orders exactly like Java's ``UUID.compareTo`` (assignor spec section 2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from taskassign.errors import UserInputError
+from taskassign.ids import ProcessId, TaskId
+from taskassign.model import (
+    ApplicationState,
+    AssignedTask,
+    KafkaStreamsAssignment,
+    TaskAssignment,
+)
+
+__all__ = ("ClientState", "client_states", "to_task_assignment")
+
+
+class ClientState:
+    """One client's capacity, tags and the tasks assigned to it so far (active and standby sets).
+
+    Like Kafka's, the mutators refuse to give a client a task it already holds in either role, or to
+    take away one it does not hold: the algorithms rely on never doing either.
+    """
+
+    __slots__ = ("active", "capacity", "index", "process_id", "rack", "standby", "tags")
+
+    def __init__(
+        self,
+        index: int,
+        process_id: ProcessId,
+        capacity: int,
+        tags: Mapping[str, str] | None = None,
+        rack: str | None = None,
+    ) -> None:
+        self.index = index
+        self.process_id = process_id
+        self.capacity = capacity
+        self.tags: Mapping[str, str] = tags if tags is not None else {}
+        self.rack = rack
+        self.active: set[TaskId] = set()
+        self.standby: set[TaskId] = set()
+
+    def __repr__(self) -> str:
+        return (f"ClientState({self.process_id}, capacity={self.capacity}, "
+                f"active={sorted(self.active)}, standby={sorted(self.standby)})")
+
+    def assigned_count(self) -> int:
+        return len(self.active) + len(self.standby)
+
+    def assigned_load(self) -> float:
+        """Tasks (active and standby) per thread, in IEEE double precision as Java computes it."""
+        return (len(self.active) + len(self.standby)) / self.capacity
+
+    def active_load(self) -> float:
+        return len(self.active) / self.capacity
+
+    def has_assigned(self, task: TaskId) -> bool:
+        return task in self.active or task in self.standby
+
+    def assign_active(self, task: TaskId) -> None:
+        self._check_free(task)
+        self.active.add(task)
+
+    def assign_standby(self, task: TaskId) -> None:
+        self._check_free(task)
+        self.standby.add(task)
+
+    def unassign_active(self, task: TaskId) -> None:
+        if task not in self.active:
+            raise AssertionError(f"client {self.process_id} does not hold {task} as active")
+        self.active.remove(task)
+
+    def unassign_standby(self, task: TaskId) -> None:
+        if task not in self.standby:
+            raise AssertionError(f"client {self.process_id} does not hold {task} as standby")
+        self.standby.remove(task)
+
+    def _check_free(self, task: TaskId) -> None:
+        if task in self.active or task in self.standby:
+            raise AssertionError(f"client {self.process_id} already holds {task}")
+
+
+def client_states(application_state: ApplicationState) -> list[ClientState]:
+    """A fresh ClientState for every client, in ProcessId order, with nothing assigned yet."""
+    states = []
+    for index, (pid, state) in enumerate(application_state.kafka_streams_states(False).items()):
+        capacity = state.num_processing_threads
+        if capacity <= 0:
+            raise UserInputError(f"client {pid} has no consumers (threads), so it cannot run tasks")
+        states.append(ClientState(index, pid, capacity, state.client_tags, state.rack_id))
+    return states
+
+
+def to_task_assignment(
+    clients: Sequence[ClientState],
+    tasks: Iterable[TaskId],
+    probing_rebalance_needed: bool = False,
+    details: Mapping[str, object] | None = None,
+) -> TaskAssignment:
+    """The immutable result: one KafkaStreamsAssignment per client, in ProcessId order.
+
+    ``tasks`` (every task of the application, sorted) lets the AssignedTask values be shared between
+    clients instead of built once per replica.
+    """
+    active_of: dict[TaskId, AssignedTask] = {}
+    standby_of: dict[TaskId, AssignedTask] = {}
+    for task in tasks:
+        active_of[task] = AssignedTask.active(task)
+        standby_of[task] = AssignedTask.standby(task)
+    assignments = []
+    for client in clients:
+        entries = {t: active_of[t] for t in client.active}
+        entries.update((t, standby_of[t]) for t in client.standby)
+        assignments.append(KafkaStreamsAssignment(client.process_id, entries))
+    return TaskAssignment(tuple(assignments), probing_rebalance_needed, details or {})

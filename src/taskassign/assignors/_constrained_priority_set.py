@@ -1,0 +1,220 @@
+"""Kafka's ``ConstrainedPrioritySet``: repeatedly take the lightest client that may receive a task.
+
+Two implementations of one contract (assignor spec section 3):
+
+* ``ConstrainedPrioritySet`` is Kafka's mechanism step by step: a ``java.util.PriorityQueue`` ordered by
+  the live key ``(weight(client), client)``, a membership set, rejected clients re-offered in Java
+  HashSet order. It is the reference: slow (a poll that rejects every client costs O(C log C), an
+  offer of a member a linear search), but bit-exact whatever the caller does.
+* ``IndexedConstrainedPrioritySet`` returns what a *valid* Java heap returns, the member with the
+  smallest live key that satisfies the constraints, without popping and re-pushing the rejected
+  ones. The callers in this package only change a member's weight outside a poll and re-offer it
+  before the next poll (Kafka's ``offerAll(source, destination)``), which keeps Kafka's heap valid at
+  every poll; ``tests/assignors/test_constrained_priority_set.py`` runs whole assignments through
+  both implementations to hold that claim. It also accepts a ``candidates`` hint: when the
+  constraint admits only a few known clients (the clients caught up on a task), the poll looks only
+  at those.
+
+Clients are any totally ordered hashable values; the assignors use indices in ProcessId order.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Collection, Iterable, Sequence
+from typing import Generic, Protocol, TypeVar
+
+from taskassign._java_order import JavaHashMap, JavaPriorityQueue, java_hash
+from taskassign.ids import TaskId
+
+__all__ = (
+    "ClientPool",
+    "ConstrainedPrioritySet",
+    "IndexedConstrainedPrioritySet",
+    "PoolFactory",
+    "indexed_pool_factory",
+    "java_pool_factory",
+)
+
+C = TypeVar("C")
+Constraint = Callable[[int, TaskId], bool]
+Extra = Callable[[int], bool]
+
+
+class ClientPool(Protocol):
+    """What the assignors need from a constrained priority set of client indices."""
+
+    def offer(self, client: int) -> None: ...
+
+    def offer_all(self, clients: Iterable[int]) -> None: ...
+
+    def poll(self, task: TaskId, extra: Extra | None = None) -> int | None: ...
+
+
+Candidates = Callable[[TaskId], Collection[int] | None]
+
+
+class PoolFactory(Protocol):
+    """Builds a constrained priority set over client indices; ``candidates`` is an optional hint."""
+
+    def __call__(
+        self, constraint: Constraint, weight: Callable[[int], float], candidates: Candidates | None = None
+    ) -> ClientPool: ...
+
+
+def java_pool_factory(client_hashes: Sequence[int]) -> PoolFactory:
+    """Kafka's exact heap; ``client_hashes[i]`` is the Java hashCode of client i's ProcessId."""
+
+    def make(
+        constraint: Constraint, weight: Callable[[int], float], candidates: Candidates | None = None
+    ) -> ClientPool:
+        return ConstrainedPrioritySet(constraint, weight, client_hashes.__getitem__)
+
+    return make
+
+
+def indexed_pool_factory(num_clients: int) -> PoolFactory:
+    """True-minimum pools over ``num_clients`` client indices (see the module docstring)."""
+
+    def make(
+        constraint: Constraint, weight: Callable[[int], float], candidates: Candidates | None = None
+    ) -> ClientPool:
+        return IndexedConstrainedPrioritySet(num_clients, constraint, weight, candidates)
+
+    return make
+
+
+class ConstrainedPrioritySet(Generic[C]):
+    """Kafka's ConstrainedPrioritySet with Java's heap, evaluated lazily as Java does.
+
+    ``constraint(client, task)`` and ``weight(client)`` are read at every comparison, so a client whose
+    weight changes while it sits in the heap behaves exactly as in Kafka. ``hash_of`` gives the Java
+    ``hashCode`` of a client (ProcessId's by default), which decides the order in which rejected
+    clients are offered back.
+    """
+
+    __slots__ = ("_constraint", "_hash_of", "_members", "_queue")
+
+    def __init__(
+        self,
+        constraint: Callable[[C, TaskId], bool],
+        weight: Callable[[C], float],
+        hash_of: Callable[[C], int] = java_hash,
+    ) -> None:
+        self._constraint = constraint
+        self._hash_of = hash_of
+        self._queue: JavaPriorityQueue[C] = JavaPriorityQueue(lambda c: (weight(c), c))
+        self._members: set[C] = set()
+
+    def __len__(self) -> int:
+        return len(self._members)
+
+    def offer(self, client: C) -> None:
+        """Insert ``client``, or refresh its position if it is already a member."""
+        if client in self._members:
+            self._queue.remove(client)
+        else:
+            self._members.add(client)
+        self._queue.offer(client)
+
+    def offer_all(self, clients: Iterable[C]) -> None:
+        for client in clients:
+            self.offer(client)
+
+    def poll(self, task: TaskId, extra: Callable[[C], bool] | None = None) -> C | None:
+        """Remove and return the first client in heap order that satisfies both predicates."""
+        rejected: JavaHashMap[C] = JavaHashMap(hash_of=self._hash_of)
+        queue = self._queue
+        while queue:
+            candidate = queue.poll()
+            assert candidate is not None
+            self._members.discard(candidate)
+            if self._constraint(candidate, task) and (extra is None or extra(candidate)):
+                self.offer_all(rejected.keys())
+                return candidate
+            rejected.put(candidate)
+        self.offer_all(rejected.keys())
+        return None
+
+
+class IndexedConstrainedPrioritySet:
+    """The same contract over client indices 0..n-1, answering each poll with the true minimum.
+
+    ``candidates(task)`` may return the only clients that can satisfy ``constraint`` for ``task``
+    (any order), or None to scan every member in key order. Members' weights are tracked in a
+    lazily cleaned binary heap of ``(weight, client)`` entries: an entry is current when the client is
+    a member and the entry's weight is the last one offered for it.
+    """
+
+    __slots__ = ("_candidates", "_constraint", "_heap", "_member", "_offered", "_weight")
+
+    def __init__(
+        self,
+        size: int,
+        constraint: Constraint,
+        weight: Callable[[int], float],
+        candidates: Candidates | None = None,
+    ) -> None:
+        self._constraint = constraint
+        self._weight = weight
+        self._candidates = candidates
+        self._member = [False] * size
+        self._offered: list[float] = [-1.0] * size
+        self._heap: list[tuple[float, int]] = []
+
+    def __len__(self) -> int:
+        return sum(self._member)
+
+    def offer(self, client: int) -> None:
+        load = self._weight(client)
+        if not self._member[client] or self._offered[client] != load:
+            self._member[client] = True
+            self._offered[client] = load
+            heapq.heappush(self._heap, (load, client))
+
+    def offer_all(self, clients: Iterable[int]) -> None:
+        for client in clients:
+            self.offer(client)
+
+    def poll(self, task: TaskId, extra: Extra | None = None) -> int | None:
+        found = self._candidates(task) if self._candidates is not None else None
+        if found is not None:
+            return self._poll_among(found, task, extra)
+        return self._poll_heap(task, extra)
+
+    def _poll_among(self, candidates: Collection[int], task: TaskId, extra: Extra | None) -> int | None:
+        member, weight, constraint = self._member, self._weight, self._constraint
+        best: tuple[float, int] | None = None
+        for client in candidates:
+            if member[client] and constraint(client, task) and (extra is None or extra(client)):
+                key = (weight(client), client)
+                if best is None or key < best:
+                    best = key
+        if best is None:
+            return None
+        self._member[best[1]] = False
+        return best[1]
+
+    def _poll_heap(self, task: TaskId, extra: Extra | None) -> int | None:
+        heap, member, offered, weight, constraint = (
+            self._heap, self._member, self._offered, self._weight, self._constraint)
+        aside: list[tuple[float, int]] = []
+        result = None
+        while heap:
+            entry = heapq.heappop(heap)
+            load, client = entry
+            if not member[client] or offered[client] != load:
+                continue  # superseded by a later offer, or polled
+            live = weight(client)
+            if live != load:  # grew without a re-offer: its current key is further down
+                offered[client] = live
+                heapq.heappush(heap, (live, client))
+                continue
+            if constraint(client, task) and (extra is None or extra(client)):
+                member[client] = False
+                result = client
+                break
+            aside.append(entry)
+        for entry in aside:
+            heapq.heappush(heap, entry)
+        return result

@@ -1,0 +1,198 @@
+"""Kafka's ``HighAvailabilityTaskAssignor`` (KIP-441), the default assignor, reproduced exactly.
+
+It does not start from the previous assignment. Stateful actives are dealt round-robin and evened
+out per thread; an active that lands on a client that is not caught up (lag above
+``acceptable.recovery.lag``) goes to a caught-up client instead, and the planned client gets a
+warm-up replica (at most ``max.warmup.replicas`` per rebalance) and a probing rebalance is requested,
+so that the task migrates once the warm-up has caught up. Standbys go to the least loaded clients (or
+by client tags), stateless tasks to the clients with the fewest actives per thread
+(assignor spec section 4).
+
+The result is Kafka's, bit for bit, including its quirks (docs/kafka-differences.md). Differences are
+only in cost: no T x C lag tables, no pair scans that cannot move a task, and constrained priority
+sets that answer a poll without popping every rejected client (see ``_constrained_priority_set``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping, Sequence, Set
+from typing import Any, Protocol, cast
+
+from taskassign.assignors._client_state import ClientState, client_states, to_task_assignment
+from taskassign.assignors._constrained_priority_set import (
+    PoolFactory,
+    indexed_pool_factory,
+    java_pool_factory,
+)
+from taskassign.assignors._lags import task_lags
+from taskassign.assignors._task_movement import (
+    WarmupBudget,
+    assign_active_task_movements,
+    assign_standby_task_movements,
+)
+from taskassign.assignors._thread_balance import balance_tasks_over_threads
+from taskassign.assignors.base import BaseTaskAssignor
+from taskassign.configs import STRATEGY_NONE
+from taskassign.errors import TaskassignError
+from taskassign.ids import ProcessId, TaskId
+from taskassign.model import ApplicationState, TaskAssignment
+from taskassign.standby import choose_standby_assignor
+from taskassign.standby.base import StandbyMovePredicate
+
+__all__ = (
+    "DEFAULT_NON_OVERLAP_COST",
+    "DEFAULT_TRAFFIC_COST",
+    "STATELESS_NON_OVERLAP_COST",
+    "STATELESS_TRAFFIC_COST",
+    "HighAvailabilityTaskAssignor",
+    "RackAwareOptimizer",
+    "assign_high_availability",
+    "make_rack_aware_assignor",
+)
+
+#: Kafka's HA defaults for stateful actives and standbys when the costs are not configured.
+DEFAULT_TRAFFIC_COST = 10
+DEFAULT_NON_OVERLAP_COST = 1
+#: Fixed costs for stateless actives (configured costs are ignored for them).
+STATELESS_TRAFFIC_COST = 1
+STATELESS_NON_OVERLAP_COST = 0
+
+_RACK_MODULE = "taskassign.rack.internal"
+
+
+class RackAwareOptimizer(Protocol):
+    """The internal rack-aware optimiser (``taskassign.rack.internal.RackAwareTaskAssignor``)."""
+
+    def can_enable_rack_aware_assignor(self) -> bool: ...
+
+    def optimize_active_tasks(
+        self, tasks: Sequence[TaskId], active: Mapping[ProcessId, Set[TaskId]],
+        traffic_cost: int, non_overlap_cost: int,
+    ) -> tuple[dict[ProcessId, set[TaskId]], int]: ...
+
+    def optimize_standby_tasks(
+        self, active: Mapping[ProcessId, Set[TaskId]], standby: Mapping[ProcessId, Set[TaskId]],
+        traffic_cost: int, non_overlap_cost: int, can_move: StandbyMovePredicate,
+    ) -> tuple[dict[ProcessId, set[TaskId]], int]: ...
+
+
+def make_rack_aware_assignor(application_state: ApplicationState) -> RackAwareOptimizer | None:
+    """The rack-aware optimiser when the strategy is not ``none`` and the rack information allows it."""
+    if application_state.configs.rack_aware_assignment_strategy == STRATEGY_NONE:
+        return None
+    try:
+        module: Any = importlib.import_module(_RACK_MODULE)
+    except ModuleNotFoundError as exc:
+        if exc.name not in (_RACK_MODULE, "taskassign.rack"):
+            raise
+        raise TaskassignError(
+            f"rack.aware.assignment.strategy is {application_state.configs.rack_aware_assignment_strategy!r} "
+            f"but the rack-aware optimiser ({_RACK_MODULE}) is not available in this build"
+        ) from exc
+    optimizer = cast(RackAwareOptimizer, module.RackAwareTaskAssignor(application_state))
+    return optimizer if optimizer.can_enable_rack_aware_assignor() else None
+
+
+class HighAvailabilityTaskAssignor(BaseTaskAssignor):
+    """Kafka's default assignor; when changelog end offsets are unknown the leader uses FallbackPrior."""
+
+    name = "high_availability"
+    fallback_when_lags_unknown = "fallback_prior"
+
+    def assign(self, application_state: ApplicationState) -> TaskAssignment:
+        return assign_high_availability(application_state)
+
+
+def assign_high_availability(application_state: ApplicationState, *, java_heap: bool = False) -> TaskAssignment:
+    """Run the high-availability assignment. ``java_heap`` runs every constrained priority set on the
+    emulated Java heap (slow; the reference the default is tested against)."""
+    configs = application_state.configs
+    clients = client_states(application_state)
+    stateful = application_state.stateful_task_ids.items
+    if not clients:
+        if application_state.task_ids:
+            raise TaskassignError("the application has tasks but no clients to run them")
+        return TaskAssignment((), False)
+    make_pool: PoolFactory = (
+        java_pool_factory([c.process_id.java_hash() for c in clients]) if java_heap
+        else indexed_pool_factory(len(clients))
+    )
+    rack = make_rack_aware_assignor(application_state)
+    traffic_cost = _configured_or(configs.rack_aware_traffic_cost, DEFAULT_TRAFFIC_COST)
+    non_overlap_cost = _configured_or(configs.rack_aware_non_overlap_cost, DEFAULT_NON_OVERLAP_COST)
+
+    for k, task in enumerate(stateful):  # round-robin, capacity ignored
+        clients[k % len(clients)].active.add(task)
+    balance_tasks_over_threads(clients, standby=False)
+    if rack is not None:
+        _optimize_actives(rack, clients, stateful, traffic_cost, non_overlap_cost)
+
+    if configs.num_standby_replicas != 0:
+        standby_assignor = choose_standby_assignor(configs)
+        standby_assignor.assign(clients, stateful, configs.num_standby_replicas, make_pool)
+        balance_tasks_over_threads(clients, standby=True, allowed=standby_assignor.is_allowed_task_movement)
+        if rack is not None:
+            _optimize_standbys(rack, clients, traffic_cost, non_overlap_cost,
+                               standby_assignor.standby_move_predicate(clients))
+
+    budget = WarmupBudget(configs.max_warmup_replicas)
+    lags = task_lags(application_state, stateful)
+    warmups: dict[int, set[TaskId]] = {}
+    active_movements = assign_active_task_movements(clients, lags, warmups, budget, make_pool)
+    standby_movements = assign_standby_task_movements(clients, lags, warmups, budget, make_pool)
+
+    stateful_set = application_state.stateful_task_ids
+    stateless = [t for t in application_state.task_ids if t not in stateful_set]
+    _assign_stateless_by_active_load(clients, stateless, make_pool)
+    if rack is not None:
+        _optimize_actives(rack, clients, stateless, STATELESS_TRAFFIC_COST, STATELESS_NON_OVERLAP_COST)
+
+    details = {
+        "active_movements": active_movements,
+        "standby_movements": standby_movements,
+        "warmup_replicas": min(configs.max_warmup_replicas, configs.max_warmup_replicas - budget.remaining),
+    }
+    return to_task_assignment(clients, application_state.task_ids, active_movements + standby_movements > 0,
+                              details)
+
+
+def _configured_or(value: int | None, default: int) -> int:
+    return default if value is None else value
+
+
+def _assign_stateless_by_active_load(
+    clients: Sequence[ClientState], stateless: Sequence[TaskId], make_pool: PoolFactory
+) -> None:
+    """Each stateless task to the client with the fewest active tasks per thread (ties: ProcessId)."""
+    pool = make_pool(lambda c, t: True, lambda c: clients[c].active_load())
+    pool.offer_all(range(len(clients)))
+    for task in stateless:
+        chosen = pool.poll(task)
+        assert chosen is not None
+        clients[chosen].assign_active(task)
+        pool.offer(chosen)
+
+
+def _optimize_actives(
+    rack: RackAwareOptimizer, clients: Sequence[ClientState], tasks: Sequence[TaskId],
+    traffic_cost: int, non_overlap_cost: int,
+) -> None:
+    optimized, _ = rack.optimize_active_tasks(
+        tasks, {c.process_id: c.active for c in clients}, traffic_cost, non_overlap_cost)
+    for client in clients:
+        if client.process_id in optimized:
+            client.active = set(optimized[client.process_id])
+
+
+def _optimize_standbys(
+    rack: RackAwareOptimizer, clients: Sequence[ClientState], traffic_cost: int, non_overlap_cost: int,
+    can_move: StandbyMovePredicate,
+) -> None:
+    optimized, _ = rack.optimize_standby_tasks(
+        {c.process_id: c.active for c in clients}, {c.process_id: c.standby for c in clients},
+        traffic_cost, non_overlap_cost, can_move)
+    for client in clients:
+        if client.process_id in optimized:
+            client.standby = set(optimized[client.process_id])
+

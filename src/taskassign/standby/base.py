@@ -1,0 +1,80 @@
+"""What a standby assignor offers the high-availability assignor, and the helpers both share."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
+from typing import Protocol
+
+from taskassign.assignors._client_state import ClientState
+from taskassign.assignors._constrained_priority_set import ClientPool, PoolFactory
+from taskassign.ids import ProcessId, TaskId
+
+__all__ = (
+    "StandbyMovePredicate",
+    "StandbyTaskAssignor",
+    "always_allowed",
+    "log_shortfalls",
+    "place_least_loaded",
+)
+
+log = logging.getLogger("taskassign.standby")
+
+#: ``can_move(source, destination, task, active, standby)``: may a standby of ``task`` move from
+#: ``source`` to ``destination``, given every client's current active and standby tasks?
+StandbyMovePredicate = Callable[
+    [ProcessId, ProcessId, TaskId, Mapping[ProcessId, Set[TaskId]], Mapping[ProcessId, Set[TaskId]]], bool
+]
+
+
+class StandbyTaskAssignor(Protocol):
+    """Kafka's internal ``StandbyTaskAssignor``: place standbys, and say which standbys may move."""
+
+    def assign(
+        self,
+        clients: Sequence[ClientState],
+        stateful_tasks: Iterable[TaskId],
+        num_standby_replicas: int,
+        make_pool: PoolFactory,
+    ) -> None:
+        """Give each stateful task (in the given order) up to ``num_standby_replicas`` standbys."""
+
+    def is_allowed_task_movement(self, source: ClientState, destination: ClientState) -> bool:
+        """May any standby move from ``source`` to ``destination`` (thread balancing)?"""
+
+    def is_allowed_task_movement_for_task(
+        self, source: ClientState, destination: ClientState, task: TaskId, clients: Sequence[ClientState]
+    ) -> bool:
+        """May the standby of ``task`` move from ``source`` to ``destination`` (rack optimisation)?"""
+
+    def standby_move_predicate(self, clients: Sequence[ClientState]) -> StandbyMovePredicate:
+        """The same question on ProcessIds and assignment mappings, for the rack-aware optimiser."""
+
+
+def always_allowed(
+    source: ProcessId, destination: ProcessId, task: TaskId,
+    active: Mapping[ProcessId, Set[TaskId]], standby: Mapping[ProcessId, Set[TaskId]],
+) -> bool:
+    """The move predicate of standby assignors that do not care where standbys sit."""
+    return True
+
+
+def place_least_loaded(clients: Sequence[ClientState], pool: ClientPool, task: TaskId, remaining: int) -> int:
+    """Kafka's ``pollClientAndMaybeAssignAndUpdateRemainingStandbyTasks``: place up to ``remaining``
+    standbys of ``task`` on the lightest clients the pool allows; returns how many could not be placed."""
+    while remaining > 0:
+        client = pool.poll(task)
+        if client is None:
+            break
+        clients[client].assign_standby(task)
+        remaining -= 1
+        pool.offer(client)
+    return remaining
+
+
+def log_shortfalls(tasks: Sequence[TaskId], wanted: int) -> None:
+    """One warning for all tasks that got fewer standbys than configured (Kafka logs one per task)."""
+    if tasks:
+        shown = ", ".join(str(t) for t in tasks[:10]) + (", ..." if len(tasks) > 10 else "")
+        log.warning("not enough clients to place %d standby replica(s) of %d task(s): %s",
+                    wanted, len(tasks), shown)
