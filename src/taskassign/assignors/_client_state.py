@@ -8,11 +8,14 @@ orders exactly like Java's ``UUID.compareTo`` (assignor spec section 2).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
 from taskassign.errors import UserInputError
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import (
+    ACTIVE,
+    STANDBY,
     ApplicationState,
     AssignedTask,
     KafkaStreamsAssignment,
@@ -100,23 +103,19 @@ def client_states(application_state: ApplicationState) -> list[ClientState]:
 
 def to_task_assignment(
     clients: Sequence[ClientState],
-    tasks: Iterable[TaskId],
     probing_rebalance_needed: bool = False,
     details: Mapping[str, object] | None = None,
 ) -> TaskAssignment:
-    """The immutable result: one KafkaStreamsAssignment per client, in ProcessId order.
-
-    ``tasks`` (every task of the application, sorted) lets the AssignedTask values be shared between
-    clients instead of built once per replica.
-    """
-    active_of: dict[TaskId, AssignedTask] = {}
+    """The immutable result: one KafkaStreamsAssignment per client, in ProcessId order."""
     standby_of: dict[TaskId, AssignedTask] = {}
-    for task in tasks:
-        active_of[task] = AssignedTask.active(task)
-        standby_of[task] = AssignedTask.standby(task)
     assignments = []
     for client in clients:
-        entries = {t: active_of[t] for t in client.active}
-        entries.update((t, standby_of[t]) for t in client.standby)
-        assignments.append(KafkaStreamsAssignment(client.process_id, entries))
+        entries = {t: AssignedTask(t, ACTIVE) for t in client.active}
+        for t in client.standby:
+            assigned = standby_of.get(t)
+            if assigned is None:
+                assigned = standby_of[t] = AssignedTask(t, STANDBY)
+            entries[t] = assigned
+        ordered = MappingProxyType({t: entries[t] for t in sorted(entries)})
+        assignments.append(KafkaStreamsAssignment(client.process_id, ordered))
     return TaskAssignment(tuple(assignments), probing_rebalance_needed, details or {})

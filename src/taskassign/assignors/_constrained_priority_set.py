@@ -140,10 +140,11 @@ class ConstrainedPrioritySet(Generic[C]):
 class IndexedConstrainedPrioritySet:
     """The same contract over client indices 0..n-1, answering each poll with the true minimum.
 
-    ``candidates(task)`` may return the only clients that can satisfy ``constraint`` for ``task``
-    (any order), or None to scan every member in key order. Members' weights are tracked in a
-    lazily cleaned binary heap of ``(weight, client)`` entries: an entry is current when the client is
-    a member and the entry's weight is the last one offered for it.
+    ``candidates(task)`` may return exactly the clients that satisfy ``constraint`` for ``task`` (any
+    order), or None to scan every member in key order. Members' weights are tracked in a lazily cleaned
+    binary heap of ``(weight, client)`` entries: an entry is current when the client is a member and the
+    entry's weight is the last one offered for it. As with Kafka's heap, a caller that changes a
+    member's weight must offer it again before the next poll.
     """
 
     __slots__ = ("_candidates", "_constraint", "_heap", "_member", "_offered", "_weight")
@@ -183,21 +184,20 @@ class IndexedConstrainedPrioritySet:
         return self._poll_heap(task, extra)
 
     def _poll_among(self, candidates: Collection[int], task: TaskId, extra: Extra | None) -> int | None:
-        member, weight, constraint = self._member, self._weight, self._constraint
+        member, weight = self._member, self._weight
         best: tuple[float, int] | None = None
         for client in candidates:
-            if member[client] and constraint(client, task) and (extra is None or extra(client)):
+            if member[client] and (extra is None or extra(client)):
                 key = (weight(client), client)
                 if best is None or key < best:
                     best = key
         if best is None:
             return None
-        self._member[best[1]] = False
+        member[best[1]] = False
         return best[1]
 
     def _poll_heap(self, task: TaskId, extra: Extra | None) -> int | None:
-        heap, member, offered, weight, constraint = (
-            self._heap, self._member, self._offered, self._weight, self._constraint)
+        heap, member, offered, constraint = self._heap, self._member, self._offered, self._constraint
         aside: list[tuple[float, int]] = []
         result = None
         while heap:
@@ -205,11 +205,6 @@ class IndexedConstrainedPrioritySet:
             load, client = entry
             if not member[client] or offered[client] != load:
                 continue  # superseded by a later offer, or polled
-            live = weight(client)
-            if live != load:  # grew without a re-offer: its current key is further down
-                offered[client] = live
-                heapq.heappush(heap, (live, client))
-                continue
             if constraint(client, task) and (extra is None or extra(client)):
                 member[client] = False
                 result = client

@@ -8,13 +8,15 @@ keys, and those leave the heap in heap order (Appendix D), not in insertion orde
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from taskassign._java_order import priority_queue_poll_order
 from taskassign.assignors._client_state import ClientState
 from taskassign.assignors._constrained_priority_set import ClientPool, PoolFactory
-from taskassign.assignors._lags import TaskLags
+from taskassign.assignors._lags import LagTable
+from taskassign.configs import UNBOUNDED_RECOVERY_LAG
 from taskassign.ids import TaskId
+from taskassign.model import LATEST_OFFSET, compute_lag
 
 __all__ = ("WarmupBudget", "assign_active_task_movements", "assign_standby_task_movements")
 
@@ -37,30 +39,64 @@ class WarmupBudget:
         return available
 
 
-def _needs_movement(task: TaskId, client: int, lags: TaskLags) -> bool:
-    """The client is not caught up, and some client has a strictly lower lag (-3 counts as lowest)."""
-    if lags.is_caught_up(client):
-        return False
-    return lags.lag(lags.most_caught_up()) < lags.lag(client)
+def _movements(
+    clients: Sequence[ClientState], lags: LagTable, pool: ClientPool, standby: bool,
+    skip: Mapping[int, set[TaskId]] | None = None,
+) -> list[Movement]:
+    """Kafka's enqueue loop: for each client (ProcessId order) and each of its tasks (TaskId order),
+    a movement when the client is not caught up and some client has a strictly lower lag (-3 counts
+    as lowest); each client is offered to ``pool`` after its tasks."""
+    movements: list[Movement] = []
+    ends, acceptable, task_lags = lags.ends, lags.acceptable_recovery_lag, lags.__getitem__
+    unbounded = acceptable == UNBOUNDED_RECOVERY_LAG
+    most_caught_up_lag: dict[TaskId, int] = {}
+    for client in clients:
+        c = client.index
+        offsets = lags.offsets[c]
+        excluded = skip.get(c) if skip else None
+        for task in sorted(client.standby if standby else client.active):
+            if excluded and task in excluded:
+                continue  # a warm-up made by the active movements stays where it is
+            end = ends[task]
+            offset = offsets.get(task)
+            lag = end if offset is None else compute_lag(end, offset)
+            if lag == LATEST_OFFSET or unbounded or 0 <= lag <= acceptable:
+                continue  # caught up
+            most = most_caught_up_lag.get(task)
+            if most is None:
+                most = most_caught_up_lag[task] = task_lags(task).most_caught_up_lag
+            if most < lag:
+                movements.append((task, c))
+        pool.offer(c)
+    return movements
 
 
-def _in_heap_order(movements: list[Movement], lags: Mapping[TaskId, TaskLags]) -> list[Movement]:
+def _in_heap_order(movements: list[Movement], lags: LagTable) -> list[Movement]:
     """The movements in the order Java's PriorityQueue keyed by (caught-up clients, task) polls them."""
-    keys = [(lags[task].num_caught_up(), task) for task, _ in movements]
-    distinct = sorted(set(keys))
-    if len(distinct) == len(keys):  # no ties: the heap returns them sorted
-        return [m for _, m in sorted(zip(keys, movements, strict=True), key=lambda km: km[0])]
-    rank = {key: i for i, key in enumerate(distinct)}
-    return [movements[i] for i in priority_queue_poll_order([rank[k] for k in keys])]
+    counts: dict[TaskId, int] = {}
+    keys = []
+    for task, _ in movements:
+        count = counts.get(task)
+        if count is None:
+            count = counts[task] = lags[task].num_caught_up
+        keys.append((count, task))
+    if len(counts) == len(keys) or len(set(keys)) == len(keys):  # no ties: the heap returns them sorted
+        order = sorted(range(len(keys)), key=keys.__getitem__)
+    else:
+        rank = {key: i for i, key in enumerate(sorted(set(keys)))}
+        order = priority_queue_poll_order([rank[k] for k in keys])
+    return [movements[i] for i in order]
 
 
-def _caught_up_pool(
-    clients: Sequence[ClientState], lags: Mapping[TaskId, TaskLags], make_pool: PoolFactory
-) -> ClientPool:
+def caught_up_pool(clients: Sequence[ClientState], lags: LagTable, make_pool: PoolFactory) -> ClientPool:
+    """A constrained priority set of caught-up clients by assigned load."""
+    actives = [c.active for c in clients]
+    standbys = [c.standby for c in clients]
+    capacities = [c.capacity for c in clients]
     return make_pool(
-        lambda c, t: lags[t].is_caught_up(c),
-        lambda c: clients[c].assigned_load(),
-        lambda t: lags[t].caught_up_clients(),
+        lags.is_caught_up,
+        lambda c: (len(actives[c]) + len(standbys[c])) / capacities[c],
+        lags.caught_up_clients,
     )
 
 
@@ -71,19 +107,9 @@ def _swap_standby_and_active(task: TaskId, source: ClientState, destination: Cli
     destination.assign_standby(task)
 
 
-def _move_active_and_try_to_warm_up(
-    task: TaskId, source: ClientState, destination: ClientState, budget: WarmupBudget, warmups: set[TaskId]
-) -> None:
-    source.assign_active(task)
-    destination.unassign_active(task)
-    if budget.take():
-        destination.assign_standby(task)
-        warmups.add(task)
-
-
 def assign_active_task_movements(
     clients: Sequence[ClientState],
-    lags: Mapping[TaskId, TaskLags],
+    lags: LagTable,
     warmups: dict[int, set[TaskId]],
     budget: WarmupBudget,
     make_pool: PoolFactory,
@@ -94,14 +120,8 @@ def assign_active_task_movements(
     caught-up client (warm-up on the destination while the budget lasts); else move to the most
     caught-up client. Records the warm-ups created, per client, in ``warmups``.
     """
-    pool = _caught_up_pool(clients, lags, make_pool)
-    movements: list[Movement] = []
-    for client in clients:
-        for task in sorted(client.active):
-            if _needs_movement(task, client.index, lags[task]):
-                movements.append((task, client.index))
-        pool.offer(client.index)
-
+    pool = caught_up_pool(clients, lags, make_pool)
+    movements = _movements(clients, lags, pool, standby=False)
     for task, dest in _in_heap_order(movements, lags):
         destination = clients[dest]
 
@@ -113,22 +133,25 @@ def assign_active_task_movements(
         if source is None:
             source = pool.poll(task)  # b: the least loaded caught-up client
         if source is None:  # c: the most caught-up client (the enqueue condition guarantees one)
-            source = lags[task].most_caught_up()
+            source = lags[task].most_caught_up
             if source == dest:
                 raise AssertionError(f"no client is more caught up on {task} than the planned one")
             swap = task in clients[source].standby
         if swap:
             _swap_standby_and_active(task, clients[source], destination)
         else:
-            _move_active_and_try_to_warm_up(
-                task, clients[source], destination, budget, warmups.setdefault(dest, set()))
+            clients[source].assign_active(task)
+            destination.unassign_active(task)
+            if budget.take():
+                destination.assign_standby(task)
+                warmups.setdefault(dest, set()).add(task)
         pool.offer_all((source, dest))
     return len(movements)
 
 
 def assign_standby_task_movements(
     clients: Sequence[ClientState],
-    lags: Mapping[TaskId, TaskLags],
+    lags: LagTable,
     warmups: Mapping[int, set[TaskId]],
     budget: WarmupBudget,
     make_pool: PoolFactory,
@@ -139,35 +162,85 @@ def assign_standby_task_movements(
     such client ahead of the current holder in lag order. While the warm-up budget lasts the current
     holder keeps its copy. Returns the number of standbys moved.
     """
-    pool = _caught_up_pool(clients, lags, make_pool)
-    movements: list[Movement] = []
-    no_warmups: set[TaskId] = set()
-    for client in clients:
-        own_warmups = warmups.get(client.index, no_warmups)
-        for task in sorted(client.standby):
-            if task not in own_warmups and _needs_movement(task, client.index, lags[task]):
-                movements.append((task, client.index))
-        pool.offer(client.index)
-
+    pool = caught_up_pool(clients, lags, make_pool)
+    movements = _movements(clients, lags, pool, standby=True, skip=warmups)
+    walks = _LagOrderWalks(clients, lags)
+    actives = [c.active for c in clients]
+    standbys = [c.standby for c in clients]
+    poll, offer, first_eligible_before = pool.poll, pool.offer, walks.first_eligible_before
     moved = 0
     for task, dest in _in_heap_order(movements, lags):
 
         def eligible(c: int, t: TaskId = task) -> bool:
-            return not clients[c].has_assigned(t)
+            return t not in actives[c] and t not in standbys[c]
 
-        source = pool.poll(task, eligible)
+        source = poll(task, eligible)
         if source is None:
-            for candidate in lags[task].by_lag():
-                if candidate == dest:
-                    break
-                if eligible(candidate):
-                    source = candidate
-                    break
-        if source is None:
-            continue
-        clients[source].assign_standby(task)
+            source = first_eligible_before(task, dest, eligible)
+            if source is None:
+                continue
+        standbys[source].add(task)  # eligible: it holds no copy
         if not budget.take():
-            clients[dest].unassign_standby(task)
-        pool.offer_all((source, dest))
+            standbys[dest].remove(task)
+            walks.released(task, dest)
+        offer(source)
+        offer(dest)
         moved += 1
     return moved
+
+
+class _LagOrderWalks:
+    """Kafka's ``mostCaughtUpEligibleClient``: the first client in ``byLag[t]`` order, stopping at the
+    destination, that does not hold ``t``.
+
+    Most clients sit in the block at lag = end (they never reported the task), in ProcessId order;
+    a plain walk re-scans the same holders at every movement of a task (O(C) each). A cursor per task
+    remembers that every block client below it holds the task; only a client giving the task up
+    (``released``) can move it back.
+    """
+
+    __slots__ = ("_cursor", "_lags", "_num_clients")
+
+    def __init__(self, clients: Sequence[ClientState], lags: LagTable) -> None:
+        self._lags = lags
+        self._num_clients = len(clients)
+        self._cursor: dict[TaskId, int] = {}
+
+    def first_eligible_before(self, task: TaskId, dest: int, eligible: Callable[[int], bool]) -> int | None:
+        task_lags = self._lags[task]
+        end, reported = task_lags.end, task_lags.reported
+        reporters = task_lags.by_lag_reporters()
+        i, n = 0, len(reporters)
+        while i < n and reporters[i][0] < end:  # reporters ahead of the block
+            client = reporters[i][1]
+            if client == dest:
+                return None
+            if eligible(client):
+                return client
+            i += 1
+        in_block = reported.get(dest, end) == end
+        limit = dest if in_block else self._num_clients
+        start = self._cursor.get(task, 0)
+        for client in range(start, limit):
+            if reported.get(client, end) == end and eligible(client):
+                self._cursor[task] = client
+                return client
+        self._cursor[task] = max(start, limit)
+        if in_block:
+            return None
+        while i < n and reporters[i][0] <= end:
+            i += 1
+        while i < n:  # reporters behind the block (only when the end offset is unknown, -3)
+            client = reporters[i][1]
+            if client == dest:
+                return None
+            if eligible(client):
+                return client
+            i += 1
+        raise AssertionError(f"client {dest} holds {task} but is not in its lag order")
+
+    def released(self, task: TaskId, client: int) -> None:
+        """``client`` no longer holds ``task``: it may be the first eligible block client again."""
+        cursor = self._cursor.get(task)
+        if cursor is not None and client < cursor:
+            self._cursor[task] = client

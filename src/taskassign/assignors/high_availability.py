@@ -25,7 +25,7 @@ from taskassign.assignors._constrained_priority_set import (
     indexed_pool_factory,
     java_pool_factory,
 )
-from taskassign.assignors._lags import task_lags
+from taskassign.assignors._lags import LagTable
 from taskassign.assignors._task_movement import (
     WarmupBudget,
     assign_active_task_movements,
@@ -137,7 +137,7 @@ def assign_high_availability(application_state: ApplicationState, *, java_heap: 
                                standby_assignor.standby_move_predicate(clients))
 
     budget = WarmupBudget(configs.max_warmup_replicas)
-    lags = task_lags(application_state, stateful)
+    lags = LagTable(application_state)
     warmups: dict[int, set[TaskId]] = {}
     active_movements = assign_active_task_movements(clients, lags, warmups, budget, make_pool)
     standby_movements = assign_standby_task_movements(clients, lags, warmups, budget, make_pool)
@@ -153,8 +153,7 @@ def assign_high_availability(application_state: ApplicationState, *, java_heap: 
         "standby_movements": standby_movements,
         "warmup_replicas": min(configs.max_warmup_replicas, configs.max_warmup_replicas - budget.remaining),
     }
-    return to_task_assignment(clients, application_state.task_ids, active_movements + standby_movements > 0,
-                              details)
+    return to_task_assignment(clients, active_movements + standby_movements > 0, details)
 
 
 def _configured_or(value: int | None, default: int) -> int:
@@ -165,7 +164,9 @@ def _assign_stateless_by_active_load(
     clients: Sequence[ClientState], stateless: Sequence[TaskId], make_pool: PoolFactory
 ) -> None:
     """Each stateless task to the client with the fewest active tasks per thread (ties: ProcessId)."""
-    pool = make_pool(lambda c, t: True, lambda c: clients[c].active_load())
+    actives = [c.active for c in clients]
+    capacities = [c.capacity for c in clients]
+    pool = make_pool(lambda c, t: True, lambda c: len(actives[c]) / capacities[c])
     pool.offer_all(range(len(clients)))
     for task in stateless:
         chosen = pool.poll(task)
@@ -182,7 +183,9 @@ def _optimize_actives(
         tasks, {c.process_id: c.active for c in clients}, traffic_cost, non_overlap_cost)
     for client in clients:
         if client.process_id in optimized:
-            client.active = set(optimized[client.process_id])
+            tasks = set(optimized[client.process_id])  # the optimiser may hand back our own set
+            client.active.clear()
+            client.active.update(tasks)
 
 
 def _optimize_standbys(
@@ -194,5 +197,7 @@ def _optimize_standbys(
         traffic_cost, non_overlap_cost, can_move)
     for client in clients:
         if client.process_id in optimized:
-            client.standby = set(optimized[client.process_id])
+            tasks = set(optimized[client.process_id])  # the optimiser may hand back our own set
+            client.standby.clear()
+            client.standby.update(tasks)
 

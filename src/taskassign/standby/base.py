@@ -15,6 +15,7 @@ __all__ = (
     "StandbyTaskAssignor",
     "always_allowed",
     "log_shortfalls",
+    "not_holding_by_assigned_load",
     "place_least_loaded",
 )
 
@@ -57,6 +58,23 @@ def always_allowed(
 ) -> bool:
     """The move predicate of standby assignors that do not care where standbys sit."""
     return True
+
+
+def not_holding_by_assigned_load(
+    clients: Sequence[ClientState],
+) -> tuple[Callable[[int, TaskId], bool], Callable[[int], float]]:
+    """Constraint "does not hold the task" and weight "assigned tasks per thread" over client indices."""
+    actives = [c.active for c in clients]
+    standbys = [c.standby for c in clients]
+    capacities = [c.capacity for c in clients]
+
+    def not_holding(c: int, task: TaskId) -> bool:
+        return task not in actives[c] and task not in standbys[c]
+
+    def assigned_load(c: int) -> float:
+        return (len(actives[c]) + len(standbys[c])) / capacities[c]
+
+    return not_holding, assigned_load
 
 
 def place_least_loaded(clients: Sequence[ClientState], pool: ClientPool, task: TaskId, remaining: int) -> int:

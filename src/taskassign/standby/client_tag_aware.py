@@ -16,7 +16,12 @@ from taskassign._java_order import JavaHashMap
 from taskassign.assignors._client_state import ClientState
 from taskassign.assignors._constrained_priority_set import ClientPool, PoolFactory
 from taskassign.ids import ProcessId, TaskId
-from taskassign.standby.base import StandbyMovePredicate, log_shortfalls, place_least_loaded
+from taskassign.standby.base import (
+    StandbyMovePredicate,
+    log_shortfalls,
+    not_holding_by_assigned_load,
+    place_least_loaded,
+)
 
 __all__ = ("ClientTagAwareStandbyTaskAssignor", "client_tags", "rack_as_tag")
 
@@ -83,7 +88,7 @@ class ClientTagAwareStandbyTaskAssignor:
             for task in client.active:
                 owners.setdefault(task, []).append(client.index)
 
-        pool = make_pool(lambda c, t: not clients[c].has_assigned(t), lambda c: clients[c].assigned_load())
+        pool = make_pool(*not_holding_by_assigned_load(clients))
         everyone = range(len(clients))
         for task in tasks:
             for owner in owners.get(task, ()):

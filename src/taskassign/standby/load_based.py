@@ -11,7 +11,13 @@ from collections.abc import Iterable, Sequence
 from taskassign.assignors._client_state import ClientState
 from taskassign.assignors._constrained_priority_set import PoolFactory
 from taskassign.ids import TaskId
-from taskassign.standby.base import StandbyMovePredicate, always_allowed, log_shortfalls, place_least_loaded
+from taskassign.standby.base import (
+    StandbyMovePredicate,
+    always_allowed,
+    log_shortfalls,
+    not_holding_by_assigned_load,
+    place_least_loaded,
+)
 
 __all__ = ("LoadBasedStandbyTaskAssignor",)
 
@@ -27,7 +33,7 @@ class LoadBasedStandbyTaskAssignor:
         make_pool: PoolFactory,
     ) -> None:
         """Tasks are served in the order given (TaskId order in the high-availability assignor)."""
-        pool = make_pool(lambda c, t: not clients[c].has_assigned(t), lambda c: clients[c].assigned_load())
+        pool = make_pool(*not_holding_by_assigned_load(clients))
         pool.offer_all(range(len(clients)))
         short = [task for task in stateful_tasks
                  if place_least_loaded(clients, pool, task, num_standby_replicas) > 0]
