@@ -139,7 +139,7 @@ class LagTable:
             for task, offset in offsets.items():
                 end = ends.get(task)
                 if end is not None:
-                    if offset == LATEST_OFFSET or offset == UNKNOWN_OFFSET_SUM:
+                    if offset in (LATEST_OFFSET, UNKNOWN_OFFSET_SUM):
                         lag = offset
                     else:
                         lag = end if end < offset else end - offset

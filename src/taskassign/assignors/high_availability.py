@@ -183,9 +183,9 @@ def _optimize_actives(
         tasks, {c.process_id: c.active for c in clients}, traffic_cost, non_overlap_cost)
     for client in clients:
         if client.process_id in optimized:
-            tasks = set(optimized[client.process_id])  # the optimiser may hand back our own set
+            new_tasks = set(optimized[client.process_id])  # the optimiser may hand back our own set
             client.active.clear()
-            client.active.update(tasks)
+            client.active.update(new_tasks)
 
 
 def _optimize_standbys(
@@ -197,7 +197,7 @@ def _optimize_standbys(
         traffic_cost, non_overlap_cost, can_move)
     for client in clients:
         if client.process_id in optimized:
-            tasks = set(optimized[client.process_id])  # the optimiser may hand back our own set
+            new_tasks = set(optimized[client.process_id])  # the optimiser may hand back our own set
             client.standby.clear()
-            client.standby.update(tasks)
+            client.standby.update(new_tasks)
 
