@@ -44,20 +44,23 @@ KAFKA_MS: dict[tuple[str, str], float] = {
 }
 
 
-def _median_ms(run: Callable[[], object], repeat: int) -> tuple[float, list[float]]:
-    runs = []
+def _median_ms(run: Callable[[], object], repeat: int) -> tuple[float, float, list[float]]:
+    """Median wall-clock ms, median CPU ms of this process (less disturbed by other jobs), wall runs."""
+    walls, cpus = [], []
     for _ in range(repeat):
-        start = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         run()
-        runs.append((time.perf_counter() - start) * 1000.0)
-    return statistics.median(runs), [round(r, 2) for r in runs]
+        cpus.append((time.process_time() - cpu) * 1000.0)
+        walls.append((time.perf_counter() - wall) * 1000.0)
+    return statistics.median(walls), statistics.median(cpus), [round(r, 2) for r in walls]
 
 
 def _measure(case: ScaleCase, round_name: str, state: ApplicationState, repeat: int) -> tuple[dict[str, Any],
                                                                                                GroupAssignment]:
     assignor = create_assignor(case.assignor)
-    assign_ms, assign_runs = _median_ms(lambda: assignor.assign(state), repeat)
-    rebalance_ms, rebalance_runs = _median_ms(lambda: rebalance(state, create_assignor(case.assignor)), repeat)
+    assign_ms, assign_cpu_ms, assign_runs = _median_ms(lambda: assignor.assign(state), repeat)
+    rebalance_ms, rebalance_cpu_ms, rebalance_runs = _median_ms(
+        lambda: rebalance(state, create_assignor(case.assignor)), repeat)
     result = rebalance(state, create_assignor(case.assignor))
     kafka = KAFKA_MS.get((case.name, round_name))
     row: dict[str, Any] = {
@@ -70,6 +73,8 @@ def _measure(case: ScaleCase, round_name: str, state: ApplicationState, repeat: 
         "standbys": case.standbys,
         "assign_ms": round(assign_ms, 2),
         "rebalance_ms": round(rebalance_ms, 2),
+        "assign_cpu_ms": round(assign_cpu_ms, 2),
+        "rebalance_cpu_ms": round(rebalance_cpu_ms, 2),
         "assign_runs_ms": assign_runs,
         "rebalance_runs_ms": rebalance_runs,
         "kafka_ms": kafka,
@@ -115,8 +120,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _line(row: dict[str, Any]) -> str:
     kafka = f"  kafka {row['kafka_ms']:.0f} ms (x{row['speedup_vs_kafka']})" if row["kafka_ms"] else ""
-    return (f"{row['case']:<32} {row['round']:<5} assign {row['assign_ms']:9.1f} ms  "
-            f"rebalance {row['rebalance_ms']:9.1f} ms{kafka}")
+    return (f"{row['case']:<32} {row['round']:<5} assign {row['assign_ms']:8.1f} ms "
+            f"(cpu {row['assign_cpu_ms']:.1f})  rebalance {row['rebalance_ms']:8.1f} ms "
+            f"(cpu {row['rebalance_cpu_ms']:.1f}){kafka}")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from taskassign._java_order import hash_iteration_order, java_hash
-from taskassign.assignors._client_state import ClientState
+from taskassign.assignors._client_state import ClientState, task_numbers
 from taskassign.assignors._constrained_priority_set import indexed_pool_factory
 from taskassign.errors import UserInputError
 from taskassign.ids import ProcessId, TaskId
@@ -55,27 +55,29 @@ def default_standby_task_assignment(
     if replicas <= 0 and not (tagged and configs.kafka_compat):
         return result
 
+    task_ids = application_state.task_ids.items
+    numbers = task_numbers(task_ids)
     clients = []
     for index, (pid, state) in enumerate(states.items()):
         client = ClientState(index, pid, state.num_processing_threads, state.client_tags, state.rack_id)
-        client.active.update(result[pid].active_tasks())
-        client.standby.update(result[pid].standby_tasks())
+        client.active.update(numbers[t] for t in result[pid].active_tasks() if t in numbers)
+        client.standby.update(numbers[t] for t in result[pid].standby_tasks() if t in numbers)
         clients.append(client)
     before = [set(c.standby) for c in clients]
-    tasks = _standby_eligible_tasks_in_hash_order(application_state)
+    tasks = [numbers[t] for t in _standby_eligible_tasks_in_hash_order(application_state)]
     assignor: ClientTagAwareStandbyTaskAssignor | LoadBasedStandbyTaskAssignor = (
         ClientTagAwareStandbyTaskAssignor(configs.rack_aware_assignment_tags) if tagged
         else LoadBasedStandbyTaskAssignor()
     )
-    assignor.assign(clients, tasks, replicas, indexed_pool_factory(len(clients)))
+    assignor.assign(clients, tasks, replicas, indexed_pool_factory(len(clients)), task_ids)
     for client, previous in zip(clients, before, strict=True):
-        added = client.standby - previous
+        added = sorted(client.standby - previous)
         if added:
-            tasks_map = dict(result[client.process_id].tasks)
-            tasks_map.update((t, AssignedTask.standby(t)) for t in added)
             current = result[client.process_id]
+            entries = dict(current.tasks)
+            entries.update((task_ids[n], AssignedTask.standby(task_ids[n])) for n in added)
             result[client.process_id] = KafkaStreamsAssignment(
-                client.process_id, tasks_map, current.followup_rebalance_deadline)
+                client.process_id, entries, current.followup_rebalance_deadline)
     return result
 
 

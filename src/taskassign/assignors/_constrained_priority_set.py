@@ -25,7 +25,6 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Generic, Protocol, TypeVar
 
 from taskassign._java_order import JavaHashMap, JavaPriorityQueue, java_hash
-from taskassign.ids import TaskId
 
 __all__ = (
     "ClientPool",
@@ -37,7 +36,9 @@ __all__ = (
 )
 
 C = TypeVar("C")
-Constraint = Callable[[int, TaskId], bool]
+T = TypeVar("T")
+#: ``constraint(client, task)`` over client indices and task numbers.
+Constraint = Callable[[int, int], bool]
 Extra = Callable[[int], bool]
 
 
@@ -48,10 +49,10 @@ class ClientPool(Protocol):
 
     def offer_all(self, clients: Iterable[int]) -> None: ...
 
-    def poll(self, task: TaskId, extra: Extra | None = None) -> int | None: ...
+    def poll(self, task: int, extra: Extra | None = None) -> int | None: ...
 
 
-Candidates = Callable[[TaskId], Collection[int] | None]
+Candidates = Callable[[int], Collection[int] | None]
 
 
 class PoolFactory(Protocol):
@@ -84,7 +85,7 @@ def indexed_pool_factory(num_clients: int) -> PoolFactory:
     return make
 
 
-class ConstrainedPrioritySet(Generic[C]):
+class ConstrainedPrioritySet(Generic[C, T]):
     """Kafka's ConstrainedPrioritySet with Java's heap, evaluated lazily as Java does.
 
     ``constraint(client, task)`` and ``weight(client)`` are read at every comparison, so a client whose
@@ -97,7 +98,7 @@ class ConstrainedPrioritySet(Generic[C]):
 
     def __init__(
         self,
-        constraint: Callable[[C, TaskId], bool],
+        constraint: Callable[[C, T], bool],
         weight: Callable[[C], float],
         hash_of: Callable[[C], int] = java_hash,
     ) -> None:
@@ -121,7 +122,7 @@ class ConstrainedPrioritySet(Generic[C]):
         for client in clients:
             self.offer(client)
 
-    def poll(self, task: TaskId, extra: Callable[[C], bool] | None = None) -> C | None:
+    def poll(self, task: T, extra: Callable[[C], bool] | None = None) -> C | None:
         """Remove and return the first client in heap order that satisfies both predicates."""
         rejected: JavaHashMap[C] = JavaHashMap(hash_of=self._hash_of)
         queue = self._queue
@@ -177,13 +178,13 @@ class IndexedConstrainedPrioritySet:
         for client in clients:
             self.offer(client)
 
-    def poll(self, task: TaskId, extra: Extra | None = None) -> int | None:
+    def poll(self, task: int, extra: Extra | None = None) -> int | None:
         found = self._candidates(task) if self._candidates is not None else None
         if found is not None:
             return self._poll_among(found, task, extra)
         return self._poll_heap(task, extra)
 
-    def _poll_among(self, candidates: Collection[int], task: TaskId, extra: Extra | None) -> int | None:
+    def _poll_among(self, candidates: Collection[int], task: int, extra: Extra | None) -> int | None:
         member, weight = self._member, self._weight
         best: tuple[float, int] | None = None
         for client in candidates:
@@ -196,7 +197,7 @@ class IndexedConstrainedPrioritySet:
         member[best[1]] = False
         return best[1]
 
-    def _poll_heap(self, task: TaskId, extra: Extra | None) -> int | None:
+    def _poll_heap(self, task: int, extra: Extra | None) -> int | None:
         heap, member, offered, constraint = self._heap, self._member, self._offered, self._constraint
         aside: list[tuple[float, int]] = []
         result = None

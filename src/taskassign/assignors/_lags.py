@@ -3,9 +3,10 @@
 Kafka builds ``caughtUp[t]`` (a sorted set of clients) and ``byLag[t]`` (all clients by lag, then
 ProcessId) for every stateful task: T x C entries. Most clients never reported a task, and such a
 client's lag is simply the task's end offset sum (host-and-wire spec 2.3: a missing offset counts as 0).
-So lags are computed from the clients' own reports on demand, and per task only the reporters are
-indexed and sorted; every other client sits, in ProcessId order, in one block at lag = end. Answers
-are identical to Kafka's full tables.
+So only the reported lags are stored, per client and per task; every other client sits, in ProcessId
+order, in one block at lag = end. Answers are identical to Kafka's full tables.
+
+Clients are indices in ProcessId order, tasks are numbers in TaskId order (see ``_client_state``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Iterator, Mapping
 
 from taskassign.configs import UNBOUNDED_RECOVERY_LAG
 from taskassign.ids import TaskId
-from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM, ApplicationState, compute_lag
+from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM, ApplicationState
 
 __all__ = ("LagTable", "TaskLags", "is_caught_up")
 
@@ -25,8 +26,16 @@ def is_caught_up(lag: int, acceptable_recovery_lag: int) -> bool:
             or 0 <= lag <= acceptable_recovery_lag)
 
 
+def _lowest_lag(end: int, num_clients: int, reported: Mapping[int, int]) -> int:
+    """The lowest lag among the reporters and, if some client did not report, the end offset sum."""
+    if not reported:
+        return end
+    lowest = min(reported.values())
+    return lowest if len(reported) == num_clients or lowest < end else end
+
+
 class TaskLags:
-    """The lags of every client on one stateful task (clients are indices in ProcessId order)."""
+    """The lags of every client on one stateful task, for the tasks a movement looks at."""
 
     __slots__ = ("_by_lag", "_exceptions", "caught_up_by_default", "caught_up_clients", "end",
                  "most_caught_up_lag", "num_caught_up", "num_clients", "reported")
@@ -48,9 +57,8 @@ class TaskLags:
         #: are caught up too (then nearly everyone is).
         self.caught_up_clients: set[int] | None = None if default else exceptions
         self.num_caught_up = num_clients - len(exceptions) if default else len(exceptions)
-        lowest = min(reported.values()) if reported else end
         #: The lag of the first client of ``byLag``.
-        self.most_caught_up_lag = lowest if len(reported) == num_clients or lowest < end else end
+        self.most_caught_up_lag = _lowest_lag(end, num_clients, reported)
         self._by_lag: list[tuple[int, int]] | None = None
 
     def lag(self, client: int) -> int:
@@ -95,53 +103,73 @@ class TaskLags:
 
 
 class LagTable:
-    """Lags of every client on every stateful task, computed from the reports as they are asked for."""
+    """Every client's lag on every stateful task (by task number), from the clients' reports."""
 
-    __slots__ = ("_by_task", "_reporters", "acceptable_recovery_lag", "ends", "num_clients", "offsets")
+    __slots__ = ("_by_task", "_most_caught_up_lag", "_num_caught_up", "acceptable_recovery_lag", "ends",
+                 "num_clients", "reported_by_client", "reported_by_task")
 
-    def __init__(self, application_state: ApplicationState) -> None:
+    def __init__(self, application_state: ApplicationState, numbers: Mapping[TaskId, int]) -> None:
         self.acceptable_recovery_lag = application_state.configs.acceptable_recovery_lag
-        self.ends: Mapping[TaskId, int] = application_state.changelog_end_offset_sums
-        states = application_state.kafka_streams_states(True)
-        #: Per client (ProcessId order): its reported offset sums.
-        self.offsets: list[Mapping[TaskId, int]] = [s.task_offset_sums for s in states.values()]
-        self.num_clients = len(self.offsets)
-        self._reporters: dict[TaskId, dict[int, int]] | None = None
-        self._by_task: dict[TaskId, TaskLags] = {}
+        #: Task number -> changelog end offset sum, for the tasks with a changelog.
+        self.ends: dict[int, int] = {numbers[t]: end for t, end in application_state.changelog_end_offset_sums.items()}
+        ends = self.ends
+        #: Per client (ProcessId order): task number -> lag, for the tasks it reported.
+        self.reported_by_client: list[dict[int, int]] = []
+        #: Per task number: client -> lag, for the clients that reported it.
+        self.reported_by_task: dict[int, dict[int, int]] = {}
+        by_task = self.reported_by_task
+        for client, state in enumerate(application_state.kafka_streams_states(True).values()):
+            own: dict[int, int] = {}
+            for task_id, offset in state.task_offset_sums.items():
+                number = numbers.get(task_id)
+                if number is None or number not in ends:
+                    continue  # a stateless or unknown task: Kafka keeps no lag for it
+                end = ends[number]
+                # -2 / -3 stay; a client ahead of the changelog restores from scratch (lag = end)
+                lag = offset if offset in (LATEST_OFFSET, UNKNOWN_OFFSET_SUM) else end if end < offset else end - offset
+                own[number] = lag
+                by_task.setdefault(number, {})[client] = lag
+            self.reported_by_client.append(own)
+        self.num_clients = len(self.reported_by_client)
+        self._by_task: dict[int, TaskLags] = {}
+        self._most_caught_up_lag: dict[int, int] = {}
+        self._num_caught_up: dict[int, int] = {}
 
-    def lag(self, client: int, task: TaskId) -> int:
-        end = self.ends[task]
-        offset = self.offsets[client].get(task)
-        return end if offset is None else compute_lag(end, offset)
+    def lag(self, client: int, task: int) -> int:
+        lag = self.reported_by_client[client].get(task)
+        return self.ends[task] if lag is None else lag
 
-    def is_caught_up(self, client: int, task: TaskId) -> bool:
+    def is_caught_up(self, client: int, task: int) -> bool:
         return is_caught_up(self.lag(client, task), self.acceptable_recovery_lag)
 
-    def caught_up_clients(self, task: TaskId) -> set[int] | None:
+    def caught_up_clients(self, task: int) -> set[int] | None:
         """``TaskLags.caught_up_clients`` of ``task``."""
         lags = self._by_task.get(task)
         return (lags if lags is not None else self[task]).caught_up_clients
 
-    def __getitem__(self, task: TaskId) -> TaskLags:
+    def most_caught_up_lag(self, task: int) -> int:
+        """The lowest lag of any client on ``task`` (``TaskLags.most_caught_up_lag``, without building it)."""
+        lag = self._most_caught_up_lag.get(task)
+        if lag is None:
+            lag = self._most_caught_up_lag[task] = _lowest_lag(
+                self.ends[task], self.num_clients, self.reported_by_task.get(task, {}))
+        return lag
+
+    def num_caught_up(self, task: int) -> int:
+        """``TaskLags.num_caught_up`` of ``task``, without building it."""
+        count = self._num_caught_up.get(task)
+        if count is None:
+            acceptable = self.acceptable_recovery_lag
+            default = is_caught_up(self.ends[task], acceptable)
+            unbounded = acceptable == UNBOUNDED_RECOVERY_LAG
+            differing = sum(1 for lag in self.reported_by_task.get(task, {}).values()
+                            if (lag == LATEST_OFFSET or unbounded or 0 <= lag <= acceptable) != default)
+            count = self._num_caught_up[task] = self.num_clients - differing if default else differing
+        return count
+
+    def __getitem__(self, task: int) -> TaskLags:
         lags = self._by_task.get(task)
         if lags is None:
-            if self._reporters is None:
-                self._reporters = self._index_reporters()
-            lags = TaskLags(self.ends[task], self.num_clients, self._reporters.get(task, {}),
-                            self.acceptable_recovery_lag)
-            self._by_task[task] = lags
+            lags = self._by_task[task] = TaskLags(
+                self.ends[task], self.num_clients, self.reported_by_task.get(task, {}), self.acceptable_recovery_lag)
         return lags
-
-    def _index_reporters(self) -> dict[TaskId, dict[int, int]]:
-        ends = self.ends
-        index: dict[TaskId, dict[int, int]] = {}
-        for client, offsets in enumerate(self.offsets):
-            for task, offset in offsets.items():
-                end = ends.get(task)
-                if end is not None:
-                    if offset in (LATEST_OFFSET, UNKNOWN_OFFSET_SUM):
-                        lag = offset
-                    else:
-                        lag = end if end < offset else end - offset
-                    index.setdefault(task, {})[client] = lag
-        return index

@@ -8,6 +8,7 @@ keys, and those leave the heap in heap order (Appendix D), not in insertion orde
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
 from taskassign._java_order import priority_queue_poll_order
@@ -15,13 +16,12 @@ from taskassign.assignors._client_state import ClientState
 from taskassign.assignors._constrained_priority_set import ClientPool, PoolFactory
 from taskassign.assignors._lags import LagTable
 from taskassign.configs import UNBOUNDED_RECOVERY_LAG
-from taskassign.ids import TaskId
-from taskassign.model import LATEST_OFFSET, compute_lag
+from taskassign.model import LATEST_OFFSET
 
 __all__ = ("WarmupBudget", "assign_active_task_movements", "assign_standby_task_movements")
 
-#: (task, destination client index): the task sits on a client that is not caught up on it.
-Movement = tuple[TaskId, int]
+#: (task number, destination client index): the task sits on a client that is not caught up on it.
+Movement = tuple[int, int]
 
 
 class WarmupBudget:
@@ -41,30 +41,30 @@ class WarmupBudget:
 
 def _movements(
     clients: Sequence[ClientState], lags: LagTable, pool: ClientPool, standby: bool,
-    skip: Mapping[int, set[TaskId]] | None = None,
+    skip: Mapping[int, set[int]] | None = None,
 ) -> list[Movement]:
     """Kafka's enqueue loop: for each client (ProcessId order) and each of its tasks (TaskId order),
     a movement when the client is not caught up and some client has a strictly lower lag (-3 counts
     as lowest); each client is offered to ``pool`` after its tasks."""
     movements: list[Movement] = []
-    ends, acceptable, task_lags = lags.ends, lags.acceptable_recovery_lag, lags.__getitem__
+    ends, acceptable, lowest_lag = lags.ends, lags.acceptable_recovery_lag, lags.most_caught_up_lag
     unbounded = acceptable == UNBOUNDED_RECOVERY_LAG
-    most_caught_up_lag: dict[TaskId, int] = {}
+    most_caught_up_lag: dict[int, int] = {}
     for client in clients:
         c = client.index
-        offsets = lags.offsets[c]
+        reported = lags.reported_by_client[c]
         excluded = skip.get(c) if skip else None
         for task in sorted(client.standby if standby else client.active):
             if excluded and task in excluded:
                 continue  # a warm-up made by the active movements stays where it is
-            end = ends[task]
-            offset = offsets.get(task)
-            lag = end if offset is None else compute_lag(end, offset)
+            lag = reported.get(task)
+            if lag is None:
+                lag = ends[task]
             if lag == LATEST_OFFSET or unbounded or 0 <= lag <= acceptable:
                 continue  # caught up
             most = most_caught_up_lag.get(task)
             if most is None:
-                most = most_caught_up_lag[task] = task_lags(task).most_caught_up_lag
+                most = most_caught_up_lag[task] = lowest_lag(task)
             if most < lag:
                 movements.append((task, c))
         pool.offer(c)
@@ -73,18 +73,19 @@ def _movements(
 
 def _in_heap_order(movements: list[Movement], lags: LagTable) -> list[Movement]:
     """The movements in the order Java's PriorityQueue keyed by (caught-up clients, task) polls them."""
-    counts: dict[TaskId, int] = {}
+    counts: dict[int, int] = {}
     keys = []
+    num_caught_up = lags.num_caught_up
+    stride = max((task for task, _ in movements), default=0) + 1  # key = (count, task) as one int
     for task, _ in movements:
         count = counts.get(task)
         if count is None:
-            count = counts[task] = lags[task].num_caught_up
-        keys.append((count, task))
+            count = counts[task] = num_caught_up(task)
+        keys.append(count * stride + task)
     if len(counts) == len(keys) or len(set(keys)) == len(keys):  # no ties: the heap returns them sorted
         order = sorted(range(len(keys)), key=keys.__getitem__)
     else:
-        rank = {key: i for i, key in enumerate(sorted(set(keys)))}
-        order = priority_queue_poll_order([rank[k] for k in keys])
+        order = priority_queue_poll_order(keys)
     return [movements[i] for i in order]
 
 
@@ -100,7 +101,7 @@ def caught_up_pool(clients: Sequence[ClientState], lags: LagTable, make_pool: Po
     )
 
 
-def _swap_standby_and_active(task: TaskId, source: ClientState, destination: ClientState) -> None:
+def _swap_standby_and_active(task: int, source: ClientState, destination: ClientState) -> None:
     source.unassign_standby(task)
     source.assign_active(task)
     destination.unassign_active(task)
@@ -110,7 +111,7 @@ def _swap_standby_and_active(task: TaskId, source: ClientState, destination: Cli
 def assign_active_task_movements(
     clients: Sequence[ClientState],
     lags: LagTable,
-    warmups: dict[int, set[TaskId]],
+    warmups: dict[int, set[int]],
     budget: WarmupBudget,
     make_pool: PoolFactory,
 ) -> int:
@@ -125,7 +126,7 @@ def assign_active_task_movements(
     for task, dest in _in_heap_order(movements, lags):
         destination = clients[dest]
 
-        def holds_standby(c: int, t: TaskId = task) -> bool:
+        def holds_standby(c: int, t: int = task) -> bool:
             return t in clients[c].standby
 
         source = pool.poll(task, holds_standby)  # a: a caught-up standby takes over, no warm-up needed
@@ -152,7 +153,7 @@ def assign_active_task_movements(
 def assign_standby_task_movements(
     clients: Sequence[ClientState],
     lags: LagTable,
-    warmups: Mapping[int, set[TaskId]],
+    warmups: Mapping[int, set[int]],
     budget: WarmupBudget,
     make_pool: PoolFactory,
 ) -> int:
@@ -167,11 +168,19 @@ def assign_standby_task_movements(
     walks = _LagOrderWalks(clients, lags)
     actives = [c.active for c in clients]
     standbys = [c.standby for c in clients]
+    # Every stateful task has one active; a task every client holds cannot move (Kafka's movement then
+    # finds no eligible client and changes nothing), so those movements are skipped cheaply.
+    copies: Counter[int] = Counter()
+    for tasks in standbys:
+        copies.update(tasks)
+    full = len(clients) - 1
     poll, offer, first_eligible_before = pool.poll, pool.offer, walks.first_eligible_before
     moved = 0
     for task, dest in _in_heap_order(movements, lags):
+        if copies[task] >= full:
+            continue
 
-        def eligible(c: int, t: TaskId = task) -> bool:
+        def eligible(c: int, t: int = task) -> bool:
             return t not in actives[c] and t not in standbys[c]
 
         source = poll(task, eligible)
@@ -180,8 +189,10 @@ def assign_standby_task_movements(
             if source is None:
                 continue
         standbys[source].add(task)  # eligible: it holds no copy
+        copies[task] += 1
         if not budget.take():
             standbys[dest].remove(task)
+            copies[task] -= 1
             walks.released(task, dest)
         offer(source)
         offer(dest)
@@ -204,9 +215,9 @@ class _LagOrderWalks:
     def __init__(self, clients: Sequence[ClientState], lags: LagTable) -> None:
         self._lags = lags
         self._num_clients = len(clients)
-        self._cursor: dict[TaskId, int] = {}
+        self._cursor: dict[int, int] = {}
 
-    def first_eligible_before(self, task: TaskId, dest: int, eligible: Callable[[int], bool]) -> int | None:
+    def first_eligible_before(self, task: int, dest: int, eligible: Callable[[int], bool]) -> int | None:
         task_lags = self._lags[task]
         end, reported = task_lags.end, task_lags.reported
         reporters = task_lags.by_lag_reporters()
@@ -239,7 +250,7 @@ class _LagOrderWalks:
             i += 1
         raise AssertionError(f"client {dest} holds {task} but is not in its lag order")
 
-    def released(self, task: TaskId, client: int) -> None:
+    def released(self, task: int, client: int) -> None:
         """``client`` no longer holds ``task``: it may be the first eligible block client again."""
         cursor = self._cursor.get(task)
         if cursor is not None and client < cursor:

@@ -16,10 +16,10 @@ sets that answer a poll without popping every rejected client (see ``_constraine
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
 from typing import Any, Protocol, cast
 
-from taskassign.assignors._client_state import ClientState, client_states, to_task_assignment
+from taskassign.assignors._client_state import ClientState, client_states, task_numbers, to_task_assignment
 from taskassign.assignors._constrained_priority_set import (
     PoolFactory,
     indexed_pool_factory,
@@ -33,7 +33,7 @@ from taskassign.assignors._task_movement import (
 )
 from taskassign.assignors._thread_balance import balance_tasks_over_threads
 from taskassign.assignors.base import BaseTaskAssignor
-from taskassign.configs import STRATEGY_NONE
+from taskassign.configs import STRATEGY_NONE, AssignmentConfigs
 from taskassign.errors import TaskassignError
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import ApplicationState, TaskAssignment
@@ -109,51 +109,49 @@ def assign_high_availability(application_state: ApplicationState, *, java_heap: 
     emulated Java heap (slow; the reference the default is tested against)."""
     configs = application_state.configs
     clients = client_states(application_state)
-    stateful = application_state.stateful_task_ids.items
+    task_ids = application_state.task_ids.items
+    numbers = task_numbers(task_ids)
+    stateful = [numbers[t] for t in application_state.stateful_task_ids]
     if not clients:
-        if application_state.task_ids:
+        if task_ids:
             raise TaskassignError("the application has tasks but no clients to run them")
         return TaskAssignment((), False)
     make_pool: PoolFactory = (
         java_pool_factory([c.process_id.java_hash() for c in clients]) if java_heap
         else indexed_pool_factory(len(clients))
     )
-    rack = make_rack_aware_assignor(application_state)
-    traffic_cost = _configured_or(configs.rack_aware_traffic_cost, DEFAULT_TRAFFIC_COST)
-    non_overlap_cost = _configured_or(configs.rack_aware_non_overlap_cost, DEFAULT_NON_OVERLAP_COST)
+    rack = _RackSteps.create(application_state, task_ids, numbers)
 
     for k, task in enumerate(stateful):  # round-robin, capacity ignored
         clients[k % len(clients)].active.add(task)
     balance_tasks_over_threads(clients, standby=False)
     if rack is not None:
-        _optimize_actives(rack, clients, stateful, traffic_cost, non_overlap_cost)
+        rack.optimize_actives(clients, stateful, rack.traffic_cost, rack.non_overlap_cost)
 
     if configs.num_standby_replicas != 0:
         standby_assignor = choose_standby_assignor(configs)
-        standby_assignor.assign(clients, stateful, configs.num_standby_replicas, make_pool)
+        standby_assignor.assign(clients, stateful, configs.num_standby_replicas, make_pool, task_ids)
         balance_tasks_over_threads(clients, standby=True, allowed=standby_assignor.is_allowed_task_movement)
         if rack is not None:
-            _optimize_standbys(rack, clients, traffic_cost, non_overlap_cost,
-                               standby_assignor.standby_move_predicate(clients))
+            rack.optimize_standbys(clients, standby_assignor.standby_move_predicate(clients))
 
     budget = WarmupBudget(configs.max_warmup_replicas)
-    lags = LagTable(application_state)
-    warmups: dict[int, set[TaskId]] = {}
+    lags = LagTable(application_state, numbers)
+    warmups: dict[int, set[int]] = {}
     active_movements = assign_active_task_movements(clients, lags, warmups, budget, make_pool)
     standby_movements = assign_standby_task_movements(clients, lags, warmups, budget, make_pool)
 
-    stateful_set = application_state.stateful_task_ids
-    stateless = [t for t in application_state.task_ids if t not in stateful_set]
+    stateless = [n for n in range(len(task_ids)) if n not in lags.ends]
     _assign_stateless_by_active_load(clients, stateless, make_pool)
     if rack is not None:
-        _optimize_actives(rack, clients, stateless, STATELESS_TRAFFIC_COST, STATELESS_NON_OVERLAP_COST)
+        rack.optimize_actives(clients, stateless, STATELESS_TRAFFIC_COST, STATELESS_NON_OVERLAP_COST)
 
     details = {
         "active_movements": active_movements,
         "standby_movements": standby_movements,
         "warmup_replicas": min(configs.max_warmup_replicas, configs.max_warmup_replicas - budget.remaining),
     }
-    return to_task_assignment(clients, active_movements + standby_movements > 0, details)
+    return to_task_assignment(clients, task_ids, active_movements + standby_movements > 0, details)
 
 
 def _configured_or(value: int | None, default: int) -> int:
@@ -161,7 +159,7 @@ def _configured_or(value: int | None, default: int) -> int:
 
 
 def _assign_stateless_by_active_load(
-    clients: Sequence[ClientState], stateless: Sequence[TaskId], make_pool: PoolFactory
+    clients: Sequence[ClientState], stateless: Sequence[int], make_pool: PoolFactory
 ) -> None:
     """Each stateless task to the client with the fewest active tasks per thread (ties: ProcessId)."""
     actives = [c.active for c in clients]
@@ -175,29 +173,45 @@ def _assign_stateless_by_active_load(
         pool.offer(chosen)
 
 
-def _optimize_actives(
-    rack: RackAwareOptimizer, clients: Sequence[ClientState], tasks: Sequence[TaskId],
-    traffic_cost: int, non_overlap_cost: int,
-) -> None:
-    optimized, _ = rack.optimize_active_tasks(
-        tasks, {c.process_id: c.active for c in clients}, traffic_cost, non_overlap_cost)
-    for client in clients:
-        if client.process_id in optimized:
-            new_tasks = set(optimized[client.process_id])  # the optimiser may hand back our own set
-            client.active.clear()
-            client.active.update(new_tasks)
+class _RackSteps:
+    """The rack-aware optimiser seen through task numbers, with HA's costs (spec 4.1, 4.5, 4.8)."""
 
+    __slots__ = ("_numbers", "_optimizer", "_task_ids", "non_overlap_cost", "traffic_cost")
 
-def _optimize_standbys(
-    rack: RackAwareOptimizer, clients: Sequence[ClientState], traffic_cost: int, non_overlap_cost: int,
-    can_move: StandbyMovePredicate,
-) -> None:
-    optimized, _ = rack.optimize_standby_tasks(
-        {c.process_id: c.active for c in clients}, {c.process_id: c.standby for c in clients},
-        traffic_cost, non_overlap_cost, can_move)
-    for client in clients:
-        if client.process_id in optimized:
-            new_tasks = set(optimized[client.process_id])  # the optimiser may hand back our own set
-            client.standby.clear()
-            client.standby.update(new_tasks)
+    def __init__(self, optimizer: RackAwareOptimizer, task_ids: Sequence[TaskId], numbers: Mapping[TaskId, int],
+                 configs: AssignmentConfigs) -> None:
+        self._optimizer = optimizer
+        self._task_ids = task_ids
+        self._numbers = numbers
+        self.traffic_cost = _configured_or(configs.rack_aware_traffic_cost, DEFAULT_TRAFFIC_COST)
+        self.non_overlap_cost = _configured_or(configs.rack_aware_non_overlap_cost, DEFAULT_NON_OVERLAP_COST)
 
+    @classmethod
+    def create(cls, application_state: ApplicationState, task_ids: Sequence[TaskId],
+               numbers: Mapping[TaskId, int]) -> _RackSteps | None:
+        optimizer = make_rack_aware_assignor(application_state)
+        return None if optimizer is None else cls(optimizer, task_ids, numbers, application_state.configs)
+
+    def _ids(self, tasks: Iterable[int]) -> set[TaskId]:
+        task_ids = self._task_ids
+        return {task_ids[t] for t in tasks}
+
+    def optimize_actives(self, clients: Sequence[ClientState], tasks: Sequence[int], traffic_cost: int,
+                         non_overlap_cost: int) -> None:
+        optimized, _ = self._optimizer.optimize_active_tasks(
+            [self._task_ids[t] for t in tasks], {c.process_id: self._ids(c.active) for c in clients},
+            traffic_cost, non_overlap_cost)
+        for client in clients:
+            if client.process_id in optimized:
+                client.active.clear()
+                client.active.update(self._numbers[t] for t in optimized[client.process_id])
+
+    def optimize_standbys(self, clients: Sequence[ClientState], can_move: StandbyMovePredicate) -> None:
+        optimized, _ = self._optimizer.optimize_standby_tasks(
+            {c.process_id: self._ids(c.active) for c in clients},
+            {c.process_id: self._ids(c.standby) for c in clients},
+            self.traffic_cost, self.non_overlap_cost, can_move)
+        for client in clients:
+            if client.process_id in optimized:
+                client.standby.clear()
+                client.standby.update(self._numbers[t] for t in optimized[client.process_id])

@@ -34,17 +34,19 @@ class StandbyTaskAssignor(Protocol):
     def assign(
         self,
         clients: Sequence[ClientState],
-        stateful_tasks: Iterable[TaskId],
+        stateful_tasks: Sequence[int],
         num_standby_replicas: int,
         make_pool: PoolFactory,
+        task_ids: Sequence[TaskId],
     ) -> None:
-        """Give each stateful task (in the given order) up to ``num_standby_replicas`` standbys."""
+        """Give each stateful task (task numbers, served in the given order) up to ``num_standby_replicas``
+        standbys; ``task_ids[number]`` is the task's id."""
 
     def is_allowed_task_movement(self, source: ClientState, destination: ClientState) -> bool:
         """May any standby move from ``source`` to ``destination`` (thread balancing)?"""
 
     def is_allowed_task_movement_for_task(
-        self, source: ClientState, destination: ClientState, task: TaskId, clients: Sequence[ClientState]
+        self, source: ClientState, destination: ClientState, task: int, clients: Sequence[ClientState]
     ) -> bool:
         """May the standby of ``task`` move from ``source`` to ``destination`` (rack optimisation)?"""
 
@@ -62,13 +64,13 @@ def always_allowed(
 
 def not_holding_by_assigned_load(
     clients: Sequence[ClientState],
-) -> tuple[Callable[[int, TaskId], bool], Callable[[int], float]]:
+) -> tuple[Callable[[int, int], bool], Callable[[int], float]]:
     """Constraint "does not hold the task" and weight "assigned tasks per thread" over client indices."""
     actives = [c.active for c in clients]
     standbys = [c.standby for c in clients]
     capacities = [c.capacity for c in clients]
 
-    def not_holding(c: int, task: TaskId) -> bool:
+    def not_holding(c: int, task: int) -> bool:
         return task not in actives[c] and task not in standbys[c]
 
     def assigned_load(c: int) -> float:
@@ -77,7 +79,7 @@ def not_holding_by_assigned_load(
     return not_holding, assigned_load
 
 
-def place_least_loaded(clients: Sequence[ClientState], pool: ClientPool, task: TaskId, remaining: int) -> int:
+def place_least_loaded(clients: Sequence[ClientState], pool: ClientPool, task: int, remaining: int) -> int:
     """Kafka's ``pollClientAndMaybeAssignAndUpdateRemainingStandbyTasks``: place up to ``remaining``
     standbys of ``task`` on the lightest clients the pool allows; returns how many could not be placed."""
     while remaining > 0:
@@ -90,9 +92,10 @@ def place_least_loaded(clients: Sequence[ClientState], pool: ClientPool, task: T
     return remaining
 
 
-def log_shortfalls(tasks: Sequence[TaskId], wanted: int) -> None:
+def log_shortfalls(tasks: Iterable[TaskId], wanted: int) -> None:
     """One warning for all tasks that got fewer standbys than configured (Kafka logs one per task)."""
-    if tasks:
-        shown = ", ".join(str(t) for t in tasks[:10]) + (", ..." if len(tasks) > 10 else "")
+    short = list(tasks)
+    if short:
+        shown = ", ".join(str(t) for t in short[:10]) + (", ..." if len(short) > 10 else "")
         log.warning("not enough clients to place %d standby replica(s) of %d task(s): %s",
-                    wanted, len(tasks), shown)
+                    wanted, len(short), shown)

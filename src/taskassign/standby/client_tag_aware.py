@@ -63,9 +63,10 @@ class ClientTagAwareStandbyTaskAssignor:
     def assign(
         self,
         clients: Sequence[ClientState],
-        stateful_tasks: Iterable[TaskId],
+        stateful_tasks: Sequence[int],
         num_standby_replicas: int,
         make_pool: PoolFactory,
+        task_ids: Sequence[TaskId],
     ) -> None:
         """Place the standbys of every task held as active somewhere, then the fallback.
 
@@ -74,7 +75,7 @@ class ClientTagAwareStandbyTaskAssignor:
         """
         tasks = list(stateful_tasks)
         remaining = dict.fromkeys(tasks, num_standby_replicas)
-        remaining_order: JavaHashMap[TaskId] = JavaHashMap()
+        remaining_order: JavaHashMap[int] = JavaHashMap(hash_of=lambda t: task_ids[t].java_hash())
         remaining_order.put_all(tasks)
         tags = [self._tags_of(c) for c in clients]
         values: dict[str, set[str]] = {}
@@ -83,7 +84,7 @@ class ClientTagAwareStandbyTaskAssignor:
             for key, value in client_tag_map.items():
                 values.setdefault(key, set()).add(value)
                 clients_with.setdefault((key, value), set()).add(index)
-        owners: dict[TaskId, list[int]] = {}
+        owners: dict[int, list[int]] = {}
         for client in clients:
             for task in client.active:
                 owners.setdefault(task, []).append(client.index)
@@ -109,7 +110,7 @@ class ClientTagAwareStandbyTaskAssignor:
             for task in remaining_order:
                 if remaining[task] > 0 and place_least_loaded(clients, pool, task, remaining[task]) > 0:
                     short.append(task)
-            log_shortfalls(short, num_standby_replicas)
+            log_shortfalls((task_ids[t] for t in short), num_standby_replicas)
 
     def _place_with_different_tags(
         self,
@@ -118,7 +119,7 @@ class ClientTagAwareStandbyTaskAssignor:
         values: Mapping[str, set[str]],
         clients_with: Mapping[TagEntry, set[int]],
         pool: ClientPool,
-        task: TaskId,
+        task: int,
         owner: int,
         remaining: int,
     ) -> int:
@@ -158,7 +159,7 @@ class ClientTagAwareStandbyTaskAssignor:
         return all(destination_tags.get(key) == value for key, value in self._tags_of(source).items())
 
     def is_allowed_task_movement_for_task(
-        self, source: ClientState, destination: ClientState, task: TaskId, clients: Sequence[ClientState]
+        self, source: ClientState, destination: ClientState, task: int, clients: Sequence[ClientState]
     ) -> bool:
         """A standby of ``task`` may move if the task's replicas keep as many distinct tag entries."""
         others = (self._tags_of(c) for c in clients

@@ -6,7 +6,7 @@ first; a task never gets two replicas on one client.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from taskassign.assignors._client_state import ClientState
 from taskassign.assignors._constrained_priority_set import PoolFactory
@@ -28,23 +28,24 @@ class LoadBasedStandbyTaskAssignor:
     def assign(
         self,
         clients: Sequence[ClientState],
-        stateful_tasks: Iterable[TaskId],
+        stateful_tasks: Sequence[int],
         num_standby_replicas: int,
         make_pool: PoolFactory,
+        task_ids: Sequence[TaskId],
     ) -> None:
         """Tasks are served in the order given (TaskId order in the high-availability assignor)."""
         pool = make_pool(*not_holding_by_assigned_load(clients))
         pool.offer_all(range(len(clients)))
         short = [task for task in stateful_tasks
                  if place_least_loaded(clients, pool, task, num_standby_replicas) > 0]
-        log_shortfalls(short, num_standby_replicas)
+        log_shortfalls((task_ids[t] for t in short), num_standby_replicas)
 
     def is_allowed_task_movement(self, source: ClientState, destination: ClientState) -> bool:
         """Any standby may move between any two clients."""
         return True
 
     def is_allowed_task_movement_for_task(
-        self, source: ClientState, destination: ClientState, task: TaskId, clients: Sequence[ClientState]
+        self, source: ClientState, destination: ClientState, task: int, clients: Sequence[ClientState]
     ) -> bool:
         return True
 
