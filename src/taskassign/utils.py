@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from taskassign._java_order import hash_iteration_order, java_hash
 from taskassign.assignors._client_state import ClientState, task_numbers
-from taskassign.assignors._constrained_priority_set import indexed_pool_factory
+from taskassign.assignors._constrained_priority_set import fast_pool_factory
 from taskassign.errors import UserInputError
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import ApplicationState, AssignedTask, KafkaStreamsAssignment
@@ -69,7 +69,8 @@ def default_standby_task_assignment(
         ClientTagAwareStandbyTaskAssignor(configs.rack_aware_assignment_tags) if tagged
         else LoadBasedStandbyTaskAssignor()
     )
-    assignor.assign(clients, tasks, replicas, indexed_pool_factory(len(clients)), task_ids)
+    assignor.assign(clients, tasks, replicas, fast_pool_factory([c.process_id.java_hash() for c in clients]),
+                    task_ids)
     for client, previous in zip(clients, before, strict=True):
         added = sorted(client.standby - previous)
         if added:

@@ -8,12 +8,14 @@ Two implementations of one contract (assignor spec section 3):
   offer of a member a linear search), but bit-exact whatever the caller does.
 * ``IndexedConstrainedPrioritySet`` returns what a *valid* Java heap returns, the member with the
   smallest live key that satisfies the constraints, without popping and re-pushing the rejected
-  ones. The callers in this package only change a member's weight outside a poll and re-offer it
-  before the next poll (Kafka's ``offerAll(source, destination)``), which keeps Kafka's heap valid at
-  every poll; ``tests/assignors/test_constrained_priority_set.py`` runs whole assignments through
-  both implementations to hold that claim. It also accepts a ``candidates`` hint: when the
-  constraint admits only a few known clients (the clients caught up on a task), the poll looks only
-  at those.
+  ones. Kafka's heap stays valid when only clients outside it change weight: the standby, stateless
+  and tag-aware pools poll a client, change it, then offer it back. It also accepts a ``candidates``
+  hint: when the constraint admits only a few known clients, the poll looks only at those.
+* ``DeferredJavaPrioritySet`` (its own module) replays Kafka's heap exactly, cheaply, for the
+  movement pools, whose members change weight while inside (there Kafka's heap can turn invalid).
+
+``tests/assignors/test_constrained_priority_set.py`` runs whole assignments through the fast pools
+and through the reference to hold the equivalence.
 
 Clients are any totally ordered hashable values; the assignors use indices in ProcessId order.
 """
@@ -25,13 +27,14 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Generic, Protocol, TypeVar
 
 from taskassign._java_order import JavaHashMap, JavaPriorityQueue, java_hash
+from taskassign.assignors._deferred_heap_set import DeferredJavaPrioritySet
 
 __all__ = (
     "ClientPool",
     "ConstrainedPrioritySet",
     "IndexedConstrainedPrioritySet",
     "PoolFactory",
-    "indexed_pool_factory",
+    "fast_pool_factory",
     "java_pool_factory",
 )
 
@@ -56,31 +59,44 @@ Candidates = Callable[[int], Collection[int] | None]
 
 
 class PoolFactory(Protocol):
-    """Builds a constrained priority set over client indices; ``candidates`` is an optional hint."""
+    """Builds a constrained priority set over client indices.
+
+    ``candidates`` optionally lists exactly the clients satisfying ``constraint`` for a task.
+    ``weights_change_inside`` says the caller changes members' weights while they sit in the set (and
+    re-offers them right after, Kafka's ``offerAll(source, destination)``): Kafka's heap can then turn
+    invalid, so it must be replayed exactly.
+    """
 
     def __call__(
-        self, constraint: Constraint, weight: Callable[[int], float], candidates: Candidates | None = None
+        self, constraint: Constraint, weight: Callable[[int], float], candidates: Candidates | None = None,
+        weights_change_inside: bool = False,
     ) -> ClientPool: ...
 
 
 def java_pool_factory(client_hashes: Sequence[int]) -> PoolFactory:
-    """Kafka's exact heap; ``client_hashes[i]`` is the Java hashCode of client i's ProcessId."""
+    """Kafka's heap, operation by operation, everywhere: the slow reference. ``client_hashes[i]`` is the
+    Java hashCode of client i's ProcessId."""
 
     def make(
-        constraint: Constraint, weight: Callable[[int], float], candidates: Candidates | None = None
+        constraint: Constraint, weight: Callable[[int], float], candidates: Candidates | None = None,
+        weights_change_inside: bool = False,
     ) -> ClientPool:
         return ConstrainedPrioritySet(constraint, weight, client_hashes.__getitem__)
 
     return make
 
 
-def indexed_pool_factory(num_clients: int) -> PoolFactory:
-    """True-minimum pools over ``num_clients`` client indices (see the module docstring)."""
+def fast_pool_factory(client_hashes: Sequence[int]) -> PoolFactory:
+    """The same results, fast: true-minimum sets where Kafka's heap provably stays valid, the deferred
+    Java heap where it may not (``weights_change_inside``)."""
 
     def make(
-        constraint: Constraint, weight: Callable[[int], float], candidates: Candidates | None = None
+        constraint: Constraint, weight: Callable[[int], float], candidates: Candidates | None = None,
+        weights_change_inside: bool = False,
     ) -> ClientPool:
-        return IndexedConstrainedPrioritySet(num_clients, constraint, weight, candidates)
+        if weights_change_inside:
+            return DeferredJavaPrioritySet(len(client_hashes), constraint, weight, client_hashes, candidates)
+        return IndexedConstrainedPrioritySet(len(client_hashes), constraint, weight, candidates)
 
     return make
 

@@ -71,18 +71,22 @@ def _movements(
     return movements
 
 
-def _in_heap_order(movements: list[Movement], lags: LagTable) -> list[Movement]:
-    """The movements in the order Java's PriorityQueue keyed by (caught-up clients, task) polls them."""
-    counts: dict[int, int] = {}
-    keys = []
+def _in_heap_order(
+    movements: list[Movement], lags: LagTable, no_op: Callable[[int], bool] | None = None
+) -> list[Movement]:
+    """The movements in the order Java's PriorityQueue keyed by (caught-up clients, task) polls them.
+
+    Equal keys only come from several movements of one task. Without those the heap returns the
+    movements sorted, and movements of tasks for which ``no_op`` holds (they cannot change anything)
+    can be left out before sorting; with ties, every movement shapes the heap, so none is left out.
+    """
+    distinct_tasks = len({task for task, _ in movements}) == len(movements)
+    if distinct_tasks and no_op is not None:
+        movements = [m for m in movements if not no_op(m[0])]
     num_caught_up = lags.num_caught_up
-    stride = max((task for task, _ in movements), default=0) + 1  # key = (count, task) as one int
-    for task, _ in movements:
-        count = counts.get(task)
-        if count is None:
-            count = counts[task] = num_caught_up(task)
-        keys.append(count * stride + task)
-    if len(counts) == len(keys) or len(set(keys)) == len(keys):  # no ties: the heap returns them sorted
+    stride = max((task for task, _ in movements), default=0) + 1  # key (count, task) as one int
+    keys = [num_caught_up(task) * stride + task for task, _ in movements]
+    if distinct_tasks:
         order = sorted(range(len(keys)), key=keys.__getitem__)
     else:
         order = priority_queue_poll_order(keys)
@@ -98,6 +102,7 @@ def caught_up_pool(clients: Sequence[ClientState], lags: LagTable, make_pool: Po
         lags.is_caught_up,
         lambda c: (len(actives[c]) + len(standbys[c])) / capacities[c],
         lags.caught_up_clients,
+        weights_change_inside=True,
     )
 
 
@@ -174,9 +179,9 @@ def assign_standby_task_movements(
     for tasks in standbys:
         copies.update(tasks)
     full = len(clients) - 1
-    poll, offer, first_eligible_before = pool.poll, pool.offer, walks.first_eligible_before
+    poll, offer_all, first_eligible_before = pool.poll, pool.offer_all, walks.first_eligible_before
     moved = 0
-    for task, dest in _in_heap_order(movements, lags):
+    for task, dest in _in_heap_order(movements, lags, lambda t: copies[t] >= full):
         if copies[task] >= full:
             continue
 
@@ -194,8 +199,7 @@ def assign_standby_task_movements(
             standbys[dest].remove(task)
             copies[task] -= 1
             walks.released(task, dest)
-        offer(source)
-        offer(dest)
+        offer_all((source, dest))  # both at once: the destination may have changed weight in the pool
         moved += 1
     return moved
 

@@ -22,7 +22,7 @@ from typing import Any, Protocol, cast
 from taskassign.assignors._client_state import ClientState, client_states, task_numbers, to_task_assignment
 from taskassign.assignors._constrained_priority_set import (
     PoolFactory,
-    indexed_pool_factory,
+    fast_pool_factory,
     java_pool_factory,
 )
 from taskassign.assignors._lags import LagTable
@@ -116,10 +116,8 @@ def assign_high_availability(application_state: ApplicationState, *, java_heap: 
         if task_ids:
             raise TaskassignError("the application has tasks but no clients to run them")
         return TaskAssignment((), False)
-    make_pool: PoolFactory = (
-        java_pool_factory([c.process_id.java_hash() for c in clients]) if java_heap
-        else indexed_pool_factory(len(clients))
-    )
+    hashes = [c.process_id.java_hash() for c in clients]
+    make_pool: PoolFactory = java_pool_factory(hashes) if java_heap else fast_pool_factory(hashes)
     rack = _RackSteps.create(application_state, task_ids, numbers)
 
     for k, task in enumerate(stateful):  # round-robin, capacity ignored
