@@ -43,7 +43,7 @@ def hash_set_layout(hashes: Sequence[int]) -> tuple[list[int], list[tuple[int, i
     table.put_all(range(len(hashes)))
     capacity = table.capacity
     buckets = []
-    for client, h in enumerate(hashes):
+    for h in hashes:
         h &= 0xFFFFFFFF
         buckets.append((h ^ (h >> 16)) & (capacity - 1))
     order = sorted(range(len(hashes)), key=lambda c: (buckets[c], c))
@@ -200,11 +200,11 @@ class DeferredJavaPrioritySet:
             self._members -= 1
             self._stale.discard(client)
             if not reject_all and constraint(client, task) and (extra is None or extra(client)):
-                for back in rejected.keys():
+                for back in rejected:
                     self._offer_one(back)
                 return client
             rejected.put(client)
-        for back in rejected.keys():
+        for back in rejected:
             self._offer_one(back)
         return None
 

@@ -86,10 +86,7 @@ def _in_heap_order(
     num_caught_up = lags.num_caught_up
     stride = max((task for task, _ in movements), default=0) + 1  # key (count, task) as one int
     keys = [num_caught_up(task) * stride + task for task, _ in movements]
-    if distinct_tasks:
-        order = sorted(range(len(keys)), key=keys.__getitem__)
-    else:
-        order = priority_queue_poll_order(keys)
+    order = sorted(range(len(keys)), key=keys.__getitem__) if distinct_tasks else priority_queue_poll_order(keys)
     return [movements[i] for i in order]
 
 
