@@ -47,7 +47,8 @@ def test_registered_as_the_default_assignor() -> None:
 def test_e1_active_goes_to_the_most_caught_up_client() -> None:
     state = app_state(
         [task("0_0", end=LONG_MAX)],
-        [client(PID_1), client(PID_2, offsets={"0_0": LONG_MAX - 1000}), client(PID_3, offsets={"0_0": LONG_MAX - 500})],
+        [client(PID_1), client(PID_2, offsets={"0_0": LONG_MAX - 1000}),
+         client(PID_3, offsets={"0_0": LONG_MAX - 500})],
         acceptable_recovery_lag=100, max_warmup_replicas=2, num_standby_replicas=1,
     )
     result = run(state)
