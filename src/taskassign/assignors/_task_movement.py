@@ -8,8 +8,9 @@ keys, and those leave the heap in heap order (Appendix D), not in insertion orde
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from taskassign._java_order import priority_queue_poll_order
 from taskassign.assignors._client_state import ClientState
@@ -222,14 +223,10 @@ class _LagOrderWalks:
         task_lags = self._lags[task]
         end, reported = task_lags.end, task_lags.reported
         reporters = task_lags.by_lag_reporters()
-        i, n = 0, len(reporters)
-        while i < n and reporters[i][0] < end:  # reporters ahead of the block
-            client = reporters[i][1]
-            if client == dest:
-                return None
-            if eligible(client):
-                return client
-            i += 1
+        ahead = bisect_left(reporters, (end, -1))
+        done, found = _walk((c for _, c in reporters[:ahead]), dest, eligible)  # reporters ahead of the block
+        if done:
+            return found
         in_block = reported.get(dest, end) == end
         limit = dest if in_block else self._num_clients
         start = self._cursor.get(task, 0)
@@ -240,19 +237,24 @@ class _LagOrderWalks:
         self._cursor[task] = max(start, limit)
         if in_block:
             return None
-        while i < n and reporters[i][0] <= end:
-            i += 1
-        while i < n:  # reporters behind the block (only when the end offset is unknown, -3)
-            client = reporters[i][1]
-            if client == dest:
-                return None
-            if eligible(client):
-                return client
-            i += 1
-        raise AssertionError(f"client {dest} holds {task} but is not in its lag order")
+        behind = bisect_left(reporters, (end + 1, -1))  # only when the end offset is unknown (-3)
+        done, found = _walk((c for _, c in reporters[behind:]), dest, eligible)
+        if not done:
+            raise AssertionError(f"client {dest} holds task #{task} but is not in its lag order")
+        return found
 
     def released(self, task: int, client: int) -> None:
         """``client`` no longer holds ``task``: it may be the first eligible block client again."""
         cursor = self._cursor.get(task)
         if cursor is not None and client < cursor:
             self._cursor[task] = client
+
+
+def _walk(clients: Iterable[int], dest: int, eligible: Callable[[int], bool]) -> tuple[bool, int | None]:
+    """(True, c) at the first eligible client, (True, None) on reaching ``dest``, else (False, None)."""
+    for client in clients:
+        if client == dest:
+            return True, None
+        if eligible(client):
+            return True, client
+    return False, None
