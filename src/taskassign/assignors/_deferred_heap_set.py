@@ -106,11 +106,12 @@ class DeferredJavaPrioritySet:
     def offer_all(self, clients: Iterable[int]) -> None:
         """Offer each client in turn, after observing the new weights of all of them (see Precondition)."""
         listed = list(clients)
+        keys, weight, deferred = self._key, self._weight, self._heap is None
         for client in listed:
-            key = (self._weight(client), client)
-            if key != self._key[client]:
-                self._key[client] = key
-                if self._heap is None:
+            key = (weight(client), client)
+            if key != keys[client]:
+                keys[client] = key
+                if deferred:
                     self._log.append((_KEY_CHANGE, client, key))
                 if self._member[client]:
                     self._stale.add(client)
@@ -138,7 +139,10 @@ class DeferredJavaPrioritySet:
         candidates = self._candidates(task) if self._candidates is not None else None
         if candidates is not None and self._members == len(self._member):
             member = self._member
-            if not any(member[c] and (extra is None or extra(c)) for c in candidates):
+            for client in candidates:
+                if member[client] and (extra is None or extra(client)):
+                    break
+            else:
                 self._reject_everyone()
                 return None
         self._materialize()

@@ -37,7 +37,7 @@ def _lowest_lag(end: int, num_clients: int, reported: Mapping[int, int]) -> int:
 class TaskLags:
     """The lags of every client on one stateful task, for the tasks a movement looks at."""
 
-    __slots__ = ("_by_lag", "_exceptions", "caught_up_by_default", "caught_up_clients", "end",
+    __slots__ = ("_ahead_behind", "_by_lag", "_exceptions", "caught_up_by_default", "caught_up_clients", "end",
                  "most_caught_up_lag", "num_caught_up", "num_clients", "reported")
 
     def __init__(self, end: int, num_clients: int, reported: dict[int, int], acceptable_recovery_lag: int) -> None:
@@ -60,6 +60,7 @@ class TaskLags:
         #: The lag of the first client of ``byLag``.
         self.most_caught_up_lag = _lowest_lag(end, num_clients, reported)
         self._by_lag: list[tuple[int, int]] | None = None
+        self._ahead_behind: tuple[list[int], list[int]] | None = None
 
     def lag(self, client: int) -> int:
         return self.reported.get(client, self.end)
@@ -72,6 +73,14 @@ class TaskLags:
         if self._by_lag is None:
             self._by_lag = sorted((lag, c) for c, lag in self.reported.items())
         return self._by_lag
+
+    def reporters_around_block(self) -> tuple[list[int], list[int]]:
+        """The reporters before the block of clients at lag = end, and after it (lag order)."""
+        if self._ahead_behind is None:
+            end = self.end
+            reporters = self.by_lag_reporters()
+            self._ahead_behind = ([c for lag, c in reporters if lag < end], [c for lag, c in reporters if lag > end])
+        return self._ahead_behind
 
     @property
     def most_caught_up(self) -> int:

@@ -8,9 +8,8 @@ keys, and those leave the heap in heap order (Appendix D), not in insertion orde
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from taskassign._java_order import priority_queue_poll_order
 from taskassign.assignors._client_state import ClientState
@@ -222,9 +221,8 @@ class _LagOrderWalks:
     def first_eligible_before(self, task: int, dest: int, eligible: Callable[[int], bool]) -> int | None:
         task_lags = self._lags[task]
         end, reported = task_lags.end, task_lags.reported
-        reporters = task_lags.by_lag_reporters()
-        ahead = bisect_left(reporters, (end, -1))
-        done, found = _walk((c for _, c in reporters[:ahead]), dest, eligible)  # reporters ahead of the block
+        ahead, behind = task_lags.reporters_around_block()
+        done, found = _walk(ahead, dest, eligible)
         if done:
             return found
         in_block = reported.get(dest, end) == end
@@ -237,8 +235,7 @@ class _LagOrderWalks:
         self._cursor[task] = max(start, limit)
         if in_block:
             return None
-        behind = bisect_left(reporters, (end + 1, -1))  # only when the end offset is unknown (-3)
-        done, found = _walk((c for _, c in reporters[behind:]), dest, eligible)
+        done, found = _walk(behind, dest, eligible)  # only when the end offset is unknown (-3)
         if not done:
             raise AssertionError(f"client {dest} holds task #{task} but is not in its lag order")
         return found
@@ -250,7 +247,7 @@ class _LagOrderWalks:
             self._cursor[task] = client
 
 
-def _walk(clients: Iterable[int], dest: int, eligible: Callable[[int], bool]) -> tuple[bool, int | None]:
+def _walk(clients: list[int], dest: int, eligible: Callable[[int], bool]) -> tuple[bool, int | None]:
     """(True, c) at the first eligible client, (True, None) on reaching ``dest``, else (False, None)."""
     for client in clients:
         if client == dest:
