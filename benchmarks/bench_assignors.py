@@ -2,9 +2,10 @@
 
 For every case of ``benchmarks/scale_cases.py`` (one case list for every assignor) whose assignor is
 selected: round 1 ("cold", a fresh group) and round 2 ("churn", every client reporting what it got in
-round 1). Each round times the assignor alone (``assign(ApplicationState)``) and one whole leader
-rebalance (``leader.rebalance``: assign, validation, callback, follow-ups, completeness report),
-``--repeat`` times each, keeping the medians of wall-clock and of CPU time. Results go to
+round 1). Each round times the assignor alone (``assign(ApplicationState)``), the leader without the
+thread level (``leader.rebalance(distribute_threads=False)``: assign, validation, follow-ups, callback,
+completeness report) and the whole leader rebalance (with each client's tasks spread over its
+threads), ``--repeat`` times each, keeping the medians of wall-clock and of CPU time. Results go to
 ``benchmarks/results/assignors.json`` next to Kafka's own timings (warm JVM, median, this machine)
 where we have them; rows of cases not re-run are kept.
 
@@ -44,16 +45,18 @@ KAFKA_MS: dict[tuple[str, str], float] = {
 
 def measure(case: ScaleCase, round_name: str, state: ApplicationState, repeat: int) -> tuple[dict[str, Any],
                                                                                               GroupAssignment]:
-    """One row: the assignor alone and the whole rebalance, on ``state``."""
+    """One row: the assignor alone, the leader without and with the thread-level distribution, on ``state``."""
     assign = timed(lambda: create_assignor(case.assignor).assign(state), repeat)
+    leader = timed(lambda: rebalance(state, create_assignor(case.assignor), distribute_threads=False), repeat)
     whole = timed(lambda: rebalance(state, create_assignor(case.assignor)), repeat)
     result = rebalance(state, create_assignor(case.assignor))
     kafka = KAFKA_MS.get((case.name, round_name))
     row: dict[str, Any] = {
         "case": case.name, "assignor": case.assignor, "round": round_name, "tasks": case.partitions,
         "clients": case.clients, "threads_per_client": case.threads, "standbys": case.standbys,
-        "assign_ms": assign["ms"], "rebalance_ms": whole["ms"],
+        "assign_ms": assign["ms"], "rebalance_ms": whole["ms"], "rebalance_without_threads_ms": leader["ms"],
         "assign_cpu_ms": assign["cpu_ms"], "rebalance_cpu_ms": whole["cpu_ms"],
+        "rebalance_without_threads_cpu_ms": leader["cpu_ms"],
         "assign_runs_ms": assign["runs_ms"], "rebalance_runs_ms": whole["runs_ms"],
         "kafka_ms": kafka,
         "speedup_vs_kafka": round(kafka / whole["ms"], 1) if kafka else None,
@@ -104,8 +107,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _line(row: dict[str, Any]) -> str:
     kafka = f"  kafka {row['kafka_ms']:.0f} ms (x{row['speedup_vs_kafka']})" if row["kafka_ms"] else ""
-    return (f"{row['case']:<32} {row['round']:<5} assign {row['assign_ms']:8.1f} ms "
-            f"(cpu {row['assign_cpu_ms']:.1f})  rebalance {row['rebalance_ms']:8.1f} ms "
+    return (f"{row['case']:<28} {row['round']:<5} assign {row['assign_ms']:7.1f} ms "
+            f"(cpu {row['assign_cpu_ms']:.1f})  no threads {row['rebalance_without_threads_ms']:7.1f} ms "
+            f"(cpu {row['rebalance_without_threads_cpu_ms']:.1f})  rebalance {row['rebalance_ms']:7.1f} ms "
             f"(cpu {row['rebalance_cpu_ms']:.1f}){kafka}")
 
 
