@@ -51,7 +51,7 @@ def validate_task_assignment(
         pid = entry.process_id
         entries = entry.tasks
         actives = [tid for tid, assigned in entries.items() if assigned.type is ACTIVE]
-        if entries.keys() - tasks.keys() or not active_owner.keys().isdisjoint(actives):
+        if not entries.keys() <= tasks.keys() or not active_owner.keys().isdisjoint(actives):
             error = _first_walk_error(entry, tasks, active_owner, standby_owner)
             if error is not None:
                 return error

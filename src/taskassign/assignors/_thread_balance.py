@@ -43,10 +43,14 @@ def balance_tasks_over_threads(
     Loads count active and standby tasks in both cases, as in Kafka.
     """
     loads = np.array([c.assigned_load() for c in clients], dtype=np.float64)
+    load_list = loads.tolist()
     moved_any = True
     while moved_any:
         moved_any = False
+        lightest = min(load_list, default=0.0)
         for source in clients:
+            if load_list[source.index] <= lightest:
+                continue  # nobody is lighter: no move from this source
             lighter = np.flatnonzero(loads < loads[source.index])
             for d in lighter.tolist():
                 destination = clients[d]
@@ -65,5 +69,6 @@ def balance_tasks_over_threads(
                         else:
                             destination.assign_active(task)
                         moved_any = True
-                loads[source.index] = source.assigned_load()
-                loads[d] = destination.assigned_load()
+                loads[source.index] = load_list[source.index] = source.assigned_load()
+                loads[d] = load_list[d] = destination.assigned_load()
+                lightest = min(lightest, load_list[source.index])
