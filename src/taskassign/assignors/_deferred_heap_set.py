@@ -150,6 +150,8 @@ class DeferredJavaPrioritySet:
 
     def _reject_everyone(self) -> None:
         """A poll that every member fails: Java pops them all and offers them back in HashSet order."""
+        if self._heap is None and not self._log and self._base_order is self._order_all:
+            return  # the same rebuild as last time: same order, no key changed since
         order: list[int] | None = self._order_all
         if self._groups:
             if self._heap is None and self._suspect:

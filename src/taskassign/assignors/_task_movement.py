@@ -211,17 +211,21 @@ class _LagOrderWalks:
     (``released``) can move it back.
     """
 
-    __slots__ = ("_cursor", "_lags", "_num_clients")
+    __slots__ = ("_cursor", "_lags", "_num_clients", "_tasks")
 
     def __init__(self, clients: Sequence[ClientState], lags: LagTable) -> None:
         self._lags = lags
         self._num_clients = len(clients)
         self._cursor: dict[int, int] = {}
+        #: Per task: end offset sum, reported lags, reporters ahead of and behind the block.
+        self._tasks: dict[int, tuple[int, dict[int, int], list[int], list[int]]] = {}
 
     def first_eligible_before(self, task: int, dest: int, eligible: Callable[[int], bool]) -> int | None:
-        task_lags = self._lags[task]
-        end, reported = task_lags.end, task_lags.reported
-        ahead, behind = task_lags.reporters_around_block()
+        known = self._tasks.get(task)
+        if known is None:
+            task_lags = self._lags[task]
+            known = self._tasks[task] = (task_lags.end, task_lags.reported, *task_lags.reporters_around_block())
+        end, reported, ahead, behind = known
         done, found = _walk(ahead, dest, eligible)
         if done:
             return found
