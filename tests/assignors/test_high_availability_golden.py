@@ -16,8 +16,8 @@ import pytest
 
 from taskassign.api import assign_scenario, result_to_document
 from taskassign.assignors import high_availability
-from taskassign.model import ApplicationState
 from taskassign.configs import CONFIG_KEYS, KAFKA_COMPAT
+from taskassign.model import ApplicationState
 from taskassign.scenario import read_scenario, with_config_overrides
 from tests.helpers import GOLDEN_DIR
 
