@@ -14,8 +14,9 @@ Two implementations of one contract (assignor spec section 3):
 * ``DeferredJavaPrioritySet`` (its own module) replays Kafka's heap exactly, cheaply, for the
   movement pools, whose members change weight while inside (there Kafka's heap can turn invalid).
 
-``tests/assignors/test_constrained_priority_set.py`` runs whole assignments through the fast pools
-and through the reference to hold the equivalence.
+``tests/assignors/test_constrained_priority_set.py`` replays the movement pattern through the deferred
+heap and the reference; ``tests/assignors/test_high_availability_properties.py`` runs whole random
+assignments through the fast pools and through the reference.
 
 Clients are any totally ordered hashable values; the assignors use indices in ProcessId order.
 """
