@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Mapping, Sequence, Set
 from typing import Any
 
@@ -250,6 +251,11 @@ def test_p16_convergence_after_adding_and_dropping_a_client(replicas: int) -> No
     assert not check_completeness(state, final).unassigned_tasks
     loads = [len(a.active_tasks()) for a in final.assignments]
     assert max(loads) - min(loads) <= 1  # P5: balanced once converged
+    stateful = [len(a.active_tasks()) + len(a.standby_tasks()) for a in final.assignments]
+    assert max(stateful) - min(stateful) <= 1  # P6
+    for sub in (0, 1):  # P7: every subtopology spread
+        per_client = [sum(1 for t in a.active_tasks() if t.subtopology == sub) for a in final.assignments]
+        assert max(per_client) - min(per_client) <= 1
 
 
 class _RecordingOptimizer:
@@ -333,3 +339,28 @@ def test_input_state_is_not_mutated() -> None:
     before = repr(state)
     run(state)
     assert repr(state) == before
+
+
+def _rack_module_available() -> bool:
+    try:
+        return importlib.util.find_spec("taskassign.rack.internal") is not None
+    except ModuleNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not _rack_module_available(), reason="needs taskassign.rack.internal (rack helper's module)")
+def test_p15_zero_traffic_cost_keeps_the_layout_of_rack_awareness_off() -> None:
+    racks = ["r1", "r2", "r3"]
+    tasks = [task(f"{s}_{p}", end=1000, source_racks=[racks[(s + p) % 3]], changelog_racks=[racks[p % 3]])
+             for s in range(2) for p in range(5)]
+    tasks.append(task("2_0", stateful=False, source_racks=["r1"]))
+    clients = [client(PID[n], rack=racks[n % 3], offsets={"0_0": -2} if n == 1 else {}) for n in range(1, 6)]
+    common: dict[str, Any] = {"num_standby_replicas": 1, "acceptable_recovery_lag": 100}
+    off = run(app_state(tasks, clients, **common))
+    on = run(app_state(tasks, clients, rack_aware_assignment_strategy="min_traffic", rack_aware_traffic_cost=0,
+                       rack_aware_non_overlap_cost=10, **common))
+
+    def stateful(result: TaskAssignment) -> dict[ProcessId, tuple[list[str], list[str]]]:
+        return {pid: ([t for t in a if not t.startswith("2_")], s) for pid, (a, s) in layout(result).items()}
+
+    assert stateful(on) == stateful(off)
