@@ -29,8 +29,6 @@ from taskassign._java_order import JavaHashMap, JavaPriorityQueue
 __all__ = ("DeferredJavaPrioritySet", "hash_set_layout")
 
 Key = tuple[float, int]
-_KEY_CHANGE = 0
-_OFFER = 1
 
 
 def hash_set_layout(hashes: Sequence[int]) -> tuple[list[int], list[tuple[int, int]]]:
@@ -66,7 +64,7 @@ class DeferredJavaPrioritySet:
     """
 
     __slots__ = ("_base_keys", "_base_order", "_candidates", "_constraint", "_groups", "_hashes", "_heap",
-                 "_key", "_log", "_member", "_members", "_order_all", "_stale", "_suspect", "_weight")
+                 "_key", "_log", "_member", "_members", "_order_all", "_suspect", "_weight")
 
     def __init__(
         self,
@@ -85,13 +83,12 @@ class DeferredJavaPrioritySet:
         self._key: list[Key] = [(0.0, c) for c in range(size)]
         self._member = [False] * size
         self._members = 0
-        #: Members whose key changed while they sat in the heap, not yet offered again.
-        self._stale: set[int] = set()
         # Deferred form: insert _base_order into an empty heap with _base_keys, then replay _log.
         self._heap: JavaPriorityQueue[int] | None = None
         self._base_order: Sequence[int] = ()
         self._base_keys: list[Key] = list(self._key)
-        self._log: list[tuple[int, int, Key]] = []
+        #: Each ``offer_all`` while deferred: the clients offered and their keys at that moment.
+        self._log: list[tuple[tuple[int, ...], tuple[Key, ...]]] = []
         #: The deferred heap may have become invalid since its base (an offer while a member was stale).
         self._suspect = False
 
@@ -105,32 +102,35 @@ class DeferredJavaPrioritySet:
 
     def offer_all(self, clients: Iterable[int]) -> None:
         """Offer each client in turn, after observing the new weights of all of them (see Precondition)."""
-        listed = list(clients)
-        keys, weight, deferred = self._key, self._weight, self._heap is None
+        listed = tuple(clients)
+        keys, weight, member = self._key, self._weight, self._member
+        fresh = []
         for client in listed:
             key = (weight(client), client)
-            if key != keys[client]:
-                keys[client] = key
-                if deferred:
-                    self._log.append((_KEY_CHANGE, client, key))
-                if self._member[client]:
-                    self._stale.add(client)
-        for client in listed:
-            self._offer_one(client)
-
-    def _offer_one(self, client: int) -> None:
-        self._stale.discard(client)
-        if self._heap is None:
-            if self._stale:  # Java compares against a member that sits where its old key put it
+            # Java pushes the first client while later members still sit where their old keys put them
+            if fresh and member[client] and key != keys[client] and self._heap is None:
                 self._suspect = True
-            self._log.append((_OFFER, client, self._key[client]))
+            fresh.append(key)
+        if self._heap is None:
+            self._log.append((listed, tuple(fresh)))
+        for client, key in zip(listed, fresh, strict=True):
+            keys[client] = key
+        for client in listed:
+            if self._heap is not None:
+                self._push(client)
+            elif not member[client]:
+                member[client] = True
+                self._members += 1
+
+    def _push(self, client: int) -> None:
+        """Java's offer on the materialised heap: a member is removed first, then pushed."""
+        assert self._heap is not None
+        if self._member[client]:
+            self._heap.remove(client)
         else:
-            if self._member[client]:
-                self._heap.remove(client)
-            self._heap.offer(client)
-        if not self._member[client]:
             self._member[client] = True
             self._members += 1
+        self._heap.offer(client)
 
     # -- polls --------------------------------------------------------------------------------------
 
@@ -170,7 +170,6 @@ class DeferredJavaPrioritySet:
         self._base_order = order
         self._base_keys = list(self._key)
         self._log = []
-        self._stale.clear()
         self._suspect = False
 
     def _materialize(self) -> None:
@@ -183,9 +182,10 @@ class DeferredJavaPrioritySet:
         for client in self._base_order:
             heap.offer(client)
             inside[client] = True
-        for kind, client, key in self._log:
-            keys[client] = key
-            if kind == _OFFER:
+        for listed, fresh in self._log:
+            for client, key in zip(listed, fresh, strict=True):
+                keys[client] = key
+            for client in listed:
                 if inside[client]:
                     heap.remove(client)
                 heap.offer(client)
@@ -204,14 +204,13 @@ class DeferredJavaPrioritySet:
             assert client is not None
             member[client] = False
             self._members -= 1
-            self._stale.discard(client)
             if not reject_all and constraint(client, task) and (extra is None or extra(client)):
                 for back in rejected:
-                    self._offer_one(back)
+                    self._push(back)
                 return client
             rejected.put(client)
         for back in rejected:
-            self._offer_one(back)
+            self._push(back)
         return None
 
 

@@ -81,14 +81,16 @@ def not_holding_by_assigned_load(
 
 def place_least_loaded(clients: Sequence[ClientState], pool: ClientPool, task: int, remaining: int) -> int:
     """Kafka's ``pollClientAndMaybeAssignAndUpdateRemainingStandbyTasks``: place up to ``remaining``
-    standbys of ``task`` on the lightest clients the pool allows; returns how many could not be placed."""
+    standbys of ``task`` on the lightest clients the pool allows (its constraint: not holding the task);
+    returns how many could not be placed."""
+    poll, offer = pool.poll, pool.offer
     while remaining > 0:
-        client = pool.poll(task)
+        client = poll(task)
         if client is None:
             break
-        clients[client].assign_standby(task)
+        clients[client].standby.add(task)
         remaining -= 1
-        pool.offer(client)
+        offer(client)
     return remaining
 
 
