@@ -104,7 +104,7 @@ class DeferredJavaPrioritySet:
         """Offer each client in turn, after observing the new weights of all of them (see Precondition)."""
         listed = tuple(clients)
         keys, weight, member = self._key, self._weight, self._member
-        fresh = []
+        fresh: list[Key] = []
         for client in listed:
             key = (weight(client), client)
             # Java pushes the first client while later members still sit where their old keys put them
