@@ -1,0 +1,153 @@
+"""Clients as bins: weighted load and task counts against per-thread bounds (mutable scratch state).
+
+A client's *share* is its fraction of the application's threads. Its fair load is that share of the
+total weight; the bounds are the fair load +- ``tolerance``, a cap on its number of tasks (the even
+count share + ``count_tolerance``) and, per subtopology, the even share rounded up + ``slack``. A
+client with nothing on it always accepts one task, whatever its weight: a task larger than a client's
+bound must still run somewhere, and refusing it everywhere would make the result depend on ties.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Callable, Iterable, Sequence
+
+__all__ = ("EPSILON", "Bins")
+
+#: Float slack for bound checks (weights are sums of floats).
+EPSILON = 1e-9
+
+
+class Bins:
+    """Per-client load, counts and bounds, plus least-loaded lookups per rack."""
+
+    def __init__(
+        self,
+        share: Sequence[float],
+        total_weight: float,
+        total_count: int,
+        *,
+        tolerance: float,
+        count_tolerance: float,
+        group_sizes: Sequence[int] = (),
+        group_slack: int = 0,
+        racks: Sequence[int | None] | None = None,
+    ) -> None:
+        n = len(share)
+        self.share = list(share)
+        self.fair = [s * total_weight for s in share]
+        self.upper = [f * (1 + tolerance) for f in self.fair]
+        self.lower = [f * (1 - tolerance) for f in self.fair]
+        self.count_cap = [max(1, math.ceil(s * total_count * (1 + count_tolerance) - EPSILON)) for s in share]
+        self.group_cap = [[math.ceil(s * size - EPSILON) + group_slack for s in share] for size in group_sizes]
+        self.load = [0.0] * n
+        self.count = [0] * n
+        self.group_count: list[dict[int, int]] = [{} for _ in range(n)]
+        rack_of = list(racks) if racks is not None else [None] * n
+        #: Rack groups (None = clients without rack, or racks not in use): each a heap of (relative load, c).
+        self._members: dict[int | None, list[int]] = {}
+        for c, r in enumerate(rack_of):
+            self._members.setdefault(r, []).append(c)
+        self._heaps: dict[int | None, list[tuple[float, int]]] = {
+            r: [(0.0, c) for c in members] for r, members in self._members.items()
+        }
+        self._rack_of = rack_of
+        self._global: list[tuple[float, int]] = [(0.0, c) for c in range(n)]
+
+    # -- state ------------------------------------------------------------------------------------
+
+    def relative(self, c: int, extra: float = 0.0) -> float:
+        """(load + extra) / fair load; a client with no fair load counts as infinitely loaded once used."""
+        fair = self.fair[c]
+        load = self.load[c] + extra
+        if fair > 0:
+            return load / fair
+        return 0.0 if load <= EPSILON else math.inf
+
+    def fits(self, c: int, weight: float, group: int | None = None) -> bool:
+        """Whether ``c`` may take one more task of ``weight`` (and of subtopology ``group``)."""
+        if self.count[c] == 0:
+            return True
+        if self.load[c] + weight > self.upper[c] + EPSILON or self.count[c] + 1 > self.count_cap[c]:
+            return False
+        return group is None or not self.group_cap or \
+            self.group_count[c].get(group, 0) + 1 <= self.group_cap[group][c]
+
+    def violation(self, c: int, weight: float, group: int | None = None) -> str | None:
+        """Which bound ``c`` would break by taking the task ("state", "count", "subtopology") or None."""
+        if self.count[c] == 0:
+            return None
+        if self.load[c] + weight > self.upper[c] + EPSILON:
+            return "state"
+        if self.count[c] + 1 > self.count_cap[c]:
+            return "count"
+        if group is not None and self.group_cap and self.group_count[c].get(group, 0) + 1 > self.group_cap[group][c]:
+            return "subtopology"
+        return None
+
+    def add(self, c: int, weight: float, group: int | None = None) -> None:
+        self.load[c] += weight
+        self.count[c] += 1
+        if group is not None:
+            counts = self.group_count[c]
+            counts[group] = counts.get(group, 0) + 1
+        self._touch(c)
+
+    def remove(self, c: int, weight: float, group: int | None = None) -> None:
+        self.load[c] -= weight
+        self.count[c] -= 1
+        if group is not None:
+            self.group_count[c][group] -= 1
+        self._touch(c)
+
+    def _touch(self, c: int) -> None:
+        key = (self.relative(c), c)
+        heapq.heappush(self._heaps[self._rack_of[c]], key)
+        heapq.heappush(self._global, key)
+
+    # -- lookups ----------------------------------------------------------------------------------
+
+    def rack_groups(self) -> Iterable[int | None]:
+        return self._members
+
+    def least_loaded(
+        self, accept: Callable[[int], bool], rack: int | None = None, *, everywhere: bool = False, limit: int = 16
+    ) -> int | None:
+        """The least relatively loaded client of ``rack`` (of every rack with ``everywhere``) that
+        ``accept``s, looking at no more than ``limit`` candidates (None if none of them accepts)."""
+        heap = self._global if everywhere else self._heaps[rack]
+        rejected: list[tuple[float, int]] = []
+        found = None
+        seen: set[int] = set()
+        while heap and len(rejected) < limit:
+            key = heapq.heappop(heap)
+            rel, c = key
+            if c in seen or rel != self.relative(c):
+                continue  # a stale entry
+            seen.add(c)
+            rejected.append(key)
+            if accept(c):
+                found = c
+                break
+        for key in rejected:
+            heapq.heappush(heap, key)
+        return found
+
+    def least_loaded_clients(self, count: int) -> list[int]:
+        """Up to ``count`` distinct clients, least relatively loaded first."""
+        taken: list[tuple[float, int]] = []
+        result: list[int] = []
+        seen: set[int] = set()
+        heap = self._global
+        while heap and len(result) < count:
+            key = heapq.heappop(heap)
+            rel, c = key
+            if c in seen or rel != self.relative(c):
+                continue
+            seen.add(c)
+            taken.append(key)
+            result.append(c)
+        for key in taken:
+            heapq.heappush(heap, key)
+        return result

@@ -1,0 +1,189 @@
+"""Min-cost flow over the balanced target: the same per-client counts, less to restore, fewer cross-rack reads.
+
+The greedy target fixes how many tasks of each *group* every client gets; a group is a subtopology and
+a weight class (weights within a factor ``CLASS_RATIO``), so any exchange inside a group keeps the
+subtopology spread exactly and the weighted balance nearly. The flow then picks *which* tasks of a
+group go where, at minimum total cost:
+
+    cost(t, c) = movement_cost x restore(t, c) + traffic_cost x cross(t, c)  (+ a tie-break per move)
+
+with restore and cross as in ``problem``. This is the compact graph of the rack optimiser
+(``taskassign.rack.compact``): a task gets an arc to each client that ran it, holds a copy of its
+state or was chosen by the greedy pass (exact costs), and arcs to *rack pools* for every other client
+(a client without a copy restores the whole state, so its cost depends only on its rack): one pool per
+rack hosting one of the task's partitions, and one "far" node for the remaining racks. Pools fan out to
+the clients' group slots. With T tasks the graph has O(T + clients x groups) arcs, not T x clients.
+The tie-break (below one cost unit in total) makes the flow keep the greedy's choice, and every task
+where it is, unless a move is strictly cheaper. The result is used only if every client stays within
+the bounds the greedy respected.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from ortools.graph.python import min_cost_flow
+
+from taskassign.state_aware.actives import ActivePlan, Reason
+from taskassign.state_aware.bins import EPSILON
+from taskassign.state_aware.problem import Problem
+
+__all__ = ("CLASS_RATIO", "remap_actives")
+
+#: Tasks whose active weights are within this factor may trade places in the flow.
+CLASS_RATIO = 1.25
+#: Costs are rounded to 1/SCALE of a unit (the mean stateful task's state).
+SCALE = 1000
+
+
+def _weight_class(w: float) -> int:
+    return -(10**6) if w <= EPSILON else math.floor(math.log(w) / math.log(CLASS_RATIO))
+
+
+def remap_actives(p: Problem, plan: ActivePlan) -> ActivePlan:
+    """``plan`` with the tasks of each group re-mapped at minimum cost (see the module docstring), or
+    ``plan`` itself when that would break a bound or change nothing."""
+    if p.num_tasks == 0 or p.num_clients < 2:
+        return plan
+    groups: dict[tuple[int, int], int] = {}
+    group = [groups.setdefault((p.subtopology[t], _weight_class(p.active_weight[t])), len(groups))
+             for t in range(p.num_tasks)]
+    owners = _solve(p, plan.owner, group, len(groups))
+    if owners is None or owners == plan.owner:
+        return plan
+    load = [0.0] * p.num_clients
+    for t, c in enumerate(owners):
+        load[c] += p.active_weight[t]
+    bins = plan.bins
+    for c in range(p.num_clients):
+        if load[c] > max(bins.upper[c], bins.load[c]) + EPSILON or load[c] < min(bins.lower[c], bins.load[c]) - EPSILON:
+            return plan
+    reason = list(plan.reason)
+    for t, (old, new) in enumerate(zip(plan.owner, owners, strict=True)):
+        if new == old:
+            continue
+        if new == p.prev_owner[t]:
+            reason[t] = None
+        elif reason[t] is None or old == p.prev_owner[t]:
+            reason[t] = Reason.REMAPPED
+        bins.remove(old, p.active_weight[t], p.subtopology[t])
+        bins.add(new, p.active_weight[t], p.subtopology[t])
+    return ActivePlan(owners, reason, bins)
+
+
+def _solve(p: Problem, owner: Sequence[int], group: Sequence[int], num_groups: int) -> list[int] | None:
+    s = p.settings
+    n, m = p.num_tasks, p.num_clients
+    racks = p.source_racks
+    rack_of = [p.rack_of(c) for c in range(m)]
+    # Slots: the greedy's count of each group on each client.
+    slot_count: dict[tuple[int, int], int] = {}
+    for t, c in enumerate(owner):
+        key = (group[t], c)
+        slot_count[key] = slot_count.get(key, 0) + 1
+    slot_keys = sorted(slot_count)
+    slot_node = {key: n + i for i, key in enumerate(slot_keys)}
+    next_node = n + len(slot_keys)
+    # Pools: per group, every rack (None = clients without a rack) with a slot of the group.
+    pool_node: dict[tuple[int, int | None], int] = {}
+    pool_racks: dict[int, list[int | None]] = {}
+    for g, c in slot_keys:
+        pool_key = (g, rack_of[c])
+        if pool_key not in pool_node:
+            pool_node[pool_key] = next_node
+            next_node += 1
+            pool_racks.setdefault(g, []).append(rack_of[c])
+    far_node: dict[int, int] = {}
+
+    tails: list[int] = []
+    heads: list[int] = []
+    caps: list[int] = []
+    costs: list[int] = []
+
+    def arc(tail: int, head: int, cap: int, cost: int) -> None:
+        tails.append(tail)
+        heads.append(head)
+        caps.append(cap)
+        costs.append(cost)
+
+    direct_arcs: list[tuple[int, int]] = []  # (arc index, client) for task -> slot arcs
+    pool_arcs: list[tuple[int, int | None]] = []  # (arc index, rack) for task -> pool arcs
+    far_arcs: list[int] = []  # arc indices of task -> far arcs
+    for t in range(n):
+        g = group[t]
+        prev = p.prev_owner[t]
+        full = s.movement_cost * p.full_restore(t)
+        direct = {c for c in (prev, owner[t], *p.copies[t]) if c >= 0 and (g, c) in slot_node}
+        for c in sorted(direct):
+            direct_arcs.append((len(tails), c))
+            arc(t, slot_node[(g, c)], 1, round(p.active_cost(t, c) * SCALE) * (n + 1) + (c != prev))
+        covered: set[int | None] = set()
+        for r in pool_racks[g]:
+            if r is None or racks is None or r in racks.on_racks(t) or racks.known(t) == 0:
+                covered.add(r)
+                cross = 0 if racks is None else racks.cross_on(t, r)
+                pool_arcs.append((len(tails), r))
+                arc(t, pool_node[(g, r)], 1, round((full + s.traffic_cost * cross) * SCALE) * (n + 1) + 1)
+        if len(covered) < len(pool_racks[g]):
+            if g not in far_node:
+                far_node[g] = next_node
+                next_node += 1
+            cross = racks.known(t) if racks is not None else 0
+            far_arcs.append(len(tails))
+            arc(t, far_node[g], 1, round((full + s.traffic_cost * cross) * SCALE) * (n + 1) + 1)
+    group_size = [0] * num_groups
+    for g in group:
+        group_size[g] += 1
+    far_pool_arcs: list[tuple[int, int, int | None]] = []  # (arc index, group, rack)
+    for g, node in sorted(far_node.items()):
+        for r in pool_racks[g]:
+            far_pool_arcs.append((len(tails), g, r))
+            arc(node, pool_node[(g, r)], group_size[g], 0)
+    pool_slot_arcs: list[tuple[int, int, int]] = []  # (arc index, group, client)
+    for (g, c), count in slot_count.items():
+        pool_slot_arcs.append((len(tails), g, c))
+        arc(pool_node[(g, rack_of[c])], slot_node[(g, c)], count, 0)
+
+    smcf = min_cost_flow.SimpleMinCostFlow()
+    smcf.add_arcs_with_capacity_and_unit_cost(
+        np.asarray(tails, dtype=np.int32), np.asarray(heads, dtype=np.int32),
+        np.asarray(caps, dtype=np.int64), np.asarray(costs, dtype=np.int64))
+    supplies = np.zeros(next_node, dtype=np.int64)
+    supplies[:n] = 1
+    for key, node in slot_node.items():
+        supplies[node] = -slot_count[key]
+    smcf.set_nodes_supplies(np.arange(next_node, dtype=np.int32), supplies)
+    if smcf.solve() != smcf.OPTIMAL:  # pragma: no cover - the greedy's own placement is feasible
+        return None
+    flows = smcf.flows(np.arange(len(tails), dtype=np.int32))
+
+    result = [-1] * n
+    for index, c in direct_arcs:
+        if flows[index] > 0:
+            result[tails[index]] = c
+    in_pool: dict[tuple[int, int | None], list[int]] = {}
+    for index, r in pool_arcs:
+        if flows[index] > 0:
+            t = tails[index]
+            in_pool.setdefault((group[t], r), []).append(t)
+    far_tasks: dict[int, list[int]] = {}
+    for index in far_arcs:
+        if flows[index] > 0:
+            t = tails[index]
+            far_tasks.setdefault(group[t], []).append(t)
+    for g, tasks in far_tasks.items():
+        tasks.sort()
+        for index, g2, r in far_pool_arcs:
+            if g2 == g:
+                for _ in range(int(flows[index])):
+                    in_pool.setdefault((g, r), []).append(tasks.pop(0))
+    for index, g, c in sorted(pool_slot_arcs, key=lambda a: (a[1], a[2])):
+        tasks = in_pool.get((g, rack_of[c]), [])
+        tasks.sort()
+        for _ in range(int(flows[index])):
+            result[tasks.pop(0)] = c
+    if any(c < 0 for c in result):  # pragma: no cover - a flow always places every task
+        return None
+    return result
