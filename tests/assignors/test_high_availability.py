@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Mapping, Sequence, Set
 from typing import Any
 
@@ -303,12 +302,13 @@ def test_p17_rack_optimiser_calls_and_costs(
     assert optimizer.calls == expected
 
 
-def test_rack_strategy_none_never_looks_for_the_optimiser(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(high_availability, "_RACK_MODULE", "taskassign.no_such_module")
+def test_rack_optimiser_only_when_it_can_be_enabled() -> None:
     assert high_availability.make_rack_aware_assignor(app_state([task("0_0")], [client(PID_1)])) is None
-    with pytest.raises(TaskassignError, match="not available"):
-        high_availability.make_rack_aware_assignor(
-            app_state([task("0_0")], [client(PID_1)], rack_aware_assignment_strategy="min_traffic"))
+    no_racks = app_state([task("0_0")], [client(PID_1)], rack_aware_assignment_strategy="min_traffic")
+    assert high_availability.make_rack_aware_assignor(no_racks) is None
+    with_racks = app_state([task("0_0", source_racks=["r1"])], [client(PID_1, rack="r1")],
+                           rack_aware_assignment_strategy="min_traffic")
+    assert high_availability.make_rack_aware_assignor(with_racks) is not None
 
 
 def test_no_clients() -> None:
@@ -341,14 +341,6 @@ def test_input_state_is_not_mutated() -> None:
     assert repr(state) == before
 
 
-def _rack_module_available() -> bool:
-    try:
-        return importlib.util.find_spec("taskassign.rack.internal") is not None
-    except ModuleNotFoundError:
-        return False
-
-
-@pytest.mark.skipif(not _rack_module_available(), reason="needs taskassign.rack.internal (rack helper's module)")
 def test_p15_zero_traffic_cost_keeps_the_layout_of_rack_awareness_off() -> None:
     racks = ["r1", "r2", "r3"]
     tasks = [task(f"{s}_{p}", end=1000, source_racks=[racks[(s + p) % 3]], changelog_racks=[racks[p % 3]])

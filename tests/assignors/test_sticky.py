@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import random
 
 import pytest
@@ -47,12 +46,6 @@ def test_e13c_preserving_variant_keeps_every_previous_active_and_follows_up_at_o
     assert by_pid[PID_1].followup_rebalance_deadline == 0
 
 
-def _public_rack_helpers() -> None:
-    utils = importlib.import_module("taskassign.utils")
-    if not hasattr(utils, "optimize_rack_aware_active_tasks"):
-        pytest.skip("needs TaskAssignmentUtils.optimize_rack_aware_* in taskassign.utils (not merged yet)")
-
-
 def _e13d_state(stateful: bool, **configs: object) -> ApplicationState:
     def rack_task(text: str, rack: str) -> TaskInfo:
         t = tid(text)
@@ -82,14 +75,12 @@ SWAPPED = {PID_1: {tid("0_1")}, PID_2: {tid("0_0")}}
     ({"rack_aware_traffic_cost": 10, "rack_aware_non_overlap_cost": 1}, SWAPPED),
 ])
 def test_e13d_rack_costs_decide_whether_tasks_swap(costs: dict[str, int], expected: object) -> None:
-    _public_rack_helpers()
     assert _actives(_e13d_state(True, **costs)) == expected
 
 
 def test_unset_costs_still_optimise_stateless_tasks_unless_kafka_compat() -> None:
     """Kafka item 11.6: the sticky default costs are dead in Kafka; taskassign applies them, so stateless
     tasks (costs 1/0) move to their rack. kafka_compat restores Kafka's skip."""
-    _public_rack_helpers()
     assert _actives(_e13d_state(False)) == SWAPPED
     compat = _e13d_state(False, extensions={"taskassign.kafka.compat": True})
     assert _actives(compat) == UNCHANGED
@@ -97,7 +88,6 @@ def test_unset_costs_still_optimise_stateless_tasks_unless_kafka_compat() -> Non
 
 def test_p33_rack_aware_300_tasks_20_clients_2_standbys_is_valid() -> None:
     """Kafka's CustomStickyTaskAssignorTest large case (its 3-minute timeout lives in benchmarks, not here)."""
-    _public_rack_helpers()
     rng = random.Random(924)
     racks = [f"rack-{r}" for r in range(4)]
 

@@ -10,8 +10,6 @@ needs ``TaskAssignmentUtils.optimize_rack_aware_*``.
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
 
 from taskassign.api import assign_scenario
@@ -21,42 +19,12 @@ from tests.golden_parity import (
     RACK_SOLVER_KEY,
     GoldenCase,
     golden_cases,
-    internal_rack_info_complete,
     kafka_solver_overrides,
-    module_available,
     run_case,
 )
 
-INTERNAL_RACK_MISSING = "needs taskassign.rack.internal (rack-aware optimiser not merged yet)"
-PUBLIC_RACK_MISSING = "needs TaskAssignmentUtils.optimize_rack_aware_* in taskassign.utils (not merged yet)"
 
-
-def _public_rack_helpers_available() -> bool:
-    utils = importlib.import_module("taskassign.utils")
-    return hasattr(utils, "optimize_rack_aware_active_tasks") and hasattr(utils, "RackAwareOptimizationParams")
-
-
-def _legacy_skip(case: GoldenCase) -> str | None:
-    scenario = case.scenario()
-    if scenario.state.configs.rack_aware_assignment_strategy == "none":
-        return None
-    if internal_rack_info_complete(scenario) and not module_available("taskassign.rack.internal"):
-        return INTERNAL_RACK_MISSING
-    return None
-
-
-def _public_skip(case: GoldenCase) -> str | None:
-    configs = case.scenario().state.configs
-    if configs.rack_aware_assignment_strategy == "none":
-        return None
-    if not _public_rack_helpers_available():
-        return PUBLIC_RACK_MISSING
-    return None
-
-
-def _check(case: GoldenCase, assignor: str, skip_reason: str | None) -> None:
-    if skip_reason:
-        pytest.skip(skip_reason)
+def _check(case: GoldenCase, assignor: str) -> None:
     problems = run_case(case, assignor, kafka_solver_overrides())
     assert not problems, f"{case.name} differs from Kafka:\n" + "\n".join(problems[:20])
 
@@ -72,17 +40,17 @@ def test_golden_case_counts() -> None:
 
 @pytest.mark.parametrize("case", LEGACY, ids=lambda c: c.name)
 def test_legacy_sticky_matches_kafka(case: GoldenCase) -> None:
-    _check(case, "legacy_sticky", _legacy_skip(case))
+    _check(case, "legacy_sticky")
 
 
 @pytest.mark.parametrize("case", FALLBACK, ids=lambda c: c.name)
 def test_fallback_prior_matches_kafka(case: GoldenCase) -> None:
-    _check(case, "fallback_prior", None)  # never rack-aware: every case runs now
+    _check(case, "fallback_prior")
 
 
 @pytest.mark.parametrize("case", KIP924, ids=lambda c: c.name)
 def test_public_sticky_matches_kafka(case: GoldenCase) -> None:
-    _check(case, "sticky", _public_skip(case))
+    _check(case, "sticky")
 
 
 RACK_LEGACY = [c for c in LEGACY if c.scenario().state.configs.rack_aware_assignment_strategy != "none"]
@@ -93,8 +61,6 @@ def test_legacy_sticky_with_the_default_rack_solver_keeps_kafkas_counts_and_cost
     """The fast solver may choose another optimum: the per-client active counts stay Kafka's and the
     optimal active costs equal those of Kafka's solver (stateless tasks cost no move, so their optimum
     does not depend on where the stateful pass put things)."""
-    if not module_available("taskassign.rack.internal") or not kafka_solver_overrides():
-        pytest.skip(INTERNAL_RACK_MISSING)
     scenario = case.scenario()
     exact = assign_scenario(with_config_overrides(scenario, kafka_solver_overrides()), "legacy_sticky")
     fast = assign_scenario(with_config_overrides(scenario, {RACK_SOLVER_KEY: "min_cost_flow"}), "legacy_sticky")

@@ -15,13 +15,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-from taskassign import utils
 from taskassign.assignors.registry import create_assignor
 from taskassign.leader import rebalance
 from taskassign.model import ApplicationState, AssignmentError
 from taskassign.validation import check_completeness, validate_task_assignment
 from tests.assignors.sticky_apps import applications
-from tests.golden_parity import module_available
 from tests.helpers import GOLDEN_DIR
 
 STICKY_FAMILY = ("legacy_sticky", "fallback_prior", "sticky", "sticky_preserve")
@@ -48,8 +46,6 @@ def test_output_is_valid_complete_and_standbys_are_spread(name: str, state: Appl
 @settings(max_examples=40)
 @given(state=applications(racks=True))
 def test_rack_optimised_output_is_valid_and_complete(name: str, state: ApplicationState) -> None:
-    if not module_available("taskassign.rack.internal") or not hasattr(utils, "optimize_rack_aware_active_tasks"):
-        pytest.skip("needs the rack-aware optimisers (taskassign.rack, TaskAssignmentUtils); not merged yet")
     result = create_assignor(name, {}).assign(state)
     assert validate_task_assignment(state, result) is AssignmentError.NONE
     assert check_completeness(state, result).is_complete

@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-from taskassign.assignors.registry import BUILTIN_ASSIGNORS
 from taskassign.ids import ProcessId, TaskId
 from taskassign.rack.balance_subtopology import groups_by_subtopology
 from taskassign.rack.internal import RackAwareTaskAssignor
@@ -34,9 +33,7 @@ def _cases() -> list[Any]:
                 continue
             if not internal_rack_info_complete(scenario):
                 continue
-            marks = [] if assignor in BUILTIN_ASSIGNORS else [
-                pytest.mark.skip(reason=f"{assignor} is not registered on this branch yet")]
-            params.append(pytest.param(assignor, case, id=f"{assignor}-{case.name}", marks=marks))
+            params.append(pytest.param(assignor, case, id=f"{assignor}-{case.name}"))
     return params
 
 

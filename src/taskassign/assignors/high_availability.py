@@ -15,9 +15,7 @@ sets that answer a poll without popping every rejected client (see ``_constraine
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Iterable, Mapping, Sequence, Set
-from typing import Any, Protocol, cast
+from collections.abc import Iterable, Mapping, Sequence
 
 from taskassign.assignors._client_state import ClientState, client_states, task_numbers, to_task_assignment
 from taskassign.assignors._constrained_priority_set import (
@@ -35,8 +33,9 @@ from taskassign.assignors._thread_balance import balance_tasks_over_threads
 from taskassign.assignors.base import BaseTaskAssignor
 from taskassign.configs import STRATEGY_NONE, AssignmentConfigs
 from taskassign.errors import TaskassignError
-from taskassign.ids import ProcessId, TaskId
+from taskassign.ids import TaskId
 from taskassign.model import ApplicationState, TaskAssignment
+from taskassign.rack.internal import RackAwareTaskAssignor
 from taskassign.standby import choose_standby_assignor
 from taskassign.standby.base import StandbyMovePredicate
 
@@ -46,7 +45,6 @@ __all__ = (
     "STATELESS_NON_OVERLAP_COST",
     "STATELESS_TRAFFIC_COST",
     "HighAvailabilityTaskAssignor",
-    "RackAwareOptimizer",
     "assign_high_availability",
     "make_rack_aware_assignor",
 )
@@ -58,39 +56,11 @@ DEFAULT_NON_OVERLAP_COST = 1
 STATELESS_TRAFFIC_COST = 1
 STATELESS_NON_OVERLAP_COST = 0
 
-_RACK_MODULE = "taskassign.rack.internal"
-
-
-class RackAwareOptimizer(Protocol):
-    """The internal rack-aware optimiser (``taskassign.rack.internal.RackAwareTaskAssignor``)."""
-
-    def can_enable_rack_aware_assignor(self) -> bool: ...
-
-    def optimize_active_tasks(
-        self, tasks: Sequence[TaskId], active: Mapping[ProcessId, Set[TaskId]],
-        traffic_cost: int, non_overlap_cost: int,
-    ) -> tuple[dict[ProcessId, set[TaskId]], int]: ...
-
-    def optimize_standby_tasks(
-        self, active: Mapping[ProcessId, Set[TaskId]], standby: Mapping[ProcessId, Set[TaskId]],
-        traffic_cost: int, non_overlap_cost: int, can_move: StandbyMovePredicate,
-    ) -> tuple[dict[ProcessId, set[TaskId]], int]: ...
-
-
-def make_rack_aware_assignor(application_state: ApplicationState) -> RackAwareOptimizer | None:
+def make_rack_aware_assignor(application_state: ApplicationState) -> RackAwareTaskAssignor | None:
     """The rack-aware optimiser when the strategy is not ``none`` and the rack information allows it."""
     if application_state.configs.rack_aware_assignment_strategy == STRATEGY_NONE:
-        return None
-    try:
-        module: Any = importlib.import_module(_RACK_MODULE)
-    except ModuleNotFoundError as exc:
-        if exc.name not in (_RACK_MODULE, "taskassign.rack"):
-            raise
-        raise TaskassignError(
-            f"rack.aware.assignment.strategy is {application_state.configs.rack_aware_assignment_strategy!r} "
-            f"but the rack-aware optimiser ({_RACK_MODULE}) is not available in this build"
-        ) from exc
-    optimizer = cast(RackAwareOptimizer, module.RackAwareTaskAssignor(application_state))
+        return None  # Kafka answers "cannot enable" first, without building anything
+    optimizer = RackAwareTaskAssignor(application_state)
     return optimizer if optimizer.can_enable_rack_aware_assignor() else None
 
 
@@ -176,7 +146,7 @@ class _RackSteps:
 
     __slots__ = ("_numbers", "_optimizer", "_task_ids", "non_overlap_cost", "traffic_cost")
 
-    def __init__(self, optimizer: RackAwareOptimizer, task_ids: Sequence[TaskId], numbers: Mapping[TaskId, int],
+    def __init__(self, optimizer: RackAwareTaskAssignor, task_ids: Sequence[TaskId], numbers: Mapping[TaskId, int],
                  configs: AssignmentConfigs) -> None:
         self._optimizer = optimizer
         self._task_ids = task_ids
