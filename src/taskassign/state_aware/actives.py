@@ -166,8 +166,7 @@ def _pick_for(p: Problem, bins: Bins, owner: list[int], on: list[list[int]], u: 
     """The task (and its client) ``u`` should take next: from a client above its fair load that stays
     above its lower bound; cheapest to move per unit of weight, then the largest that fills ``u``'s gap."""
     weight, group = p.active_weight, p.subtopology
-    donors = sorted((c for c in range(p.num_clients) if c != u and bins.relative(c) > 1 + EPSILON),
-                    key=lambda c: (-bins.relative(c), c))[:_PULL_DONORS]
+    donors = [c for c in bins.most_loaded(_PULL_DONORS + 1, 1 + EPSILON) if c != u][:_PULL_DONORS]
     if not donors:
         return None
     gap = bins.fair[u] - bins.load[u]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 
 __all__ = ("EPSILON", "Bins")
 
@@ -32,7 +32,7 @@ class Bins:
         count_tolerance: float,
         group_sizes: Sequence[int] = (),
         group_slack: int = 0,
-        racks: Sequence[int | None] | None = None,
+        racks: Sequence[Hashable] | None = None,
     ) -> None:
         n = len(share)
         self.share = list(share)
@@ -42,18 +42,23 @@ class Bins:
         self.count_cap = [max(1, math.ceil(s * total_count * (1 + count_tolerance) - EPSILON)) for s in share]
         self.group_cap = [[math.ceil(s * size - EPSILON) + group_slack for s in share] for size in group_sizes]
         self.load = [0.0] * n
+        #: ``relative(c)`` of every client, kept current (the heaps' keys).
+        self.rel = [0.0] * n
         self.count = [0] * n
         self.group_count: list[dict[int, int]] = [{} for _ in range(n)]
-        rack_of = list(racks) if racks is not None else [None] * n
-        #: Rack groups (None = clients without rack, or racks not in use): each a heap of (relative load, c).
-        self._members: dict[int | None, list[int]] = {}
+        rack_of: list[Hashable] = list(racks) if racks is not None else [None] * n
+        #: Client groups with a heap of (relative load, c) each: racks for actives, (rack, tags) for standbys.
+        self._members: dict[Hashable, list[int]] = {}
         for c, r in enumerate(rack_of):
             self._members.setdefault(r, []).append(c)
-        self._heaps: dict[int | None, list[tuple[float, int]]] = {
+        self._heaps: dict[Hashable, list[tuple[float, int]]] = {
             r: [(0.0, c) for c in members] for r, members in self._members.items()
         }
         self._rack_of = rack_of
+        self._group_order = sorted(self._members, key=lambda r: self._members[r][0])
         self._global: list[tuple[float, int]] = [(0.0, c) for c in range(n)]
+        #: Max-heap of (-relative load, c) over every client, full or not.
+        self._most: list[tuple[float, int]] = [(0.0, c) for c in range(n)]
 
     # -- state ------------------------------------------------------------------------------------
 
@@ -102,37 +107,66 @@ class Bins:
         self._touch(c)
 
     def _touch(self, c: int) -> None:
-        key = (self.relative(c), c)
+        rel = self.rel[c] = self.relative(c)
+        heapq.heappush(self._most, (-rel, c))
+        if self.count[c] >= self.count_cap[c]:
+            return  # full: it refuses every task, so the lookups need not see it (entries left go stale)
+        key = (rel, c)
         heapq.heappush(self._heaps[self._rack_of[c]], key)
         heapq.heappush(self._global, key)
 
     # -- lookups ----------------------------------------------------------------------------------
 
-    def rack_groups(self) -> Iterable[int | None]:
-        return self._members
+    def rack_groups(self) -> Sequence[Hashable]:
+        """The client groups, in a deterministic order (by their first member)."""
+        return self._group_order
+
+    def members(self, group: Hashable) -> Sequence[int]:
+        return self._members[group]
 
     def least_loaded(
-        self, accept: Callable[[int], bool], rack: int | None = None, *, everywhere: bool = False, limit: int = 16
+        self, accept: Callable[[int], bool], rack: Hashable = None, *, everywhere: bool = False, limit: int = 16
     ) -> int | None:
         """The least relatively loaded client of ``rack`` (of every rack with ``everywhere``) that
         ``accept``s, looking at no more than ``limit`` candidates (None if none of them accepts)."""
         heap = self._global if everywhere else self._heaps[rack]
+        rel_of = self.rel
         rejected: list[tuple[float, int]] = []
-        found = None
         seen: set[int] = set()
+        found = None
         while heap and len(rejected) < limit:
-            key = heapq.heappop(heap)
-            rel, c = key
-            if c in seen or rel != self.relative(c):
-                continue  # a stale entry
-            seen.add(c)
-            rejected.append(key)
+            rel, c = heap[0]
+            if c in seen or rel != rel_of[c] or (self.count[c] >= self.count_cap[c] and self.count[c] > 0):
+                heapq.heappop(heap)  # stale, a duplicate, or full: never useful again as it stands
+                continue
             if accept(c):
                 found = c
                 break
+            seen.add(c)
+            rejected.append(heapq.heappop(heap))
         for key in rejected:
             heapq.heappush(heap, key)
         return found
+
+    def most_loaded(self, count: int, above: float) -> list[int]:
+        """Up to ``count`` distinct clients whose relative load exceeds ``above``, most loaded first."""
+        heap = self._most
+        taken: list[tuple[float, int]] = []
+        result: list[int] = []
+        seen: set[int] = set()
+        while heap and len(result) < count:
+            neg, c = heap[0]
+            if c in seen or -neg != self.rel[c]:
+                heapq.heappop(heap)
+                continue
+            if -neg <= above:
+                break
+            seen.add(c)
+            taken.append(heapq.heappop(heap))
+            result.append(c)
+        for key in taken:
+            heapq.heappush(heap, key)
+        return result
 
     def least_loaded_clients(self, count: int) -> list[int]:
         """Up to ``count`` distinct clients, least relatively loaded first."""
@@ -143,7 +177,7 @@ class Bins:
         while heap and len(result) < count:
             key = heapq.heappop(heap)
             rel, c = key
-            if c in seen or rel != self.relative(c):
+            if c in seen or rel != self.rel[c]:
                 continue
             seen.add(c)
             taken.append(key)

@@ -106,27 +106,33 @@ def _active_sentence(p: Problem, plan: ActivePlan, now: Transition, previous: Se
 
 
 def _standby_sentences(p: Problem, plan: ActivePlan, standbys: StandbyPlan, now: Transition) -> list[str]:
+    """A standby moved when a client that held it before lost it and another got it (a standby placed
+    where none was before, or a warm-up, is not a move)."""
     pulled = {(t, u): d for t, d, u in standbys.pulled}
     bins = standbys.bins
     out = []
-    for t in sorted(p.changelog):
-        task = p.task_ids[t]
-        before = set(p.prev_standby.get(t, ()))
-        after = set(now.standby[t])
+    for t, before_list in sorted(p.prev_standby.items()):
+        if t not in p.changelog:
+            continue
+        after = now.standby[t]
+        lost = [c for c in before_list if c not in after and c != now.active[t]]
+        if not lost:
+            continue
+        before = set(before_list)
         warmup = plan.owner[t] if t in now.warmups else -1
-        gained = sorted(c for c in after - before if c not in (p.prev_owner[t], warmup))
-        lost = sorted(c for c in before - after if c != now.active[t])
-        for i, c in enumerate(gained):
-            source = lost[i] if i < len(lost) else -1
+        gained = [c for c in after if c not in before and c not in (p.prev_owner[t], warmup)]
+        task = p.task_ids[t]
+        for source, c in zip(sorted(lost), gained, strict=False):
             if (t, c) in pulled:
-                why = (f"{p.pids[c]} was below its share of state per thread "
-                       f"({_per_thread(p, bins.fair[c], c)})")
-            elif source >= 0 and source == plan.owner[t]:
+                why = (f"{p.pids[c]} held less state per thread than its share "
+                       f"({_per_thread(p, bins.fair[c], c)}): balance of state per thread")
+            elif source == plan.owner[t]:
                 why = f"{p.pids[source]} runs it as active now"
-            elif source >= 0:
-                why = f"{p.pids[source]} is over its share of state per thread or the replicas are spread anew"
+            elif bins.load[source] > bins.upper[source]:
+                why = f"{p.pids[source]} holds more state per thread than its share: balance of state per thread"
             else:
-                why = "a standby replica was missing"
-            origin = f"from {p.pids[source]} " if source >= 0 else ""
-            out.append(f"Task {task} (standby) moved {origin}to {p.pids[c]}: {why}; {_cost_note(p, t, -1, c)}.")
+                why = ("the task's replicas were placed anew (balance of state per thread, then spread over "
+                       "racks or client tags)")
+            out.append(f"Task {task} (standby) moved from {p.pids[source]} to {p.pids[c]}: {why}; "
+                       f"{_cost_note(p, t, -1, c)}.")
     return out

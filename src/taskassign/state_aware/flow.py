@@ -108,31 +108,48 @@ def _solve(p: Problem, owner: Sequence[int], group: Sequence[int], num_groups: i
         caps.append(cap)
         costs.append(cost)
 
+    k = n + 1  # costs are scaled by k so that the tie-break (1 per move, at most n) stays below one cost unit
+    movement, traffic = s.movement_cost * SCALE, s.traffic_cost * SCALE
     direct_arcs: list[tuple[int, int]] = []  # (arc index, client) for task -> slot arcs
     pool_arcs: list[tuple[int, int | None]] = []  # (arc index, rack) for task -> pool arcs
     far_arcs: list[int] = []  # arc indices of task -> far arcs
     for t in range(n):
         g = group[t]
         prev = p.prev_owner[t]
-        full = s.movement_cost * p.full_restore(t)
-        direct = {c for c in (prev, owner[t], *p.copies[t]) if c >= 0 and (g, c) in slot_node}
+        full = movement * p.full[t]
+        mine = owner[t]
+        direct = {mine, *p.copies[t]}
+        if prev >= 0:
+            direct.add(prev)
         for c in sorted(direct):
-            direct_arcs.append((len(tails), c))
-            arc(t, slot_node[(g, c)], 1, round(p.active_cost(t, c) * SCALE) * (n + 1) + (c != prev))
-        covered: set[int | None] = set()
+            slot = slot_node.get((g, c))
+            if slot is not None:
+                direct_arcs.append((len(tails), c))
+                cross = 0 if racks is None else racks.cross(t, c)
+                cost = round(movement * p.restore(t, c) + traffic * cross) * k + (c != prev)
+                tails.append(t)
+                heads.append(slot)
+                caps.append(1)
+                costs.append(cost)
+        uncovered = False
         for r in pool_racks[g]:
             if r is None or racks is None or r in racks.on_racks(t) or racks.known(t) == 0:
-                covered.add(r)
                 cross = 0 if racks is None else racks.cross_on(t, r)
                 pool_arcs.append((len(tails), r))
-                arc(t, pool_node[(g, r)], 1, round((full + s.traffic_cost * cross) * SCALE) * (n + 1) + 1)
-        if len(covered) < len(pool_racks[g]):
-            if g not in far_node:
-                far_node[g] = next_node
+                tails.append(t)
+                heads.append(pool_node[(g, r)])
+                caps.append(1)
+                costs.append(round(full + traffic * cross) * k + 1)
+            else:
+                uncovered = True
+        if uncovered:
+            node = far_node.get(g)
+            if node is None:
+                node = far_node[g] = next_node
                 next_node += 1
-            cross = racks.known(t) if racks is not None else 0
             far_arcs.append(len(tails))
-            arc(t, far_node[g], 1, round((full + s.traffic_cost * cross) * SCALE) * (n + 1) + 1)
+            cross = racks.known(t) if racks is not None else 0
+            arc(t, node, 1, round(full + traffic * cross) * k + 1)
     group_size = [0] * num_groups
     for g in group:
         group_size[g] += 1

@@ -110,6 +110,8 @@ def _safe_holder(p: Problem, t: int, a: int, standbys: tuple[int, ...], bins: Bi
     o = p.prev_owner[t]
     if o >= 0 and p.is_caught_up(t, o):
         return o
+    if not p.copies[t]:
+        return a  # nobody reported it, so every client is as far behind as the target
     task_lags = p.lags[t]
     caught = task_lags.caught_up_clients
     candidates = sorted(caught) if caught is not None else [c for c in range(p.num_clients) if p.is_caught_up(t, c)]

@@ -23,7 +23,6 @@ from taskassign.assignors._lags import LagTable
 from taskassign.errors import UserInputError
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM, ApplicationState
-from taskassign.rack.cost import PartitionScope, RackTable
 from taskassign.state_aware.settings import Settings
 from taskassign.state_aware.weights import TaskWeights, task_weights
 
@@ -33,18 +32,42 @@ RACK_TAG = "rack"
 
 
 class RackView:
-    """Cross-rack partition counts for one scope (source partitions, or changelog partitions)."""
+    """Cross-rack partition counts for one kind of partition (source partitions, or changelog partitions)."""
 
     __slots__ = ("_client_rack", "_known", "_on_rack")
 
-    def __init__(self, state: ApplicationState, scope: PartitionScope, task_ids: Sequence[TaskId]) -> None:
-        table = RackTable.build(state, scope)
-        self._client_rack: list[int | None] = [table.client_racks[pid] for pid in state.process_ids]
-        self._on_rack: list[Mapping[int, int]] = [table.on_rack[t] for t in task_ids]
-        #: Partitions of each task whose replicas' racks are known.
-        self._known: list[int] = [
-            sum(1 for p in scope.partitions(state.tasks[t]) if p.rack_ids) for t in task_ids
-        ]
+    def __init__(self, client_rack: list[int | None], on_rack: list[dict[int, int]], known: list[int]) -> None:
+        self._client_rack = client_rack
+        #: Per task: rack -> partitions with a replica there.
+        self._on_rack = on_rack
+        #: Per task: partitions whose replicas' racks are known.
+        self._known = known
+
+    @classmethod
+    def build_both(cls, state: ApplicationState, task_ids: Sequence[TaskId]) -> tuple[RackView, RackView]:
+        """The views of source partitions (actives) and changelog partitions (standbys), in one pass;
+        rack names are interned as integers in order of first appearance (clients first)."""
+        index: dict[str, int] = {}
+        client_rack = [None if (r := state.clients[pid].rack_id) is None else index.setdefault(r, len(index))
+                       for pid in state.process_ids]
+        views: list[tuple[list[dict[int, int]], list[int]]] = [([], []), ([], [])]
+        for t in task_ids:
+            counts: list[dict[int, int]] = [{}, {}]
+            known = [0, 0]
+            for part in state.tasks[t].topic_partitions:
+                racks = part.rack_ids
+                for scope, included in enumerate((part.is_source, part.is_changelog)):
+                    if not included or not racks:
+                        continue
+                    known[scope] += 1
+                    on = counts[scope]
+                    for name in racks:
+                        r = index.setdefault(name, len(index))
+                        on[r] = on.get(r, 0) + 1
+            for scope in (0, 1):
+                views[scope][0].append(counts[scope])
+                views[scope][1].append(known[scope])
+        return cls(client_rack, *views[0]), cls(client_rack, *views[1])
 
     def cross(self, task: int, client: int) -> int:
         rack = self._client_rack[client]
@@ -101,6 +124,12 @@ class Problem:
         self.lags = LagTable(state, self.numbers)
         #: Task numbers with a changelog: they have lags and get standbys.
         self.changelog: frozenset[int] = frozenset(self.lags.ends)
+        #: What a client without any copy of each task restores.
+        self.full: list[float] = [
+            self.state_weight[t] if t in self.changelog and self.lags.ends[t] != 0 else 0.0
+            for t in range(self.num_tasks)
+        ]
+        self._reported = self.lags.reported_by_client
         self.prev_owner: list[int] = self._previous_owners(clients)
         #: Per task number, the members that held it as a standby before.
         self.prev_standby: dict[int, list[int]] = {}
@@ -117,8 +146,10 @@ class Problem:
         self.tag_keys: tuple[str, ...] = tuple(sorted({k for tags in self.tags for k in tags}))
         racks_known = any(c.rack_id is not None for c in clients)
         use_racks = racks_known and settings.traffic_cost > 0
-        self.source_racks = RackView(state, PartitionScope.SOURCE, self.task_ids) if use_racks else None
-        self.changelog_racks = RackView(state, PartitionScope.CHANGELOG, self.task_ids) if use_racks else None
+        self.source_racks: RackView | None = None
+        self.changelog_racks: RackView | None = None
+        if use_racks:
+            self.source_racks, self.changelog_racks = RackView.build_both(state, self.task_ids)
 
     def _previous_owners(self, clients: Sequence[object]) -> list[int]:
         """Each task's previous active owner among the members (-1: none). Two claimants (stale input):
@@ -159,9 +190,10 @@ class Problem:
 
     def restore(self, task: int, client: int) -> float:
         """Units of state ``client`` must restore to host ``task`` (see the module docstring)."""
-        if task not in self.changelog:
-            return 0.0
-        return self.restore_for_lag(task, self.lags.lag(client, task))
+        lag = self._reported[client].get(task)
+        if lag is None:
+            return self.full[task]
+        return self.restore_for_lag(task, lag)
 
     def restore_for_lag(self, task: int, lag: int) -> float:
         if lag == LATEST_OFFSET:
@@ -176,7 +208,7 @@ class Problem:
 
     def full_restore(self, task: int) -> float:
         """What a client without any copy restores."""
-        return self.state_weight[task] if task in self.changelog and self.lags.ends[task] != 0 else 0.0
+        return self.full[task]
 
     def active_cross(self, task: int, client: int) -> int:
         return 0 if self.source_racks is None else self.source_racks.cross(task, client)

@@ -13,7 +13,7 @@ standbys from the most loaded ones, never reducing a task's tag spread.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 from taskassign.standby.client_tag_aware import keeps_tag_diversity
@@ -21,6 +21,9 @@ from taskassign.state_aware.bins import EPSILON, Bins
 from taskassign.state_aware.problem import Problem
 
 __all__ = ("StandbyPlan", "plan_standbys")
+
+#: Above this many distinct (rack, tags) groups of clients, candidates come from one global heap.
+_MAX_GROUPS = 64
 
 
 @dataclass(slots=True)
@@ -44,9 +47,12 @@ def plan_standbys(p: Problem, active_owner: Sequence[int]) -> StandbyPlan:
     state = p.state_weight
     changelog = sorted(p.changelog, key=lambda t: (-state[t], t))
     total = sum(state) + wanted * sum(state[t] for t in changelog)
-    racks = [p.rack_of(c) for c in range(p.num_clients)]
+    # Heaps per (rack, standby tags): every member of a group passes or fails the tag spread alike.
+    groups: list[Hashable] = [(p.rack_of(c), tuple(sorted(p.tags[c].items()))) for c in range(p.num_clients)]
+    if len(set(groups)) > _MAX_GROUPS:
+        groups = [None] * p.num_clients
     bins = Bins(p.share, total, p.num_tasks + wanted * len(changelog), tolerance=p.settings.balance_tolerance,
-                count_tolerance=p.settings.count_tolerance, racks=racks)
+                count_tolerance=p.settings.count_tolerance, racks=groups)
     for t, c in enumerate(active_owner):
         bins.add(c, state[t])
     holders: list[tuple[int, ...]] = [()] * p.num_tasks
@@ -74,6 +80,8 @@ class _TagSpread:
 
     def allows(self, client: int, chosen: Sequence[int]) -> bool:
         """True if ``client`` repeats no tag value of ``chosen`` for a key that still has unused values."""
+        if not self.keys:
+            return True
         mine = self.tags[client]
         for key in self.keys:
             if len(self.values[key]) > len(chosen) and key in mine:
@@ -95,26 +103,30 @@ def _choose(p: Problem, bins: Bins, spread: _TagSpread, t: int, chosen: list[int
     def fits(c: int) -> bool:
         return spreads(c) and bins.fits(c, w)
 
-    candidates = {c for c in p.copies[t] if c not in held}
-    if p.changelog_racks is not None:
-        for rack in bins.rack_groups():
-            found = bins.least_loaded(fits, rack)
-            if found is not None:
-                candidates.add(found)
-    else:
-        found = bins.least_loaded(fits, everywhere=True)
+    def fits_in_group(c: int) -> bool:  # the group passed the tag spread already
+        return c not in held and bins.fits(c, w)
+
+    candidates = [c for c in p.copies[t] if fits(c)]
+    groups = bins.rack_groups()
+    allowed = groups if not spread.keys else [
+        g for g in groups if g is None or spread.allows(bins.members(g)[0], chosen)]
+    for group in allowed:
+        found = bins.least_loaded(fits if group is None else fits_in_group, group, everywhere=group is None)
         if found is not None:
-            candidates.add(found)
-    feasible = [c for c in candidates if fits(c)]
+            candidates.append(found)
+    feasible = candidates
     if feasible:
         return min(feasible, key=lambda c: (p.standby_cost(t, c), bins.relative(c, w), c))
-    for accept in (spreads, lambda c: c not in held):
-        options = [c for c in candidates if accept(c)]
-        found = bins.least_loaded(accept, everywhere=True)
-        if found is None:
+    for accept, where in ((spreads, allowed), (lambda c: c not in held, groups)):
+        options = [c for c in p.copies[t] if accept(c)]
+        for group in where:
+            found = bins.least_loaded(accept, group, everywhere=group is None)
+            if found is not None:
+                options.append(found)
+        if not options:
             found = _scan(p.num_clients, accept, bins, w)
-        if found is not None:
-            options.append(found)
+            if found is not None:
+                options.append(found)
         if options:
             return min(options, key=lambda c: (bins.relative(c, w), p.standby_cost(t, c), c))
     raise AssertionError(f"no client left for a standby of task #{t}")  # wanted <= clients - 1
@@ -145,8 +157,7 @@ def _pull(
             standbys_on[c].add(t)
     for u in under:
         while bins.load[u] < bins.lower[u] - EPSILON:
-            donors = sorted((c for c in range(p.num_clients) if c != u and bins.relative(c) > 1 + EPSILON),
-                            key=lambda c: (-bins.relative(c), c))[:4]
+            donors = [c for c in bins.most_loaded(5, 1 + EPSILON) if c != u][:4]
             gap = bins.fair[u] - bins.load[u]
             best: tuple[tuple[float, int, float, int], int, int] | None = None
             for d in donors:
