@@ -48,7 +48,7 @@ class RackView:
         """The views of source partitions (actives) and changelog partitions (standbys), in one pass;
         rack names are interned as integers in order of first appearance (clients first)."""
         index: dict[str, int] = {}
-        client_rack = [None if (r := state.clients[pid].rack_id) is None else index.setdefault(r, len(index))
+        client_rack = [None if (name := state.clients[pid].rack_id) is None else index.setdefault(name, len(index))
                        for pid in state.process_ids]
         views: list[tuple[list[dict[int, int]], list[int]]] = [([], []), ([], [])]
         for t in task_ids:
@@ -61,8 +61,8 @@ class RackView:
                         continue
                     known[scope] += 1
                     on = counts[scope]
-                    for name in racks:
-                        r = index.setdefault(name, len(index))
+                    for rack_name in racks:
+                        r = index.setdefault(rack_name, len(index))
                         on[r] = on.get(r, 0) + 1
             for scope in (0, 1):
                 views[scope][0].append(counts[scope])
