@@ -22,9 +22,10 @@ from taskassign.cli._common import (
     stderr_console,
     stdout_console,
 )
-from taskassign.cli._render import error_text, result_summary
+from taskassign.cli._render import error_text, explanation_text, result_summary
 from taskassign.errors import UserInputError
 from taskassign.model import AssignmentError
+from taskassign.moves import EXPLANATIONS, explanations
 
 
 @app.command()
@@ -39,6 +40,11 @@ def assign(
     out_dir: Path | None = typer.Option(None, "--out-dir", help="With a directory: write <case>.assignment.json here."),
     as_json: bool = typer.Option(False, "--json", help="Print the assignment file to stdout instead of a table."),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+    explain: bool = typer.Option(
+        False, "--explain",
+        help="Say, for every task that moved, from which client to which and why (the assignor's own reasons "
+             "when it gives them, e.g. state_aware; otherwise the moves are listed without a reason).",
+    ),
 ) -> None:
     """Assign every task of a scenario (or of every scenario in a directory) to its clients."""
     resolve_assignor_class(assignor)  # fail fast on a bad name, before reading anything
@@ -51,6 +57,9 @@ def assign(
     loaded = load_scenario(scenario, kafka_compat=kafka_compat)
     result = assign_scenario(loaded, assignor)
     document = result_to_document(result)
+    sentences = explanations(loaded.state, result.task_assignment, result.group) if explain else None
+    if sentences is not None:
+        document[EXPLANATIONS] = sentences
     console = stdout_console()
     if output is not None:
         dump_json(document, output)
@@ -58,6 +67,8 @@ def assign(
         console.out(to_json_text(document), end="")
     else:
         console.print(result_summary(loaded, result))
+        if sentences is not None:
+            console.print(explanation_text(sentences))
         if output is not None:
             console.print(f"[dim]wrote {escape(str(output))}[/]")
     if result.error is not AssignmentError.NONE:

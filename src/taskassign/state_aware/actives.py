@@ -1,6 +1,6 @@
 """The balanced target of the actives: sticky, weighted per thread, spread per subtopology.
 
-Three passes over the tasks, all in deterministic orders:
+In deterministic orders throughout:
 
 1. **Keep.** Every task stays with the client that ran it while that client stays within its bounds
    (weighted load per thread, task count, tasks of the subtopology). A client over its bounds keeps the
@@ -8,19 +8,21 @@ Three passes over the tasks, all in deterministic orders:
    sheds the rest: tasks with a caught-up copy elsewhere, and stateless tasks, go first.
 2. **Place.** Shed and new tasks, heaviest first (LPT), each to the cheapest client that has room:
    cheapest = least to restore (a client holding a caught-up standby restores nothing) and fewest
-   partitions read across racks; among equals, the least loaded per thread. If no client has room, the
-   least loaded one takes it.
-3. **Pull.** A client still below its bounds (typically one that just joined) takes tasks from the most
-   loaded clients, the cheapest to move first, until it is within them.
+   partitions read across racks; among equals its previous client, then the least loaded per thread.
+   If no client has room, a task shed for weight goes back to its client (it would overload any other
+   as much) and a new one to the least loaded client.
+3. **Local search** (after the min-cost flow, ``flow.py``). Moves that fix a broken bound, or lift a
+   client below its lower bound (typically one that just joined), until none is left.
 
-The same inputs give the same target, and a target that is within every bound is kept as it is: this
-is what lets the probing rebalances converge instead of chasing a moving target.
+A previous assignment that leaves no such move is *settled* and kept exactly as it is. The local
+search ends in a settled assignment, so once the warm-ups are done the next rebalance changes nothing:
+the probing rebalances converge instead of chasing a moving target.
 """
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from taskassign.state_aware.bins import EPSILON, Bins
 from taskassign.state_aware.problem import Problem
@@ -61,6 +63,10 @@ class ActivePlan:
     owner: list[int]
     reason: list[Reason | None]
     bins: Bins
+    #: True when this is the previous assignment, kept because no improving move exists.
+    settled: bool = False
+    #: Tasks the min-cost flow moved in place of another task of their client: task -> the task kept.
+    instead_of: dict[int, int] = field(default_factory=dict)
 
 
 def active_bins(p: Problem) -> Bins:
@@ -85,12 +91,20 @@ def move_away_cost(p: Problem, task: int) -> float:
 
 
 def plan_actives(p: Problem) -> ActivePlan:
-    """The balanced target of every task's active (see the module docstring)."""
+    """The greedy target (keep, then place), or the previous assignment itself when it is settled (every
+    task has a previous client and no improving move exists). ``settle_actives`` finishes a greedy target."""
     weight, group = p.active_weight, p.subtopology
+    away = [move_away_cost(p, t) for t in range(p.num_tasks)]
+    if all(o >= 0 for o in p.prev_owner):
+        bins = active_bins(p)
+        for t, o in enumerate(p.prev_owner):
+            bins.add(o, weight[t], group[t])
+        previous = ActivePlan(list(p.prev_owner), [None] * p.num_tasks, bins, settled=True)
+        if not _LocalSearch(p, previous, away).improvable():
+            return previous
     bins = active_bins(p)
     owner = [-1] * p.num_tasks
     reason: list[Reason | None] = [None] * p.num_tasks
-    away = [move_away_cost(p, t) for t in range(p.num_tasks)]
     unplaced: list[int] = []
     for t in sorted(range(p.num_tasks), key=lambda t: (-away[t], -weight[t], t)):
         o = p.prev_owner[t]
@@ -107,22 +121,34 @@ def plan_actives(p: Problem) -> ActivePlan:
         owner[t] = o
     unplaced.sort(key=lambda t: (-weight[t], t))
     for t in unplaced:
-        c = _choose(p, bins, t)
+        c = _choose(p, bins, t, reason[t] is Reason.OVER_STATE)
         bins.add(c, weight[t], group[t])
         owner[t] = c
-    _pull(p, bins, owner, reason, away)
     return ActivePlan(owner, reason, bins)
 
 
-def _choose(p: Problem, bins: Bins, t: int) -> int:
-    """The cheapest client with room for ``t`` (ties: least loaded per thread, then ProcessId order);
-    the least loaded after taking it when nobody has room."""
+def settle_actives(p: Problem, plan: ActivePlan) -> ActivePlan:
+    """``plan`` after the local search: moves that fix a broken bound or lift a client below its share,
+    until none is left. Its result is exactly what ``plan_actives`` recognises as settled next time."""
+    if plan.settled:
+        return plan
+    search = _LocalSearch(p, plan, [move_away_cost(p, t) for t in range(p.num_tasks)])
+    search.run()
+    return plan
+
+
+def _best_fit(p: Problem, bins: Bins, t: int, exclude: int = -1) -> int | None:
+    """The cheapest client other than ``exclude`` with room for ``t`` (ties: its previous client, then the
+    least loaded per thread, then ProcessId order), or None."""
     w, g = p.active_weight[t], p.subtopology[t]
 
     def accept(c: int) -> bool:
-        return bins.fits(c, w, g)
+        return c != exclude and bins.fits(c, w, g)
 
-    candidates = set(p.copies[t])
+    candidates = {c for c in p.copies[t] if accept(c)}
+    prev = p.prev_owner[t]
+    if prev >= 0 and accept(prev):
+        candidates.add(prev)
     if p.source_racks is not None:
         for rack in bins.rack_groups():
             found = bins.least_loaded(accept, rack)
@@ -132,55 +158,155 @@ def _choose(p: Problem, bins: Bins, t: int) -> int:
         found = bins.least_loaded(accept, everywhere=True)
         if found is not None:
             candidates.add(found)
-    feasible = [c for c in candidates if accept(c)]
-    if feasible:
-        return min(feasible, key=lambda c: (p.active_cost(t, c), bins.relative(c, w), c))
-    fallback = candidates.union(bins.least_loaded_clients(8))
-    return min(fallback, key=lambda c: (bins.relative(c, w), p.active_cost(t, c), c))
-
-
-def _pull(p: Problem, bins: Bins, owner: list[int], reason: list[Reason | None], away: list[float]) -> None:
-    """Clients below their lower bound take tasks from the most loaded clients (module docstring, 3)."""
-    weight, group = p.active_weight, p.subtopology
-    under = [c for c in range(p.num_clients) if bins.load[c] < bins.lower[c] - EPSILON]
-    if not under:
-        return
-    on: list[list[int]] = [[] for _ in range(p.num_clients)]
-    for t in sorted(range(p.num_tasks), key=lambda t: (away[t], weight[t], t)):
-        on[owner[t]].append(t)
-    for u in sorted(under, key=lambda c: (bins.relative(c), c)):
-        while bins.load[u] < bins.lower[u] - EPSILON:
-            picked = _pick_for(p, bins, owner, on, u)
-            if picked is None:
-                break
-            t, d = picked
-            bins.remove(d, weight[t], group[t])
-            bins.add(u, weight[t], group[t])
-            owner[t] = u
-            reason[t] = Reason.PULLED
-            on[d].remove(t)
-            on[u].append(t)
-
-
-def _pick_for(p: Problem, bins: Bins, owner: list[int], on: list[list[int]], u: int) -> tuple[int, int] | None:
-    """The task (and its client) ``u`` should take next: from a client above its fair load that stays
-    above its lower bound; cheapest to move per unit of weight, then the largest that fills ``u``'s gap."""
-    weight, group = p.active_weight, p.subtopology
-    donors = [c for c in bins.most_loaded(_PULL_DONORS + 1, 1 + EPSILON) if c != u][:_PULL_DONORS]
-    if not donors:
+    if not candidates:
         return None
-    gap = bins.fair[u] - bins.load[u]
-    own_copies = set(p.lags.reported_by_client[u])
-    best: tuple[tuple[float, int, float, int], int, int] | None = None
-    for d in donors:
-        candidates = on[d][:_PULL_CANDIDATES] + [t for t in own_copies if owner[t] == d]
-        for t in candidates:
-            w = weight[t]
-            if w <= EPSILON or bins.load[d] - w < bins.lower[d] - EPSILON or not bins.fits(u, w, group[t]):
-                continue
-            extra = p.active_cost(t, u) - p.active_cost(t, d)
-            fills = w <= gap + EPSILON
-            key = (round(extra / w, 9), 0 if fills else 1, -w if fills else w, t)
-            if best is None or key < best[0]:
-                best = (key, t, d)
-    return None if best is None else (best[1], best[2])
+    return min(candidates, key=lambda c: (p.active_cost(t, c), c != prev, bins.relative(c, w), c))
+
+
+def _choose(p: Problem, bins: Bins, t: int, shed_for_weight: bool = False) -> int:
+    """``_best_fit``; when nobody has room: back to its previous client if that one shed it for weight
+    (any other client would go over its bound as much, and moving it would undo itself at the next
+    rebalance), else the least loaded after taking it (ties: the cheapest, then its previous client)."""
+    found = _best_fit(p, bins, t)
+    if found is not None:
+        return found
+    prev = p.prev_owner[t]
+    if shed_for_weight and prev >= 0:
+        return prev
+    w = p.active_weight[t]
+    fallback = set(p.copies[t]).union(bins.least_loaded_clients(8))
+    if prev >= 0:
+        fallback.add(prev)
+    return min(fallback, key=lambda c: (bins.relative(c, w), p.active_cost(t, c), c != prev, c))
+
+
+class _LocalSearch:
+    """Improving moves over a target until none is left (see ``settle_actives``):
+
+    * *repair*: a client breaking a bound (over its weighted bound with two tasks or more, over its task
+      count, over a subtopology's share) gives its cheapest-to-move tasks to clients with room, as long
+      as it stays above its lower bound;
+    * *pull*: a client below its lower bound takes tasks from clients above their fair load, the
+      cheapest to move per unit of weight first, the donors staying above their lower bound.
+
+    Every move lowers the total distance of the clients to their bounds, so the search ends.
+    """
+
+    def __init__(self, p: Problem, plan: ActivePlan, away: list[float]) -> None:
+        self.p = p
+        self.plan = plan
+        self.bins = plan.bins
+        self.away = away
+        self.on: list[set[int]] = [set() for _ in range(p.num_clients)]
+        for t, c in enumerate(plan.owner):
+            self.on[c].add(t)
+        self._sorted: dict[int, list[int]] = {}
+
+    def tasks_of(self, c: int) -> list[int]:
+        """The tasks on ``c``, cheapest to move first (cached until ``c`` changes)."""
+        cached = self._sorted.get(c)
+        if cached is None:
+            away, weight = self.away, self.p.active_weight
+            cached = self._sorted[c] = sorted(self.on[c], key=lambda t: (away[t], weight[t], t))
+        return cached
+
+    def move(self, t: int, source: int, dest: int, reason: Reason) -> None:
+        p, bins, plan = self.p, self.bins, self.plan
+        bins.remove(source, p.active_weight[t], p.subtopology[t])
+        bins.add(dest, p.active_weight[t], p.subtopology[t])
+        plan.owner[t] = dest
+        plan.reason[t] = None if dest == p.prev_owner[t] else reason
+        self.on[source].discard(t)
+        self.on[dest].add(t)
+        self._sorted.pop(source, None)
+        self._sorted.pop(dest, None)
+
+    def improvable(self) -> bool:
+        return self.repair(dry_run=True) > 0 or self.pull(dry_run=True) > 0
+
+    def run(self, max_passes: int = 100) -> None:
+        for _ in range(max_passes):
+            if self.repair() + self.pull() == 0:
+                return
+
+    # -- repair -------------------------------------------------------------------------------------
+
+    def broken(self, c: int) -> str | None:
+        """The bound ``c`` breaks: "state" (over its weighted bound with two tasks or more), "count",
+        "subtopology", or None."""
+        bins = self.bins
+        if bins.count[c] >= 2 and bins.load[c] > bins.upper[c] + EPSILON:
+            return "state"
+        if bins.count[c] > bins.count_cap[c]:
+            return "count"
+        if bins.group_cap and any(n > bins.group_cap[g][c] for g, n in bins.group_count[c].items()):
+            return "subtopology"
+        return None
+
+    def repair(self, dry_run: bool = False) -> int:
+        p, bins = self.p, self.bins
+        weight, group = p.active_weight, p.subtopology
+        moved = 0
+        for c in range(p.num_clients):
+            kind = self.broken(c)
+            while kind is not None:
+                for t in self.tasks_of(c):
+                    if kind == "subtopology" and bins.group_count[c][group[t]] <= bins.group_cap[group[t]][c]:
+                        continue
+                    if kind == "state" and weight[t] <= EPSILON:
+                        continue  # moving what weighs nothing does not relieve the weighted bound
+                    if weight[t] > EPSILON and bins.load[c] - weight[t] < bins.lower[c] - EPSILON:
+                        continue
+                    dest = _best_fit(p, bins, t, exclude=c)
+                    if dest is not None:
+                        break
+                else:
+                    break  # nothing on c can go anywhere
+                if dry_run:
+                    return 1
+                self.move(t, c, dest, _VIOLATION_REASONS[kind])
+                moved += 1
+                kind = self.broken(c)
+        return moved
+
+    # -- pull ---------------------------------------------------------------------------------------
+
+    def pull(self, dry_run: bool = False) -> int:
+        p, bins = self.p, self.bins
+        moved = 0
+        under = [c for c in range(p.num_clients) if bins.load[c] < bins.lower[c] - EPSILON]
+        for u in sorted(under, key=lambda c: (bins.relative(c), c)):
+            while bins.load[u] < bins.lower[u] - EPSILON:
+                picked = self.pick_for(u)
+                if picked is None:
+                    break
+                if dry_run:
+                    return 1
+                t, d = picked
+                self.move(t, d, u, Reason.PULLED)
+                moved += 1
+        return moved
+
+    def pick_for(self, u: int) -> tuple[int, int] | None:
+        """The task (and its client) ``u`` should take next: from a client above its fair load that stays
+        above its lower bound; cheapest to move per unit of weight, then the largest that fills the gap."""
+        p, bins = self.p, self.bins
+        weight, group = p.active_weight, p.subtopology
+        donors = [c for c in bins.most_loaded(_PULL_DONORS + 1, 1 + EPSILON) if c != u][:_PULL_DONORS]
+        if not donors:
+            return None
+        gap = bins.fair[u] - bins.load[u]
+        own_copies = p.lags.reported_by_client[u]
+        best: tuple[tuple[float, int, float, int], int, int] | None = None
+        for d in donors:
+            candidates = self.tasks_of(d)[:_PULL_CANDIDATES] + sorted(t for t in own_copies if t in self.on[d])
+            for t in candidates:
+                w = weight[t]
+                if w <= EPSILON or bins.load[d] - w < bins.lower[d] - EPSILON or not bins.fits(u, w, group[t]):
+                    continue
+                extra = p.active_cost(t, u) - p.active_cost(t, d)
+                fills = w <= gap + EPSILON
+                key = (round(extra / w, 9), 0 if fills else 1, -w if fills else w, t)
+                if best is None or key < best[0]:
+                    best = (key, t, d)
+        return None if best is None else (best[1], best[2])

@@ -6,7 +6,7 @@ from types import MappingProxyType
 
 from taskassign.errors import TaskassignError
 from taskassign.model import ACTIVE, STANDBY, ApplicationState, AssignedTask, KafkaStreamsAssignment, TaskAssignment
-from taskassign.state_aware.actives import plan_actives
+from taskassign.state_aware.actives import plan_actives, settle_actives
 from taskassign.state_aware.explain import explain
 from taskassign.state_aware.flow import remap_actives
 from taskassign.state_aware.movement import plan_transition
@@ -25,7 +25,7 @@ def assign_state_aware(application_state: ApplicationState, settings: Settings |
             raise TaskassignError("the application has tasks but no clients to run them")
         return TaskAssignment(())
     p = Problem(application_state, settings or Settings.from_configs(application_state.configs))
-    plan = remap_actives(p, plan_actives(p))
+    plan = settle_actives(p, remap_actives(p, plan_actives(p)))
     standbys = plan_standbys(p, plan.owner)
     now = plan_transition(p, plan.owner, standbys.holders, plan.bins)
     active_of: list[list[int]] = [[] for _ in range(p.num_clients)]

@@ -74,7 +74,9 @@ class Bins:
         """Whether ``c`` may take one more task of ``weight`` (and of subtopology ``group``)."""
         if self.count[c] == 0:
             return True
-        if self.load[c] + weight > self.upper[c] + EPSILON or self.count[c] + 1 > self.count_cap[c]:
+        if self.count[c] + 1 > self.count_cap[c]:
+            return False
+        if weight > EPSILON and self.load[c] + weight > self.upper[c] + EPSILON:
             return False
         return group is None or not self.group_cap or \
             self.group_count[c].get(group, 0) + 1 <= self.group_cap[group][c]
@@ -83,7 +85,7 @@ class Bins:
         """Which bound ``c`` would break by taking the task ("state", "count", "subtopology") or None."""
         if self.count[c] == 0:
             return None
-        if self.load[c] + weight > self.upper[c] + EPSILON:
+        if weight > EPSILON and self.load[c] + weight > self.upper[c] + EPSILON:
             return "state"
         if self.count[c] + 1 > self.count_cap[c]:
             return "count"

@@ -56,8 +56,16 @@ def _why(p: Problem, plan: ActivePlan, previous: Sequence[float], t: int, source
         return (f"{p.pids[target]} held {_per_thread(p, previous[target], target)} per thread, below its share "
                 f"of {_per_thread(p, bins.fair[target], target)}: balance of state per thread")
     if reason is Reason.REMAPPED:
-        return "the min-cost flow found a placement that restores less and reads fewer partitions across racks"
+        return "the min-cost flow found a placement that restores less or reads fewer partitions across racks"
     return "its previous client is no longer in the group"
+
+
+def _instead(p: Problem, plan: ActivePlan, t: int) -> str:
+    other = plan.instead_of.get(t)
+    if other is None:
+        return ""
+    return (f" (the min-cost flow moves it rather than {p.task_ids[other]}: that restores less or reads fewer "
+            "partitions across racks)")
 
 
 def _subtopology_name(p: Problem, t: int) -> str:
@@ -91,8 +99,8 @@ def _active_sentence(p: Problem, plan: ActivePlan, now: Transition, previous: Se
     if h == a:
         if o < 0:
             return None  # placed, not moved: nobody ran it before
-        return (f"Task {task} (active) moved from {p.pids[o]} to {p.pids[a]}: {_why(p, plan, previous, t, o, a)}; "
-                f"{_cost_note(p, t, o, a)}.")
+        return (f"Task {task} (active) moved from {p.pids[o]} to {p.pids[a]}: {_why(p, plan, previous, t, o, a)}"
+                f"{_instead(p, plan, t)}; {_cost_note(p, t, o, a)}.")
     if t in now.deferred:
         wait = f"its target {p.pids[a]} is caught up but waits until tasks it gives away have left"
     else:
@@ -101,7 +109,7 @@ def _active_sentence(p: Problem, plan: ActivePlan, now: Transition, previous: Se
             else "no warm-up replica left this rebalance (max.warmup.replicas)")
     where = f"stays on {p.pids[h]}" if h == o else (
         f"moved from {p.pids[o]} to caught-up {p.pids[h]}" if o >= 0 else f"runs on caught-up {p.pids[h]}")
-    why = _why(p, plan, previous, t, o, a) if o >= 0 else "no previous client runs it"
+    why = _why(p, plan, previous, t, o, a) + _instead(p, plan, t) if o >= 0 else "no previous client runs it"
     return f"Task {task} (active) {where} for now ({why}): {wait}; {warm}; probing rebalance requested."
 
 

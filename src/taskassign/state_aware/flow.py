@@ -13,8 +13,9 @@ state or was chosen by the greedy pass (exact costs), and arcs to *rack pools* f
 (a client without a copy restores the whole state, so its cost depends only on its rack): one pool per
 rack hosting one of the task's partitions, and one "far" node for the remaining racks. Pools fan out to
 the clients' group slots. With T tasks the graph has O(T + clients x groups) arcs, not T x clients.
-The tie-break (below one cost unit in total) makes the flow keep the greedy's choice, and every task
-where it is, unless a move is strictly cheaper. The result is used only if every client stays within
+The tie-break (below one cost unit in total: 1 for every task placed elsewhere than the greedy placed
+it) makes the flow keep the greedy's choice -- which moves no task without a reason -- unless another
+placement is strictly cheaper. The result is used only if every client stays within
 the bounds the greedy respected.
 """
 
@@ -45,7 +46,7 @@ def _weight_class(w: float) -> int:
 def remap_actives(p: Problem, plan: ActivePlan) -> ActivePlan:
     """``plan`` with the tasks of each group re-mapped at minimum cost (see the module docstring), or
     ``plan`` itself when that would break a bound or change nothing."""
-    if p.num_tasks == 0 or p.num_clients < 2:
+    if plan.settled or p.num_tasks == 0 or p.num_clients < 2:
         return plan
     groups: dict[tuple[int, int], int] = {}
     group = [groups.setdefault((p.subtopology[t], _weight_class(p.active_weight[t])), len(groups))
@@ -61,16 +62,31 @@ def remap_actives(p: Problem, plan: ActivePlan) -> ActivePlan:
         if load[c] > max(bins.upper[c], bins.load[c]) + EPSILON or load[c] < min(bins.lower[c], bins.load[c]) - EPSILON:
             return plan
     reason = list(plan.reason)
+    kept_instead: dict[int, list[int]] = {}  # source -> tasks the greedy moved away but the flow keeps
+    moved_instead: dict[int, list[int]] = {}  # source -> tasks the greedy kept but the flow moves
     for t, (old, new) in enumerate(zip(plan.owner, owners, strict=True)):
         if new == old:
             continue
-        if new == p.prev_owner[t]:
-            reason[t] = None
-        elif reason[t] is None or old == p.prev_owner[t]:
-            reason[t] = Reason.REMAPPED
+        prev = p.prev_owner[t]
+        if new == prev:
+            kept_instead.setdefault(prev, []).append(t)
+        elif old == prev:
+            moved_instead.setdefault(prev, []).append(t)
         bins.remove(old, p.active_weight[t], p.subtopology[t])
         bins.add(new, p.active_weight[t], p.subtopology[t])
-    return ActivePlan(owners, reason, bins)
+    instead_of: dict[int, int] = {}
+    for source, moved in moved_instead.items():
+        kept = kept_instead.get(source, [])
+        for i, t in enumerate(moved):
+            if i < len(kept):
+                instead_of[t] = kept[i]
+                reason[t] = reason[kept[i]]
+            else:
+                reason[t] = Reason.REMAPPED
+    for kept in kept_instead.values():
+        for t in kept:
+            reason[t] = None
+    return ActivePlan(owners, reason, bins, instead_of=instead_of)
 
 
 def _solve(p: Problem, owner: Sequence[int], group: Sequence[int], num_groups: int) -> list[int] | None:
@@ -126,7 +142,7 @@ def _solve(p: Problem, owner: Sequence[int], group: Sequence[int], num_groups: i
             if slot is not None:
                 direct_arcs.append((len(tails), c))
                 cross = 0 if racks is None else racks.cross(t, c)
-                cost = round(movement * p.restore(t, c) + traffic * cross) * k + (c != prev)
+                cost = round(movement * p.restore(t, c) + traffic * cross) * k + (c != mine)
                 tails.append(t)
                 heads.append(slot)
                 caps.append(1)

@@ -1,14 +1,16 @@
 """From the balanced target to this rebalance's assignment, with the high-availability safety rules.
 
-* An active moves only to a client that is caught up on it (within ``acceptable.recovery.lag``). While
-  its target is not, the active stays with a caught-up client -- its previous owner, else a caught-up
-  replica in the target, else the least loaded caught-up client; when nobody is caught up, the most
-  caught-up client if it is strictly ahead of the target, else the target itself (Kafka's HA rules).
-  The target then restores a *warm-up* replica.
+* An active moves only to a client that is caught up on it (within ``acceptable.recovery.lag``), and
+  runs on a caught-up client whenever one exists. While its target is not caught up, the active stays
+  with a caught-up client -- its previous owner, else a caught-up replica in the target, else the least
+  loaded caught-up client; when nobody is caught up, the most caught-up client if it is strictly ahead
+  of the target, else the target itself (Kafka's HA rules). The target then restores a *warm-up*
+  replica.
 * A warm-up that would add a replica beyond ``1 + standbys`` counts against ``max.warmup.replicas``;
   one that takes the place of the target's own replica (the target and the current holder swap roles)
-  does not. Warm-ups go first to targets that are already caught up but wait for room, then in TaskId
-  order.
+  does not. Warm-ups go first to targets that must restore before the move can happen (TaskId order),
+  then to targets that are caught up but wait for room (their copy stays fresh): every rebalance thus
+  advances a move that others may wait for, and no set of moves can wait on each other for ever.
 * A move onto a caught-up client waits while that client would exceed its bounds because tasks it is
   giving away are still waiting for their own warm-ups. This keeps every intermediate assignment on the
   way to the same target, so the target computed at the next rebalance is the same one.
@@ -54,11 +56,9 @@ def plan_transition(p: Problem, target: Sequence[int], standbys: Sequence[tuple[
     moving: list[int] = []
     for t in range(p.num_tasks):
         a, o = target[t], p.prev_owner[t]
-        if o == a:
-            continue
         if p.is_caught_up(t, a):
-            if o >= 0:
-                moving.append(t)
+            if o >= 0 and o != a and p.is_caught_up(t, o):
+                moving.append(t)  # both caught up: the move may wait for room (below)
         else:
             holder[t] = _safe_holder(p, t, a, standbys[t], bins)
     waiting = _deferred_moves(p, target, holder, moving, bins)
@@ -138,7 +138,7 @@ def _standbys_now(
         now.append(tuple(sorted(replicas)) if holder[t] in {target[t], *standbys[t]} else tuple(sorted(standbys[t])))
     budget = p.configs.max_warmup_replicas
     warmups: set[int] = set()
-    for t in sorted(pending, key=lambda t: (t not in deferred, t)):
+    for t in sorted(pending, key=lambda t: (t in deferred, t)):
         if t not in p.changelog:
             continue
         h = holder[t]

@@ -7,14 +7,15 @@ copy of the state restores little or nothing, so previous standbys stay where th
 client is within bounds). Replicas of a task are spread over the values of every
 ``rack.aware.assignment.tags`` key (or over racks when no tags are configured and every client has a
 rack) as long as enough distinct values remain, Kafka's "partial rack awareness" (KIP-708); when that
-is impossible the least loaded clients take the rest. Finally clients still below their share take
-standbys from the most loaded ones, never reducing a task's tag spread.
+is impossible the least loaded clients take the rest. Finally a local search moves standbys off
+clients over their bounds and onto clients below them, never reducing a task's tag spread; previous
+standbys that leave nothing to improve are kept exactly as they are.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from taskassign.standby.client_tag_aware import keeps_tag_diversity
 from taskassign.state_aware.bins import EPSILON, Bins
@@ -33,7 +34,7 @@ class StandbyPlan:
     holders: list[tuple[int, ...]]
     bins: Bins
     #: Standbys a client below its share took from a more loaded one: (task, from, to).
-    pulled: list[tuple[int, int, int]]
+    pulled: list[tuple[int, int, int]] = field(default_factory=list)
 
 
 def standby_count(p: Problem) -> int:
@@ -41,33 +42,67 @@ def standby_count(p: Problem) -> int:
     return max(0, min(p.configs.num_standby_replicas, p.num_clients - 1))
 
 
-def plan_standbys(p: Problem, active_owner: Sequence[int]) -> StandbyPlan:
-    """Standbys for the target actives ``active_owner`` (see the module docstring)."""
-    wanted = standby_count(p)
+def _standby_bins(p: Problem, wanted: int) -> Bins:
     state = p.state_weight
-    changelog = sorted(p.changelog, key=lambda t: (-state[t], t))
-    total = sum(state) + wanted * sum(state[t] for t in changelog)
+    total = sum(state) + wanted * sum(state[t] for t in p.changelog)
     # Heaps per (rack, standby tags): every member of a group passes or fails the tag spread alike.
     groups: list[Hashable] = [(p.rack_of(c), tuple(sorted(p.tags[c].items()))) for c in range(p.num_clients)]
     if len(set(groups)) > _MAX_GROUPS:
         groups = [None] * p.num_clients
-    bins = Bins(p.share, total, p.num_tasks + wanted * len(changelog), tolerance=p.settings.balance_tolerance,
+    return Bins(p.share, total, p.num_tasks + wanted * len(p.changelog), tolerance=p.settings.balance_tolerance,
                 count_tolerance=p.settings.count_tolerance, racks=groups)
-    for t, c in enumerate(active_owner):
-        bins.add(c, state[t])
+
+
+def plan_standbys(p: Problem, active_owner: Sequence[int]) -> StandbyPlan:
+    """Standbys for the target actives ``active_owner`` (see the module docstring). The previous
+    standbys are kept as they are when they are settled: every task with a changelog has exactly its
+    standbys among the clients that held it as a standby and are caught up on it, and no improving move
+    (the local search below) exists."""
+    wanted = standby_count(p)
+    state = p.state_weight
     holders: list[tuple[int, ...]] = [()] * p.num_tasks
     if wanted == 0:
+        bins = _standby_bins(p, wanted)
+        for t, c in enumerate(active_owner):
+            bins.add(c, state[t])
         return StandbyPlan(holders, bins, [])
     spread = _TagSpread(p)
-    for t in changelog:
+    previous = _previous_standbys(p, active_owner, wanted)
+    if previous is not None:
+        bins = _standby_bins(p, wanted)
+        for t, c in enumerate(active_owner):
+            bins.add(c, state[t])
+        for t, hs in enumerate(previous):
+            for c in hs:
+                bins.add(c, state[t])
+        kept = StandbyPlan(previous, bins, [])
+        if not _StandbySearch(p, kept, active_owner, spread).improvable():
+            return kept
+    bins = _standby_bins(p, wanted)
+    for t, c in enumerate(active_owner):
+        bins.add(c, state[t])
+    for t in sorted(p.changelog, key=lambda t: (-state[t], t)):
         chosen = [active_owner[t]]
         for _ in range(wanted):
             c = _choose(p, bins, spread, t, chosen)
             bins.add(c, state[t])
             chosen.append(c)
         holders[t] = tuple(sorted(chosen[1:]))
-    pulled = _pull(p, bins, active_owner, holders, spread)
-    return StandbyPlan(holders, bins, pulled)
+    plan = StandbyPlan(holders, bins, [])
+    _StandbySearch(p, plan, active_owner, spread).run()
+    return plan
+
+
+def _previous_standbys(p: Problem, active_owner: Sequence[int], wanted: int) -> list[tuple[int, ...]] | None:
+    """Each task's previous standby clients that are caught up and not its target active, if every task
+    with a changelog has exactly ``wanted`` of them (else None)."""
+    holders: list[tuple[int, ...]] = [()] * p.num_tasks
+    for t in p.changelog:
+        mine = tuple(sorted(c for c in p.prev_standby.get(t, ()) if c != active_owner[t] and p.is_caught_up(t, c)))
+        if len(mine) != wanted:
+            return None
+        holders[t] = mine
+    return holders
 
 
 class _TagSpread:
@@ -92,8 +127,8 @@ class _TagSpread:
 
 
 def _choose(p: Problem, bins: Bins, spread: _TagSpread, t: int, chosen: list[int]) -> int:
-    """The next standby client of ``t``: cheapest with room and a new tag value; else the least loaded
-    with a new tag value; else the least loaded not holding ``t``."""
+    """The next standby client of ``t``: cheapest with room and a new tag value; else a previous standby
+    client with a new tag value, else the least loaded one; else the same without the tag condition."""
     w = p.state_weight[t]
     held = set(chosen)
 
@@ -114,9 +149,10 @@ def _choose(p: Problem, bins: Bins, spread: _TagSpread, t: int, chosen: list[int
         found = bins.least_loaded(fits if group is None else fits_in_group, group, everywhere=group is None)
         if found is not None:
             candidates.append(found)
+    before = p.prev_standby.get(t, ())
     feasible = candidates
     if feasible:
-        return min(feasible, key=lambda c: (p.standby_cost(t, c), bins.relative(c, w), c))
+        return min(feasible, key=lambda c: (p.standby_cost(t, c), c not in before, bins.relative(c, w), c))
     for accept, where in ((spreads, allowed), (lambda c: c not in held, groups)):
         options = [c for c in p.copies[t] if accept(c)]
         for group in where:
@@ -127,8 +163,9 @@ def _choose(p: Problem, bins: Bins, spread: _TagSpread, t: int, chosen: list[int
             found = _scan(p.num_clients, accept, bins, w)
             if found is not None:
                 options.append(found)
+        options += [c for c in before if accept(c)]
         if options:
-            return min(options, key=lambda c: (bins.relative(c, w), p.standby_cost(t, c), c))
+            return min(options, key=lambda c: (c not in before, bins.relative(c, w), p.standby_cost(t, c), c))
     raise AssertionError(f"no client left for a standby of task #{t}")  # wanted <= clients - 1
 
 
@@ -141,46 +178,127 @@ def _scan(n: int, accept: Callable[[int], bool], bins: Bins, w: float) -> int | 
     return best
 
 
-def _pull(
-    p: Problem, bins: Bins, active_owner: Sequence[int], holders: list[tuple[int, ...]], spread: _TagSpread
-) -> list[tuple[int, int, int]]:
-    """Clients below their lower bound take standbys from the most loaded clients (cheapest first)."""
-    state = p.state_weight
-    under = sorted((c for c in range(p.num_clients) if bins.load[c] < bins.lower[c] - EPSILON),
-                   key=lambda c: (bins.relative(c), c))
-    pulled: list[tuple[int, int, int]] = []
-    if not under:
-        return pulled
-    standbys_on: list[set[int]] = [set() for _ in range(p.num_clients)]
-    for t, hs in enumerate(holders):
-        for c in hs:
-            standbys_on[c].add(t)
-    for u in under:
-        while bins.load[u] < bins.lower[u] - EPSILON:
-            donors = [c for c in bins.most_loaded(5, 1 + EPSILON) if c != u][:4]
-            gap = bins.fair[u] - bins.load[u]
-            best: tuple[tuple[float, int, float, int], int, int] | None = None
-            for d in donors:
-                for t in sorted(standbys_on[d]):
-                    w = state[t]
-                    if (w <= EPSILON or u == active_owner[t] or u in holders[t]
-                            or bins.load[d] - w < bins.lower[d] - EPSILON or not bins.fits(u, w)):
+class _StandbySearch:
+    """Improving standby moves until none is left, as for the actives (``actives._LocalSearch``):
+
+    * *repair*: a client over its bound on state (with two replicas or more) or over its replica count
+      gives standbys, cheapest to move first, to clients with room that do not hold the task, as long as
+      it stays above its lower bound and the task's replicas keep as many distinct tag values;
+    * *pull*: a client below its lower bound takes standbys from clients above their fair load, the
+      cheapest to move per unit of state first, under the same conditions.
+    """
+
+    def __init__(self, p: Problem, plan: StandbyPlan, active_owner: Sequence[int], spread: _TagSpread) -> None:
+        self.p = p
+        self.plan = plan
+        self.bins = plan.bins
+        self.active_owner = active_owner
+        self.spread = spread
+        self.on: list[set[int]] = [set() for _ in range(p.num_clients)]
+        for t, hs in enumerate(plan.holders):
+            for c in hs:
+                self.on[c].add(t)
+
+    def improvable(self) -> bool:
+        return self.repair(dry_run=True) > 0 or self.pull(dry_run=True) > 0
+
+    def run(self, max_passes: int = 100) -> None:
+        for _ in range(max_passes):
+            if self.repair() + self.pull() == 0:
+                return
+
+    def movable(self, t: int, source: int, dest: int) -> bool:
+        """``dest`` may take ``source``'s standby of ``t``: it holds no replica and the tag spread holds."""
+        holders = self.plan.holders[t]
+        if dest == self.active_owner[t] or dest in holders:
+            return False
+        if not self.spread.keys:
+            return True
+        tags = self.spread.tags
+        others = [tags[c] for c in (self.active_owner[t], *holders) if c != source]
+        return keeps_tag_diversity(tags[source], tags[dest], others)
+
+    def move(self, t: int, source: int, dest: int, pulled: bool) -> None:
+        w = self.p.state_weight[t]
+        self.bins.remove(source, w)
+        self.bins.add(dest, w)
+        holders = self.plan.holders
+        holders[t] = tuple(sorted((*(c for c in holders[t] if c != source), dest)))
+        self.on[source].discard(t)
+        self.on[dest].add(t)
+        if pulled:
+            self.plan.pulled.append((t, source, dest))
+
+    def repair(self, dry_run: bool = False) -> int:
+        p, bins = self.p, self.bins
+        state = p.state_weight
+        moved = 0
+        for c in range(p.num_clients):
+            while True:
+                over_count = bins.count[c] > bins.count_cap[c]
+                if not over_count and not (bins.count[c] >= 2 and bins.load[c] > bins.upper[c] + EPSILON):
+                    break
+                found = None
+                for t in sorted(self.on[c], key=lambda t: (p.standby_cost(t, c), state[t], t)):
+                    if state[t] <= EPSILON and not over_count:
+                        continue  # moving what weighs nothing does not relieve the state bound
+                    if state[t] > EPSILON and bins.load[c] - state[t] < bins.lower[c] - EPSILON:
                         continue
-                    others = [spread.tags[c] for c in (active_owner[t], *holders[t]) if c != d]
-                    if not keeps_tag_diversity(spread.tags[d], spread.tags[u], others):
-                        continue
-                    extra = p.standby_cost(t, u) - p.standby_cost(t, d)
-                    fills = w <= gap + EPSILON
-                    key = (round(extra / w, 9), 0 if fills else 1, -w if fills else w, t)
-                    if best is None or key < best[0]:
-                        best = (key, t, d)
-            if best is None:
-                break
-            _, t, d = best
-            bins.remove(d, state[t])
-            bins.add(u, state[t])
-            holders[t] = tuple(sorted((*(c for c in holders[t] if c != d), u)))
-            standbys_on[d].discard(t)
-            standbys_on[u].add(t)
-            pulled.append((t, d, u))
-    return pulled
+                    dest = self.best_fit(t, c)
+                    if dest is not None:
+                        found = (t, dest)
+                        break
+                if found is None:
+                    break
+                if dry_run:
+                    return 1
+                self.move(found[0], c, found[1], pulled=False)
+                moved += 1
+        return moved
+
+    def best_fit(self, t: int, source: int) -> int | None:
+        """The cheapest client with room that may take ``source``'s standby of ``t``."""
+        p, bins = self.p, self.bins
+        w = p.state_weight[t]
+
+        def accept(c: int) -> bool:
+            return c != source and bins.fits(c, w) and self.movable(t, source, c)
+
+        candidates = {c for c in p.copies[t] if accept(c)}
+        for group in bins.rack_groups():
+            found = bins.least_loaded(accept, group, everywhere=group is None)
+            if found is not None:
+                candidates.add(found)
+        if not candidates:
+            return None
+        return min(candidates, key=lambda c: (p.standby_cost(t, c), bins.relative(c, w), c))
+
+    def pull(self, dry_run: bool = False) -> int:
+        p, bins = self.p, self.bins
+        state = p.state_weight
+        moved = 0
+        under = sorted((c for c in range(p.num_clients) if bins.load[c] < bins.lower[c] - EPSILON),
+                       key=lambda c: (bins.relative(c), c))
+        for u in under:
+            while bins.load[u] < bins.lower[u] - EPSILON:
+                donors = [c for c in bins.most_loaded(5, 1 + EPSILON) if c != u][:4]
+                gap = bins.fair[u] - bins.load[u]
+                best: tuple[tuple[float, int, float, int], int, int] | None = None
+                for d in donors:
+                    for t in sorted(self.on[d]):
+                        w = state[t]
+                        if (w <= EPSILON or bins.load[d] - w < bins.lower[d] - EPSILON or not bins.fits(u, w)
+                                or not self.movable(t, d, u)):
+                            continue
+                        extra = p.standby_cost(t, u) - p.standby_cost(t, d)
+                        fills = w <= gap + EPSILON
+                        key = (round(extra / w, 9), 0 if fills else 1, -w if fills else w, t)
+                        if best is None or key < best[0]:
+                            best = (key, t, d)
+                if best is None:
+                    break
+                if dry_run:
+                    return 1
+                self.move(best[1], best[2], u, pulled=True)
+                moved += 1
+        return moved
