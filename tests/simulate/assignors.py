@@ -52,7 +52,7 @@ class FollowUpInFiveSeconds(BaseTaskAssignor):
         pids = application_state.process_ids
         first = KafkaStreamsAssignment.of_tasks(pids[0], application_state.task_ids)
         first = first.with_followup_rebalance(application_state.now_ms + 5_000)
-        return TaskAssignment((first,) + tuple(KafkaStreamsAssignment(pid) for pid in pids[1:]))
+        return TaskAssignment((first, *(KafkaStreamsAssignment(pid) for pid in pids[1:])))
 
 
 class DoubleActive(BaseTaskAssignor):
