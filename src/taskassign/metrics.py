@@ -40,6 +40,7 @@ from taskassign.model import (
     KafkaStreamsState,
     TaskAssignment,
     TaskTopicPartition,
+    compute_lag,
 )
 
 __all__ = (
@@ -232,23 +233,24 @@ def compute_metrics(state: ApplicationState, assignment: AssignmentLike) -> Assi
     placements, consumers = _normalise(assignment)
     _check_known(state, placements)
     view = _View(state, placements)
-    client_rows = tuple(_client_metrics(view, pid, consumers) for pid in state.process_ids)
-    summary: dict[str, Any] = {}
-    summary.update(_size(view))
-    summary.update(_balance(client_rows))
-    summary.update(_state_load(client_rows))
-    summary.update(_movement(view, client_rows))
-    summary.update(_standbys(view))
-    rack, traffic = _racks(view)
-    summary.update(rack)
-    summary.update(_spread(view))
+    totals = _Totals()
+    client_rows = tuple(_client_metrics(view, pid, consumers, totals) for pid in state.process_ids)
     skews = _subtopology_skews(view)
-    summary["subtopology_skew_max"] = max(skews.values(), default=0)
+    summary: dict[str, Any] = {
+        **_size(view),
+        **_balance(client_rows),
+        **_state_load(client_rows),
+        **totals.movement(view),
+        **_standbys(view),
+        **totals.racks(state),
+        **_spread(view),
+        "subtopology_skew_max": max(skews.values(), default=0),
+    }
     return AssignmentMetrics(
         **summary,
         client_metrics=client_rows,
         subtopology_skews=MappingProxyType(skews),
-        rack_traffic=MappingProxyType(traffic),
+        rack_traffic=MappingProxyType(dict(sorted(totals.traffic.items()))),
     )
 
 
@@ -280,13 +282,14 @@ def _normalise(
 
 
 def _check_known(state: ApplicationState, placements: Mapping[ProcessId, _Placement]) -> None:
+    tasks = state.tasks
     for pid in sorted(placements):
         if pid not in state.clients:
             raise UserInputError(f"the assignment names client {pid}, which is not in the application state")
         p = placements[pid]
-        unknown = sorted(t for t in p.active | p.standby if t not in state.tasks)
+        unknown = [t for t in p.active | p.standby if t not in tasks]
         if unknown:
-            raise UserInputError(f"the assignment gives client {pid} task {unknown[0]}, which the application "
+            raise UserInputError(f"the assignment gives client {pid} task {min(unknown)}, which the application "
                                  "does not have")
     for pid, client in state.clients.items():
         if client.num_processing_threads < 1:
@@ -300,35 +303,93 @@ class _View:
         empty = _Placement(frozenset(), frozenset())
         self.state = state
         self.placements = {pid: placements.get(pid, empty) for pid in state.process_ids}
-        self.active_owner: dict[TaskId, list[ProcessId]] = defaultdict(list)
-        self.standby_holders: dict[TaskId, list[ProcessId]] = defaultdict(list)
+        self.active_owner: dict[TaskId, list[ProcessId]] = {}
+        self.standby_holders: dict[TaskId, list[ProcessId]] = {}
         for pid, p in self.placements.items():
-            for t in sorted(p.active):
-                self.active_owner[t].append(pid)
-            for t in sorted(p.standby):
-                self.standby_holders[t].append(pid)
-        self.prev_active: dict[TaskId, set[ProcessId]] = defaultdict(set)
-        self.prev_holders: dict[TaskId, set[ProcessId]] = defaultdict(set)
-        for pid, client in state.clients.items():
-            for t in client.previous_active_tasks:
-                self.prev_active[t].add(pid)
-                self.prev_holders[t].add(pid)
-            for t in client.previous_standby_tasks:
-                self.prev_holders[t].add(pid)
+            for t in p.active:
+                self.active_owner.setdefault(t, []).append(pid)
+            for t in p.standby:
+                self.standby_holders.setdefault(t, []).append(pid)
+        #: Every task some client ran as active before the rebalance.
+        self.previously_active: set[TaskId] = set()
+        for client in state.clients.values():
+            self.previously_active.update(client.previous_active_tasks.items)
 
-    def replicas(self, task: TaskId) -> list[ProcessId]:
-        """Distinct clients holding ``task`` as active or standby, in ProcessId order."""
-        return sorted(set(self.active_owner.get(task, ())) | set(self.standby_holders.get(task, ())))
+    def replicas(self, task: TaskId) -> set[ProcessId]:
+        """Distinct clients holding ``task`` as active or standby."""
+        return set(self.active_owner.get(task, ())).union(self.standby_holders.get(task, ()))
 
 
-def _restore_records(state: ApplicationState, client: KafkaStreamsState, task: TaskId) -> tuple[int, bool]:
-    """Records ``client`` restores to take over ``task`` and whether its lag was unknown."""
-    lag = client.lag_for(task)
+def _restore(end: int, offset_sum: int) -> tuple[int, bool]:
+    """Records a client with ``offset_sum`` restores for a changelog ending at ``end``, and whether its lag
+    was unknown (Kafka's lag rules: -2 is caught up, -3 restores the whole changelog)."""
+    lag = compute_lag(end, offset_sum)
     if lag == LATEST_OFFSET:
         return 0, False
     if lag == UNKNOWN_OFFSET_SUM:
-        return max(0, state.changelog_end_offset_sums[task]), True
+        return max(0, end), True
     return lag, False
+
+
+@dataclass(slots=True)
+class _Totals:
+    """Accumulators filled while walking every client's placements once."""
+
+    active_moves: int = 0
+    standby_moves: int = 0
+    restore_active: int = 0
+    restore_standby: int = 0
+    unknown_lags: int = 0
+    cross_active: int = 0
+    cross_standby: int = 0
+    rack_unknown: int = 0
+    traffic: dict[tuple[str, str], float] = field(default_factory=lambda: defaultdict(float))
+
+    def read(self, rack: str | None, partitions: Iterable[TaskTopicPartition], active: bool) -> None:
+        """Count the reads of ``partitions`` by a client in ``rack`` (see ``rack_traffic``)."""
+        row = UNKNOWN_RACK if rack is None else rack
+        traffic = self.traffic
+        for p in partitions:
+            racks = p.rack_ids
+            if not racks:
+                self.rack_unknown += 1
+                traffic[(row, UNKNOWN_RACK)] += 1.0
+                continue
+            if rack is not None and rack in racks:
+                traffic[(row, rack)] += 1.0
+                continue
+            if rack is None:
+                self.rack_unknown += 1
+            elif active:
+                self.cross_active += 1
+            else:
+                self.cross_standby += 1
+            share = 1 / len(racks)
+            for r in racks:
+                traffic[(row, r)] += share
+
+    def movement(self, view: _View) -> dict[str, int]:
+        before = view.previously_active
+        return {
+            "active_moves": self.active_moves,
+            "previously_unowned_tasks": sum(1 for t in view.active_owner if t not in before),
+            "standby_moves": self.standby_moves,
+            "records_to_restore_active": self.restore_active,
+            "records_to_restore_standby": self.restore_standby,
+            "records_to_restore": self.restore_active + self.restore_standby,
+            "unknown_lag_placements": self.unknown_lags,
+        }
+
+    def racks(self, state: ApplicationState) -> dict[str, int]:
+        cost = state.configs.rack_aware_traffic_cost
+        cross = self.cross_active + self.cross_standby
+        return {
+            "cross_rack_active_partitions": self.cross_active,
+            "cross_rack_standby_partitions": self.cross_standby,
+            "cross_rack_partitions": cross,
+            "cross_rack_cost": cross * (1 if cost is None else cost),
+            "rack_unknown_partitions": self.rack_unknown,
+        }
 
 
 # ------------------------------------------------------------------------------------------------
@@ -340,46 +401,77 @@ def _even_spread(count: int, threads: int) -> tuple[int, ...]:
     return tuple(base + (1 if i < extra else 0) for i in range(threads))
 
 
+def _thread_loads(
+    client: KafkaStreamsState, placed: _Placement, per_consumer: Mapping[str, Any] | None
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    threads = client.num_processing_threads
+    if per_consumer is None:
+        return (_even_spread(len(placed.active), threads),
+                _even_spread(len(placed.active) + len(placed.standby), threads))
+    active = tuple(len(per_consumer[c].active) if c in per_consumer else 0 for c in client.consumer_client_ids)
+    total = tuple(len(per_consumer[c].active) + len(per_consumer[c].standby) if c in per_consumer else 0
+                  for c in client.consumer_client_ids)
+    return active, total
+
+
 def _client_metrics(
-    view: _View, pid: ProcessId, consumers: Mapping[ProcessId, Mapping[str, Any]] | None
+    view: _View, pid: ProcessId, consumers: Mapping[ProcessId, Mapping[str, Any]] | None, totals: _Totals
 ) -> ClientMetrics:
+    """One client's row; its moves, restores and rack reads are added to ``totals`` on the way."""
     state = view.state
     client = state.clients[pid]
     placed = view.placements[pid]
     tasks = state.tasks
-    threads = client.num_processing_threads
-    if consumers is not None and pid in consumers:
-        per_consumer = consumers[pid]
-        thread_active = tuple(
-            len(per_consumer[c].active) if c in per_consumer else 0 for c in client.consumer_client_ids
-        )
-        thread_total = tuple(
-            len(per_consumer[c].active) + len(per_consumer[c].standby) if c in per_consumer else 0
-            for c in client.consumer_client_ids
-        )
-    else:
-        thread_active = _even_spread(len(placed.active), threads)
-        thread_total = _even_spread(len(placed.active) + len(placed.standby), threads)
-    changelog = state.stateful_task_ids
-    moves_in = 0
-    records = 0
+    ends = state.changelog_end_offset_sums
+    offsets = client.task_offset_sums
+    rack = client.rack_id
+    ran = frozenset(client.previous_active_tasks.items)
+    held = ran.union(client.previous_standby_tasks.items)
+    anyone_ran = view.previously_active
+    moves_in = records = state_load = active_state_load = changelog_replicas = 0
     for t in placed.active:
-        if view.prev_active.get(t) and pid not in view.prev_active[t]:
-            moves_in += 1
-        if t in changelog and pid not in view.prev_active.get(t, ()):
-            records += _restore_records(state, client, t)[0]
+        info = tasks[t]
+        weight = info.state_weight
+        state_load += weight
+        active_state_load += weight
+        end = ends.get(t)
+        if end is not None:
+            changelog_replicas += 1
+        if t not in ran:
+            if t in anyone_ran:
+                moves_in += 1
+            if end is not None:
+                restored, unknown = _restore(end, offsets.get(t, 0))
+                records += restored
+                totals.restore_active += restored
+                totals.unknown_lags += unknown
+        totals.read(rack, info.source_partitions, True)
     for t in placed.standby:
-        if t in changelog and pid not in view.prev_holders.get(t, ()):
-            records += _restore_records(state, client, t)[0]
+        info = tasks[t]
+        state_load += info.state_weight
+        end = ends.get(t)
+        if end is not None:
+            changelog_replicas += 1
+        if t not in held:
+            totals.standby_moves += 1
+            if end is not None:
+                restored, unknown = _restore(end, offsets.get(t, 0))
+                records += restored
+                totals.restore_standby += restored
+                totals.unknown_lags += unknown
+        totals.read(rack, info.changelog_partitions, False)
+    totals.active_moves += moves_in
+    per_consumer = consumers.get(pid) if consumers is not None else None
+    thread_active, thread_total = _thread_loads(client, placed, per_consumer)
     return ClientMetrics(
         process_id=pid,
-        rack=client.rack_id,
-        threads=threads,
+        rack=rack,
+        threads=client.num_processing_threads,
         active=len(placed.active),
         standby=len(placed.standby),
-        changelog_replicas=sum(1 for t in placed.active | placed.standby if t in changelog),
-        state_load=sum(tasks[t].state_weight for t in placed.active | placed.standby),
-        active_state_load=sum(tasks[t].state_weight for t in placed.active),
+        changelog_replicas=changelog_replicas,
+        state_load=state_load,
+        active_state_load=active_state_load,
         thread_active=thread_active,
         thread_total=thread_total,
         active_moves_in=moves_in,
@@ -436,96 +528,20 @@ def _state_load(rows: tuple[ClientMetrics, ...]) -> dict[str, int | float]:
     }
 
 
-def _movement(view: _View, rows: tuple[ClientMetrics, ...]) -> dict[str, int]:
-    state = view.state
-    changelog = state.stateful_task_ids
-    unowned = 0
-    restore_active = restore_standby = unknown = 0
-    for t, owners in view.active_owner.items():
-        previous = view.prev_active.get(t, set())
-        if not previous:
-            unowned += 1
-        if t in changelog:
-            for pid in owners:
-                if pid not in previous:
-                    records, was_unknown = _restore_records(state, state.clients[pid], t)
-                    restore_active += records
-                    unknown += was_unknown
-    standby_moves = 0
-    for t, holders in view.standby_holders.items():
-        before = view.prev_holders.get(t, set())
-        for pid in holders:
-            if pid in before:
-                continue
-            standby_moves += 1
-            if t in changelog:
-                records, was_unknown = _restore_records(state, state.clients[pid], t)
-                restore_standby += records
-                unknown += was_unknown
-    return {
-        "active_moves": sum(r.active_moves_in for r in rows),
-        "previously_unowned_tasks": unowned,
-        "standby_moves": standby_moves,
-        "records_to_restore_active": restore_active,
-        "records_to_restore_standby": restore_standby,
-        "records_to_restore": restore_active + restore_standby,
-        "unknown_lag_placements": unknown,
-    }
-
-
 def _standbys(view: _View) -> dict[str, int]:
     state = view.state
     configured = state.configs.num_standby_replicas
     wanted = max(0, min(configured, len(state.clients) - 1))
     short = missing = extra = 0
+    no_owner: list[ProcessId] = []
     for t in state.stateful_task_ids:
-        holders = set(view.standby_holders.get(t, ())) - set(view.active_owner.get(t, ()))
-        if len(holders) < wanted:
+        owners = view.active_owner.get(t, no_owner)
+        placed = sum(1 for pid in set(view.standby_holders.get(t, ())) if pid not in owners)
+        if placed < wanted:
             short += 1
-            missing += wanted - len(holders)
-        extra += max(0, len(holders) - configured)
+            missing += wanted - placed
+        extra += max(0, placed - configured)
     return {"standby_shortfall_tasks": short, "missing_standby_replicas": missing, "extra_standby_replicas": extra}
-
-
-def _racks(view: _View) -> tuple[dict[str, int], dict[tuple[str, str], float]]:
-    state = view.state
-    traffic: dict[tuple[str, str], float] = defaultdict(float)
-    counts = {"active": 0, "standby": 0, "unknown": 0}
-
-    def read(rack: str | None, partitions: Iterable[TaskTopicPartition], kind: str) -> None:
-        row = rack if rack is not None else UNKNOWN_RACK
-        for p in partitions:
-            racks = p.rack_ids
-            if rack is None or not racks:
-                counts["unknown"] += 1
-                if racks:
-                    for r in racks:
-                        traffic[(row, r)] += 1 / len(racks)
-                else:
-                    traffic[(row, UNKNOWN_RACK)] += 1.0
-            elif rack in racks:
-                traffic[(row, rack)] += 1.0
-            else:
-                counts[kind] += 1
-                for r in racks:
-                    traffic[(row, r)] += 1 / len(racks)
-
-    for pid, placed in view.placements.items():
-        rack = state.clients[pid].rack_id
-        for t in sorted(placed.active):
-            read(rack, state.tasks[t].source_partitions, "active")
-        for t in sorted(placed.standby):
-            read(rack, state.tasks[t].changelog_partitions, "standby")
-    cost = state.configs.rack_aware_traffic_cost
-    cross = counts["active"] + counts["standby"]
-    summary = {
-        "cross_rack_active_partitions": counts["active"],
-        "cross_rack_standby_partitions": counts["standby"],
-        "cross_rack_partitions": cross,
-        "cross_rack_cost": cross * (1 if cost is None else cost),
-        "rack_unknown_partitions": counts["unknown"],
-    }
-    return summary, dict(sorted(traffic.items()))
 
 
 def _shortfall(values: list[str], available: int) -> int:
@@ -539,6 +555,9 @@ def _spread(view: _View) -> dict[str, int]:
     tag_keys = state.configs.rack_aware_assignment_tags
     tag_values = {k: {c.client_tags[k] for c in clients.values() if k in c.client_tags} for k in tag_keys}
     rack_short = rack_tasks = tag_short = tag_tasks = 0
+    if len(all_racks) < 2 and not tag_keys:
+        return {"rack_spread_shortfall": 0, "rack_colocated_tasks": 0, "tag_spread_shortfall": 0,
+                "tag_colocated_tasks": 0}
     for t in state.stateful_task_ids:
         replicas = view.replicas(t)
         if len(replicas) < 2:
@@ -564,19 +583,21 @@ def _spread(view: _View) -> dict[str, int]:
 
 
 def _subtopology_skews(view: _View) -> dict[str, int]:
-    per_sub: dict[str, dict[ProcessId, int]] = defaultdict(lambda: defaultdict(int))
-    subs = {subtopology_name(t) for t in view.state.task_ids}
+    """Per subtopology, max - min over clients of its active tasks (clients without any count 0)."""
+    counts: dict[tuple[str | None, int], dict[ProcessId, int]] = {}
+    for t in view.state.task_ids:
+        counts.setdefault((t[0], t[1]), {})
     for t, owners in view.active_owner.items():
+        per_client = counts[(t[0], t[1])]
         for pid in owners:
-            per_sub[subtopology_name(t)][pid] += 1
-    pids = view.state.process_ids
+            per_client[pid] = per_client.get(pid, 0) + 1
+    n_clients = len(view.state.process_ids)
     skews: dict[str, int] = {}
-    for sub in sorted(subs, key=_sub_sort_key):
-        counts = [per_sub[sub].get(pid, 0) for pid in pids]
-        skews[sub] = (max(counts) - min(counts)) if counts else 0
+    for (name, sub), per_client in sorted(counts.items(), key=lambda kv: (kv[0][0] or "", kv[0][1])):
+        label = str(sub) if name is None else f"{name}__{sub}"
+        if not n_clients:
+            skews[label] = 0
+            continue
+        low = min(per_client.values(), default=0) if len(per_client) == n_clients else 0
+        skews[label] = max(per_client.values(), default=0) - low
     return skews
-
-
-def _sub_sort_key(name: str) -> tuple[str, int]:
-    prefix, _, number = name.rpartition("__")
-    return (prefix, int(number))
