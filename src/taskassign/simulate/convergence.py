@@ -83,21 +83,8 @@ class ConvergenceHarness:
                            ) -> ConvergenceHarness:
         """Kafka's ``initializeCluster``: stateless subtopologies first, then stateful ones, each with
         ``partition_count()`` partitions (capped by the tasks still to create)."""
-        subtopology = 0
-        stateless: list[TaskId] = []
-        remaining = num_stateless
-        while remaining > 0:
-            for p in range(min(remaining, partition_count())):
-                stateless.append(TaskId(subtopology, p))
-                remaining -= 1
-            subtopology += 1
-        stateful: list[TaskId] = []
-        remaining = num_stateful
-        while remaining > 0:
-            for p in range(min(remaining, partition_count())):
-                stateful.append(TaskId(subtopology, p))
-                remaining -= 1
-            subtopology += 1
+        stateless, next_subtopology = _subtopologies(num_stateless, 0, partition_count)
+        stateful, _ = _subtopologies(num_stateful, next_subtopology, partition_count)
         return cls(stateless, stateful, num_clients, num_nodes=num_nodes, rack_seed=rack_seed)
 
     def _task_info(self, task: TaskId, nodes: list[str], index: int) -> TaskInfo:
@@ -264,6 +251,17 @@ def run_randomized_scenario(seed: int, make_assignor: AssignorFactory, *,
             rounds.append(converge(harness, make_assignor, configs, 2 * (stateful + stateful * standbys)))
     return RandomizedScenario(seed, initial, stateless, stateful, warmups, standbys, events, tuple(rounds),
                               tuple(harness.history))
+
+
+def _subtopologies(count: int, first: int, partition_count: Callable[[], int]) -> tuple[list[TaskId], int]:
+    """``count`` tasks over subtopologies ``first``, ``first + 1``, ... of ``partition_count()`` partitions each
+    (the last one smaller); also returns the next free subtopology number."""
+    tasks: list[TaskId] = []
+    subtopology = first
+    while len(tasks) < count:
+        tasks += [TaskId(subtopology, p) for p in range(min(count - len(tasks), partition_count()))]
+        subtopology += 1
+    return tasks, subtopology
 
 
 def _select(prng: JavaRandom, clients: dict[ProcessId, _Held]) -> ProcessId:

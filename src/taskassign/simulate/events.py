@@ -15,8 +15,8 @@ from types import MappingProxyType
 from typing import Any
 
 from taskassign._json import JsonObject, describe, fail, load_json_file
-from taskassign.errors import ProcessIdFormatError
 from taskassign.ids import ProcessId, TaskId
+from taskassign.scenario import _process_id  # the scenario reader's check: same messages
 
 __all__ = (
     "EVENTS_FORMAT",
@@ -236,15 +236,6 @@ def _parse_event(obj: JsonObject) -> Event:
     event = parser(obj)
     obj.finish()
     return event
-
-
-def _process_id(value: Any, path: str, source: str | None) -> ProcessId:
-    if not isinstance(value, str):
-        fail(path, f"expected a process id (UUID string), got {describe(value)}", source)
-    try:
-        return ProcessId(value)
-    except ProcessIdFormatError as exc:
-        fail(path, str(exc), source)
 
 
 def _selector(obj: JsonObject, *, default_all: bool = False) -> ClientSelector:
