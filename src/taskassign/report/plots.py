@@ -99,7 +99,7 @@ def restore_timeline_png(samples: Sequence[SampleRow], rows: Sequence[RebalanceR
     xs = [_minutes(s.offset_ms) for s in samples]
     active = [s.active_records_left for s in samples]
     standby = [s.standby_records_left for s in samples]
-    axes.stackplot(xs, active, standby, colors=[ACTIVE_COLOUR, STANDBY_COLOUR], step="post",
+    axes.stackplot(xs, active, standby, colors=[ACTIVE_COLOUR, STANDBY_COLOUR],
                    labels=["actives restoring", "standbys / warm-ups restoring"], alpha=0.85)
     axes.set_title("records left to restore")
     axes.set_xlabel("minutes since the start")

@@ -158,10 +158,12 @@ class _Run:
         return self._result()
 
     def _advance(self, to_ms: int) -> None:
-        """Move the clock, sampling at least every sample interval."""
+        """Move the clock, sampling every sample interval while something is restoring (an idle
+        stretch is one step: nothing changes in it but the changelog ends, which running tasks follow)."""
         step = self.events.sample_interval_ms
         while self.world.now < to_ms:
-            self.world.advance(min(to_ms, self.world.now + step))
+            idle = self.samples[-1].records_left == 0
+            self.world.advance(to_ms if idle else min(to_ms, self.world.now + step))
             self.samples.append(self.world.sample())
 
     def _settle(self, until: int | None, horizon: int) -> None:
