@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from taskassign.errors import UserInputError
 from taskassign.simulate import simulate
@@ -158,3 +160,34 @@ def test_bad_references_name_the_event(event: dict[str, object], message: str) -
     scenario = one_client_owns_everything(1, **FAST)
     with pytest.raises(UserInputError, match=message):
         simulate(scenario, events(event), WARMUP)
+
+
+_EVENT = st.one_of(
+    st.builds(lambda ms: advance(ms), st.integers(0, 400_000)),
+    st.builds(lambda n, t: {"type": "perturb", "count": n, "threads": t}, st.integers(1, 3), st.integers(1, 3)),
+    st.just({"type": "rolling_restart", "downtime_ms": 20_000, "interval_ms": 40_000}),
+    st.builds(lambda r: {"type": "restore_rate", "records_per_s": r}, st.integers(100, 50_000)),
+    st.builds(lambda r: {"type": "append_rate", "records_per_s": r}, st.integers(0, 50)),
+    st.just({"type": "rebalance"}),
+)
+
+
+@settings(max_examples=25)
+@given(st.lists(_EVENT, max_size=8), st.integers(0, 2**32), st.sampled_from(["cooperative", "eager"]))
+def test_any_script_replays_identically_and_keeps_time_and_counts_sane(
+    script: list[dict[str, object]], seed: int, protocol: str
+) -> None:
+    scenario = one_client_owns_everything(5, stateless=2, extra_clients=[client(PID_2)], max_warmup_replicas=1,
+                                          **FAST)
+    parsed = events(*script, protocol=protocol, max_rebalances=200)
+    first = simulate(scenario, parsed, WARMUP, seed=seed)
+    assert first.to_document() == simulate(scenario, parsed, WARMUP, seed=seed).to_document()
+    times = [s.time_ms for s in first.samples]
+    assert times == sorted(times) and [r.time_ms for r in first.rebalances] == sorted(r.time_ms
+                                                                                      for r in first.rebalances)
+    for record in first.rebalances:
+        assert record.error == "NONE"
+        assert record.metrics["unassigned_tasks"] == 0 and 0 <= record.tasks_not_running <= 7
+    if first.stopped_reason is None and first.rebalances:
+        assert first.converged == (first.rebalances[-1].next_followup_ms is None
+                                   and not first.rebalances[-1].withheld_tasks)
