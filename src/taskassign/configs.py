@@ -30,6 +30,9 @@ __all__ = (
     "RACK_AWARE_ASSIGNMENT_TAGS",
     "RACK_AWARE_ASSIGNMENT_TRAFFIC_COST",
     "RACK_AWARE_STRATEGIES",
+    "REBALANCE_PROTOCOL",
+    "REBALANCE_PROTOCOL_COOPERATIVE",
+    "REBALANCE_PROTOCOL_EAGER",
     "STRATEGY_BALANCE_SUBTOPOLOGY",
     "STRATEGY_MIN_TRAFFIC",
     "STRATEGY_NONE",
@@ -47,6 +50,9 @@ RACK_AWARE_ASSIGNMENT_TAGS = "rack.aware.assignment.tags"
 RACK_AWARE_ASSIGNMENT_TRAFFIC_COST = "rack.aware.assignment.traffic_cost"
 RACK_AWARE_ASSIGNMENT_NON_OVERLAP_COST = "rack.aware.assignment.non_overlap_cost"
 KAFKA_COMPAT = "taskassign.kafka.compat"
+REBALANCE_PROTOCOL = "taskassign.rebalance.protocol"
+REBALANCE_PROTOCOL_COOPERATIVE = "cooperative"
+REBALANCE_PROTOCOL_EAGER = "eager"
 
 STRATEGY_NONE = "none"
 STRATEGY_MIN_TRAFFIC = "min_traffic"
@@ -118,6 +124,10 @@ _KEYS: tuple[ConfigKey, ...] = (
               "cost per moved task (null: the assignor's default)", _non_negative_or_null),
     ConfigKey(KAFKA_COMPAT, "bool", False,
               "reproduce Kafka's known bugs bit for bit (docs/kafka-differences.md)"),
+    ConfigKey(REBALANCE_PROTOCOL, "string", REBALANCE_PROTOCOL_COOPERATIVE,
+              "cooperative: a partition still owned elsewhere is withheld until a follow-up rebalance; "
+              "eager (upgrade.from <= 2.3): members give up everything first, nothing is withheld",
+              _one_of((REBALANCE_PROTOCOL_COOPERATIVE, REBALANCE_PROTOCOL_EAGER))),
 )
 
 #: Every config taskassign understands, by name. Extensions add their rows here.
