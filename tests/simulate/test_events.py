@@ -75,8 +75,7 @@ def test_every_event_type_parses() -> None:
 
 def test_defaults_are_kafkas() -> None:
     parsed = parse_events(doc())
-    assert (parsed.protocol, parsed.session_timeout_ms, parsed.state_cleanup_delay_ms) == ("cooperative", 45_000,
-                                                                                           600_000)
+    assert (parsed.protocol, parsed.session_timeout_ms, parsed.state_cleanup_delay_ms) == (None, 45_000, 600_000)
     assert parsed.until_ms is None and parsed.seed == 0
 
 

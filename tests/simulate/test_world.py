@@ -4,10 +4,13 @@ from types import MappingProxyType
 
 import pytest
 
-from taskassign.configs import AssignmentConfigs
+from taskassign.assignors.base import BaseTaskAssignor
+from taskassign.configs import REBALANCE_PROTOCOL, AssignmentConfigs
 from taskassign.errors import UserInputError
-from taskassign.model import ApplicationState, GroupAssignment, KafkaStreamsAssignment
-from taskassign.scenario import Scenario
+from taskassign.ids import TaskId
+from taskassign.leader import rebalance
+from taskassign.model import ApplicationState, GroupAssignment, KafkaStreamsAssignment, TaskAssignment
+from taskassign.scenario import Scenario, with_config_overrides
 from taskassign.simulate.world import FollowUp, World
 from tests.helpers import PID_1, PID_2, client, task, tid
 
@@ -49,7 +52,7 @@ def test_actives_restore_first_then_standbys_and_restored_actives_start_running(
     w = world()
     w.apply(GroupAssignment({PID_1: KafkaStreamsAssignment.of_tasks(PID_1, [T0, T1, S], [T2]),
                              PID_2: KafkaStreamsAssignment.of_tasks(PID_2, [], [T0])}),
-            cooperative=True, probing_deadline_ms=None)
+            probing_deadline_ms=None)
     w.advance(5_000)  # P1: 500 records: 0_1 needs 600 -> gets 500; 0_2 gets nothing
     assert w.clients[PID_1].stores[T1].offset == 900 and w.clients[PID_1].stores[T2].offset == 0
     w.advance(10_000)  # 500 more: 100 finish 0_1, 400 go to 0_2
@@ -67,17 +70,23 @@ def test_running_actives_keep_up_with_a_growing_changelog() -> None:
     assert w.end[T0] == 1_600 and w.clients[PID_1].stores[T0].offset == 1_600
 
 
-def test_cooperative_handover_withholds_a_task_its_owner_still_runs() -> None:
+class _MoveToP2(BaseTaskAssignor):
+    def assign(self, application_state: ApplicationState) -> TaskAssignment:
+        return TaskAssignment((KafkaStreamsAssignment.of_tasks(PID_1, [T1, S]),
+                               KafkaStreamsAssignment.of_tasks(PID_2, [T0, T2])))
+
+
+@pytest.mark.parametrize(("protocol", "withheld"), [("cooperative", {T0}), ("eager", set())])
+def test_the_leaders_withheld_tasks_wait_for_the_handover(protocol: str, withheld: set[TaskId]) -> None:
+    # P1 runs 0_0 and 0_1 (restoring); moving 0_0 to P2 while P1 still owns it is withheld (cooperative)
     w = world()
-    group = GroupAssignment({PID_1: KafkaStreamsAssignment.of_tasks(PID_1, [T1, S]),
-                             PID_2: KafkaStreamsAssignment.of_tasks(PID_2, [T0, T2])})
-    assert w.apply(group, cooperative=True, probing_deadline_ms=None) == 1
+    state = with_config_overrides(Scenario("w", w.application_state()), {REBALANCE_PROTOCOL: protocol}).state
+    group = rebalance(state, _MoveToP2()).group
+    assert w.apply(group, probing_deadline_ms=None) == len(withheld)
     p2 = w.clients[PID_2]
-    assert p2.withheld == {T0} and p2.active == {T2}
+    assert p2.withheld == withheld and p2.active == {T0, T2} - withheld
     assert w.clients[PID_1].stores[T0].released_at == 0
-    eager = world()
-    assert eager.apply(group, cooperative=False, probing_deadline_ms=None) == 0
-    assert eager.clients[PID_2].active == {T0, T2}
+    assert T0 in p2.stores  # restoring meanwhile, as a temporary standby
 
 
 def test_follow_ups_are_told_apart_by_the_probing_deadline() -> None:
@@ -86,7 +95,7 @@ def test_follow_ups_are_told_apart_by_the_probing_deadline() -> None:
         PID_1: KafkaStreamsAssignment.of_tasks(PID_1, [T0, T1, T2, S]).with_followup_rebalance(60_000),
         PID_2: KafkaStreamsAssignment.of_tasks(PID_2).with_followup_rebalance(5),
     })
-    w.apply(group, cooperative=True, probing_deadline_ms=60_000)
+    w.apply(group, probing_deadline_ms=60_000)
     assert w.due_followups() == [FollowUp(5, "followup"), FollowUp(60_000, "probing")]
 
 
@@ -94,7 +103,7 @@ def test_released_stores_are_deleted_after_the_cleanup_delay() -> None:
     w = world(cleanup=30_000)
     w.apply(GroupAssignment({PID_1: KafkaStreamsAssignment.of_tasks(PID_1, [T0, T1, S]),
                              PID_2: KafkaStreamsAssignment.of_tasks(PID_2, [T2])}),
-            cooperative=True, probing_deadline_ms=None)
+            probing_deadline_ms=None)
     w.advance(29_999)
     assert T2 in w.clients[PID_1].stores and T0 in w.clients[PID_2].stores
     w.advance(30_000)

@@ -180,7 +180,8 @@ class EventsFile:
 
     events: tuple[Event, ...]
     seed: int = 0
-    protocol: str = "cooperative"
+    #: Overrides the scenario's ``taskassign.rebalance.protocol`` (None: keep the scenario's).
+    protocol: str | None = None
     restore_rate: int = DEFAULT_RESTORE_RATE
     session_timeout_ms: int = DEFAULT_SESSION_TIMEOUT_MS
     state_cleanup_delay_ms: int = DEFAULT_STATE_CLEANUP_DELAY_MS
@@ -206,8 +207,8 @@ def parse_events(doc: Any, *, source: str | None = None) -> EventsFile:
     if fmt != EVENTS_FORMAT:
         root.fail("format", f"expected {EVENTS_FORMAT!r}, got {fmt!r}")
     seed = root.integer("seed", 0)
-    protocol = root.string("protocol", "cooperative")
-    if protocol not in PROTOCOLS:
+    protocol = root.string("protocol", None, nullable=True)
+    if protocol is not None and protocol not in PROTOCOLS:
         root.fail("protocol", f"must be one of {', '.join(PROTOCOLS)}; got {protocol!r}")
     settings = {
         "restore_rate": root.integer("restore_rate", DEFAULT_RESTORE_RATE, minimum=0),

@@ -8,8 +8,9 @@ assignor instance, validation, the callback, follow-up deadlines on the leader's
 instants the world restores state (world.py). Every random choice comes from ``random.Random(seed)``.
 
 Modelling choices (docs/events.md): a rebalance takes no time; members that crashed and are not yet
-noticed are left out of any rebalance that happens meanwhile; with the cooperative protocol an active
-task moving between two living clients is withheld and handed over at an immediate second rebalance.
+noticed are left out of any rebalance that happens meanwhile; with the cooperative protocol (the
+scenario's ``taskassign.rebalance.protocol``, or the events file's ``protocol``) an active task the leader
+withheld, because another member still owned it, is handed over at an immediate second rebalance.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from taskassign.api import assign_scenario
+from taskassign.configs import REBALANCE_PROTOCOL
 from taskassign.errors import UserInputError
 from taskassign.ids import ProcessId
 from taskassign.leader import RebalanceResult
 from taskassign.metrics import AssignmentMetrics, compute_metrics
 from taskassign.model import AssignmentError
-from taskassign.scenario import Scenario
+from taskassign.scenario import Scenario, with_config_overrides
 from taskassign.simulate.events import (
     Advance,
     AppendRate,
@@ -81,6 +83,8 @@ def simulate(
 ) -> SimulationResult:
     """Replay ``events`` on ``scenario`` with the assignor named ``assignor``; ``seed`` overrides the
     events file's seed. Same inputs and seed, same result."""
+    if events.protocol is not None:
+        scenario = with_config_overrides(scenario, {REBALANCE_PROTOCOL: events.protocol})
     return _Run(scenario, events, assignor, events.seed if seed is None else seed, on_rebalance).run()
 
 
@@ -205,8 +209,7 @@ class _Run:
             if result.probing_rebalance_needed else None
         withheld = 0
         if result.error is AssignmentError.NONE:
-            withheld = world.apply(result.group, cooperative=self.events.protocol == "cooperative",
-                                   probing_deadline_ms=probing_deadline)
+            withheld = world.apply(result.group, probing_deadline_ms=probing_deadline)
             if withheld:
                 self.pending.append("revocation")
         else:
@@ -385,7 +388,7 @@ class _Run:
             scenario_name=self.scenario.name,
             assignor=self.last.assignor if self.last is not None else self.assignor,
             seed=self.seed,
-            protocol=self.events.protocol,
+            protocol=str(self.scenario.state.configs.extension(REBALANCE_PROTOCOL)),
             start_ms=self.start,
             end_ms=self.world.now,
             rebalances=tuple(self.records),

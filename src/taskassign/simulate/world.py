@@ -253,25 +253,22 @@ class World:
             rack_id=client.rack,
         )
 
-    def apply(self, group: GroupAssignment, *, cooperative: bool, probing_deadline_ms: int | None) -> int:
-        """The assignment takes effect; returns how many active tasks were withheld for revocation.
+    def apply(self, group: GroupAssignment, *, probing_deadline_ms: int | None) -> int:
+        """The assignment takes effect; returns how many active tasks the leader withheld.
 
-        With the cooperative protocol an active task still owned by another living client is withheld
-        (that client revokes it now; the new owner gets it at the immediate follow-up rebalance and
-        restores it as a temporary standby meanwhile). ``probing_deadline_ms`` is the deadline the
-        leader set for a probing request, to tell probing follow-ups from an assignor's own.
+        The leader's thread-level assignment says which actives it withheld because another member still
+        owned their partitions (cooperative protocol): the new owner gets them at the immediate follow-up
+        rebalance and restores them as temporary standbys meanwhile. ``probing_deadline_ms`` is the
+        deadline the leader set for a probing request, to tell probing follow-ups from an assignor's own.
         """
-        owner: dict[TaskId, ProcessId] = {}
-        for pid in self.alive_ids():
-            for t in sorted(self.clients[pid].active):
-                owner.setdefault(t, pid)
         withheld_total = 0
+        consumers = group.consumers or {}
         for pid in self.alive_ids():
             client = self.clients[pid]
             entry = group.clients.get(pid)
             active = set(entry.active_tasks()) if entry is not None else set()
             standby = set(entry.standby_tasks()) if entry is not None else set()
-            withheld = {t for t in active if owner.get(t, pid) != pid} if cooperative else set()
+            withheld = {t for share in consumers.get(pid, {}).values() for t in share.withheld}
             withheld_total += len(withheld)
             client.active = active - withheld
             client.withheld = withheld
