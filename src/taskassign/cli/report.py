@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape
 
 from taskassign.cli._app import app
-from taskassign.cli._common import handle_errors, stdout_console
+from taskassign.cli._common import handle_errors, stderr_console, stdout_console
 from taskassign.report import write_report
 
 
@@ -19,5 +19,6 @@ def report_command(
     out: Path = typer.Option(Path("report.html"), "--out", "-o", help="The HTML file to write."),
 ) -> None:
     """One self-contained HTML page (plots inlined, opens offline) of a simulation's results."""
-    target = write_report(result, out)
+    with stderr_console().status("drawing the plots"):
+        target = write_report(result, out)
     stdout_console().print(f"wrote {escape(str(target))}")
