@@ -17,15 +17,13 @@ import json
 import logging
 import os
 import platform
-import statistics
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks._results import timed
 from benchmarks.scale_cases import SCALE_CASES, ScaleCase, churn_state, cold_state
 from taskassign.assignors.registry import create_assignor
 from taskassign.leader import rebalance
@@ -41,21 +39,9 @@ KAFKA_MS: dict[str, float] = {
 }
 
 
-def _timed(fn: Callable[[], Any], repeats: int) -> dict[str, Any]:
-    """Median wall-clock and CPU ms over ``repeats`` runs, plus the wall-clock runs."""
-    walls, cpus = [], []
-    for _ in range(repeats):
-        wall, cpu = time.perf_counter(), time.process_time()
-        fn()
-        cpus.append((time.process_time() - cpu) * 1000.0)
-        walls.append((time.perf_counter() - wall) * 1000.0)
-    return {"ms": round(statistics.median(walls), 2), "cpu_ms": round(statistics.median(cpus), 2),
-            "runs_ms": [round(w, 2) for w in walls]}
-
-
 def _round(case: ScaleCase, name: str, state: ApplicationState, repeats: int) -> tuple[dict[str, Any], Any]:
-    assign = _timed(lambda: create_assignor(case.assignor, {}).assign(state), repeats)
-    whole = _timed(lambda: rebalance(state, create_assignor(case.assignor, {})), repeats)
+    assign = timed(lambda: create_assignor(case.assignor, {}).assign(state), repeats)
+    whole = timed(lambda: rebalance(state, create_assignor(case.assignor, {})), repeats)
     result = rebalance(state, create_assignor(case.assignor, {}))
     kafka = KAFKA_MS.get(case.name)
     row: dict[str, Any] = {

@@ -12,6 +12,7 @@ from taskassign._java_order import (
     hashset_copy_capacity,
     hashset_copy_order,
     java_hash,
+    priority_queue_poll_order,
 )
 from taskassign.ids import ProcessId, TaskId
 
@@ -82,6 +83,16 @@ def test_priority_queue_remove_and_live_keys() -> None:
     weight["x"] = 0.5  # changes while inside the heap: Java does not notice until comparisons happen
     assert queue.poll() == "z"
     assert queue.poll() == "x"
+
+
+def test_priority_queue_poll_order_is_the_java_heaps() -> None:
+    rng = random.Random(7)
+    for _ in range(300):
+        keys = [rng.randint(0, rng.choice([1, 3, 20])) for _ in range(rng.randint(0, 60))]
+        queue: JavaPriorityQueue[int] = JavaPriorityQueue(keys.__getitem__)
+        for i in range(len(keys)):
+            queue.offer(i)
+        assert priority_queue_poll_order(keys) == [queue.poll() for _ in keys]
 
 
 def test_grown_capacity_doubles_past_three_quarters() -> None:

@@ -40,6 +40,7 @@ __all__ = (
     "hashset_copy_capacity",
     "hashset_copy_order",
     "java_hash",
+    "priority_queue_poll_order",
 )
 
 K = TypeVar("K", bound=Hashable)
@@ -303,6 +304,60 @@ class JavaPriorityQueue(Generic[T]):
             k = child
         if n:
             q[k] = x
+
+
+def priority_queue_poll_order(keys: list[int]) -> list[int]:
+    """Positions of ``keys`` in the order a ``java.util.PriorityQueue`` returns them when every key is
+    offered (in list order) before the first poll.
+
+    Equal keys come out in heap order, not insertion order, which is what callers need this for.
+    The same sift rules as ``JavaPriorityQueue``, specialised to integer keys (tens of thousands of
+    movements in one rebalance).
+    """
+    qk: list[int] = []
+    qi: list[int] = []
+    for ident, k in enumerate(keys):
+        i = len(qk)
+        qk.append(k)
+        qi.append(ident)
+        while i:
+            p = (i - 1) >> 1
+            pk = qk[p]
+            if k >= pk:
+                break
+            qk[i] = pk
+            qi[i] = qi[p]
+            i = p
+        qk[i] = k
+        qi[i] = ident
+    order: list[int] = []
+    append = order.append
+    while qk:
+        append(qi[0])
+        k = qk.pop()
+        ident = qi.pop()
+        n = len(qk)
+        if not n:
+            break
+        half = n >> 1
+        i = 0
+        while i < half:
+            c = 2 * i + 1
+            ck = qk[c]
+            r = c + 1
+            if r < n:
+                rk = qk[r]
+                if ck > rk:
+                    c = r
+                    ck = rk
+            if k <= ck:
+                break
+            qk[i] = ck
+            qi[i] = qi[c]
+            i = c
+        qk[i] = k
+        qi[i] = ident
+    return order
 
 
 class UniqueJavaPriorityQueue(JavaPriorityQueue[K]):

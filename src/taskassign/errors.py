@@ -9,6 +9,8 @@ The tree::
     │   ├── TaskIdFormatError            a task id string does not parse (Kafka's TaskIdFormatException)
     │   ├── ProcessIdFormatError         a process id is not a UUID
     │   ├── AssignorNotFoundError        an assignor name or ``module:Class`` path does not resolve
+    │   ├── RackAwareOptimizationError   a rack-aware optimisation's input is inconsistent (a task held by
+    │   │                                two clients or none, missing rack information)
     │   └── WireFormatError              bytes or a message are not valid Kafka wire data
     │       ├── DecodeError              bytes do not decode (names the field and byte offset)
     │       └── EncodeError              a message value cannot be encoded (names the field)
@@ -35,6 +37,7 @@ __all__ = (
     "InvalidAssignmentError",
     "LagsNotRequestedError",
     "ProcessIdFormatError",
+    "RackAwareOptimizationError",
     "ScenarioError",
     "TaskAssignmentException",
     "TaskIdFormatError",
@@ -82,6 +85,11 @@ class ProcessIdFormatError(UserInputError):
 
 class AssignorNotFoundError(UserInputError):
     """An assignor name or ``module:Class`` path could not be resolved; the message lists the valid names."""
+
+
+class RackAwareOptimizationError(UserInputError):
+    """The input of a rack-aware optimisation is inconsistent: a task held by two clients or by none,
+    a client or partition without rack information (Kafka's IllegalArgumentException/IllegalStateException)."""
 
 
 class WireFormatError(UserInputError):

@@ -11,15 +11,15 @@ and, after standby placement, standbys. It never asks for a probing rebalance.
 
 from __future__ import annotations
 
-import importlib
 import logging
-from typing import Any
 
 from taskassign._java_order import hash_iteration_order, hashset_copy_order
 from taskassign.assignors._sticky_placement import StickyPlacement, warn_standby_shortfalls
 from taskassign.assignors.base import BaseTaskAssignor
 from taskassign.configs import STRATEGY_NONE
 from taskassign.model import ApplicationState, KafkaStreamsAssignment, TaskAssignment
+from taskassign.rack.internal import RackAwareTaskAssignor
+from taskassign.rack.tags import always_allowed
 
 __all__ = (
     "DEFAULT_STICKY_NON_OVERLAP_COST",
@@ -38,16 +38,11 @@ STATELESS_TRAFFIC_COST = 1
 STATELESS_NON_OVERLAP_COST = 0
 
 
-def _always(*_: Any) -> bool:
-    return True
-
-
-def _internal_rack_optimiser(state: ApplicationState) -> Any | None:
+def _internal_rack_optimiser(state: ApplicationState) -> RackAwareTaskAssignor | None:
     """Kafka's internal RackAwareTaskAssignor when it can be enabled (spec 7.1), else None."""
     if state.configs.rack_aware_assignment_strategy == STRATEGY_NONE:
         return None  # what can_enable_rack_aware_assignor answers first, without building anything
-    module = importlib.import_module("taskassign.rack.internal")
-    optimiser = module.RackAwareTaskAssignor(state)
+    optimiser = RackAwareTaskAssignor(state)
     return optimiser if optimiser.can_enable_rack_aware_assignor() else None
 
 
@@ -89,7 +84,7 @@ def legacy_sticky_assignment(
     if optimiser is not None and replicas > 0:
         optimised, cost = optimiser.optimize_standby_tasks(
             placement.sets_by_process(active=True), placement.sets_by_process(active=False),
-            traffic, non_overlap, _always,
+            traffic, non_overlap, always_allowed,
         )
         placement.replace(optimised, active=False)
         costs_reported["standby"] = cost

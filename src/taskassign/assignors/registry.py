@@ -28,6 +28,9 @@ __all__ = (
 
 #: Built-in assignors: short name -> (import target, one-line description).
 BUILTIN_ASSIGNORS: Mapping[str, tuple[str, str]] = {
+    "high_availability": ("taskassign.assignors.high_availability:HighAvailabilityTaskAssignor",
+                          "Kafka's default (KIP-441): caught-up clients keep actives, warm-ups and probing "
+                          "rebalances move the rest"),
     "identity": ("taskassign.assignors.identity:IdentityTaskAssignor",
                  "every client keeps its previous tasks (TaskAssignmentUtils.identity_assignment)"),
     "legacy_sticky": ("taskassign.assignors.legacy_sticky:LegacyStickyTaskAssignor",

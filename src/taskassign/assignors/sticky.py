@@ -20,11 +20,11 @@ stays on its owner, no rack optimisation, and an immediate follow-up rebalance i
 
 from __future__ import annotations
 
-import importlib
 import logging
 from dataclasses import replace
 from typing import Any
 
+from taskassign import utils
 from taskassign.assignors._sticky_placement import StickyPlacement, warn_standby_shortfalls
 from taskassign.assignors.base import BaseTaskAssignor
 from taskassign.configs import STRATEGY_NONE
@@ -81,14 +81,16 @@ class StickyTaskAssignor(BaseTaskAssignor):
     @staticmethod
     def _optimise(placement: StickyPlacement, state: ApplicationState, *, active: bool) -> None:
         """One pass of TaskAssignmentUtils' public rack optimisation over the current assignment."""
-        utils = importlib.import_module("taskassign.utils")
         configs = state.assignment_configs()
         params = utils.RackAwareOptimizationParams.of(state)
         current: dict[ProcessId, KafkaStreamsAssignment] = {}
         actives, standbys = placement.sets_by_process(active=True), placement.sets_by_process(active=False)
         for pid in state.process_ids:
             current[pid] = KafkaStreamsAssignment.of_tasks(pid, actives[pid], standbys[pid])
-        costs = (configs.rack_aware_traffic_cost, configs.rack_aware_non_overlap_cost)
+        traffic, non_overlap = configs.rack_aware_traffic_cost, configs.rack_aware_non_overlap_cost
+        # _rack_optimisation_state filled unset costs with the sticky defaults (or refused without them)
+        costs = (DEFAULT_STICKY_TRAFFIC_COST if traffic is None else traffic,
+                 DEFAULT_STICKY_NON_OVERLAP_COST if non_overlap is None else non_overlap)
         if active:
             stateful = params.for_stateful_tasks().with_traffic_cost_override(costs[0])
             stateful = stateful.with_non_overlap_cost_override(costs[1])
