@@ -8,9 +8,10 @@ restoring 50,000 records/s; 5 clients join, then a rolling restart of all,
 then a crash, with the high-availability assignor (the case is skipped until it is registered), starting
 from its own steady state. Each case runs
 ``--repeat`` times; medians of wall-clock and of this process's CPU time (the CPU time is less
-disturbed by the other jobs of a shared machine; the load average is recorded too).
+disturbed by the other jobs of a shared machine; the load average is recorded too). Results go to
+benchmarks/results/metrics_simulate.json.
 
-    PYTHONPATH=src python -m benchmarks.bench_metrics_simulate [--repeat 3]
+    PYTHONPATH=src python -m benchmarks.bench_metrics_simulate [--repeat 3] [--no-write]
 """
 
 from __future__ import annotations
@@ -19,14 +20,11 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import sys
-import time
-from collections.abc import Callable
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from benchmarks._results import load_average, report, timed
 from taskassign.assignors.registry import BUILTIN_ASSIGNORS, create_assignor
 from taskassign.configs import AssignmentConfigs
 from taskassign.ids import ProcessId, TaskId
@@ -43,7 +41,6 @@ from taskassign.model import (
 from taskassign.scenario import Scenario
 from taskassign.simulate import parse_events, simulate
 
-RESULTS = Path(__file__).parent / "results" / "metrics_simulate.json"
 SUBTOPOLOGIES = 20
 RACKS = 3
 
@@ -99,53 +96,41 @@ def simulation_case(assignor: str) -> tuple[Scenario, Any]:
     return scenario, events
 
 
-def _median(run: Callable[[], object], repeat: int) -> dict[str, Any]:
-    walls, cpus = [], []
-    for _ in range(repeat):
-        wall, cpu = time.perf_counter(), time.process_time()
-        run()
-        cpus.append((time.process_time() - cpu) * 1000.0)
-        walls.append((time.perf_counter() - wall) * 1000.0)
-    return {"wall_ms": round(statistics.median(walls), 1), "cpu_ms": round(statistics.median(cpus), 1),
-            "wall_runs_ms": [round(w, 1) for w in walls]}
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--no-write", action="store_true", help="print only; do not update results/")
     args = parser.parse_args(argv)
-    load_before = [round(x, 2) for x in os.getloadavg()]
-    results: list[dict[str, Any]] = []
+    before = load_average()
+    cases: list[dict[str, Any]] = []
     for tasks, clients in ((100_000, 1_000), (6_000, 2), (1_000, 1_000)):
         state, group = metrics_case(tasks, clients)
-        row = {"case": f"metrics-{tasks}-tasks-{clients}-clients", "placements": 2 * tasks,
-               **_median(lambda s=state, g=group: compute_metrics(s, g), args.repeat)}
-        results.append(row)
-        print(json.dumps(row), file=sys.stderr)
+        cases.append({"case": f"metrics-{tasks}-tasks-{clients}-clients", "placements": 2 * tasks,
+                      **timed(lambda s=state, g=group: compute_metrics(s, g), args.repeat)})
+        print(json.dumps(cases[-1]), file=sys.stderr)
     if "high_availability" in BUILTIN_ASSIGNORS:
         scenario, events = simulation_case("high_availability")
         outcome = simulate(scenario, events, "high_availability")
-        row = {"case": "simulate-1000-tasks-20-to-25-clients", "assignor": "high_availability",
-               "rebalances": len(outcome.rebalances), "by_reason": outcome.by_reason(),
-               "probing_rebalances": outcome.probing_rebalances, "converged": outcome.converged,
-               "samples": len(outcome.samples), "simulated_ms": outcome.end_ms - outcome.start_ms,
-               **_median(lambda: simulate(scenario, events, "high_availability"), args.repeat)}
-        row["wall_ms_per_rebalance"] = round(row["wall_ms"] / max(1, row["rebalances"]), 1)
-        results.append(row)
+        row: dict[str, Any] = {
+            "case": "simulate-1000-tasks-20-to-25-clients", "assignor": "high_availability",
+            "rebalances": len(outcome.rebalances), "by_reason": outcome.by_reason(),
+            "probing_rebalances": outcome.probing_rebalances, "converged": outcome.converged,
+            "samples": len(outcome.samples), "simulated_ms": outcome.end_ms - outcome.start_ms,
+            **timed(lambda: simulate(scenario, events, "high_availability"), args.repeat),
+        }
+        row["ms_per_rebalance"] = round(row["ms"] / max(1, row["rebalances"]), 1)
+        cases.append(row)
         print(json.dumps(row), file=sys.stderr)
     else:
         print("high_availability is not registered: simulation case skipped", file=sys.stderr)
-    document = {
-        "benchmark": "metrics and simulation",
-        "command": "PYTHONPATH=src python -m benchmarks.bench_metrics_simulate --repeat " + str(args.repeat),
+    report("metrics_simulate", {
+        "benchmark": "compute_metrics at fleet scale; simulate on a busy timeline",
+        "command": f"PYTHONPATH=src python -m benchmarks.bench_metrics_simulate --repeat {args.repeat}",
         "python": platform.python_version(),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores (shared with other jobs)",
-        "load_average_1_5_15_min": {"before": load_before, "after": [round(x, 2) for x in os.getloadavg()]},
-        "results": results,
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores shared with other jobs",
+        "load_average": {"before": before, "after": load_average()},
+        "cases": cases,
+    }, write=not args.no_write)
     return 0
 
 
