@@ -7,6 +7,7 @@ so the same data gives the same bytes.
 from __future__ import annotations
 
 import io
+from collections import Counter
 from collections.abc import Sequence
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -56,6 +57,7 @@ def client_load_png(clients: Sequence[ClientLoad]) -> bytes:
     else:
         left.set_xticks([])
         left.set_xlabel(f"{len(ordered)} clients, heaviest first")
+    left.set_ylim(0, max([0.5, *(a + b for a, b in zip(active, standby, strict=True))]) * 1.25)  # room for the legend
     left.legend(loc="upper right", fontsize=8)
     totals = [n for c in clients for n in c.thread_total]
     actives = [n for c in clients for n in c.thread_active]
@@ -63,6 +65,8 @@ def client_load_png(clients: Sequence[ClientLoad]) -> bytes:
     edges = [x - 0.5 for x in range(top + 2)]
     right.hist([actives, totals], bins=edges, color=[ACTIVE_COLOUR, "#aec7e8"], label=["active", "active + standby"])
     right.set_xticks(range(top + 1) if top <= 20 else range(0, top + 1, max(1, top // 10)))
+    tallest = max([1, *Counter(totals).values(), *Counter(actives).values()])
+    right.set_ylim(0, tallest * 1.3)
     right.set_title(f"load per thread ({len(totals)} threads)")
     right.set_xlabel("tasks on the thread")
     right.set_ylabel("threads")
@@ -104,7 +108,7 @@ def restore_timeline_png(samples: Sequence[SampleRow], rows: Sequence[RebalanceR
     axes.set_title("records left to restore")
     axes.set_xlabel("minutes since the start")
     axes.set_ylabel("records")
-    axes.set_ylim(bottom=0)
+    axes.set_ylim(0, max([1, *(a + b for a, b in zip(active, standby, strict=True))]) * 1.3)  # room for the legend
     seen: set[str] = set()
     for row in rows:
         reason = row.reasons[0] if row.reasons else "initial"
@@ -116,7 +120,7 @@ def restore_timeline_png(samples: Sequence[SampleRow], rows: Sequence[RebalanceR
     twin.step(xs, [s.tasks_not_running for s in samples], where="post", color="black", linewidth=1.0,
               label="tasks not running")
     twin.set_ylabel("tasks not running")
-    twin.set_ylim(bottom=0)
+    twin.set_ylim(0, max([1, *(s.tasks_not_running for s in samples)]) * 1.3)
     handles, labels = axes.get_legend_handles_labels()
     more_handles, more_labels = twin.get_legend_handles_labels()
     axes.legend(handles + more_handles, labels + more_labels, fontsize=7, loc="upper right")
