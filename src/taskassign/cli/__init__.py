@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from taskassign.cli import assign, assignors, optimize, rebalance, validate, wire  # noqa: F401  (registers commands)
+from taskassign.cli import (  # noqa: F401  (registers commands)
+    assign,
+    assignors,
+    optimize,
+    rebalance,
+    report,
+    simulate,
+    validate,
+    wire,
+)
 from taskassign.cli._app import app
 
 __all__ = ("app", "main")

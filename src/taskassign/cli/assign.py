@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.markup import escape
@@ -22,10 +23,14 @@ from taskassign.cli._common import (
     stderr_console,
     stdout_console,
 )
+from taskassign.cli._metrics_render import metrics_table
 from taskassign.cli._render import error_text, explanation_text, result_summary
 from taskassign.errors import UserInputError
+from taskassign.leader import RebalanceResult
+from taskassign.metrics import compute_metrics
 from taskassign.model import AssignmentError
 from taskassign.moves import EXPLANATIONS, explanations
+from taskassign.scenario import Scenario
 
 
 @app.command()
@@ -40,6 +45,9 @@ def assign(
     out_dir: Path | None = typer.Option(None, "--out-dir", help="With a directory: write <case>.assignment.json here."),
     as_json: bool = typer.Option(False, "--json", help="Print the assignment file to stdout instead of a table."),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+    with_metrics: bool = typer.Option(
+        False, "--metrics", help="Print the assignment's metrics (docs/metrics.md) and add them to the file."
+    ),
     explain: bool = typer.Option(
         False, "--explain",
         help="Say, for every task that moved, from which client to which and why (the assignor's own reasons "
@@ -51,12 +59,12 @@ def assign(
     if scenario.is_dir():
         if out_dir is None:
             raise UserInputError(f"{scenario} is a directory: give --out-dir for the assignment files")
-        raise typer.Exit(_assign_directory(scenario, out_dir, assignor, kafka_compat))
+        raise typer.Exit(_assign_directory(scenario, out_dir, assignor, kafka_compat, with_metrics))
     if out_dir is not None:
         raise UserInputError("--out-dir goes with a directory of scenarios; for one file use -o")
     loaded = load_scenario(scenario, kafka_compat=kafka_compat)
     result = assign_scenario(loaded, assignor)
-    document = result_to_document(result)
+    document = _document(loaded, result, with_metrics)
     sentences = explanations(loaded.state, result.task_assignment, result.group) if explain else None
     if sentences is not None:
         document[EXPLANATIONS] = sentences
@@ -67,6 +75,8 @@ def assign(
         console.out(to_json_text(document), end="")
     else:
         console.print(result_summary(loaded, result))
+        if with_metrics:
+            console.print(metrics_table(compute_metrics(loaded.state, result.group)))
         if sentences is not None:
             console.print(explanation_text(sentences))
         if output is not None:
@@ -75,7 +85,14 @@ def assign(
         raise typer.Exit(EXIT_FAILED)
 
 
-def _assign_directory(directory: Path, out_dir: Path, assignor: str, kafka_compat: bool) -> int:
+def _document(scenario: Scenario, result: RebalanceResult, with_metrics: bool) -> dict[str, Any]:
+    document = result_to_document(result)
+    if with_metrics:
+        document["metrics"] = compute_metrics(scenario.state, result.group).to_dict()
+    return document
+
+
+def _assign_directory(directory: Path, out_dir: Path, assignor: str, kafka_compat: bool, with_metrics: bool) -> int:
     """Assign every ``*.scenario.json`` of ``directory`` in one process; returns the exit code."""
     files = sorted(directory.glob("*.scenario.json"))
     if not files:
@@ -99,7 +116,7 @@ def _assign_directory(directory: Path, out_dir: Path, assignor: str, kafka_compa
                 progress.advance(job)
                 continue
             result = assign_scenario(loaded, assignor)
-            dump_json(result_to_document(result), out_dir / f"{case}.assignment.json")
+            dump_json(_document(loaded, result, with_metrics), out_dir / f"{case}.assignment.json")
             failed += result.error is not AssignmentError.NONE
             summary.add_row(case, str(len(loaded.state.tasks)), str(len(loaded.state.clients)),
                             error_text(result.error), "yes" if result.probing_rebalance_needed else "no",
