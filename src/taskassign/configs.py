@@ -57,6 +57,7 @@ REBALANCE_PROTOCOL = "taskassign.rebalance.protocol"
 REBALANCE_PROTOCOL_COOPERATIVE = "cooperative"
 REBALANCE_PROTOCOL_EAGER = "eager"
 STATE_AWARE_BALANCE_TOLERANCE = "taskassign.state_aware.balance_tolerance"
+STATE_AWARE_BALANCE_TRIGGER = "taskassign.state_aware.balance_trigger"
 STATE_AWARE_STATELESS_TASK_WEIGHT = "taskassign.state_aware.stateless_task_weight"
 STATE_AWARE_MOVEMENT_COST = "taskassign.state_aware.movement_cost"
 STATE_AWARE_TRAFFIC_COST = "taskassign.state_aware.traffic_cost"
@@ -147,8 +148,11 @@ _KEYS: tuple[ConfigKey, ...] = (
               "eager (upgrade.from <= 2.3): members give up everything first, nothing is withheld",
               _one_of((REBALANCE_PROTOCOL_COOPERATIVE, REBALANCE_PROTOCOL_EAGER))),
     ConfigKey(STATE_AWARE_BALANCE_TOLERANCE, "number", 0.05,
+              "state_aware: when tasks move for balance, how close (fraction) to its share of the weighted load per "
+              "thread a client is brought", _non_negative_number),
+    ConfigKey(STATE_AWARE_BALANCE_TRIGGER, "number", 0.08,
               "state_aware: how far (fraction) a client's weighted load per thread may stray from its share before "
-              "tasks move", _non_negative_number),
+              "tasks move for balance (at least balance_tolerance)", _non_negative_number),
     ConfigKey(STATE_AWARE_STATELESS_TASK_WEIGHT, "number", 0.1,
               "state_aware: weight of a stateless task, as a fraction of the mean stateful task's state",
               _non_negative_number),

@@ -89,6 +89,13 @@ def test_tasks_of_a_departed_client_go_where_their_state_is() -> None:
     tasks = [sized(f"0_{i}", 1) for i in range(4)]
     # P1 (gone) ran 0_0 and 0_1; P3 has caught-up copies of both; P2 runs the other two.
     clients = [running(2, ["0_2", "0_3"]), running(3, standby=["0_0", "0_1"])]
-    _, result, by_client = plan(app_state(tasks, clients))
+    p, result, by_client = plan(app_state(tasks, clients))
     assert by_client == {0: ["0_2", "0_3"], 1: ["0_0", "0_1"]}
-    assert result.reason[0] is Reason.NEW
+    assert p.prev_owner[:2] == [-1, -1] and p.sticky_owner[:2] == [1, 1]  # they stick to their caught-up copy
+    assert result.reason == [None] * 4 and result.settled
+
+
+def test_a_task_nobody_holds_is_new() -> None:
+    tasks = [sized(f"0_{i}", 1) for i in range(3)]
+    _, result, by_client = plan(app_state(tasks, [running(1, ["0_0"]), running(2, ["0_1"])]))
+    assert result.reason[2] is Reason.NEW and sorted(len(ts) for ts in by_client.values()) == [1, 2]

@@ -78,20 +78,19 @@ def test_unbounded_recovery_lag_moves_everything_at_once() -> None:
 
 
 def test_a_move_waits_while_its_destination_still_holds_what_it_gives_away() -> None:
-    # 0_2 (3 GB) goes from P2 to the new P3, which must warm up first; 0_3 (1 GB) goes from P1 to P2, which
-    # is caught up on it, but with 0_2 still there P2 would exceed its share: 0_3 waits on P1 instead of
+    # 0_3 (2 GB) goes from P2 to the new P3, which must warm up first; 0_0 (1 GB) goes from P1 to P2, which
+    # is caught up on it, but with 0_3 still there P2 would exceed its share: 0_0 waits on P1 instead of
     # overloading P2 (and the next rebalance would then plan from a different starting point).
-    tasks = [sized("0_0", 1), sized("0_1", 2), sized("0_2", 3), sized("0_3", 1)]
-    clients = [running(1, ["0_1", "0_3"], standby=["0_2"]), running(2, ["0_0", "0_2"], standby=["0_3"]),
-               client(PID[3])]
+    tasks = [sized("0_0", 1), sized("0_1", 2), sized("0_2", 4), sized("0_3", 2)]
+    clients = [running(1, ["0_0", "0_2"]), running(2, ["0_1", "0_3"], standby=["0_0", "0_2"]), client(PID[3])]
     result = assign_state_aware(app_state(tasks, clients))
-    assert actives(result) == {PID_1: ["0_1", "0_3"], PID_2: ["0_0", "0_2"], PID[3]: []}
-    assert "0_2" in standbys(result)[PID[3]] and result.probing_rebalance_needed
+    assert actives(result) == {PID_1: ["0_0", "0_2"], PID_2: ["0_1", "0_3"], PID[3]: []}
+    assert "0_3" in standbys(result)[PID[3]] and result.probing_rebalance_needed
     explained = " ".join(result.details["explanations"])
-    assert "Task 0_3 (active) stays on" in explained and "waits until tasks it gives away have left" in explained
-    # Once P3 has caught up on 0_2, both moves happen in the same rebalance.
-    clients = [running(1, ["0_1", "0_3"], standby=["0_2"]), running(2, ["0_0", "0_2"], standby=["0_3"]),
-               running(3, standby=["0_2"])]
+    assert "Task 0_0 (active) stays on" in explained and "waits until tasks it gives away have left" in explained
+    # Once P3 has caught up on 0_3, both moves happen in the same rebalance.
+    clients = [running(1, ["0_0", "0_2"]), running(2, ["0_1", "0_3"], standby=["0_0", "0_2"]),
+               running(3, standby=["0_3"])]
     result = assign_state_aware(app_state(tasks, clients))
-    assert actives(result) == {PID_1: ["0_1"], PID_2: ["0_0", "0_3"], PID[3]: ["0_2"]}
+    assert actives(result) == {PID_1: ["0_2"], PID_2: ["0_0", "0_1"], PID[3]: ["0_3"]}
     assert not result.probing_rebalance_needed

@@ -2,10 +2,13 @@
 
 In deterministic orders throughout:
 
-1. **Keep.** Every task stays with the client that ran it while that client stays within its bounds
+1. **Keep.** Every task stays with the client that ran it (or, when nobody runs it, with its caught-up
+   copy that restores least: its client left, or its active is between two clients under the
+   cooperative protocol) while that client stays within its bounds
    (weighted load per thread, task count, tasks of the subtopology). A client over its bounds keeps the
-   tasks that are most expensive to move away (the least restorable elsewhere), then the heaviest, and
-   sheds the rest: tasks with a caught-up copy elsewhere, and stateless tasks, go first.
+   tasks that are dearest to move per unit of weight they would take off it, and sheds the rest: a
+   heavy task with a caught-up copy elsewhere goes first (nothing to restore, few moves), a light task
+   that must be restored elsewhere last.
 2. **Place.** Shed and new tasks, heaviest first (LPT), each to the cheapest client that has room:
    cheapest = least to restore (a client holding a caught-up standby restores nothing) and fewest
    partitions read across racks; among equals its previous client, then the least loaded per thread.
@@ -24,7 +27,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from taskassign.state_aware.bins import EPSILON, Bins
+from taskassign.state_aware.bins import EPSILON, MOVE_OVERHEAD, Bins
 from taskassign.state_aware.problem import Problem
 
 __all__ = ("ActivePlan", "Reason", "plan_actives")
@@ -38,7 +41,7 @@ _PULL_DONORS = 4
 class Reason(enum.Enum):
     """Why a task's active is not (or no longer) where it ran before."""
 
-    #: No current member ran it (a new task, or its client left the group).
+    #: No current member runs it or holds a caught-up copy (a new task, or its client left the group).
     NEW = "new"
     #: Its client held more weighted load per thread than its share allows.
     OVER_STATE = "over_state"
@@ -76,30 +79,41 @@ def active_bins(p: Problem) -> Bins:
         sizes[g] += 1
     racks = [p.rack_of(c) for c in range(p.num_clients)]
     return Bins(p.share, sum(p.active_weight), p.num_tasks, tolerance=p.settings.balance_tolerance,
-                count_tolerance=p.settings.count_tolerance, group_sizes=sizes,
+                trigger=p.settings.balance_trigger, count_tolerance=p.settings.count_tolerance, group_sizes=sizes,
                 group_slack=p.settings.subtopology_slack, racks=racks)
 
 
-def move_away_cost(p: Problem, task: int) -> float:
-    """What the cheapest other client would restore to take ``task`` over from its owner."""
-    owner = p.prev_owner[task]
-    best = p.full_restore(task)
-    for c in p.copies[task]:
-        if c != owner and best > 0:
-            best = min(best, p.restore(task, c))
-    return best
+def move_away_costs(p: Problem) -> list[float]:
+    """Per task, what the cheapest other client would restore to take it over from its owner, counting
+    only copies on clients that ran less than their fair share before (the others will hardly have
+    room for it); the whole state when there is no such copy."""
+    load = [0.0] * p.num_clients
+    for t, o in enumerate(p.sticky_owner):
+        if o >= 0:
+            load[o] += p.active_weight[t]
+    total = sum(p.active_weight)
+    roomy = [load[c] < p.share[c] * total for c in range(p.num_clients)]
+    costs = []
+    for t in range(p.num_tasks):
+        owner = p.sticky_owner[t]
+        best = p.full_restore(t)
+        for c in p.copies[t]:
+            if c != owner and roomy[c] and best > 0:
+                best = min(best, p.restore(t, c))
+        costs.append(best)
+    return costs
 
 
 def plan_actives(p: Problem) -> ActivePlan:
     """The greedy target (keep, then place), or the previous assignment itself when it is settled (every
     task has a previous client and no improving move exists). ``settle_actives`` finishes a greedy target."""
     weight, group = p.active_weight, p.subtopology
-    away = [move_away_cost(p, t) for t in range(p.num_tasks)]
-    if all(o >= 0 for o in p.prev_owner):
+    away = move_away_costs(p)
+    if all(o >= 0 for o in p.sticky_owner):
         bins = active_bins(p)
-        for t, o in enumerate(p.prev_owner):
+        for t, o in enumerate(p.sticky_owner):
             bins.add(o, weight[t], group[t])
-        previous = ActivePlan(list(p.prev_owner), [None] * p.num_tasks, bins, settled=True)
+        previous = ActivePlan(list(p.sticky_owner), [None] * p.num_tasks, bins, settled=True)
         if not _LocalSearch(p, previous, away).improvable():
             return previous
     bins = active_bins(p)
@@ -107,7 +121,7 @@ def plan_actives(p: Problem) -> ActivePlan:
     reason: list[Reason | None] = [None] * p.num_tasks
     unplaced: list[int] = []
     for t in sorted(range(p.num_tasks), key=lambda t: (-away[t], -weight[t], t)):
-        o = p.prev_owner[t]
+        o = p.sticky_owner[t]
         if o < 0:
             reason[t] = Reason.NEW
             unplaced.append(t)
@@ -132,7 +146,7 @@ def settle_actives(p: Problem, plan: ActivePlan) -> ActivePlan:
     until none is left. Its result is exactly what ``plan_actives`` recognises as settled next time."""
     if plan.settled:
         return plan
-    search = _LocalSearch(p, plan, [move_away_cost(p, t) for t in range(p.num_tasks)])
+    search = _LocalSearch(p, plan, move_away_costs(p))
     search.run()
     return plan
 
@@ -146,7 +160,7 @@ def _best_fit(p: Problem, bins: Bins, t: int, exclude: int = -1) -> int | None:
         return c != exclude and bins.fits(c, w, g)
 
     candidates = {c for c in p.copies[t] if accept(c)}
-    prev = p.prev_owner[t]
+    prev = p.sticky_owner[t]
     if prev >= 0 and accept(prev):
         candidates.add(prev)
     if p.source_racks is not None:
@@ -170,7 +184,7 @@ def _choose(p: Problem, bins: Bins, t: int, shed_for_weight: bool = False) -> in
     found = _best_fit(p, bins, t)
     if found is not None:
         return found
-    prev = p.prev_owner[t]
+    prev = p.sticky_owner[t]
     if shed_for_weight and prev >= 0:
         return prev
     w = p.active_weight[t]
@@ -183,11 +197,12 @@ def _choose(p: Problem, bins: Bins, t: int, shed_for_weight: bool = False) -> in
 class _LocalSearch:
     """Improving moves over a target until none is left (see ``settle_actives``):
 
-    * *repair*: a client breaking a bound (over its weighted bound with two tasks or more, over its task
-      count, over a subtopology's share) gives its cheapest-to-move tasks to clients with room, as long
-      as it stays above its lower bound;
-    * *pull*: a client below its lower bound takes tasks from clients above their fair load, the
-      cheapest to move per unit of weight first, the donors staying above their lower bound.
+    * *repair*: a client breaking a bound (over its weighted trigger bound with two tasks or more, over
+      its task count, over a subtopology's share) gives its cheapest-to-move tasks to clients with room,
+      down to its upper bound, as long as it stays above its lower bound;
+    * *pull*: a client below its lower trigger bound takes tasks from clients above their fair load, up
+      to its lower bound, the cheapest to move per unit of weight first, the donors staying above their
+      lower bound.
 
     Every move lowers the total distance of the clients to their bounds, so the search ends.
     """
@@ -215,7 +230,7 @@ class _LocalSearch:
         bins.remove(source, p.active_weight[t], p.subtopology[t])
         bins.add(dest, p.active_weight[t], p.subtopology[t])
         plan.owner[t] = dest
-        plan.reason[t] = None if dest == p.prev_owner[t] else reason
+        plan.reason[t] = None if dest == p.sticky_owner[t] else reason
         self.on[source].discard(t)
         self.on[dest].add(t)
         self._sorted.pop(source, None)
@@ -232,10 +247,10 @@ class _LocalSearch:
     # -- repair -------------------------------------------------------------------------------------
 
     def broken(self, c: int) -> str | None:
-        """The bound ``c`` breaks: "state" (over its weighted bound with two tasks or more), "count",
+        """The bound ``c`` breaks: "state" (over its trigger bound with two tasks or more), "count",
         "subtopology", or None."""
         bins = self.bins
-        if bins.count[c] >= 2 and bins.load[c] > bins.upper[c] + EPSILON:
+        if bins.count[c] >= 2 and bins.load[c] > bins.trigger_upper[c] + EPSILON:
             return "state"
         if bins.count[c] > bins.count_cap[c]:
             return "count"
@@ -243,12 +258,20 @@ class _LocalSearch:
             return "subtopology"
         return None
 
+    def still_broken(self, c: int, kind: str) -> bool:
+        """Whether repairing ``c`` goes on: down to its (tight) upper bound once it broke its trigger."""
+        bins = self.bins
+        if kind == "state":
+            return bins.count[c] >= 2 and bins.load[c] > bins.upper[c] + EPSILON
+        return self.broken(c) == kind
+
     def repair(self, dry_run: bool = False) -> int:
         p, bins = self.p, self.bins
         weight, group = p.active_weight, p.subtopology
         moved = 0
         for c in range(p.num_clients):
-            kind = self.broken(c)
+            first = self.broken(c)
+            kind = first
             while kind is not None:
                 for t in self.tasks_of(c):
                     if kind == "subtopology" and bins.group_count[c][group[t]] <= bins.group_cap[group[t]][c]:
@@ -266,7 +289,7 @@ class _LocalSearch:
                     return 1
                 self.move(t, c, dest, _VIOLATION_REASONS[kind])
                 moved += 1
-                kind = self.broken(c)
+                kind = kind if self.still_broken(c, kind) else self.broken(c)
         return moved
 
     # -- pull ---------------------------------------------------------------------------------------
@@ -274,7 +297,7 @@ class _LocalSearch:
     def pull(self, dry_run: bool = False) -> int:
         p, bins = self.p, self.bins
         moved = 0
-        under = [c for c in range(p.num_clients) if bins.load[c] < bins.lower[c] - EPSILON]
+        under = [c for c in range(p.num_clients) if bins.load[c] < bins.trigger_lower[c] - EPSILON]
         for u in sorted(under, key=lambda c: (bins.relative(c), c)):
             while bins.load[u] < bins.lower[u] - EPSILON:
                 picked = self.pick_for(u)
@@ -289,24 +312,26 @@ class _LocalSearch:
 
     def pick_for(self, u: int) -> tuple[int, int] | None:
         """The task (and its client) ``u`` should take next: from a client above its fair load that stays
-        above its lower bound; cheapest to move per unit of weight, then the largest that fills the gap."""
+        above its lower bound -- any task ``u`` holds a copy of, or one of the cheapest to move of the most
+        loaded clients; cheapest to move per unit of weight, then the largest that fills the gap."""
         p, bins = self.p, self.bins
         weight, group = p.active_weight, p.subtopology
         donors = [c for c in bins.most_loaded(_PULL_DONORS + 1, 1 + EPSILON) if c != u][:_PULL_DONORS]
-        if not donors:
-            return None
         gap = bins.fair[u] - bins.load[u]
-        own_copies = p.lags.reported_by_client[u]
-        best: tuple[tuple[float, int, float, int], int, int] | None = None
+        owner = self.plan.owner
+        # u's own copies, wherever they run now above the fair load, and the cheapest tasks of the top donors
+        pairs = [(t, owner[t]) for t in sorted(p.lags.reported_by_client[u])
+                 if owner[t] != u and bins.rel[owner[t]] > 1 + EPSILON]
         for d in donors:
-            candidates = self.tasks_of(d)[:_PULL_CANDIDATES] + sorted(t for t in own_copies if t in self.on[d])
-            for t in candidates:
-                w = weight[t]
-                if w <= EPSILON or bins.load[d] - w < bins.lower[d] - EPSILON or not bins.fits(u, w, group[t]):
-                    continue
-                extra = p.active_cost(t, u) - p.active_cost(t, d)
-                fills = w <= gap + EPSILON
-                key = (round(extra / w, 9), 0 if fills else 1, -w if fills else w, t)
-                if best is None or key < best[0]:
-                    best = (key, t, d)
+            pairs += [(t, d) for t in self.tasks_of(d)[:_PULL_CANDIDATES]]
+        best: tuple[tuple[float, int, float, int], int, int] | None = None
+        for t, d in pairs:
+            w = weight[t]
+            if w <= EPSILON or bins.load[d] - w < bins.lower[d] - EPSILON or not bins.fits(u, w, group[t]):
+                continue
+            extra = p.active_cost(t, u) - p.active_cost(t, d)
+            fills = w <= gap + EPSILON
+            key = (round((extra + MOVE_OVERHEAD) / w, 9), 0 if fills else 1, -w if fills else w, t)
+            if best is None or key < best[0]:
+                best = (key, t, d)
         return None if best is None else (best[1], best[2])

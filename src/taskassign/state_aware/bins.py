@@ -1,8 +1,10 @@
 """Clients as bins: weighted load and task counts against per-thread bounds (mutable scratch state).
 
 A client's *share* is its fraction of the application's threads. Its fair load is that share of the
-total weight; the bounds are the fair load +- ``tolerance``, a cap on its number of tasks (the even
-count share + ``count_tolerance``) and, per subtopology, the even share rounded up + ``slack``. A
+total weight; the bounds are the fair load +- ``tolerance`` (where new placements and balancing moves
+bring a client) and +- ``trigger`` (outside which a client's tasks move at all: the gap between the two
+keeps small drifts, such as state growing, from moving anything), a cap on its number of tasks (the
+even count share + ``count_tolerance``) and, per subtopology, the even share rounded up + ``slack``. A
 client with nothing on it always accepts one task, whatever its weight: a task larger than a client's
 bound must still run somewhere, and refusing it everywhere would make the result depend on ties.
 """
@@ -13,10 +15,13 @@ import heapq
 import math
 from collections.abc import Callable, Hashable, Sequence
 
-__all__ = ("EPSILON", "Bins")
+__all__ = ("EPSILON", "MOVE_OVERHEAD", "Bins")
 
 #: Float slack for bound checks (weights are sums of floats).
 EPSILON = 1e-9
+#: When a client below its share picks what to take, every move also counts this much (in units of
+#: state), so that it fills its gap with few substantial tasks rather than with many tiny ones.
+MOVE_OVERHEAD = 0.25
 
 
 class Bins:
@@ -29,6 +34,7 @@ class Bins:
         total_count: int,
         *,
         tolerance: float,
+        trigger: float | None = None,
         count_tolerance: float,
         group_sizes: Sequence[int] = (),
         group_slack: int = 0,
@@ -39,6 +45,10 @@ class Bins:
         self.fair = [s * total_weight for s in share]
         self.upper = [f * (1 + tolerance) for f in self.fair]
         self.lower = [f * (1 - tolerance) for f in self.fair]
+        loose = tolerance if trigger is None else max(trigger, tolerance)
+        #: Outside these, tasks move (for balance); a move then brings the client within upper / lower.
+        self.trigger_upper = [f * (1 + loose) for f in self.fair]
+        self.trigger_lower = [f * (1 - loose) for f in self.fair]
         self.count_cap = [max(1, math.ceil(s * total_count * (1 + count_tolerance) - EPSILON)) for s in share]
         self.group_cap = [[math.ceil(s * size - EPSILON) + group_slack for s in share] for size in group_sizes]
         self.load = [0.0] * n
@@ -82,10 +92,11 @@ class Bins:
             self.group_count[c].get(group, 0) + 1 <= self.group_cap[group][c]
 
     def violation(self, c: int, weight: float, group: int | None = None) -> str | None:
-        """Which bound ``c`` would break by taking the task ("state", "count", "subtopology") or None."""
+        """Which bound ``c`` would break by keeping one more task ("state": its trigger bound, "count",
+        "subtopology"), or None."""
         if self.count[c] == 0:
             return None
-        if weight > EPSILON and self.load[c] + weight > self.upper[c] + EPSILON:
+        if weight > EPSILON and self.load[c] + weight > self.trigger_upper[c] + EPSILON:
             return "state"
         if self.count[c] + 1 > self.count_cap[c]:
             return "count"

@@ -42,9 +42,9 @@ def _why(p: Problem, plan: ActivePlan, previous: Sequence[float], t: int, source
     bins = plan.bins
     reason = plan.reason[t]
     if reason is Reason.OVER_STATE:
-        return (f"{p.pids[source]} held {_per_thread(p, previous[source], source)} of state per thread, over its "
-                f"share of {_per_thread(p, bins.fair[source], source)} "
-                f"(+{p.settings.balance_tolerance:.0%} allowed): balance of state per thread")
+        return (f"{p.pids[source]} held {_per_thread(p, previous[source], source)} of state per thread, more than "
+                f"its share of {_per_thread(p, bins.fair[source], source)} "
+                f"+{p.settings.balance_trigger:.0%}: balance of state per thread")
     if reason is Reason.OVER_COUNT:
         return (f"{p.pids[source]} ran more tasks than its {p.threads[source]} thread(s) allow "
                 f"(at most {bins.count_cap[source]}): balance of tasks per thread")

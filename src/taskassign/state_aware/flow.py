@@ -67,7 +67,7 @@ def remap_actives(p: Problem, plan: ActivePlan) -> ActivePlan:
     for t, (old, new) in enumerate(zip(plan.owner, owners, strict=True)):
         if new == old:
             continue
-        prev = p.prev_owner[t]
+        prev = p.sticky_owner[t]
         if new == prev:
             kept_instead.setdefault(prev, []).append(t)
         elif old == prev:
@@ -131,7 +131,7 @@ def _solve(p: Problem, owner: Sequence[int], group: Sequence[int], num_groups: i
     far_arcs: list[int] = []  # arc indices of task -> far arcs
     for t in range(n):
         g = group[t]
-        prev = p.prev_owner[t]
+        prev = p.sticky_owner[t]
         full = movement * p.full[t]
         mine = owner[t]
         direct = {mine, *p.copies[t]}

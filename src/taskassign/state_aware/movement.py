@@ -81,7 +81,7 @@ def _deferred_moves(
     load = [0.0] * p.num_clients
     for t, c in enumerate(holder):
         load[c] += weight[t]
-    limit = [max(bins.upper[c], bins.load[c]) + EPSILON for c in range(p.num_clients)]
+    limit = [max(bins.trigger_upper[c], bins.load[c]) + EPSILON for c in range(p.num_clients)]
     arrivals: dict[int, list[int]] = {}
     for t in sorted(moving, reverse=True):
         arrivals.setdefault(target[t], []).append(t)

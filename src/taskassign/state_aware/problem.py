@@ -142,6 +142,9 @@ class Problem:
         self.copies: list[tuple[int, ...]] = [
             tuple(sorted(self.lags.reported_by_task.get(t, {}))) for t in range(self.num_tasks)
         ]
+        #: The client a task sticks to: its previous active owner, else (nobody runs it: its client left, or
+        #: its active is in transit between two clients) the caught-up copy with the least to restore.
+        self.sticky_owner: list[int] = [o if o >= 0 else self._best_copy(t) for t, o in enumerate(self.prev_owner)]
         self.tags: list[Mapping[str, str]] = self._standby_tags(clients)
         self.tag_keys: tuple[str, ...] = tuple(sorted({k for tags in self.tags for k in tags}))
         racks_known = any(c.rack_id is not None for c in clients)
@@ -164,6 +167,11 @@ class Problem:
                 if other < 0 or (t in self.changelog and self._lag_key(t, index) < self._lag_key(t, other)):
                     owners[t] = index
         return owners
+
+    def _best_copy(self, task: int) -> int:
+        """The caught-up copy of ``task`` with the least to restore (ties: ProcessId order), or -1."""
+        caught = [c for c in self.copies[task] if self.is_caught_up(task, c)]
+        return min(caught, key=lambda c: (self.restore(task, c), c), default=-1)
 
     def _lag_key(self, task: int, client: int) -> tuple[int, int]:
         lag = self.lags.lag(client, task)

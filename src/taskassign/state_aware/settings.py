@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from taskassign.configs import (
     STATE_AWARE_BALANCE_TOLERANCE,
+    STATE_AWARE_BALANCE_TRIGGER,
     STATE_AWARE_COUNT_TOLERANCE,
     STATE_AWARE_MOVEMENT_COST,
     STATE_AWARE_STATELESS_TASK_WEIGHT,
@@ -13,6 +14,7 @@ from taskassign.configs import (
     STATE_AWARE_TRAFFIC_COST,
     AssignmentConfigs,
 )
+from taskassign.errors import ConfigError
 
 __all__ = ("Settings",)
 
@@ -24,8 +26,10 @@ class Settings:
     Weights are in *units*: one unit is the state of the application's mean stateful task.
     """
 
-    #: A client's weighted load per thread may stray this fraction from its share before tasks move.
+    #: When tasks move for balance, a client is brought within this fraction of its share (per thread).
     balance_tolerance: float = 0.05
+    #: Nothing moves for balance while every client is within this fraction of its share (>= tolerance).
+    balance_trigger: float = 0.08
     #: Weight of a stateless task's active, in units.
     stateless_task_weight: float = 0.1
     #: Cost of restoring one unit of state (the flow's price of a move).
@@ -39,8 +43,14 @@ class Settings:
 
     @classmethod
     def from_configs(cls, configs: AssignmentConfigs) -> Settings:
+        tolerance = float(configs.extension(STATE_AWARE_BALANCE_TOLERANCE))
+        trigger = float(configs.extension(STATE_AWARE_BALANCE_TRIGGER))
+        if trigger < tolerance:
+            raise ConfigError(STATE_AWARE_BALANCE_TRIGGER,
+                              f"must be >= {STATE_AWARE_BALANCE_TOLERANCE} ({tolerance}), got {trigger}")
         return cls(
-            balance_tolerance=float(configs.extension(STATE_AWARE_BALANCE_TOLERANCE)),
+            balance_tolerance=tolerance,
+            balance_trigger=trigger,
             stateless_task_weight=float(configs.extension(STATE_AWARE_STATELESS_TASK_WEIGHT)),
             movement_cost=float(configs.extension(STATE_AWARE_MOVEMENT_COST)),
             traffic_cost=float(configs.extension(STATE_AWARE_TRAFFIC_COST)),

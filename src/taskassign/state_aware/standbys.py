@@ -2,14 +2,15 @@
 
 Standbys hold state too, so they are placed to balance each client's *state load*: the state of its
 actives and standbys per thread. Tasks with a changelog get ``min(num.standby.replicas, clients - 1)``
-standbys each, heaviest task first, every standby on the cheapest client that has room (a client with a
-copy of the state restores little or nothing, so previous standbys stay where they are while their
-client is within bounds). Replicas of a task are spread over the values of every
-``rack.aware.assignment.tags`` key (or over racks when no tags are configured and every client has a
-rack) as long as enough distinct values remain, Kafka's "partial rack awareness" (KIP-708); when that
-is impossible the least loaded clients take the rest. Finally a local search moves standbys off
-clients over their bounds and onto clients below them, never reducing a task's tag spread; previous
-standbys that leave nothing to improve are kept exactly as they are.
+standbys each. First every task, heaviest first, keeps its previous standbys (and the client that ran
+its active before, if the active moves), freshest copy first, while their clients stay within their
+trigger bounds; then the missing standbys go, heaviest task first, each to the cheapest client that has
+room (a client with a copy of the state restores little or nothing). Replicas of a task are spread over
+the values of every ``rack.aware.assignment.tags`` key (or over racks when no tags are configured and
+every client has a rack) as long as enough distinct values remain, Kafka's "partial rack awareness"
+(KIP-708); when that is impossible the least loaded clients take the rest. Finally a local search
+moves standbys off clients over their bounds and onto clients below them, never reducing a task's tag
+spread; previous standbys that leave nothing to improve are kept exactly as they are.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
 from taskassign.standby.client_tag_aware import keeps_tag_diversity
-from taskassign.state_aware.bins import EPSILON, Bins
+from taskassign.state_aware.bins import EPSILON, MOVE_OVERHEAD, Bins
 from taskassign.state_aware.problem import Problem
 
 __all__ = ("StandbyPlan", "plan_standbys")
@@ -50,7 +51,7 @@ def _standby_bins(p: Problem, wanted: int) -> Bins:
     if len(set(groups)) > _MAX_GROUPS:
         groups = [None] * p.num_clients
     return Bins(p.share, total, p.num_tasks + wanted * len(p.changelog), tolerance=p.settings.balance_tolerance,
-                count_tolerance=p.settings.count_tolerance, racks=groups)
+                trigger=p.settings.balance_trigger, count_tolerance=p.settings.count_tolerance, racks=groups)
 
 
 def plan_standbys(p: Problem, active_owner: Sequence[int]) -> StandbyPlan:
@@ -81,13 +82,25 @@ def plan_standbys(p: Problem, active_owner: Sequence[int]) -> StandbyPlan:
     bins = _standby_bins(p, wanted)
     for t, c in enumerate(active_owner):
         bins.add(c, state[t])
-    for t in sorted(p.changelog, key=lambda t: (-state[t], t)):
-        chosen = [active_owner[t]]
-        for _ in range(wanted):
-            c = _choose(p, bins, spread, t, chosen)
+    order = sorted(p.changelog, key=lambda t: (-state[t], t))
+    chosen: dict[int, list[int]] = {t: [active_owner[t]] for t in order}
+    for t in order:  # keep: previous standbys (and a demoted previous active), freshest first
+        mine = chosen[t]
+        previous_holders = {*p.prev_standby.get(t, ()), p.prev_owner[t]}
+        for c in sorted((c for c in previous_holders if c >= 0 and c not in mine),
+                        key=lambda c: (p.restore(t, c), c)):
+            if len(mine) > wanted:
+                break
+            if bins.violation(c, state[t]) is None and spread.allows(c, mine):
+                bins.add(c, state[t])
+                mine.append(c)
+    for t in order:  # place the standbys still missing
+        mine = chosen[t]
+        while len(mine) <= wanted:
+            c = _choose(p, bins, spread, t, mine)
             bins.add(c, state[t])
-            chosen.append(c)
-        holders[t] = tuple(sorted(chosen[1:]))
+            mine.append(c)
+        holders[t] = tuple(sorted(mine[1:]))
     plan = StandbyPlan(holders, bins, [])
     _StandbySearch(p, plan, active_owner, spread).run()
     return plan
@@ -181,11 +194,12 @@ def _scan(n: int, accept: Callable[[int], bool], bins: Bins, w: float) -> int | 
 class _StandbySearch:
     """Improving standby moves until none is left, as for the actives (``actives._LocalSearch``):
 
-    * *repair*: a client over its bound on state (with two replicas or more) or over its replica count
-      gives standbys, cheapest to move first, to clients with room that do not hold the task, as long as
-      it stays above its lower bound and the task's replicas keep as many distinct tag values;
-    * *pull*: a client below its lower bound takes standbys from clients above their fair load, the
-      cheapest to move per unit of state first, under the same conditions.
+    * *repair*: a client over its trigger bound on state (with two replicas or more) or over its replica
+      count gives standbys, cheapest to move first, to clients with room that do not hold the task, down
+      to its upper bound, as long as it stays above its lower bound and the task's replicas keep as many
+      distinct tag values;
+    * *pull*: a client below its lower trigger bound takes standbys from clients above their fair load,
+      up to its lower bound, the cheapest to move per unit of state first, under the same conditions.
     """
 
     def __init__(self, p: Problem, plan: StandbyPlan, active_owner: Sequence[int], spread: _TagSpread) -> None:
@@ -234,6 +248,9 @@ class _StandbySearch:
         state = p.state_weight
         moved = 0
         for c in range(p.num_clients):
+            if bins.count[c] <= bins.count_cap[c] and not (
+                    bins.count[c] >= 2 and bins.load[c] > bins.trigger_upper[c] + EPSILON):
+                continue  # within its trigger bounds: nothing moves
             while True:
                 over_count = bins.count[c] > bins.count_cap[c]
                 if not over_count and not (bins.count[c] >= 2 and bins.load[c] > bins.upper[c] + EPSILON):
@@ -277,24 +294,29 @@ class _StandbySearch:
         p, bins = self.p, self.bins
         state = p.state_weight
         moved = 0
-        under = sorted((c for c in range(p.num_clients) if bins.load[c] < bins.lower[c] - EPSILON),
+        under = sorted((c for c in range(p.num_clients) if bins.load[c] < bins.trigger_lower[c] - EPSILON),
                        key=lambda c: (bins.relative(c), c))
         for u in under:
             while bins.load[u] < bins.lower[u] - EPSILON:
                 donors = [c for c in bins.most_loaded(5, 1 + EPSILON) if c != u][:4]
                 gap = bins.fair[u] - bins.load[u]
-                best: tuple[tuple[float, int, float, int], int, int] | None = None
+                # standbys of tasks u holds a copy of, on any client above its fair load, and the top donors'
+                holders = self.plan.holders
+                pairs = [(t, d) for t in sorted(p.lags.reported_by_client[u]) for d in holders[t]
+                         if bins.rel[d] > 1 + EPSILON]
                 for d in donors:
-                    for t in sorted(self.on[d]):
-                        w = state[t]
-                        if (w <= EPSILON or bins.load[d] - w < bins.lower[d] - EPSILON or not bins.fits(u, w)
-                                or not self.movable(t, d, u)):
-                            continue
-                        extra = p.standby_cost(t, u) - p.standby_cost(t, d)
-                        fills = w <= gap + EPSILON
-                        key = (round(extra / w, 9), 0 if fills else 1, -w if fills else w, t)
-                        if best is None or key < best[0]:
-                            best = (key, t, d)
+                    pairs += [(t, d) for t in sorted(self.on[d])]
+                best: tuple[tuple[float, int, float, int], int, int] | None = None
+                for t, d in pairs:
+                    w = state[t]
+                    if (w <= EPSILON or bins.load[d] - w < bins.lower[d] - EPSILON or not bins.fits(u, w)
+                            or not self.movable(t, d, u)):
+                        continue
+                    extra = p.standby_cost(t, u) - p.standby_cost(t, d)
+                    fills = w <= gap + EPSILON
+                    key = (round((extra + MOVE_OVERHEAD) / w, 9), 0 if fills else 1, -w if fills else w, t)
+                    if best is None or key < best[0]:
+                        best = (key, t, d)
                 if best is None:
                     break
                 if dry_run:
