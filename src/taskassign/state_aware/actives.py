@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import cast
 
 from taskassign.state_aware.bins import EPSILON, MOVE_OVERHEAD, Bins
 from taskassign.state_aware.problem import Problem
@@ -163,11 +164,19 @@ def _best_fit(p: Problem, bins: Bins, t: int, exclude: int = -1) -> int | None:
     prev = p.sticky_owner[t]
     if prev >= 0 and accept(prev):
         candidates.add(prev)
-    if p.source_racks is not None:
-        for rack in bins.rack_groups():
+    racks = p.source_racks
+    if racks is not None:
+        # A client without a copy costs the whole state plus its rack's cross reads: look in the racks
+        # reading fewest partitions across first, and stop once a rack with room has been found.
+        best_cross = None
+        by_cross = sorted((racks.cross_on(t, cast(int | None, r)), i, r) for i, r in enumerate(bins.rack_groups()))
+        for cross, _, rack in by_cross:
+            if best_cross is not None and cross > best_cross:
+                break
             found = bins.least_loaded(accept, rack)
             if found is not None:
                 candidates.add(found)
+                best_cross = cross
     else:
         found = bins.least_loaded(accept, everywhere=True)
         if found is not None:

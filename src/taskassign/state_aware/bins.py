@@ -61,14 +61,15 @@ class Bins:
         self._members: dict[Hashable, list[int]] = {}
         for c, r in enumerate(rack_of):
             self._members.setdefault(r, []).append(c)
-        self._heaps: dict[Hashable, list[tuple[float, int]]] = {
-            r: [(0.0, c) for c in members] for r, members in self._members.items()
-        }
         self._rack_of = rack_of
         self._group_order = sorted(self._members, key=lambda r: self._members[r][0])
-        self._global: list[tuple[float, int]] = [(0.0, c) for c in range(n)]
+        # The heaps are built at the first lookup (loads filled before that cost no heap work) and kept
+        # current from then on; entries whose key no longer matches are stale and skipped.
+        self._live = False
+        self._heaps: dict[Hashable, list[tuple[float, int]]] = {}
+        self._global: list[tuple[float, int]] = []
         #: Max-heap of (-relative load, c) over every client, full or not.
-        self._most: list[tuple[float, int]] = [(0.0, c) for c in range(n)]
+        self._most: list[tuple[float, int]] = []
 
     # -- state ------------------------------------------------------------------------------------
 
@@ -121,6 +122,8 @@ class Bins:
 
     def _touch(self, c: int) -> None:
         rel = self.rel[c] = self.relative(c)
+        if not self._live:
+            return
         heapq.heappush(self._most, (-rel, c))
         if self.count[c] >= self.count_cap[c]:
             return  # full: it refuses every task, so the lookups need not see it (entries left go stale)
@@ -129,6 +132,21 @@ class Bins:
         heapq.heappush(self._global, key)
 
     # -- lookups ----------------------------------------------------------------------------------
+
+    def _heapify(self) -> None:
+        """Build the heaps from the current loads (once, at the first lookup)."""
+        rel, count, cap = self.rel, self.count, self.count_cap
+        open_keys = [(rel[c], c) for c in range(len(rel)) if count[c] < cap[c] or count[c] == 0]
+        self._global = list(open_keys)
+        heapq.heapify(self._global)
+        self._heaps = {r: [] for r in self._members}
+        for key in open_keys:
+            self._heaps[self._rack_of[key[1]]].append(key)
+        for heap in self._heaps.values():
+            heapq.heapify(heap)
+        self._most = [(-rel[c], c) for c in range(len(rel))]
+        heapq.heapify(self._most)
+        self._live = True
 
     def rack_groups(self) -> Sequence[Hashable]:
         """The client groups, in a deterministic order (by their first member)."""
@@ -142,6 +160,8 @@ class Bins:
     ) -> int | None:
         """The least relatively loaded client of ``rack`` (of every rack with ``everywhere``) that
         ``accept``s, looking at no more than ``limit`` candidates (None if none of them accepts)."""
+        if not self._live:
+            self._heapify()
         heap = self._global if everywhere else self._heaps[rack]
         rel_of = self.rel
         rejected: list[tuple[float, int]] = []
@@ -163,6 +183,8 @@ class Bins:
 
     def most_loaded(self, count: int, above: float) -> list[int]:
         """Up to ``count`` distinct clients whose relative load exceeds ``above``, most loaded first."""
+        if not self._live:
+            self._heapify()
         heap = self._most
         taken: list[tuple[float, int]] = []
         result: list[int] = []
@@ -183,6 +205,8 @@ class Bins:
 
     def least_loaded_clients(self, count: int) -> list[int]:
         """Up to ``count`` distinct clients, least relatively loaded first."""
+        if not self._live:
+            self._heapify()
         taken: list[tuple[float, int]] = []
         result: list[int] = []
         seen: set[int] = set()

@@ -12,7 +12,9 @@ with restore and cross as in ``problem``. This is the compact graph of the rack 
 state or was chosen by the greedy pass (exact costs), and arcs to *rack pools* for every other client
 (a client without a copy restores the whole state, so its cost depends only on its rack): one pool per
 rack hosting one of the task's partitions, and one "far" node for the remaining racks. Pools fan out to
-the clients' group slots. With T tasks the graph has O(T + clients x groups) arcs, not T x clients.
+the clients' group slots. Only the slots the greedy changed take part (the clients a task of the group
+left or joined, with every task of the group on them); the rest stays where it is. With T tasks taking
+part the graph has O(T + slots) arcs, not T x clients.
 The tie-break (below one cost unit in total: 1 for every task placed elsewhere than the greedy placed
 it) makes the flow keep the greedy's choice -- which moves no task without a reason -- unless another
 placement is strictly cheaper. The result is used only if every client stays within
@@ -51,8 +53,24 @@ def remap_actives(p: Problem, plan: ActivePlan) -> ActivePlan:
     groups: dict[tuple[int, int], int] = {}
     group = [groups.setdefault((p.subtopology[t], _weight_class(p.active_weight[t])), len(groups))
              for t in range(p.num_tasks)]
-    owners = _solve(p, plan.owner, group, len(groups))
-    if owners is None or owners == plan.owner:
+    # Only the group slots the greedy changed can gain from an exchange: the clients a task of the group
+    # left or joined. Every other task stays where it is (a stable assignment was optimal already).
+    affected: set[tuple[int, int]] = set()
+    for t, (new, old) in enumerate(zip(plan.owner, p.sticky_owner, strict=True)):
+        if new != old:
+            affected.add((group[t], new))
+            if old >= 0:
+                affected.add((group[t], old))
+    tasks = [t for t in range(p.num_tasks) if (group[t], plan.owner[t]) in affected]
+    if not tasks:
+        return plan
+    placed = _solve(p, tasks, plan.owner, group)
+    if placed is None:
+        return plan
+    owners = list(plan.owner)
+    for t, c in zip(tasks, placed, strict=True):
+        owners[t] = c
+    if owners == plan.owner:
         return plan
     load = [0.0] * p.num_clients
     for t, c in enumerate(owners):
@@ -89,15 +107,17 @@ def remap_actives(p: Problem, plan: ActivePlan) -> ActivePlan:
     return ActivePlan(owners, reason, bins, instead_of=instead_of)
 
 
-def _solve(p: Problem, owner: Sequence[int], group: Sequence[int], num_groups: int) -> list[int] | None:
+def _solve(p: Problem, tasks: Sequence[int], owner: Sequence[int], group: Sequence[int]) -> list[int] | None:
+    """New clients of ``tasks`` (their greedy clients' per-group counts kept) at minimum cost; task i of
+    ``tasks`` is node i."""
     s = p.settings
-    n, m = p.num_tasks, p.num_clients
+    n, m = len(tasks), p.num_clients
     racks = p.source_racks
     rack_of = [p.rack_of(c) for c in range(m)]
     # Slots: the greedy's count of each group on each client.
     slot_count: dict[tuple[int, int], int] = {}
-    for t, c in enumerate(owner):
-        key = (group[t], c)
+    for t in tasks:
+        key = (group[t], owner[t])
         slot_count[key] = slot_count.get(key, 0) + 1
     slot_keys = sorted(slot_count)
     slot_node = {key: n + i for i, key in enumerate(slot_keys)}
@@ -129,7 +149,7 @@ def _solve(p: Problem, owner: Sequence[int], group: Sequence[int], num_groups: i
     direct_arcs: list[tuple[int, int]] = []  # (arc index, client) for task -> slot arcs
     pool_arcs: list[tuple[int, int | None]] = []  # (arc index, rack) for task -> pool arcs
     far_arcs: list[int] = []  # arc indices of task -> far arcs
-    for t in range(n):
+    for i, t in enumerate(tasks):
         g = group[t]
         prev = p.sticky_owner[t]
         full = movement * p.full[t]
@@ -143,7 +163,7 @@ def _solve(p: Problem, owner: Sequence[int], group: Sequence[int], num_groups: i
                 direct_arcs.append((len(tails), c))
                 cross = 0 if racks is None else racks.cross(t, c)
                 cost = round(movement * p.restore(t, c) + traffic * cross) * k + (c != mine)
-                tails.append(t)
+                tails.append(i)
                 heads.append(slot)
                 caps.append(1)
                 costs.append(cost)
@@ -152,7 +172,7 @@ def _solve(p: Problem, owner: Sequence[int], group: Sequence[int], num_groups: i
             if r is None or racks is None or r in racks.on_racks(t) or racks.known(t) == 0:
                 cross = 0 if racks is None else racks.cross_on(t, r)
                 pool_arcs.append((len(tails), r))
-                tails.append(t)
+                tails.append(i)
                 heads.append(pool_node[(g, r)])
                 caps.append(1)
                 costs.append(round(full + traffic * cross) * k + 1)
@@ -165,10 +185,10 @@ def _solve(p: Problem, owner: Sequence[int], group: Sequence[int], num_groups: i
                 next_node += 1
             far_arcs.append(len(tails))
             cross = racks.known(t) if racks is not None else 0
-            arc(t, node, 1, round(full + traffic * cross) * k + 1)
-    group_size = [0] * num_groups
-    for g in group:
-        group_size[g] += 1
+            arc(i, node, 1, round(full + traffic * cross) * k + 1)
+    group_size: dict[int, int] = {}
+    for t in tasks:
+        group_size[group[t]] = group_size.get(group[t], 0) + 1
     far_pool_arcs: list[tuple[int, int, int | None]] = []  # (arc index, group, rack)
     for g, node in sorted(far_node.items()):
         for r in pool_racks[g]:
@@ -199,13 +219,13 @@ def _solve(p: Problem, owner: Sequence[int], group: Sequence[int], num_groups: i
     in_pool: dict[tuple[int, int | None], list[int]] = {}
     for index, r in pool_arcs:
         if flows[index] > 0:
-            t = tails[index]
-            in_pool.setdefault((group[t], r), []).append(t)
+            i = tails[index]
+            in_pool.setdefault((group[tasks[i]], r), []).append(i)
     far_tasks: dict[int, list[int]] = {}
     for index in far_arcs:
         if flows[index] > 0:
-            t = tails[index]
-            far_tasks.setdefault(group[t], []).append(t)
+            i = tails[index]
+            far_tasks.setdefault(group[tasks[i]], []).append(i)
     for g, tasks in far_tasks.items():
         tasks.sort()
         for index, g2, r in far_pool_arcs:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from taskassign.standby.client_tag_aware import keeps_tag_diversity
 from taskassign.state_aware.bins import EPSILON, MOVE_OVERHEAD, Bins
@@ -158,10 +159,19 @@ def _choose(p: Problem, bins: Bins, spread: _TagSpread, t: int, chosen: list[int
     groups = bins.rack_groups()
     allowed = groups if not spread.keys else [
         g for g in groups if g is None or spread.allows(bins.members(g)[0], chosen)]
+    racks = p.changelog_racks
+    if racks is not None:  # groups are (rack, tags): look where fewest partitions are read across first
+        allowed = [g for _, _, g in sorted(
+            (racks.cross_on(t, cast(tuple[int | None, object], g)[0]), i, g) for i, g in enumerate(allowed))]
+    best_cross = None
     for group in allowed:
+        cross = 0 if racks is None or group is None else racks.cross_on(t, cast(tuple[int | None, object], group)[0])
+        if best_cross is not None and cross > best_cross:
+            break
         found = bins.least_loaded(fits if group is None else fits_in_group, group, everywhere=group is None)
         if found is not None:
             candidates.append(found)
+            best_cross = cross
     before = p.prev_standby.get(t, ())
     feasible = candidates
     if feasible:
