@@ -16,7 +16,7 @@ def test_a_move_for_balance_names_the_clients_the_loads_and_the_cost() -> None:
     assert len(moved) == 2
     for sentence in moved:
         assert f"from {PID_1} to {PID_2}" in sentence
-        assert "held 8.0 GB of state per thread, more than its share of 4.0 GB +8%" in sentence
+        assert "would hold 8.0 GB of state per thread, more than its share of 4.0 GB +8%" in sentence
         assert f"{PID_2} is caught up on it, nothing to restore" in sentence
 
 

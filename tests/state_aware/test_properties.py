@@ -4,8 +4,13 @@ stays put; probing rebalances converge)."""
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -17,6 +22,7 @@ from taskassign.leader import rebalance
 from taskassign.model import ApplicationState, AssignmentError, KafkaStreamsState, TaskAssignment
 from taskassign.state_aware import assign_state_aware
 from taskassign.validation import check_completeness, validate_task_assignment
+from tests.helpers import EXAMPLES_DIR
 from tests.state_aware.strategies import sized_applications
 
 
@@ -106,3 +112,17 @@ def test_probing_rebalances_converge_and_the_result_stays_put(state: Application
     assert not again.probing_rebalance_needed
     assert again.assignments == result.assignments  # nothing changes when nothing changed
     assert again.details["explanations"] == []
+
+
+def _assign_with_hash_seed(seed: str, scenario: Path) -> str:
+    env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
+    done = subprocess.run([sys.executable, "-m", "taskassign", "assign", str(scenario), "-a", "state_aware", "--json"],
+                          capture_output=True, text=True, env=env, check=True)
+    return done.stdout
+
+
+def test_same_output_under_every_hash_seed() -> None:
+    scenario = EXAMPLES_DIR / "scenarios" / "two-racks-one-standby.scenario.json"
+    outputs = {_assign_with_hash_seed(seed, scenario) for seed in ("0", "1", "4242")}
+    assert len(outputs) == 1
+    assert json.loads(outputs.pop())["explanations"]

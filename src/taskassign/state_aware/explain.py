@@ -27,8 +27,10 @@ def explain(p: Problem, plan: ActivePlan, standbys: StandbyPlan, now: Transition
 
 
 def _previous_loads(p: Problem) -> list[float]:
+    """Each client's weighted load before the rebalance: what it ran, and what nobody runs any more but
+    it holds a caught-up copy of (the tasks it would keep, ``Problem.sticky_owner``)."""
     loads = [0.0] * p.num_clients
-    for t, o in enumerate(p.prev_owner):
+    for t, o in enumerate(p.sticky_owner):
         if o >= 0:
             loads[o] += p.active_weight[t]
     return loads
@@ -42,8 +44,8 @@ def _why(p: Problem, plan: ActivePlan, previous: Sequence[float], t: int, source
     bins = plan.bins
     reason = plan.reason[t]
     if reason is Reason.OVER_STATE:
-        return (f"{p.pids[source]} held {_per_thread(p, previous[source], source)} of state per thread, more than "
-                f"its share of {_per_thread(p, bins.fair[source], source)} "
+        return (f"{p.pids[source]} would hold {_per_thread(p, previous[source], source)} of state per thread, more "
+                f"than its share of {_per_thread(p, bins.fair[source], source)} "
                 f"+{p.settings.balance_trigger:.0%}: balance of state per thread")
     if reason is Reason.OVER_COUNT:
         return (f"{p.pids[source]} ran more tasks than its {p.threads[source]} thread(s) allow "
@@ -53,8 +55,9 @@ def _why(p: Problem, plan: ActivePlan, previous: Sequence[float], t: int, source
         return (f"{p.pids[source]} ran more than its even share of subtopology "
                 f"{_subtopology_name(p, t)} (at most {bins.group_cap[g][source]}): subtopology spread")
     if reason is Reason.PULLED:
-        return (f"{p.pids[target]} held {_per_thread(p, previous[target], target)} per thread, below its share "
-                f"of {_per_thread(p, bins.fair[target], target)}: balance of state per thread")
+        return (f"{p.pids[target]} would hold {_per_thread(p, previous[target], target)} of state per thread, less "
+                f"than its share of {_per_thread(p, bins.fair[target], target)} "
+                f"-{p.settings.balance_trigger:.0%}: balance of state per thread")
     if reason is Reason.REMAPPED:
         return "the min-cost flow found a placement that restores less or reads fewer partitions across racks"
     return "its previous client is no longer in the group"
@@ -113,11 +116,25 @@ def _active_sentence(p: Problem, plan: ActivePlan, now: Transition, previous: Se
     return f"Task {task} (active) {where} for now ({why}): {wait}; {warm}; probing rebalance requested."
 
 
+def _previous_state_loads(p: Problem) -> list[float]:
+    """Each client's state (actives and standbys) before the rebalance, in units."""
+    loads = [0.0] * p.num_clients
+    for t, o in enumerate(p.prev_owner):
+        if o >= 0:
+            loads[o] += p.state_weight[t]
+    for t, holders in p.prev_standby.items():
+        for c in holders:
+            loads[c] += p.state_weight[t]
+    return loads
+
+
 def _standby_sentences(p: Problem, plan: ActivePlan, standbys: StandbyPlan, now: Transition) -> list[str]:
     """A standby moved when a client that held it before lost it and another got it (a standby placed
     where none was before, or a warm-up, is not a move)."""
     pulled = {(t, u): d for t, d, u in standbys.pulled}
     bins = standbys.bins
+    previous: list[float] | None = None
+    trigger = f"{p.settings.balance_trigger:.0%}"
     out = []
     for t, before_list in sorted(p.prev_standby.items()):
         if t not in p.changelog:
@@ -126,21 +143,26 @@ def _standby_sentences(p: Problem, plan: ActivePlan, standbys: StandbyPlan, now:
         lost = [c for c in before_list if c not in after and c != now.active[t]]
         if not lost:
             continue
+        if previous is None:
+            previous = _previous_state_loads(p)
         before = set(before_list)
         warmup = plan.owner[t] if t in now.warmups else -1
         gained = [c for c in after if c not in before and c not in (p.prev_owner[t], warmup)]
         task = p.task_ids[t]
         for source, c in zip(sorted(lost), gained, strict=False):
             if (t, c) in pulled:
-                why = (f"{p.pids[c]} held less state per thread than its share "
-                       f"({_per_thread(p, bins.fair[c], c)}): balance of state per thread")
+                why = (f"{p.pids[c]} held {_per_thread(p, previous[c], c)} of state per thread (actives and "
+                       f"standbys), less than its share of {_per_thread(p, bins.fair[c], c)} -{trigger}: "
+                       "balance of state per thread")
             elif source == plan.owner[t]:
                 why = f"{p.pids[source]} runs it as active now"
-            elif bins.load[source] > bins.upper[source]:
-                why = f"{p.pids[source]} holds more state per thread than its share: balance of state per thread"
+            elif previous[source] > bins.trigger_upper[source]:
+                why = (f"{p.pids[source]} held {_per_thread(p, previous[source], source)} of state per thread "
+                       f"(actives and standbys), more than its share of {_per_thread(p, bins.fair[source], source)}"
+                       f" +{trigger}: balance of state per thread")
             else:
-                why = ("the task's replicas were placed anew (balance of state per thread, then spread over "
-                       "racks or client tags)")
+                why = (f"{p.pids[source]} has no room for it next to its new tasks (the standbys are placed after "
+                       "the actives, to even out each client's state per thread, spread over racks or client tags)")
             out.append(f"Task {task} (standby) moved from {p.pids[source]} to {p.pids[c]}: {why}; "
                        f"{_cost_note(p, t, -1, c)}.")
     return out
