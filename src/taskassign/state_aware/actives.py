@@ -28,8 +28,9 @@ import enum
 from dataclasses import dataclass, field
 from typing import cast
 
-from taskassign.state_aware.bins import EPSILON, MOVE_OVERHEAD, Bins
+from taskassign.state_aware.bins import EPSILON, Bins
 from taskassign.state_aware.problem import Problem
+from taskassign.state_aware.search import LocalSearch, pull_key
 
 __all__ = ("ActivePlan", "Reason", "plan_actives")
 
@@ -203,7 +204,7 @@ def _choose(p: Problem, bins: Bins, t: int, shed_for_weight: bool = False) -> in
     return min(fallback, key=lambda c: (bins.relative(c, w), p.active_cost(t, c), c != prev, c))
 
 
-class _LocalSearch:
+class _LocalSearch(LocalSearch):
     """Improving moves over a target until none is left (see ``settle_actives``):
 
     * *repair*: a client breaking a bound (over its weighted trigger bound with two tasks or more, over
@@ -244,14 +245,6 @@ class _LocalSearch:
         self.on[dest].add(t)
         self._sorted.pop(source, None)
         self._sorted.pop(dest, None)
-
-    def improvable(self) -> bool:
-        return self.repair(dry_run=True) > 0 or self.pull(dry_run=True) > 0
-
-    def run(self, max_passes: int = 100) -> None:
-        for _ in range(max_passes):
-            if self.repair() + self.pull() == 0:
-                return
 
     # -- repair -------------------------------------------------------------------------------------
 
@@ -339,8 +332,7 @@ class _LocalSearch:
             if w <= EPSILON or bins.load[d] - w < bins.lower[d] - EPSILON or not bins.fits(u, w, group[t]):
                 continue
             extra = p.active_cost(t, u) - p.active_cost(t, d)
-            fills = w <= gap + EPSILON
-            key = (round((extra + MOVE_OVERHEAD) / w, 9), 0 if fills else 1, -w if fills else w, t)
+            key = pull_key(extra, w, gap, t)
             if best is None or key < best[0]:
                 best = (key, t, d)
         return None if best is None else (best[1], best[2])

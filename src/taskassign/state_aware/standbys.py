@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from taskassign.standby.client_tag_aware import keeps_tag_diversity
-from taskassign.state_aware.bins import EPSILON, MOVE_OVERHEAD, Bins
+from taskassign.state_aware.bins import EPSILON, Bins
 from taskassign.state_aware.problem import Problem
+from taskassign.state_aware.search import LocalSearch, pull_key
 
 __all__ = ("StandbyPlan", "plan_standbys")
 
@@ -201,7 +202,7 @@ def _scan(n: int, accept: Callable[[int], bool], bins: Bins, w: float) -> int | 
     return best
 
 
-class _StandbySearch:
+class _StandbySearch(LocalSearch):
     """Improving standby moves until none is left, as for the actives (``actives._LocalSearch``):
 
     * *repair*: a client over its trigger bound on state (with two replicas or more) or over its replica
@@ -222,14 +223,6 @@ class _StandbySearch:
         for t, hs in enumerate(plan.holders):
             for c in hs:
                 self.on[c].add(t)
-
-    def improvable(self) -> bool:
-        return self.repair(dry_run=True) > 0 or self.pull(dry_run=True) > 0
-
-    def run(self, max_passes: int = 100) -> None:
-        for _ in range(max_passes):
-            if self.repair() + self.pull() == 0:
-                return
 
     def movable(self, t: int, source: int, dest: int) -> bool:
         """``dest`` may take ``source``'s standby of ``t``: it holds no replica and the tag spread holds."""
@@ -323,8 +316,7 @@ class _StandbySearch:
                             or not self.movable(t, d, u)):
                         continue
                     extra = p.standby_cost(t, u) - p.standby_cost(t, d)
-                    fills = w <= gap + EPSILON
-                    key = (round((extra + MOVE_OVERHEAD) / w, 9), 0 if fills else 1, -w if fills else w, t)
+                    key = pull_key(extra, w, gap, t)
                     if best is None or key < best[0]:
                         best = (key, t, d)
                 if best is None:
