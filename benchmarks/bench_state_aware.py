@@ -17,7 +17,9 @@ cold cluster, with every active running and every standby caught up. Reported pe
 * ``bytes_restored``: what the run's placements made clients restore (metrics' ``records_to_restore``
   summed over the rebalances, times ``BYTES_PER_RECORD``: every changelog here holds one record per
   ``BYTES_PER_RECORD`` bytes of state, so records and bytes are proportional);
-* ``cross_rack_cost``: partitions read across racks at the end (metrics' ``cross_rack_cost``);
+* ``cross_rack_cost``: partitions read across racks at the end (metrics' ``cross_rack_cost``), and
+  ``rack_colocated_tasks``: tasks whose replicas share a rack while they could be spread (metrics'
+  ``rack_colocated_tasks``: a rack outage takes all of them);
 * ``rebalances``: rebalances the events caused until the run settled (the simulator's initial one
   excluded), ``probing_rebalances`` among them, and whether the run ``converged``.
 
@@ -196,6 +198,7 @@ def run_case(case: Case, assignor: str) -> dict[str, Any]:
                            for r in outcome.rebalances),
         "bytes_restored": BYTES_PER_RECORD * sum(int(r.metrics["records_to_restore"]) for r in outcome.rebalances),
         "cross_rack_cost": final.cross_rack_cost,
+        "rack_colocated_tasks": final.rack_colocated_tasks,
         "rebalances": len(after_initial),
         "probing_rebalances": outcome.probing_rebalances,
         "converged": outcome.converged,
@@ -268,7 +271,8 @@ def scale_rows(repeat: int, assignors: Sequence[str], churn_once: Sequence[str])
 
 def table(rows: list[dict[str, Any]]) -> str:
     columns = ("case", "assignor", "state_imbalance_final", "state_imbalance_steady", "thread_task_spread",
-               "tasks_moved", "bytes_restored", "cross_rack_cost", "rebalances", "probing_rebalances", "converged")
+               "tasks_moved", "bytes_restored", "cross_rack_cost", "rack_colocated_tasks", "rebalances",
+               "probing_rebalances", "converged")
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for r in rows:
         values = [f"{r[c] / 1e9:.1f} GB" if c == "bytes_restored" else str(r[c]) for c in columns]

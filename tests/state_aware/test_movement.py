@@ -94,3 +94,13 @@ def test_a_move_waits_while_its_destination_still_holds_what_it_gives_away() -> 
     result = assign_state_aware(app_state(tasks, clients))
     assert actives(result) == {PID_1: ["0_2"], PID_2: ["0_0", "0_1"], PID[3]: ["0_3"]}
     assert not result.probing_rebalance_needed
+
+
+def test_unknown_changelog_end_offsets_keep_actives_where_they_run() -> None:
+    # Kafka's leader could not fetch end offsets (-3): lags are unknown, only running actives are caught
+    # up. state_aware needs no fallback assignor: it keeps what runs and places the rest.
+    tasks = [sized(f"0_{i}", 2, end=-3) for i in range(4)]
+    state = app_state(tasks, [running(1, ["0_0", "0_1", "0_2", "0_3"]), client(PID_2)])
+    assert not state.lag_computation_successful
+    result = assign_state_aware(state)
+    assert actives(result)[PID_1] == ["0_0", "0_1", "0_2", "0_3"] and result.probing_rebalance_needed
