@@ -47,3 +47,14 @@ def test_a_standby_that_moves_is_explained() -> None:
     sentences = assign_state_aware(app_state(tasks, clients, num_standby_replicas=1)).details["explanations"]
     standby = [s for s in sentences if "(standby) moved" in s]
     assert standby and all(f"from {PID[3]}" in s and " restores " in s for s in standby)
+
+
+def test_a_target_that_fell_behind_hands_over_to_a_caught_up_client() -> None:
+    # P1 runs 0_0 but its store fell far behind (it was wiped and is restoring); P2 has a caught-up standby.
+    tasks = [sized("0_0", 1), sized("0_1", 1)]
+    clients = [running(1, ["0_0"], offsets={"0_0": 0}), running(2, ["0_1"], standby=["0_0"])]
+    result = assign_state_aware(app_state(tasks, clients, num_standby_replicas=1))
+    assert [str(t) for t in result.by_process()[PID_2].active_tasks()] == ["0_0", "0_1"]
+    sentence = result.details["explanations"][0]
+    assert sentence.startswith(f"Task 0_0 (active) moved from {PID_1} to caught-up {PID_2} for now")
+    assert "records behind (not caught up)" in sentence and result.probing_rebalance_needed

@@ -60,7 +60,9 @@ def _why(p: Problem, plan: ActivePlan, previous: Sequence[float], t: int, source
                 f"-{p.settings.balance_trigger:.0%}: balance of state per thread")
     if reason is Reason.REMAPPED:
         return "the min-cost flow found a placement that restores less or reads fewer partitions across racks"
-    return "its previous client is no longer in the group"
+    if p.prev_owner[t] < 0:
+        return "no client runs it any more"
+    return "the balanced target places it there"
 
 
 def _instead(p: Problem, plan: ActivePlan, t: int) -> str:
@@ -104,6 +106,10 @@ def _active_sentence(p: Problem, plan: ActivePlan, now: Transition, previous: Se
             return None  # placed, not moved: nobody ran it before
         return (f"Task {task} (active) moved from {p.pids[o]} to {p.pids[a]}: {_why(p, plan, previous, t, o, a)}"
                 f"{_instead(p, plan, t)}; {_cost_note(p, t, o, a)}.")
+    if a == o:
+        return (f"Task {task} (active) moved from {p.pids[o]} to caught-up {p.pids[h]} for now: {p.pids[o]} is "
+                f"{p.lags.lag(o, t)} records behind (not caught up) and a caught-up client runs it meanwhile; it "
+                f"moves back once {p.pids[o]} has caught up; probing rebalance requested.")
     if t in now.deferred:
         wait = f"its target {p.pids[a]} is caught up but waits until tasks it gives away have left"
     else:
