@@ -155,7 +155,9 @@ def settle_actives(p: Problem, plan: ActivePlan) -> ActivePlan:
 
 def _best_fit(p: Problem, bins: Bins, t: int, exclude: int = -1) -> int | None:
     """The cheapest client other than ``exclude`` with room for ``t`` (ties: its previous client, then the
-    least loaded per thread, then ProcessId order), or None."""
+    least loaded per thread, then ProcessId order), or None. For a repair (``exclude`` given) the least
+    loaded clients alone decide whether any has room -- a copy elsewhere only makes a cheaper choice --
+    so that the answer depends on the loads alone (see ``settle_actives``)."""
     w, g = p.active_weight[t], p.subtopology[t]
 
     def accept(c: int) -> bool:
@@ -165,6 +167,7 @@ def _best_fit(p: Problem, bins: Bins, t: int, exclude: int = -1) -> int | None:
     prev = p.sticky_owner[t]
     if prev >= 0 and accept(prev):
         candidates.add(prev)
+    found_by_load = False
     racks = p.source_racks
     if racks is not None:
         # A client without a copy costs the whole state plus its rack's cross reads: look in the racks
@@ -178,11 +181,13 @@ def _best_fit(p: Problem, bins: Bins, t: int, exclude: int = -1) -> int | None:
             if found is not None:
                 candidates.add(found)
                 best_cross = cross
+                found_by_load = True
     else:
         found = bins.least_loaded(accept, everywhere=True)
         if found is not None:
             candidates.add(found)
-    if not candidates:
+            found_by_load = True
+    if not candidates or (exclude >= 0 and not found_by_load):
         return None
     return min(candidates, key=lambda c: (p.active_cost(t, c), c != prev, bins.relative(c, w), c))
 
@@ -313,26 +318,35 @@ class _LocalSearch(LocalSearch):
         return moved
 
     def pick_for(self, u: int) -> tuple[int, int] | None:
-        """The task (and its client) ``u`` should take next: from a client above its fair load that stays
-        above its lower bound -- any task ``u`` holds a copy of, or one of the cheapest to move of the most
-        loaded clients; cheapest to move per unit of weight, then the largest that fills the gap."""
+        """The task (and its client) ``u`` should take next, from one of the most loaded clients above their
+        fair load, which stays above its lower bound: a task ``u`` holds a copy of, or one of the cheapest
+        to move; cheapest to move per unit of weight, then the largest that fills the gap. When none of
+        those fits, every task of those clients is tried: whether a pull exists depends on the loads alone,
+        which is what makes a settled assignment recognisable at the next rebalance."""
         p, bins = self.p, self.bins
-        weight, group = p.active_weight, p.subtopology
         donors = [c for c in bins.most_loaded(_PULL_DONORS + 1, 1 + EPSILON) if c != u][:_PULL_DONORS]
-        gap = bins.fair[u] - bins.load[u]
         owner = self.plan.owner
-        # u's own copies, wherever they run now above the fair load, and the cheapest tasks of the top donors
-        pairs = [(t, owner[t]) for t in sorted(p.lags.reported_by_client[u])
-                 if owner[t] != u and bins.rel[owner[t]] > 1 + EPSILON]
+        # the tasks of the top donors u holds a copy of, and the cheapest to move of the others
+        donor_set = set(donors)
+        pairs = [(t, owner[t]) for t in sorted(p.lags.reported_by_client[u]) if owner[t] in donor_set]
         for d in donors:
             pairs += [(t, d) for t in self.tasks_of(d)[:_PULL_CANDIDATES]]
+        best = self._best_pull(u, pairs)
+        if best is None:
+            rest = [(t, d) for d in donors for t in self.tasks_of(d)[_PULL_CANDIDATES:]]
+            best = self._best_pull(u, rest)
+        return best
+
+    def _best_pull(self, u: int, pairs: list[tuple[int, int]]) -> tuple[int, int] | None:
+        p, bins = self.p, self.bins
+        weight, group = p.active_weight, p.subtopology
+        gap = bins.fair[u] - bins.load[u]
         best: tuple[tuple[float, int, float, int], int, int] | None = None
         for t, d in pairs:
             w = weight[t]
             if w <= EPSILON or bins.load[d] - w < bins.lower[d] - EPSILON or not bins.fits(u, w, group[t]):
                 continue
-            extra = p.active_cost(t, u) - p.active_cost(t, d)
-            key = pull_key(extra, w, gap, t)
+            key = pull_key(p.active_cost(t, u) - p.active_cost(t, d), w, gap, t)
             if best is None or key < best[0]:
                 best = (key, t, d)
         return None if best is None else (best[1], best[2])

@@ -62,8 +62,9 @@ def remap_actives(p: Problem, plan: ActivePlan) -> ActivePlan:
             if old >= 0:
                 affected.add((group[t], old))
     tasks = [t for t in range(p.num_tasks) if (group[t], plan.owner[t]) in affected]
-    if not tasks:
-        return plan
+    client_racks = sorted({p.rack_of(c) for c in range(p.num_clients)}, key=lambda r: (r is None, r or 0))
+    if not tasks or all(_at_lowest_cost(p, t, plan.owner[t], client_racks) for t in tasks):
+        return plan  # every task already sits where it costs least: no exchange can lower the total
     placed = _solve(p, tasks, plan.owner, group)
     if placed is None:
         return plan
@@ -105,6 +106,20 @@ def remap_actives(p: Problem, plan: ActivePlan) -> ActivePlan:
         for t in kept:
             reason[t] = None
     return ActivePlan(owners, reason, bins, instead_of=instead_of)
+
+
+def _at_lowest_cost(p: Problem, t: int, owner: int, client_racks: Sequence[int | None]) -> bool:
+    """Whether no client at all could run ``t`` for less than ``owner``: not one holding a copy (or its
+    previous client), nor any other in the rack reading fewest of its partitions across."""
+    cost = p.active_cost(t, owner)
+    racks = p.source_racks
+    lowest = p.settings.movement_cost * p.full[t]
+    if racks is not None:
+        lowest += p.settings.traffic_cost * min((racks.cross_on(t, r) for r in client_racks), default=0)
+    prev = p.sticky_owner[t]
+    for c in (*p.copies[t], prev) if prev >= 0 else p.copies[t]:
+        lowest = min(lowest, p.active_cost(t, c))
+    return cost <= lowest + EPSILON
 
 
 def _solve(p: Problem, tasks: Sequence[int], owner: Sequence[int], group: Sequence[int]) -> list[int] | None:

@@ -284,13 +284,14 @@ class _StandbySearch(LocalSearch):
         def accept(c: int) -> bool:
             return c != source and bins.fits(c, w) and self.movable(t, source, c)
 
-        candidates = {c for c in p.copies[t] if accept(c)}
+        by_load = set()
         for group in bins.rack_groups():
             found = bins.least_loaded(accept, group, everywhere=group is None)
             if found is not None:
-                candidates.add(found)
-        if not candidates:
-            return None
+                by_load.add(found)
+        if not by_load:
+            return None  # the loads alone decide whether a move exists (a copy only makes a cheaper choice)
+        candidates = by_load.union(c for c in p.copies[t] if accept(c))
         return min(candidates, key=lambda c: (p.standby_cost(t, c), bins.relative(c, w), c))
 
     def pull(self, dry_run: bool = False) -> int:
@@ -303,12 +304,8 @@ class _StandbySearch(LocalSearch):
             while bins.load[u] < bins.lower[u] - EPSILON:
                 donors = [c for c in bins.most_loaded(5, 1 + EPSILON) if c != u][:4]
                 gap = bins.fair[u] - bins.load[u]
-                # standbys of tasks u holds a copy of, on any client above its fair load, and the top donors'
-                holders = self.plan.holders
-                pairs = [(t, d) for t in sorted(p.lags.reported_by_client[u]) for d in holders[t]
-                         if bins.rel[d] > 1 + EPSILON]
-                for d in donors:
-                    pairs += [(t, d) for t in sorted(self.on[d])]
+                # every standby of the top donors (whether a pull exists depends on the loads alone)
+                pairs = [(t, d) for d in donors for t in sorted(self.on[d])]
                 best: tuple[tuple[float, int, float, int], int, int] | None = None
                 for t, d in pairs:
                     w = state[t]
