@@ -7,7 +7,7 @@ from dataclasses import replace
 from hypothesis import strategies as st
 
 from taskassign._sortedset import SortedFrozenSet
-from taskassign.model import ApplicationState, TaskTopicPartition
+from taskassign.model import ApplicationState
 from tests.assignors.strategies import applications
 
 RACKS = ("r1", "r2", "r3")
@@ -28,13 +28,10 @@ def sized_applications(draw: st.DrawFn, max_clients: int = 8) -> ApplicationStat
         if with_racks:
             parts = tuple(replace(p, rack_ids=SortedFrozenSet(draw(st.sets(st.sampled_from(RACKS), max_size=2))))
                           for p in parts)
-        tasks.append(replace(info, state_bytes=size, topic_partitions=_plain(parts)))
+        tasks.append(replace(info, state_bytes=size, topic_partitions=parts))
     clients = []
     for client in state.clients.values():
         rack = draw(st.sampled_from(RACKS)) if with_racks and draw(st.integers(0, 9)) else None
         clients.append(replace(client, rack_id=rack))
     return ApplicationState(tasks=tasks, clients=clients, configs=state.configs, now_ms=state.now_ms)
 
-
-def _plain(parts: tuple[TaskTopicPartition, ...]) -> tuple[TaskTopicPartition, ...]:
-    return tuple(TaskTopicPartition(p.topic, p.partition, p.is_source, p.is_changelog, p.rack_ids) for p in parts)

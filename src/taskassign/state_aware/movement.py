@@ -11,7 +11,7 @@
   does not. Warm-ups go first to targets that must restore before the move can happen (TaskId order),
   then to targets that are caught up but wait for room (their copy stays fresh): every rebalance thus
   advances a move that others may wait for, and no set of moves can wait on each other for ever.
-* A move onto a caught-up client waits while that client would exceed its bounds because tasks it is
+* A move onto a caught-up client waits while that client would exceed its trigger band because tasks it is
   giving away are still waiting for their own warm-ups. This keeps every intermediate assignment on the
   way to the same target, so the target computed at the next rebalance is the same one.
 * A probing rebalance is requested while any active is not at its target.
