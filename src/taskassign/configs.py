@@ -56,6 +56,13 @@ RACK_SOLVER = "taskassign.rack.solver"
 REBALANCE_PROTOCOL = "taskassign.rebalance.protocol"
 REBALANCE_PROTOCOL_COOPERATIVE = "cooperative"
 REBALANCE_PROTOCOL_EAGER = "eager"
+STATE_AWARE_BALANCE_TOLERANCE = "taskassign.state_aware.balance_tolerance"
+STATE_AWARE_BALANCE_TRIGGER = "taskassign.state_aware.balance_trigger"
+STATE_AWARE_STATELESS_TASK_WEIGHT = "taskassign.state_aware.stateless_task_weight"
+STATE_AWARE_MOVEMENT_COST = "taskassign.state_aware.movement_cost"
+STATE_AWARE_TRAFFIC_COST = "taskassign.state_aware.traffic_cost"
+STATE_AWARE_COUNT_TOLERANCE = "taskassign.state_aware.count_tolerance"
+STATE_AWARE_SUBTOPOLOGY_SLACK = "taskassign.state_aware.subtopology_slack"
 
 STRATEGY_NONE = "none"
 STRATEGY_MIN_TRAFFIC = "min_traffic"
@@ -86,6 +93,10 @@ class ConfigKey:
 
 def _at_least(low: int) -> Callable[[Any], str | None]:
     return lambda v: None if v >= low else f"must be >= {low}, got {v}"
+
+
+def _non_negative_number(v: Any) -> str | None:
+    return None if v >= 0 else f"must be >= 0, got {v}"
 
 
 def _non_negative_or_null(v: Any) -> str | None:
@@ -136,6 +147,26 @@ _KEYS: tuple[ConfigKey, ...] = (
               "cooperative: a partition still owned elsewhere is withheld until a follow-up rebalance; "
               "eager (upgrade.from <= 2.3): members give up everything first, nothing is withheld",
               _one_of((REBALANCE_PROTOCOL_COOPERATIVE, REBALANCE_PROTOCOL_EAGER))),
+    ConfigKey(STATE_AWARE_BALANCE_TOLERANCE, "number", 0.05,
+              "state_aware: when tasks move for balance, how close (fraction) to its share of the weighted load per "
+              "thread a client is brought", _non_negative_number),
+    ConfigKey(STATE_AWARE_BALANCE_TRIGGER, "number", 0.08,
+              "state_aware: how far (fraction) a client's weighted load per thread may stray from its share before "
+              "tasks move for balance (at least balance_tolerance)", _non_negative_number),
+    ConfigKey(STATE_AWARE_STATELESS_TASK_WEIGHT, "number", 0.1,
+              "state_aware: weight of a stateless task, as a fraction of the mean stateful task's state",
+              _non_negative_number),
+    ConfigKey(STATE_AWARE_MOVEMENT_COST, "number", 1.0,
+              "state_aware: cost of restoring the mean stateful task's state once (min-cost flow)",
+              _non_negative_number),
+    ConfigKey(STATE_AWARE_TRAFFIC_COST, "number", 1.0,
+              "state_aware: cost of one partition read across racks (min-cost flow); 0 ignores racks",
+              _non_negative_number),
+    ConfigKey(STATE_AWARE_COUNT_TOLERANCE, "number", 0.5,
+              "state_aware: how far (fraction) a client's task count per thread may exceed its even share",
+              _non_negative_number),
+    ConfigKey(STATE_AWARE_SUBTOPOLOGY_SLACK, "int", 1,
+              "state_aware: tasks of one subtopology a client may hold beyond its even share", _at_least(0)),
 )
 
 #: Every config taskassign understands, by name. Extensions add their rows here.

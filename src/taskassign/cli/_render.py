@@ -35,6 +35,15 @@ def completeness_text(report: CompletenessReport) -> Text:
     return Text("\n".join(report.lines()), style="yellow")
 
 
+def explanation_text(sentences: list[str]) -> RenderableType:
+    """The ``--explain`` section: one line per moved task."""
+    if not sentences:
+        return Text("explain: no task moved", style="dim")
+    lines = [Text(f"explain: {len(sentences)} move(s)", style="bold")]
+    lines += [Text(f"  {sentence}") for sentence in sentences]
+    return Group(*lines)
+
+
 def result_summary(scenario: Scenario, result: RebalanceResult) -> RenderableType:
     """A header (assignor, error, probing, completeness) and one row per client."""
     state = scenario.state

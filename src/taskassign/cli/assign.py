@@ -24,11 +24,12 @@ from taskassign.cli._common import (
     stdout_console,
 )
 from taskassign.cli._metrics_render import metrics_table
-from taskassign.cli._render import error_text, result_summary
+from taskassign.cli._render import error_text, explanation_text, result_summary
 from taskassign.errors import UserInputError
 from taskassign.leader import RebalanceResult
 from taskassign.metrics import compute_metrics
 from taskassign.model import AssignmentError
+from taskassign.moves import EXPLANATIONS, explanations
 from taskassign.scenario import Scenario
 
 
@@ -47,6 +48,11 @@ def assign(
     with_metrics: bool = typer.Option(
         False, "--metrics", help="Print the assignment's metrics (docs/metrics.md) and add them to the file."
     ),
+    explain: bool = typer.Option(
+        False, "--explain",
+        help="Say, for every task that moved, from which client to which and why (the assignor's own reasons "
+             "when it gives them, e.g. state_aware; otherwise the moves are listed without a reason).",
+    ),
 ) -> None:
     """Assign every task of a scenario (or of every scenario in a directory) to its clients."""
     resolve_assignor_class(assignor)  # fail fast on a bad name, before reading anything
@@ -59,6 +65,9 @@ def assign(
     loaded = load_scenario(scenario, kafka_compat=kafka_compat)
     result = assign_scenario(loaded, assignor)
     document = _document(loaded, result, with_metrics)
+    sentences = explanations(loaded.state, result.task_assignment, result.group) if explain else None
+    if sentences is not None:
+        document[EXPLANATIONS] = sentences
     console = stdout_console()
     if output is not None:
         dump_json(document, output)
@@ -68,6 +77,8 @@ def assign(
         console.print(result_summary(loaded, result))
         if with_metrics:
             console.print(metrics_table(compute_metrics(loaded.state, result.group)))
+        if sentences is not None:
+            console.print(explanation_text(sentences))
         if output is not None:
             console.print(f"[dim]wrote {escape(str(output))}[/]")
     if result.error is not AssignmentError.NONE:
