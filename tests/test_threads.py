@@ -7,10 +7,12 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from taskassign._java_order import JavaPriorityQueue, UniqueJavaPriorityQueue
+from taskassign._java_order import JavaPriorityQueue, UniqueJavaPriorityQueue, hash_iteration_order
+from taskassign.errors import TaskAssignmentException
 from taskassign.ids import TaskId
 from taskassign.threads import ClientThreadsInput, assign_tasks_to_threads, distribute_client
 from tests.helpers import tid
+from tests.threads_reference import reference_assign_tasks_to_threads
 
 C1, C2, C3, C4 = "consumer1", "consumer2", "consumer3", "consumer4"
 ALL_8 = [tid(t) for t in ("0_0", "0_1", "0_2", "0_3", "1_0", "1_1", "1_2", "1_3")]
@@ -183,3 +185,66 @@ def test_every_thread_within_one_task_of_the_others(
     assert max(loads) - min(loads) <= 1
     dealt = [t for x in result.values() for t in x.active + x.standby]
     assert sorted(dealt) == sorted(a + s + b)
+
+
+def _random_call(rng: random.Random) -> tuple[list[TaskId], list[str], dict[str, int], dict[str, tuple[TaskId, ...]]]:
+    """Tasks in a random (collection) order, consumers with earlier loads, previous owners that overlap."""
+    tasks = [TaskId(rng.randrange(3), p) for p in range(rng.randint(0, 30))]
+    tasks = list(dict.fromkeys(tasks))
+    rng.shuffle(tasks)
+    consumers = [f"c{i:02d}" for i in range(rng.randint(1, 9))]
+    loads = {c: rng.randint(0, 3) for c in consumers if rng.random() < 0.6}
+    universe = tasks + [TaskId(5, p) for p in range(3)]  # some previous tasks are not in this call
+    previous = {c: tuple(rng.sample(universe, min(len(universe), rng.randint(0, 6)))) for c in consumers
+                if rng.random() < 0.7}
+    return tasks, consumers, loads, previous
+
+
+def _outcome(
+    assign: object, tasks: list[TaskId], consumers: list[str], loads: dict[str, int],
+    prev: dict[str, tuple[TaskId, ...]] | None,
+) -> object:
+    try:
+        return assign(tasks, consumers, loads, prev)  # type: ignore[operator]
+    except TaskAssignmentException:
+        return "TaskAssignmentException"
+
+
+@given(seed=st.integers(0, 2**32))
+def test_assign_tasks_to_threads_equals_the_literal_java_queue(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(20):
+        tasks, consumers, loads, previous = _random_call(rng)
+        prev = previous if rng.random() < 0.8 else None
+        fast_loads, reference_loads = dict(loads), dict(loads)
+        fast = _outcome(assign_tasks_to_threads, tasks, consumers, fast_loads, prev)
+        reference = _outcome(reference_assign_tasks_to_threads, tasks, consumers, reference_loads, prev)
+        assert fast == reference
+        if fast != "TaskAssignmentException":
+            assert {c: v for c, v in fast_loads.items() if v} == {c: v for c, v in reference_loads.items() if v}
+
+
+@given(seed=st.integers(0, 2**32), many_consumers=st.booleans())
+def test_distribute_client_with_hash_order_on_demand_equals_the_reference(seed: int, many_consumers: bool) -> None:
+    rng = random.Random(seed)
+    consumers = tuple(f"c{i:03d}" for i in range(rng.randint(1, 300 if many_consumers else 6)))
+    pool = [TaskId(s, p) for s in range(4) for p in range(40)]
+    chosen = rng.sample(pool, rng.randint(0, 120))
+    stateful = frozenset(t for t in pool if t.subtopology < 3)
+    active = sorted(t for t in chosen if rng.random() < 0.5)
+    standby = sorted(t for t in chosen if t not in active and t in stateful)
+    previous = {c: tuple(sorted(rng.sample(sorted(stateful), rng.randint(0, 5)))) for c in consumers
+                if rng.random() < 0.5}
+    stateful_active = [t for t in active if t in stateful]
+    stateless_active = [t for t in active if t not in stateful]
+    fast = distribute_client(ClientThreadsInput(
+        consumers, tuple(stateful_active), tuple(standby), tuple(stateless_active), previous,
+        hash_set_order=hash_iteration_order))
+    load: dict[str, int] = {}
+    expected = [reference_assign_tasks_to_threads(hash_iteration_order(stateful_active), consumers, load, previous),
+                reference_assign_tasks_to_threads(standby, consumers, load, previous),
+                reference_assign_tasks_to_threads(hash_iteration_order(stateless_active), consumers, load, None)]
+    assert list(fast) == list(consumers)
+    for c in consumers:
+        assert fast[c].active == tuple(expected[0][c] + expected[2][c])
+        assert fast[c].standby == tuple(expected[1][c])

@@ -19,12 +19,15 @@ taskassign reproduces Kafka bit for bit, it takes those orders from here and now
 * ``UniqueJavaPriorityQueue``: the same heap over distinct, hashable elements with a fixed natural
   order; it tracks every element's array slot, so ``remove(o)`` and ``in`` are O(log n) / O(1) while the
   array layout stays exactly Java's (thread-level distribution removes thousands of tasks).
+* ``natural_queue_array``: the backing array of such a queue after a known sequence of removes and
+  polls. A poll returns the minimum whatever the layout, so callers that only poll and remove can work
+  on sorted sequences and ask for the layout only where Kafka iterates the array.
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Container, Hashable, Iterable, Iterator
+from collections.abc import Callable, Container, Hashable, Iterable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
 from taskassign.ids import ProcessId, TaskId, java_string_hash, to_int32
@@ -40,6 +43,7 @@ __all__ = (
     "hashset_copy_capacity",
     "hashset_copy_order",
     "java_hash",
+    "natural_queue_array",
     "priority_queue_poll_order",
 )
 
@@ -163,9 +167,18 @@ def hash_iteration_order(
     keys: Iterable[K], *, initial_capacity: int | None = None, hash_of: Callable[[K], int] = java_hash
 ) -> list[K]:
     """Iteration order of a HashMap/HashSet into which ``keys`` were put in this order."""
-    table: JavaHashMap[K] = JavaHashMap(initial_capacity, hash_of)
-    table.put_all(keys)
-    return table.keys()
+    items = list(dict.fromkeys(keys))  # a repeated put keeps the first position
+    mask = grown_capacity(len(items), initial_capacity) - 1
+    buckets = []
+    task_ids = hash_of is java_hash
+    for key in items:
+        if task_ids and isinstance(key, TaskId) and key[0] is None:
+            h = (29791 + 961 * key[1] + 31 * key[2]) & 0xFFFFFFFF  # TaskId.java_hash, inlined
+        else:
+            h = hash_of(key) & 0xFFFFFFFF
+        buckets.append((h ^ (h >> 16)) & mask)
+    # a stable sort keeps insertion order within a bucket
+    return [items[i] for i in sorted(range(len(items)), key=buckets.__getitem__)]
 
 
 def hashset_copy_order(keys: Iterable[K], *, hash_of: Callable[[K], int] = java_hash) -> list[K]:
@@ -429,3 +442,57 @@ class UniqueJavaPriorityQueue(JavaPriorityQueue[K]):
 
 def _natural(x: Any) -> Any:
     return x
+
+
+def natural_queue_array(
+    sorted_items: Sequence[K],
+    collection_order: Iterable[K],
+    removed: Iterable[K] = (),
+    polls: int = 0,
+    removed_after: Iterable[K] = (),
+) -> list[K]:
+    """The backing array of ``new PriorityQueue<>(collection)`` over distinct, naturally ordered
+    elements after ``remove(o)`` of each of ``removed``, ``polls`` polls, then ``remove(o)`` of each of
+    ``removed_after``: the order Java's iterator visits the queue in.
+
+    ``sorted_items`` holds the elements in natural order, ``collection_order`` in the collection's
+    iteration order (what Java copies into the array before heapifying). The heap runs on the
+    elements' ranks, so every comparison is an int comparison.
+    """
+    rank = {item: i for i, item in enumerate(sorted_items)}
+    removed, removed_after = list(removed), list(removed_after)
+    if removed or removed_after:
+        queue: UniqueJavaPriorityQueue[int] = UniqueJavaPriorityQueue([rank[item] for item in collection_order])
+        for item in removed:
+            queue.remove(rank[item])
+        for _ in range(polls):
+            queue.poll()
+        for item in removed_after:
+            queue.remove(rank[item])
+        return [sorted_items[i] for i in queue.array()]
+    array = [rank[item] for item in collection_order]
+    for i in range((len(array) >> 1) - 1, -1, -1):
+        _sift_down_ints(array, i, array[i])
+    for _ in range(polls):
+        last = array.pop()
+        if array:
+            _sift_down_ints(array, 0, last)
+    return [sorted_items[i] for i in array]
+
+
+def _sift_down_ints(q: list[int], k: int, x: int) -> None:
+    """Java's siftDown on a list of ints (``JavaPriorityQueue._sift_down`` without the key calls)."""
+    n = len(q)
+    half = n >> 1
+    while k < half:
+        child = 2 * k + 1
+        c = q[child]
+        right = child + 1
+        if right < n and c > q[right]:
+            child = right
+            c = q[child]
+        if x <= c:
+            break
+        q[k] = c
+        k = child
+    q[k] = x

@@ -46,17 +46,25 @@ def client_assignments(
 def with_consumer_followups(
     consumers: Mapping[str, ConsumerAssignment], client_deadline: int | None
 ) -> dict[str, ConsumerAssignment]:
-    """Kafka's per-consumer encoding of follow-ups (spec 4.2), consumers in sorted order."""
-    out: dict[str, ConsumerAssignment] = {}
-    deadline_pending = client_deadline is not None
-    for consumer in sorted(consumers):
-        assignment = consumers[consumer]
+    """Kafka's per-consumer encoding of follow-ups (spec 4.2), consumers in sorted order.
+
+    Only the consumers whose deadline changes are copied (a client may have thousands of threads).
+    """
+    names = list(consumers)
+    out = dict(consumers) if names == sorted(names) else {consumer: consumers[consumer] for consumer in sorted(names)}
+    if not out:
+        return out
+    first = next(iter(out))
+    carriers = dict.fromkeys(c for c, a in out.items() if a.withheld or a.followup_rebalance_deadline is not None)
+    if first not in carriers and client_deadline is not None:
+        carriers[first] = None
+    for consumer in carriers:
+        assignment = out[consumer]
         deadline: int | None = None
         if assignment.withheld:
             deadline = IMMEDIATE_FOLLOWUP_MS
-            deadline_pending = False
-        elif deadline_pending:
+        elif consumer == first:
             deadline = client_deadline
-            deadline_pending = False
-        out[consumer] = replace(assignment, followup_rebalance_deadline=deadline)
+        if assignment.followup_rebalance_deadline != deadline:
+            out[consumer] = replace(assignment, followup_rebalance_deadline=deadline)
     return out

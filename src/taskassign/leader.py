@@ -28,6 +28,7 @@ from taskassign.errors import InvalidAssignmentError, TaskassignError, TaskAssig
 from taskassign.followups import IMMEDIATE_FOLLOWUP_MS, client_assignments, with_consumer_followups
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import (
+    ACTIVE,
     ApplicationState,
     AssignmentError,
     ConsumerAssignment,
@@ -115,7 +116,7 @@ def rebalance(
     consumers = None
     if distribute_threads:
         owned = ownership if ownership is not None else ownership_from_state(state)
-        sources = {t: tuple((p.topic, p.partition) for p in info.source_partitions) for t, info in state.tasks.items()}
+        sources = _source_partitions(state) if owned.all_owned else {}  # only read to withhold owned ones
         consumers = {pid: _consumer_assignments(state, a, owned, sources) for pid, a in clients.items()}
     group = GroupAssignment(clients, consumers)
     if callable(callback):
@@ -127,6 +128,10 @@ def rebalance(
                            completeness, fallback_reason)
 
 
+def _source_partitions(state: ApplicationState) -> dict[TaskId, tuple[tuple[str, int], ...]]:
+    return {t: tuple((p.topic, p.partition) for p in info.source_partitions) for t, info in state.tasks.items()}
+
+
 def _consumer_assignments(
     state: ApplicationState,
     assignment: KafkaStreamsAssignment,
@@ -136,24 +141,33 @@ def _consumer_assignments(
     """One client's tasks over its consumers, with the client's follow-up on the consumer carrying it.
 
     Kafka's collections: stateful and stateless actives are HashSets filled in TaskId order, the
-    standbys a sorted set (spec 5.7); that order decides only which thread gets which leftover.
+    standbys a sorted set (spec 5.7); that order decides only which thread gets which leftover, so
+    the HashSet order is computed only when leftovers need it.
     """
     client = state.clients[assignment.process_id]
     stateful = state.stateful_task_ids
-    active = assignment.active_tasks()
+    stateful_active: list[TaskId] = []
+    stateless_active: list[TaskId] = []
+    standby: list[TaskId] = []
+    for t, assigned in assignment.tasks.items():  # TaskId order
+        if assigned.type is ACTIVE:
+            (stateful_active if t in stateful else stateless_active).append(t)
+        else:
+            standby.append(t)
     owned = ownership.of(assignment.process_id)
     threads = ClientThreadsInput(
         consumers=client.consumer_client_ids,
-        stateful_active=tuple(hash_iteration_order([t for t in active if t in stateful])),
-        standby=tuple(assignment.standby_tasks()),
-        stateless_active=tuple(hash_iteration_order([t for t in active if t not in stateful])),
-        prev_tasks_by_lag={c: client.prev_tasks_by_lag(c) for c in client.consumer_client_ids},
+        stateful_active=tuple(stateful_active),
+        standby=tuple(standby),
+        stateless_active=tuple(stateless_active),
+        prev_tasks_by_lag={c: client.prev_tasks_by_lag(c) for c in client.consumer_previous_tasks},
         source_partitions=source_partitions,
         previous_standby=client.previous_standby_tasks,
         stateful=stateful,
         owner_in_client=owned.by_consumer,
         owned_by_client_unattributed=owned.unattributed,
         owned_in_group=ownership.all_owned,
+        hash_set_order=hash_iteration_order,
     )
     per_consumer = with_consumer_followups(distribute_client(threads), assignment.followup_rebalance_deadline)
     return MappingProxyType(per_consumer)

@@ -58,10 +58,14 @@ def ownership_from_state(state: ApplicationState) -> PartitionOwnership:
     clients: dict[ProcessId, ClientOwnership] = {}
     everything: set[TopicPartition] = set()
     for pid, client in state.clients.items():
+        if not client.previous_active_tasks:
+            continue
         owner_of_task: dict[object, str] = {}
-        for consumer in client.consumer_client_ids:  # sorted: a later consumer overwrites
-            for t in client.consumer_previous_tasks.get(consumer, ()):
-                owner_of_task[t] = consumer
+        if client.consumer_previous_tasks:
+            members = set(client.consumer_client_ids)
+            for consumer, tasks in client.consumer_previous_tasks.items():  # sorted: a later consumer overwrites
+                if consumer in members:
+                    owner_of_task.update(dict.fromkeys(tasks, consumer))
         only = client.consumer_client_ids[0] if len(client.consumer_client_ids) == 1 else None
         by_consumer: dict[TopicPartition, str] = {}
         unattributed: set[TopicPartition] = set()
