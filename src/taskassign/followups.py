@@ -29,10 +29,8 @@ def client_assignments(
     overwrites an earlier one, as in Kafka), empty for clients it left out; a probing request puts
     ``now_ms + probing.rebalance.interval.ms`` on the leader's client (the earlier deadline wins if
     the assignor set one too). A ``leader`` that is not a client gets no deadline (spec 3.7 step 4)."""
-    clients = {pid: KafkaStreamsAssignment(pid) for pid in state.process_ids}
-    for entry in task_assignment.assignments:
-        if entry.process_id in clients:
-            clients[entry.process_id] = entry
+    given = {entry.process_id: entry for entry in task_assignment.assignments}  # a later entry wins
+    clients = {pid: given[pid] if pid in given else KafkaStreamsAssignment(pid) for pid in state.process_ids}
     if task_assignment.probing_rebalance_needed and clients:
         leader_pid = leader if leader is not None else state.process_ids[0]
         if leader_pid in clients:

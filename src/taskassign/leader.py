@@ -5,8 +5,9 @@ This is the contract around an assignor (host-and-wire spec sections 3-5), not a
 1. ``assign``. A ``TaskAssignmentException`` keeps every client's previous tasks and asks for an
    immediate follow-up rebalance, as KIP-924 documents. (Kafka's own leader instead sends
    ASSIGNMENT_ERROR to every member; see docs/kafka-differences.md.)
-2. ``validate_task_assignment``. UNKNOWN_PROCESS_ID / UNKNOWN_TASK_ID abort at once: the callback
-   sees an empty assignment. Other errors abort after the callback saw the full assignment.
+2. ``validate_task_assignment`` (and the completeness report, from the same walk). UNKNOWN_PROCESS_ID /
+   UNKNOWN_TASK_ID abort at once: the callback sees an empty assignment. Other errors abort after
+   the callback saw the full assignment.
 3. Follow-ups: per-client deadlines from the assignor; a probing request from Kafka's internal
    assignors becomes ``now_ms + probing.rebalance.interval.ms`` on the leader's own client.
 4. Threads: each client's tasks are spread over its consumers (``threads.py``), tasks whose
@@ -40,7 +41,7 @@ from taskassign.model import (
 from taskassign.ownership import PartitionOwnership, ownership_from_state
 from taskassign.threads import ClientThreadsInput, distribute_client
 from taskassign.utils import identity_assignment
-from taskassign.validation import CompletenessReport, check_completeness, validate_task_assignment
+from taskassign.validation import CompletenessReport, check_completeness, validate_and_check_completeness
 
 __all__ = ("IMMEDIATE_FOLLOWUP_MS", "RebalanceResult", "rebalance")
 
@@ -100,7 +101,7 @@ def rebalance(
         raise TaskassignError(f"assignor {name} returned {type(task_assignment).__name__}, "
                               "expected a TaskAssignment")
 
-    error = validate_task_assignment(state, task_assignment)
+    error, completeness = validate_and_check_completeness(state, task_assignment)
     subscription = GroupSubscription(state)
     callback = getattr(assignor, "on_assignment_computed", None)
     if error in _FATAL_ERRORS:
@@ -110,7 +111,7 @@ def rebalance(
         if raise_on_error:
             raise InvalidAssignmentError(error, name)
         return RebalanceResult(name, error, empty, task_assignment, task_assignment.probing_rebalance_needed,
-                               check_completeness(state, task_assignment), fallback_reason)
+                               completeness, fallback_reason)
 
     clients = client_assignments(state, task_assignment, leader)
     consumers = None
@@ -123,7 +124,10 @@ def rebalance(
         callback(group, subscription, error)
     if error is not AssignmentError.NONE and raise_on_error:
         raise InvalidAssignmentError(error, name)
-    completeness = check_completeness(state, TaskAssignment(tuple(clients.values())))
+    entries = task_assignment.assignments
+    if len({entry.process_id for entry in entries} & clients.keys()) != len(entries):
+        # an entry was dropped (unknown client) or overwritten (a later entry for the same client)
+        completeness = check_completeness(state, TaskAssignment(tuple(clients.values())))
     return RebalanceResult(name, error, group, task_assignment, task_assignment.probing_rebalance_needed,
                            completeness, fallback_reason)
 

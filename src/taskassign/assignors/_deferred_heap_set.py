@@ -63,8 +63,8 @@ class DeferredJavaPrioritySet:
     hashCode of client i's ProcessId.
     """
 
-    __slots__ = ("_base_keys", "_base_order", "_candidates", "_constraint", "_groups", "_hashes", "_heap",
-                 "_key", "_log", "_member", "_members", "_order_all", "_suspect", "_weight")
+    __slots__ = ("_base_order", "_candidates", "_constraint", "_groups", "_hashes", "_heap", "_key", "_log",
+                 "_member", "_members", "_order_all", "_size", "_suspect", "_weight")
 
     def __init__(
         self,
@@ -78,17 +78,18 @@ class DeferredJavaPrioritySet:
         self._weight = weight
         self._candidates = candidates
         self._hashes = hashes
+        self._size = size
         self._order_all, self._groups = hash_set_layout(hashes)
         #: The key of every client as last observed (Java reads the same live values).
         self._key: list[Key] = [(0.0, c) for c in range(size)]
         self._member = [False] * size
         self._members = 0
-        # Deferred form: insert _base_order into an empty heap with _base_keys, then replay _log.
+        # Deferred form: insert _base_order into an empty heap with the keys of that moment, then replay
+        # _log. The log keeps the keys it replaced, so the base keys are the current ones with the log undone.
         self._heap: JavaPriorityQueue[int] | None = None
         self._base_order: Sequence[int] = ()
-        self._base_keys: list[Key] = list(self._key)
-        #: Each ``offer_all`` while deferred: the clients offered and their keys at that moment.
-        self._log: list[tuple[tuple[int, ...], tuple[Key, ...]]] = []
+        #: Each ``offer_all`` while deferred: the clients offered, their keys then, and their keys before.
+        self._log: list[tuple[tuple[int, ...], tuple[Key, ...], tuple[Key, ...]]] = []
         #: The deferred heap may have become invalid since its base (an offer while a member was stale).
         self._suspect = False
 
@@ -104,21 +105,28 @@ class DeferredJavaPrioritySet:
         """Offer each client in turn, after observing the new weights of all of them (see Precondition)."""
         listed = tuple(clients)
         keys, weight, member = self._key, self._weight, self._member
+        if self._heap is not None:
+            for client in listed:
+                keys[client] = (weight(client), client)
+            for client in listed:
+                self._push(client)
+            return
         fresh: list[Key] = []
+        old: list[Key] = []
+        suspect = self._suspect
         for client in listed:
             key = (weight(client), client)
+            before = keys[client]
             # Java pushes the first client while later members still sit where their old keys put them
-            if fresh and member[client] and key != keys[client] and self._heap is None:
-                self._suspect = True
+            if fresh and not suspect and member[client] and key != before:
+                suspect = True
             fresh.append(key)
-        if self._heap is None:
-            self._log.append((listed, tuple(fresh)))
+            old.append(before)
+        self._suspect = suspect
+        self._log.append((listed, tuple(fresh), tuple(old)))
         for client, key in zip(listed, fresh, strict=True):
             keys[client] = key
-        for client in listed:
-            if self._heap is not None:
-                self._push(client)
-            elif not member[client]:
+            if not member[client]:
                 member[client] = True
                 self._members += 1
 
@@ -137,7 +145,7 @@ class DeferredJavaPrioritySet:
     def poll(self, task: int, extra: Callable[[int], bool] | None = None) -> int | None:
         """Kafka's poll: the first client in heap order that satisfies both predicates."""
         candidates = self._candidates(task) if self._candidates is not None else None
-        if candidates is not None and self._members == len(self._member):
+        if candidates is not None and self._members == self._size:
             member = self._member
             for client in candidates:
                 if member[client] and (extra is None or extra(client)):
@@ -168,7 +176,6 @@ class DeferredJavaPrioritySet:
             return
         self._heap = None
         self._base_order = order
-        self._base_keys = list(self._key)
         self._log = []
         self._suspect = False
 
@@ -176,13 +183,16 @@ class DeferredJavaPrioritySet:
         """Replay the deferred heap: the base insertions, then the logged key changes and offers."""
         if self._heap is not None:
             return
-        keys = list(self._base_keys)
+        keys = list(self._key)
+        for listed, _, old in reversed(self._log):
+            for client, key in zip(listed, old, strict=True):
+                keys[client] = key
         heap: JavaPriorityQueue[int] = JavaPriorityQueue(keys.__getitem__)
-        inside = [False] * len(self._member)
+        inside = [False] * self._size
         for client in self._base_order:
             heap.offer(client)
             inside[client] = True
-        for listed, fresh in self._log:
+        for listed, fresh, _ in self._log:
             for client, key in zip(listed, fresh, strict=True):
                 keys[client] = key
             for client in listed:

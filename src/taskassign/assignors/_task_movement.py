@@ -15,8 +15,6 @@ from taskassign._java_order import priority_queue_poll_order
 from taskassign.assignors._client_state import ClientState
 from taskassign.assignors._constrained_priority_set import ClientPool, PoolFactory
 from taskassign.assignors._lags import LagTable
-from taskassign.configs import UNBOUNDED_RECOVERY_LAG
-from taskassign.model import LATEST_OFFSET
 
 __all__ = ("WarmupBudget", "assign_active_task_movements", "assign_standby_task_movements")
 
@@ -45,29 +43,11 @@ def _movements(
 ) -> list[Movement]:
     """Kafka's enqueue loop: for each client (ProcessId order) and each of its tasks (TaskId order),
     a movement when the client is not caught up and some client has a strictly lower lag (-3 counts
-    as lowest); each client is offered to ``pool`` after its tasks."""
-    movements: list[Movement] = []
-    ends, acceptable, lowest_lag = lags.ends, lags.acceptable_recovery_lag, lags.most_caught_up_lag
-    unbounded = acceptable == UNBOUNDED_RECOVERY_LAG
-    most_caught_up_lag: dict[int, int] = {}
+    as lowest); each client is offered to ``pool`` after its tasks (nothing polls in between, so the
+    offers can follow the scan)."""
+    movements = lags.placed_behind([c.standby if standby else c.active for c in clients], skip)
     for client in clients:
-        c = client.index
-        reported = lags.reported_by_client[c]
-        excluded = skip.get(c) if skip else None
-        for task in sorted(client.standby if standby else client.active):
-            if excluded and task in excluded:
-                continue  # a warm-up made by the active movements stays where it is
-            lag = reported.get(task)
-            if lag is None:
-                lag = ends[task]
-            if lag == LATEST_OFFSET or unbounded or 0 <= lag <= acceptable:
-                continue  # caught up
-            most = most_caught_up_lag.get(task)
-            if most is None:
-                most = most_caught_up_lag[task] = lowest_lag(task)
-            if most < lag:
-                movements.append((task, c))
-        pool.offer(c)
+        pool.offer(client.index)
     return movements
 
 
@@ -84,10 +64,11 @@ def _in_heap_order(
     if distinct_tasks and no_op is not None:
         movements = [m for m in movements if not no_op(m[0])]
     num_caught_up = lags.num_caught_up
+    if distinct_tasks:
+        return sorted(movements, key=lambda m: (num_caught_up(m[0]), m[0]))
     stride = max((task for task, _ in movements), default=0) + 1  # key (count, task) as one int
     keys = [num_caught_up(task) * stride + task for task, _ in movements]
-    order = sorted(range(len(keys)), key=keys.__getitem__) if distinct_tasks else priority_queue_poll_order(keys)
-    return [movements[i] for i in order]
+    return [movements[i] for i in priority_queue_poll_order(keys)]
 
 
 def caught_up_pool(clients: Sequence[ClientState], lags: LagTable, make_pool: PoolFactory) -> ClientPool:
@@ -98,7 +79,7 @@ def caught_up_pool(clients: Sequence[ClientState], lags: LagTable, make_pool: Po
     return make_pool(
         lags.is_caught_up,
         lambda c: (len(actives[c]) + len(standbys[c])) / capacities[c],
-        lags.caught_up_clients,
+        lags.caught_up_sets().__getitem__,
         weights_change_inside=True,
     )
 
@@ -226,36 +207,30 @@ class _LagOrderWalks:
             task_lags = self._lags[task]
             known = self._tasks[task] = (task_lags.end, task_lags.reported, *task_lags.reporters_around_block())
         end, reported, ahead, behind = known
-        done, found = _walk(ahead, dest, eligible)
-        if done:
-            return found
+        for client in ahead:
+            if client == dest:
+                return None
+            if eligible(client):
+                return client
         in_block = reported.get(dest, end) == end
         limit = dest if in_block else self._num_clients
         start = self._cursor.get(task, 0)
         for client in range(start, limit):
-            if reported.get(client, end) == end and eligible(client):
+            if eligible(client) and reported.get(client, end) == end:
                 self._cursor[task] = client
                 return client
         self._cursor[task] = max(start, limit)
         if in_block:
             return None
-        done, found = _walk(behind, dest, eligible)  # only when the end offset is unknown (-3)
-        if not done:
-            raise AssertionError(f"client {dest} holds task #{task} but is not in its lag order")
-        return found
+        for client in behind:  # only when the end offset is unknown (-3)
+            if client == dest:
+                return None
+            if eligible(client):
+                return client
+        raise AssertionError(f"client {dest} holds task #{task} but is not in its lag order")
 
     def released(self, task: int, client: int) -> None:
         """``client`` no longer holds ``task``: it may be the first eligible block client again."""
         cursor = self._cursor.get(task)
         if cursor is not None and client < cursor:
             self._cursor[task] = client
-
-
-def _walk(clients: list[int], dest: int, eligible: Callable[[int], bool]) -> tuple[bool, int | None]:
-    """(True, c) at the first eligible client, (True, None) on reaching ``dest``, else (False, None)."""
-    for client in clients:
-        if client == dest:
-            return True, None
-        if eligible(client):
-            return True, client
-    return False, None
