@@ -22,12 +22,20 @@ taskassign reproduces Kafka bit for bit, it takes those orders from here and now
 * ``natural_queue_array``: the backing array of such a queue after a known sequence of removes and
   polls. A poll returns the minimum whatever the layout, so callers that only poll and remove can work
   on sorted sequences and ask for the layout only where Kafka iterates the array.
+* ``java_heap_*``: the same heap on a plain list of *distinct* entries compared by their natural order,
+  at C speed where that is exact: ``heapq.heappush`` is Java's offer on any array, and on a valid heap
+  ``heapq.heappop`` leaves Java's array too (with distinct keys the two sift rules only differ on ties).
+  Entries whose comparison key changed while inside (an invalid heap) go through Java's rules step by
+  step, reading a ``live`` key.
 """
 
 from __future__ import annotations
 
+import heapq
+import operator
 import struct
 from collections.abc import Callable, Container, Hashable, Iterable, Iterator, Sequence
+from itertools import chain, islice
 from typing import Any, Generic, TypeVar
 
 from taskassign.ids import ProcessId, TaskId, java_string_hash, to_int32
@@ -43,6 +51,10 @@ __all__ = (
     "hashset_copy_capacity",
     "hashset_copy_order",
     "java_hash",
+    "java_heap_is_valid",
+    "java_heap_poll",
+    "java_heap_push",
+    "java_heap_remove_at",
     "natural_queue_array",
     "priority_queue_poll_order",
 )
@@ -496,3 +508,106 @@ def _sift_down_ints(q: list[int], k: int, x: int) -> None:
         q[k] = c
         k = child
     q[k] = x
+
+
+# -- Java's PriorityQueue on a list of distinct entries ----------------------------------------------
+
+Live = Callable[[Any], Any]
+
+
+def java_heap_push(q: list[Any], entry: Any, live: Live | None = None, touched: list[int] | None = None) -> None:
+    """Java's ``offer``: append and sift up. With ``live`` every comparison reads ``live(entry)`` (keys that
+    changed while inside), and the slots written are appended to ``touched``."""
+    if live is None:
+        heapq.heappush(q, entry)  # the same moves as Java's siftUp for distinct keys, on any array
+        return
+    q.append(entry)
+    _sift_up_live(q, len(q) - 1, entry, live, touched)
+
+
+def java_heap_poll(q: list[Any], valid: bool) -> Any:
+    """Java's ``poll``. ``valid``: the list is a heap (every entry >= its parent), where heapq's pop leaves
+    the same array as Java's; otherwise Java's siftDown runs step by step."""
+    if valid:
+        return heapq.heappop(q)
+    result = q[0]
+    last = q.pop()
+    if q:
+        _sift_down_live(q, 0, last, _identity, None)
+    return result
+
+
+def java_heap_remove_at(q: list[Any], i: int, live: Live | None = None, touched: list[int] | None = None) -> None:
+    """Java's ``removeAt(i)``: the last entry moves into slot i, sifts down, and if it stayed, sifts up."""
+    last_index = len(q) - 1
+    if i == last_index:
+        q.pop()
+        return
+    moved = q.pop()
+    key = live or _identity
+    _sift_down_live(q, i, moved, key, touched)
+    if q[i] is moved:
+        _sift_up_live(q, i, moved, key, touched)
+
+
+def java_heap_is_valid(q: Sequence[Any], slots: Iterable[int] | None = None) -> bool:
+    """Every entry >= its parent; with ``slots``, only the pairs that involve those slots are checked."""
+    if slots is None:
+        parents = chain.from_iterable(zip(q, q, strict=True))  # each entry twice: the parents of slots 1, 2, ...
+        return all(map(operator.le, parents, islice(q, 1, None)))
+    n = len(q)
+    for i in slots:
+        if i >= n:
+            continue
+        if i and q[i] < q[(i - 1) >> 1]:
+            return False
+        child = 2 * i + 1
+        if (child < n and q[child] < q[i]) or (child + 1 < n and q[child + 1] < q[i]):
+            return False
+    return True
+
+
+def _identity(x: Any) -> Any:
+    return x
+
+
+def _sift_up_live(q: list[Any], k: int, x: Any, live: Live, touched: list[int] | None) -> None:
+    kx = live(x)
+    while k > 0:
+        parent = (k - 1) >> 1
+        e = q[parent]
+        if kx >= live(e):
+            break
+        q[k] = e
+        if touched is not None:
+            touched.append(k)
+        k = parent
+    q[k] = x
+    if touched is not None:
+        touched.append(k)
+
+
+def _sift_down_live(q: list[Any], k: int, x: Any, live: Live, touched: list[int] | None) -> None:
+    n = len(q)
+    half = n >> 1
+    kx = live(x)
+    while k < half:
+        child = 2 * k + 1
+        c = q[child]
+        kc = live(c)
+        right = child + 1
+        if right < n:
+            kr = live(q[right])
+            if kc > kr:
+                child = right
+                c = q[child]
+                kc = kr
+        if kx <= kc:
+            break
+        q[k] = c
+        if touched is not None:
+            touched.append(k)
+        k = child
+    q[k] = x
+    if touched is not None:
+        touched.append(k)
