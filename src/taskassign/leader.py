@@ -133,7 +133,7 @@ def rebalance(
 
 
 def _source_partitions(state: ApplicationState) -> dict[TaskId, tuple[tuple[str, int], ...]]:
-    return {t: tuple((p.topic, p.partition) for p in info.source_partitions) for t, info in state.tasks.items()}
+    return {t: info.source_topic_partitions for t, info in state.tasks.items()}
 
 
 def _consumer_assignments(

@@ -103,6 +103,8 @@ class TaskInfo:
     has_changelog: bool = field(init=False, default=False)
     source_partitions: tuple[TaskTopicPartition, ...] = field(init=False, default=(), repr=False)
     changelog_partitions: tuple[TaskTopicPartition, ...] = field(init=False, default=(), repr=False)
+    #: ``(topic, partition)`` of every source partition (what consumers own).
+    source_topic_partitions: tuple[tuple[str, int], ...] = field(init=False, default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
         stores: Any = self.state_store_names
@@ -110,7 +112,9 @@ class TaskInfo:
             object.__setattr__(self, "state_store_names", SortedFrozenSet(stores))
         parts = tuple(sorted(self.topic_partitions, key=lambda p: (p.topic, p.partition)))
         object.__setattr__(self, "topic_partitions", parts)
-        object.__setattr__(self, "source_partitions", tuple(p for p in parts if p.is_source))
+        sources = tuple(p for p in parts if p.is_source)
+        object.__setattr__(self, "source_partitions", sources)
+        object.__setattr__(self, "source_topic_partitions", tuple((p.topic, p.partition) for p in sources))
         changelogs = tuple(p for p in parts if p.is_changelog)
         object.__setattr__(self, "changelog_partitions", changelogs)
         object.__setattr__(self, "has_changelog", bool(changelogs))

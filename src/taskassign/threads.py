@@ -198,6 +198,8 @@ def distribute_client(client: ClientThreadsInput) -> dict[str, ConsumerAssignmen
     consumers = client.consumers
     if not consumers:
         return {}
+    if len(consumers) == 1:
+        return _one_consumer(client)
     loads = [0] * len(consumers)
     sticky = _sticky(consumers, client.prev_tasks_by_lag)
     stateful_active = _deal(*_orders(client.stateful_active, client.hash_set_order), loads, sticky)
@@ -205,22 +207,54 @@ def distribute_client(client: ClientThreadsInput) -> dict[str, ConsumerAssignmen
     stateless_active = _deal(*_orders(client.stateless_active, client.hash_set_order), loads, None)
 
     out = dict.fromkeys(consumers, _NOTHING)
-    owned_somewhere = bool(client.owned_in_group)
     for i in sorted(stateful_active.keys() | standby.keys() | stateless_active.keys()):
         consumer = consumers[i]
-        active = stateful_active.get(i, []) + stateless_active.get(i, [])
-        standbys = standby.get(i, [])
-        withheld: list[TaskId] = []
-        if owned_somewhere:
-            kept: list[TaskId] = []
-            for t in active:
-                (withheld if _owned_elsewhere(client, t, consumer) else kept).append(t)
-            if withheld:
-                active = kept
-                withheld.sort()
-                standbys = standbys + [t for t in withheld if t in client.previous_standby and t in client.stateful]
-        out[consumer] = new_consumer_assignment(tuple(active), tuple(standbys), tuple(withheld))
+        out[consumer] = _assignment(client, consumer, stateful_active.get(i, []) + stateless_active.get(i, []),
+                                    standby.get(i, []))
     return out
+
+
+def _assignment(client: ClientThreadsInput, consumer: str, active: list[TaskId], standby: list[TaskId]
+                ) -> ConsumerAssignment:
+    """What ``consumer`` was dealt, with the tasks whose partitions another member owns withheld (and kept
+    warm as temporary standbys where the client held them as standbys)."""
+    withheld: list[TaskId] = []
+    if client.owned_in_group:
+        kept: list[TaskId] = []
+        for t in active:
+            (withheld if _owned_elsewhere(client, t, consumer) else kept).append(t)
+        if withheld:
+            active = kept
+            withheld.sort()
+            standby = standby + [t for t in withheld if t in client.previous_standby and t in client.stateful]
+    if not (active or standby or withheld):
+        return _NOTHING
+    return new_consumer_assignment(tuple(active), tuple(standby), tuple(withheld))
+
+
+def _one_consumer(client: ClientThreadsInput) -> dict[str, ConsumerAssignment]:
+    """``distribute_client`` for a client with one thread: its minimum is every task, so each call deals
+    it the tasks it reported (lowest lag first), then the others in TaskId order."""
+    consumer = client.consumers[0]
+    previous = client.prev_tasks_by_lag.get(consumer, ())
+    hashed = client.hash_set_order is not None
+    active = _previous_first(client.stateful_active, previous, hashed)
+    standby = _previous_first(client.standby, previous, False)
+    active += client.stateless_active if hashed else sorted(client.stateless_active)
+    return {consumer: _assignment(client, consumer, active, standby)}
+
+
+def _previous_first(tasks: tuple[TaskId, ...], previous: Sequence[TaskId], is_sorted: bool) -> list[TaskId]:
+    """``tasks`` as one consumer is dealt them: those in ``previous`` in its order, then the rest sorted."""
+    ordered = tasks if is_sorted else sorted(tasks)
+    if not previous or not tasks:
+        return list(ordered)
+    members = set(tasks)
+    first = list(dict.fromkeys(t for t in previous if t in members))
+    if not first:
+        return list(ordered)
+    taken = set(first)
+    return first + [t for t in ordered if t not in taken]
 
 
 def _orders(
