@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from typing import Protocol
@@ -16,6 +17,7 @@ __all__ = (
     "always_allowed",
     "log_shortfalls",
     "not_holding_by_assigned_load",
+    "place_all_least_loaded",
     "place_least_loaded",
 )
 
@@ -92,6 +94,58 @@ def place_least_loaded(clients: Sequence[ClientState], pool: ClientPool, task: i
         remaining -= 1
         offer(client)
     return remaining
+
+
+def place_all_least_loaded(clients: Sequence[ClientState], tasks: Iterable[int], replicas: int) -> list[int]:
+    """``place_least_loaded`` for every task in turn, through a pool that answers the lightest qualifying
+    client (``PoolFactory.true_minimum``); returns the tasks left short of ``replicas``.
+
+    A client that gets a standby of the task holds it afterwards, so a task's picks are simply its
+    ``replicas`` lightest non-holders by (tasks per thread, client index) at the task's turn: one walk
+    over a sorted key list, and the picked clients are put back under their new load. When there are no
+    more non-holders than replicas, they all get one and the order does not matter.
+    """
+    if replicas <= 0:
+        return []
+    actives = [c.active for c in clients]
+    standbys = [c.standby for c in clients]
+    counts = [len(a) + len(s) for a, s in zip(actives, standbys, strict=True)]
+    capacities = [c.capacity for c in clients]
+    everyone = range(len(clients)) if replicas >= len(clients) - 1 else None
+    keys: list[tuple[float, int]] | None = None
+    short = []
+    for task in tasks:
+        if everyone is not None:
+            eligible = [i for i in everyone if task not in actives[i] and task not in standbys[i]]
+            if len(eligible) <= replicas:
+                for i in eligible:
+                    standbys[i].add(task)
+                    counts[i] += 1
+                if len(eligible) < replicas:
+                    short.append(task)
+                keys = None
+                continue
+        if keys is None:
+            keys = sorted((counts[i] / capacities[i], i) for i in range(len(clients)))
+        picked: list[int] = []
+        seen = 0
+        for _, i in keys:
+            seen += 1
+            if task not in actives[i] and task not in standbys[i]:
+                picked.append(i)
+                if len(picked) == replicas:
+                    break
+        if len(picked) < replicas:
+            short.append(task)
+        if not picked:
+            continue
+        chosen = set(picked)
+        keys[:seen] = [key for key in keys[:seen] if key[1] not in chosen]
+        for i in picked:
+            standbys[i].add(task)
+            counts[i] += 1
+            bisect.insort(keys, (counts[i] / capacities[i], i))
+    return short
 
 
 def log_shortfalls(tasks: Iterable[TaskId], wanted: int) -> None:
