@@ -101,6 +101,8 @@ class TaskInfo:
     changelog_end_offset_sum: int = 0
     state_bytes: int | None = None
     has_changelog: bool = field(init=False, default=False)
+    #: KIP-924's ``TaskInfo.isStateful()``: the task has at least one state store.
+    is_stateful: bool = field(init=False, default=False, repr=False, compare=False)
     source_partitions: tuple[TaskTopicPartition, ...] = field(init=False, default=(), repr=False)
     changelog_partitions: tuple[TaskTopicPartition, ...] = field(init=False, default=(), repr=False)
     #: ``(topic, partition)`` of every source partition (what consumers own).
@@ -118,11 +120,7 @@ class TaskInfo:
         changelogs = tuple(p for p in parts if p.is_changelog)
         object.__setattr__(self, "changelog_partitions", changelogs)
         object.__setattr__(self, "has_changelog", bool(changelogs))
-
-    @property
-    def is_stateful(self) -> bool:
-        """KIP-924's ``TaskInfo.isStateful()``: the task has at least one state store."""
-        return bool(self.state_store_names)
+        object.__setattr__(self, "is_stateful", bool(self.state_store_names))
 
     @property
     def state_weight(self) -> int:

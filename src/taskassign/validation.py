@@ -19,7 +19,6 @@ from taskassign.model import (
     STANDBY,
     ApplicationState,
     AssignmentError,
-    KafkaStreamsAssignment,
     TaskAssignment,
     TaskInfo,
 )
@@ -61,37 +60,35 @@ def validate_and_check_completeness(
 
 
 class _Walk:
-    """Kafka's walk over the entries: who runs each active and holds each standby (a later entry wins),
-    and how many standbys each task has, unless the walk stopped at an error."""
+    """Kafka's walk over the entries: who runs each active (a later entry wins) and how many standbys
+    each task has, unless the walk stopped at an error."""
 
-    __slots__ = ("active_owner", "error", "standby_count", "standby_owner", "unique_clients")
+    __slots__ = ("active_owner", "error", "standby_count", "unique_clients")
 
     def __init__(self) -> None:
         self.error: AssignmentError | None = None
         self.active_owner: dict[TaskId, ProcessId] = {}
-        self.standby_owner: dict[TaskId, ProcessId] = {}
         self.standby_count: Counter[TaskId] = Counter()
         self.unique_clients = True
 
 
 def _walk(state: ApplicationState, assignment: TaskAssignment) -> _Walk:
+    """Entry by entry; only when the totals show an unknown task or an active placed twice does it walk
+    again task by task, to report the first of them in Kafka's order."""
     tasks = state.tasks
     walk = _Walk()
-    active_owner, standby_owner, standby_count = walk.active_owner, walk.standby_owner, walk.standby_count
+    active_owner, standby_count = walk.active_owner, walk.standby_count
+    placed = 0
     for entry in assignment.assignments:
-        pid = entry.process_id
         entries = entry.tasks
         actives = [tid for tid, assigned in entries.items() if assigned.type is ACTIVE]
-        if not entries.keys() <= tasks.keys() or not active_owner.keys().isdisjoint(actives):
-            walk.error = _first_walk_error(entry, tasks, active_owner, standby_owner)
-            if walk.error is not None:
-                return walk
-            continue
-        active_owner.update(dict.fromkeys(actives, pid))
+        placed += len(actives)
+        active_owner.update(dict.fromkeys(actives, entry.process_id))
         if len(actives) < len(entries):
-            standbys = [tid for tid, assigned in entries.items() if assigned.type is STANDBY]
-            standby_owner.update(dict.fromkeys(standbys, pid))
-            standby_count.update(standbys)
+            standby_count.update([tid for tid, assigned in entries.items() if assigned.type is STANDBY])
+    known = active_owner.keys() <= tasks.keys() and standby_count.keys() <= tasks.keys()
+    if placed != len(active_owner) or not known:
+        walk.error = _first_walk_error(assignment, tasks)
     walk.unique_clients = _unique_clients(assignment)
     return walk
 
@@ -102,11 +99,13 @@ def _validate(
     if walk.error is not None:
         return walk.error
     compat = state.configs.kafka_compat if kafka_compat is None else kafka_compat
-    tasks, standby_owner = state.tasks, walk.standby_owner
-    invalid = [tid for tid in standby_owner if not tasks[tid].is_stateful]
+    tasks = state.tasks
+    invalid = [tid for tid in walk.standby_count if not tasks[tid].is_stateful]
     if invalid:
-        tid = min(invalid)  # Kafka checks the tasks in TaskId order
-        log.warning("stateless task %s assigned as standby to %s", tid, standby_owner[tid])
+        tid = min(invalid)  # Kafka checks the tasks in TaskId order and names the last entry holding it
+        holder = next(e.process_id for e in reversed(assignment.assignments)
+                      if tid in e.tasks and e.tasks[tid].type is STANDBY)
+        log.warning("stateless task %s assigned as standby to %s", tid, holder)
         return AssignmentError.INVALID_STANDBY_TASK
     output_pids = [entry.process_id for entry in assignment.assignments]
     present = set(output_pids)
@@ -127,23 +126,20 @@ def _validate(
     return AssignmentError.NONE
 
 
-def _first_walk_error(
-    entry: KafkaStreamsAssignment, tasks: Mapping[TaskId, TaskInfo],
-    active_owner: dict[TaskId, ProcessId], standby_owner: dict[TaskId, ProcessId],
-) -> AssignmentError | None:
-    """Kafka's walk over one entry, task by task: the first unknown task or twice-assigned active."""
-    pid = entry.process_id
-    for tid, assigned in entry.tasks.items():
-        if tid not in tasks:
-            log.warning("assignment for client %s contains unknown task %s", pid, tid)
-            return AssignmentError.UNKNOWN_TASK_ID
-        if assigned.type is ACTIVE:
-            if tid in active_owner:
-                log.warning("active task %s assigned to both %s and %s", tid, active_owner[tid], pid)
-                return AssignmentError.ACTIVE_TASK_ASSIGNED_MULTIPLE_TIMES
-            active_owner[tid] = pid
-        else:
-            standby_owner[tid] = pid
+def _first_walk_error(assignment: TaskAssignment, tasks: Mapping[TaskId, TaskInfo]) -> AssignmentError | None:
+    """Kafka's walk task by task: the first unknown task or twice-assigned active."""
+    active_owner: dict[TaskId, ProcessId] = {}
+    for entry in assignment.assignments:
+        pid = entry.process_id
+        for tid, assigned in entry.tasks.items():
+            if tid not in tasks:
+                log.warning("assignment for client %s contains unknown task %s", pid, tid)
+                return AssignmentError.UNKNOWN_TASK_ID
+            if assigned.type is ACTIVE:
+                if tid in active_owner:
+                    log.warning("active task %s assigned to both %s and %s", tid, active_owner[tid], pid)
+                    return AssignmentError.ACTIVE_TASK_ASSIGNED_MULTIPLE_TIMES
+                active_owner[tid] = pid
     return None
 
 

@@ -125,12 +125,12 @@ class DeferredJavaPrioritySet:
 
     def offer_all(self, clients: Iterable[int]) -> None:
         """Offer each client in turn, after observing the new weights of all of them (see Precondition)."""
-        listed = tuple(clients)
+        listed = clients if isinstance(clients, tuple) else tuple(clients)
         keys, weight, member = self._key, self._weight, self._member
         fresh: list[Key] = []
         old: list[Key] = []
         stale = False
-        for client in listed:
+        for client in listed:  # (a plain loop: the usual two clients cost less than a comprehension)
             key = (weight(client), client)
             before = keys[client]
             # Java pushes the first client while later members still sit where their old keys put them
@@ -165,7 +165,10 @@ class DeferredJavaPrioritySet:
                     best = client
             if best < 0:
                 if self._members == self._size:
-                    self._reject_everyone()
+                    if self._heap is None and not self._groups:  # the common case of _reject_everyone
+                        self._base_order, self._log, self._suspect = self._order_all, [], False
+                    else:
+                        self._reject_everyone()
                     return None
             elif self._heap is None and not self._suspect:
                 # a valid heap pops in key order: the lightest eligible member is the answer

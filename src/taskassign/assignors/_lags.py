@@ -232,6 +232,14 @@ class LagTable:
             self._by_task = _ReportsByTask(task, client, lag)
         return self._by_task
 
+    def lag_order_parts(self, task: int) -> tuple[int, dict[int, int], list[int], list[int]]:
+        """What a walk along ``byLag[task]`` needs: the end offset sum, the reporters' lags, and the reporters
+        before and after the block of clients at lag = end, in lag order (``TaskLags`` without the rest)."""
+        reported = self.reported_by_task.get(task, {})
+        end = self.ends[task]
+        pairs = sorted(zip(reported.values(), reported, strict=True))
+        return end, reported, [c for lag, c in pairs if lag < end], [c for lag, c in pairs if lag > end]
+
     def placed_behind(self, assigned: Sequence[Collection[int]], skip: Mapping[int, Collection[int]] | None = None,
                       ) -> list[Movement]:
         """Kafka's enqueue condition of ``TaskMovement``: every (task, client) with the task in

@@ -204,8 +204,7 @@ class _LagOrderWalks:
     def first_eligible_before(self, task: int, dest: int, eligible: Callable[[int], bool]) -> int | None:
         known = self._tasks.get(task)
         if known is None:
-            task_lags = self._lags[task]
-            known = self._tasks[task] = (task_lags.end, task_lags.reported, *task_lags.reporters_around_block())
+            known = self._tasks[task] = self._lags.lag_order_parts(task)
         end, reported, ahead, behind = known
         for client in ahead:
             if client == dest:
