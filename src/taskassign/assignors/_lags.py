@@ -118,6 +118,7 @@ class TaskLags:
 Reports = Sequence[Mapping[TaskId, int]]
 ReportedLags = tuple[list[dict[int, int]], dict[int, dict[int, int]]]
 Movement = tuple[int, int]
+_UNKNOWN = object()
 
 
 def reported_lags(reports: Reports, numbers: Mapping[TaskId, int], ends: Mapping[int, int]) -> ReportedLags:
@@ -152,15 +153,18 @@ class LagTable:
     operations; per-client and per-task dicts are built only when asked for.
     """
 
-    __slots__ = ("_by_client", "_by_task", "_caught", "_caught_up_sets", "_client_rows", "_end_of", "_has_end", "_key",
-                 "_lag", "_most_caught_up_lag", "_num_caught_up", "_task_lags", "_task_rows", "_unbounded",
-                 "acceptable_recovery_lag", "ends", "num_clients", "num_tasks")
+    __slots__ = ("_by_client", "_by_task", "_caught", "_caught_up_sets", "_client_rows", "_end_of", "_has_end",
+                 "_key", "_lag", "_most_caught_up_lag", "_num_caught_up", "_silent_caught_up", "_task_lags",
+                 "_task_rows", "_unbounded", "acceptable_recovery_lag", "ends", "num_clients", "num_tasks")
 
     def __init__(self, application_state: ApplicationState, numbers: Mapping[TaskId, int]) -> None:
         acceptable = self.acceptable_recovery_lag = application_state.configs.acceptable_recovery_lag
         self._unbounded = acceptable == UNBOUNDED_RECOVERY_LAG
         #: Task number -> changelog end offset sum, for the tasks with a changelog.
-        self.ends: dict[int, int] = {numbers[t]: end for t, end in application_state.changelog_end_offset_sums.items()}
+        sums = application_state.changelog_end_offset_sums
+        # every task has a changelog (the usual case): its number is its position, no TaskId lookups
+        self.ends: dict[int, int] = (dict(enumerate(sums.values())) if len(sums) == len(numbers)
+                                     else {numbers[t]: end for t, end in sums.items()})
         reports = [state.task_offset_sums for state in application_state.kafka_streams_states(True).values()]
         self.num_clients = num_clients = len(reports)
         self.num_tasks = num_tasks = len(numbers)
@@ -203,7 +207,9 @@ class LagTable:
         self._by_client: list[dict[int, int]] | None = None
         self._by_task: _ReportsByTask | None = None
         self._task_lags: dict[int, TaskLags] = {}
-        self._caught_up_sets: dict[int, set[int] | None] | None = None
+        self._caught_up_sets: dict[int, set[int] | None] = {}
+        #: Per task number: a client that did not report the task is caught up on it.
+        self._silent_caught_up: list[bool] | None = None
 
     def _caught_up_mask(self, lags: np.ndarray) -> np.ndarray:
         if self._unbounded:
@@ -274,20 +280,18 @@ class LagTable:
         return is_caught_up(self.lag(client, task), self.acceptable_recovery_lag)
 
     def caught_up_clients(self, task: int) -> set[int] | None:
-        """``TaskLags.caught_up_clients`` of ``task``."""
-        return self.caught_up_sets()[task]
-
-    def caught_up_sets(self) -> Mapping[int, set[int] | None]:
-        """``caught_up_clients`` of every task with a changelog, computed at once on first use."""
-        if self._caught_up_sets is None:
-            task, client, _, caught = self._task_rows
-            silent_caught_up = self._caught_up_mask(self._end_of)
-            keep = caught & ~silent_caught_up[task]
-            sets: dict[int, set[int] | None] = {t: None if silent_caught_up[t] else set() for t in self.ends}
-            for t, c in zip(task[keep].tolist(), client[keep].tolist(), strict=True):
-                sets[t].add(c)  # type: ignore[union-attr]
-            self._caught_up_sets = sets
-        return self._caught_up_sets
+        """``TaskLags.caught_up_clients`` of ``task`` (computed on first use, then kept)."""
+        cached = self._caught_up_sets.get(task, _UNKNOWN)
+        if cached is _UNKNOWN:
+            if self._silent_caught_up is None:
+                self._silent_caught_up = self._caught_up_mask(self._end_of).tolist()
+            if self._silent_caught_up[task]:
+                cached = None
+            else:
+                acceptable = self.acceptable_recovery_lag
+                cached = {c for c, lag in self.reported_by_task.get(task, {}).items() if is_caught_up(lag, acceptable)}
+            self._caught_up_sets[task] = cached
+        return cached  # type: ignore[return-value]
 
     def most_caught_up_lag(self, task: int) -> int:
         """The lowest lag of any client on ``task`` (``TaskLags.most_caught_up_lag``, without building it)."""
@@ -310,9 +314,9 @@ def _report_rows(reports: Reports, numbers: Mapping[TaskId, int], ends: Mapping[
     """(task, client, offset) per reported offset sum of a task with a changelog, client-major."""
     sizes = [len(offsets) for offsets in reports]
     total = sum(sizes)
-    stateful = {t: n for t, n in numbers.items() if n in ends}
-    task = np.fromiter(chain.from_iterable(map(stateful.get, offsets, repeat(-1)) for offsets in reports),
-                       dtype=np.int64, count=total)
+    stateful = numbers if len(ends) == len(numbers) else {t: n for t, n in numbers.items() if n in ends}
+    task = np.array(list(chain.from_iterable(map(stateful.get, offsets, repeat(-1)) for offsets in reports)),
+                    dtype=np.int64)
     offsets_flat = chain.from_iterable(offsets.values() for offsets in reports)
     offset = (np.fromiter(offsets_flat, dtype=np.int64, count=total) if dtype is np.int64
               else np.array(list(offsets_flat), dtype=object))

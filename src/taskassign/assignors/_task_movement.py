@@ -9,7 +9,7 @@ keys, and those leave the heap in heap order (Appendix D), not in insertion orde
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 
 from taskassign._java_order import priority_queue_poll_order
 from taskassign.assignors._client_state import ClientState
@@ -52,17 +52,17 @@ def _movements(
 
 
 def _in_heap_order(
-    movements: list[Movement], lags: LagTable, no_op: Callable[[int], bool] | None = None
+    movements: list[Movement], lags: LagTable, no_op: Container[int] = frozenset()
 ) -> list[Movement]:
     """The movements in the order Java's PriorityQueue keyed by (caught-up clients, task) polls them.
 
     Equal keys only come from several movements of one task. Without those the heap returns the
-    movements sorted, and movements of tasks for which ``no_op`` holds (they cannot change anything)
-    can be left out before sorting; with ties, every movement shapes the heap, so none is left out.
+    movements sorted, and movements of tasks in ``no_op`` (they cannot change anything) can be left out
+    before sorting; with ties, every movement shapes the heap, so none is left out.
     """
     distinct_tasks = len({task for task, _ in movements}) == len(movements)
-    if distinct_tasks and no_op is not None:
-        movements = [m for m in movements if not no_op(m[0])]
+    if distinct_tasks and no_op:
+        movements = [m for m in movements if m[0] not in no_op]
     num_caught_up = lags.num_caught_up
     if distinct_tasks:
         return sorted(movements, key=lambda m: (num_caught_up(m[0]), m[0]))
@@ -79,7 +79,7 @@ def caught_up_pool(clients: Sequence[ClientState], lags: LagTable, make_pool: Po
     return make_pool(
         lags.is_caught_up,
         lambda c: (len(actives[c]) + len(standbys[c])) / capacities[c],
-        lags.caught_up_sets().__getitem__,
+        lags.caught_up_clients,
         weights_change_inside=True,
     )
 
@@ -159,7 +159,7 @@ def assign_standby_task_movements(
     full = len(clients) - 1
     poll, offer_all, first_eligible_before = pool.poll, pool.offer_all, walks.first_eligible_before
     moved = 0
-    for task, dest in _in_heap_order(movements, lags, lambda t: copies[t] >= full):
+    for task, dest in _in_heap_order(movements, lags, {t for t, n in copies.items() if n >= full}):
         if copies[task] >= full:
             continue
 
