@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from taskassign._java_order import JavaPriorityQueue, UniqueJavaPriorityQueue, hash_iteration_order
 from taskassign.errors import TaskAssignmentException
+from taskassign.followups import with_consumer_followups
 from taskassign.ids import TaskId
-from taskassign.threads import ClientThreadsInput, assign_tasks_to_threads, distribute_client
+from taskassign.model import ConsumerAssignment
+from taskassign.threads import ClientThreadsInput, _owned_elsewhere, assign_tasks_to_threads, distribute_client
 from tests.helpers import tid
 from tests.threads_reference import reference_assign_tasks_to_threads
 
@@ -265,3 +268,31 @@ def test_a_single_thread_gets_everything_its_own_tasks_first_and_owned_ones_with
     assert result[C1].active == tuple(ids("0_2", "0_3"))  # its own 0_2 first; 0_0 is owned by another member
     assert result[C1].withheld == tuple(ids("0_0"))
     assert result[C1].standby == tuple(ids("0_1", "0_0"))  # 0_0 stays warm as a temporary standby
+
+
+@given(seed=st.integers(0, 2**32), deadline=st.sampled_from([None, 0, 77]))
+def test_withholding_and_followup_carriers_equal_the_plain_rules(seed: int, deadline: int | None) -> None:
+    """Ownership spread over this client's consumers, its unattributed partitions and other members: the
+    withheld tasks are exactly those ``_owned_elsewhere`` names, and the follow-ups are what
+    ``with_consumer_followups`` puts on the plain distribution."""
+    rng = random.Random(seed)
+    consumers = tuple(f"c{i}" for i in range(rng.randint(1, 4)))
+    tasks = [TaskId(s, p) for s in range(2) for p in range(6)]
+    parts = {t: ((f"topic{t.subtopology}", t.partition),) for t in tasks}
+    active = sorted(rng.sample(tasks, rng.randint(0, len(tasks))))
+    owned = {p for t in tasks for p in parts[t] if rng.random() < 0.6}
+    owner_in_client = {p: rng.choice(consumers) for p in owned if rng.random() < 0.4}
+    unattributed = {p for p in owned if p not in owner_in_client and rng.random() < 0.4}
+    base = ClientThreadsInput(consumers, tuple(active[: len(active) // 2]), (), tuple(active[len(active) // 2:]),
+                              source_partitions=parts, owner_in_client=owner_in_client,
+                              owned_by_client_unattributed=unattributed, owned_in_group=frozenset(owned),
+                              previous_standby=frozenset(rng.sample(tasks, 3)), stateful=frozenset(tasks[:6]))
+    plain = distribute_client(replace(base, owned_in_group=frozenset()))
+    with_deadline = distribute_client(replace(base, followup_deadline=deadline))
+    expected = {}
+    for c, a in plain.items():
+        withheld = sorted(t for t in a.active if _owned_elsewhere(base, t, c))
+        temporary = [t for t in withheld if t in base.previous_standby and t in base.stateful]
+        expected[c] = ConsumerAssignment(tuple(t for t in a.active if t not in withheld), a.standby + tuple(temporary),
+                                         tuple(withheld))
+    assert with_deadline == with_consumer_followups(expected, deadline)

@@ -16,7 +16,7 @@ from dataclasses import replace
 from taskassign.ids import ProcessId
 from taskassign.model import ApplicationState, ConsumerAssignment, KafkaStreamsAssignment, TaskAssignment
 
-__all__ = ("IMMEDIATE_FOLLOWUP_MS", "client_assignments", "with_consumer_followups")
+__all__ = ("IMMEDIATE_FOLLOWUP_MS", "client_assignments", "consumer_deadline", "with_consumer_followups")
 
 #: Deadline meaning "rebalance again immediately" (Kafka encodes nextRebalanceMs = 0).
 IMMEDIATE_FOLLOWUP_MS = 0
@@ -58,11 +58,15 @@ def with_consumer_followups(
         carriers[first] = None
     for consumer in carriers:
         assignment = out[consumer]
-        deadline: int | None = None
-        if assignment.withheld:
-            deadline = IMMEDIATE_FOLLOWUP_MS
-        elif consumer == first:
-            deadline = client_deadline
+        deadline = consumer_deadline(consumer == first, bool(assignment.withheld), client_deadline)
         if assignment.followup_rebalance_deadline != deadline:
             out[consumer] = replace(assignment, followup_rebalance_deadline=deadline)
     return out
+
+
+def consumer_deadline(first: bool, withheld: bool, client_deadline: int | None) -> int | None:
+    """The follow-up one consumer carries: immediately if a task was withheld from it, else the client's
+    deadline on its first consumer (in sorted order) only."""
+    if withheld:
+        return IMMEDIATE_FOLLOWUP_MS
+    return client_deadline if first else None

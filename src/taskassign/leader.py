@@ -26,7 +26,7 @@ from types import MappingProxyType
 from taskassign._java_order import hash_iteration_order
 from taskassign.assignors.base import TaskAssignor
 from taskassign.errors import InvalidAssignmentError, TaskassignError, TaskAssignmentException
-from taskassign.followups import IMMEDIATE_FOLLOWUP_MS, client_assignments, with_consumer_followups
+from taskassign.followups import IMMEDIATE_FOLLOWUP_MS, client_assignments
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import (
     ACTIVE,
@@ -172,6 +172,6 @@ def _consumer_assignments(
         owned_by_client_unattributed=owned.unattributed,
         owned_in_group=ownership.all_owned,
         hash_set_order=hash_iteration_order,
+        followup_deadline=assignment.followup_rebalance_deadline,
     )
-    per_consumer = with_consumer_followups(distribute_client(threads), assignment.followup_rebalance_deadline)
-    return MappingProxyType(per_consumer)
+    return MappingProxyType(distribute_client(threads))

@@ -27,13 +27,14 @@ only when two or more leftovers make its layout matter. Consumers that get nothi
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import chain, islice
 from operator import itemgetter
 
 from taskassign._java_order import natural_queue_array
 from taskassign.errors import TaskAssignmentException
+from taskassign.followups import consumer_deadline
 from taskassign.ids import TaskId
 from taskassign.model import ConsumerAssignment, new_consumer_assignment
 
@@ -79,6 +80,8 @@ class ClientThreadsInput:
     #: the iteration order of the Java HashSet Kafka keeps it in; called only when that order decides
     #: something (two or more leftover tasks).
     hash_set_order: Callable[[Sequence[TaskId]], Sequence[TaskId]] | None = None
+    #: The client's follow-up deadline (epoch ms, 0 = immediately), carried by one consumer (spec 4.2).
+    followup_deadline: int | None = None
 
 
 def assign_tasks_to_threads(
@@ -207,29 +210,45 @@ def distribute_client(client: ClientThreadsInput) -> dict[str, ConsumerAssignmen
     stateless_active = _deal(*_orders(client.stateless_active, client.hash_set_order), loads, None)
 
     out = dict.fromkeys(consumers, _NOTHING)
+    contested = _contested(client, chain(client.stateful_active, client.stateless_active))
     for i in sorted(stateful_active.keys() | standby.keys() | stateless_active.keys()):
         consumer = consumers[i]
-        out[consumer] = _assignment(client, consumer, stateful_active.get(i, []) + stateless_active.get(i, []),
-                                    standby.get(i, []))
+        out[consumer] = _assignment(client, consumer, i == 0, stateful_active.get(i, []) + stateless_active.get(i, []),
+                                    standby.get(i, []), contested)
+    if client.followup_deadline is not None and out[consumers[0]] is _NOTHING:
+        out[consumers[0]] = new_consumer_assignment((), (), (), client.followup_deadline)
     return out
 
 
-def _assignment(client: ClientThreadsInput, consumer: str, active: list[TaskId], standby: list[TaskId]
-                ) -> ConsumerAssignment:
+def _assignment(client: ClientThreadsInput, consumer: str, first: bool, active: list[TaskId], standby: list[TaskId],
+                contested: Set[TaskId]) -> ConsumerAssignment:
     """What ``consumer`` was dealt, with the tasks whose partitions another member owns withheld (and kept
-    warm as temporary standbys where the client held them as standbys)."""
+    warm as temporary standbys where the client held them as standbys), and the follow-up it carries."""
     withheld: list[TaskId] = []
-    if client.owned_in_group:
-        kept: list[TaskId] = []
-        for t in active:
-            (withheld if _owned_elsewhere(client, t, consumer) else kept).append(t)
+    if contested:
+        withheld = [t for t in active if t in contested and _owned_elsewhere(client, t, consumer)]
         if withheld:
-            active = kept
+            gone = set(withheld)
+            active = [t for t in active if t not in gone]
             withheld.sort()
             standby = standby + [t for t in withheld if t in client.previous_standby and t in client.stateful]
-    if not (active or standby or withheld):
+    deadline = consumer_deadline(first, bool(withheld), client.followup_deadline)
+    if not (active or standby or withheld) and deadline is None:
         return _NOTHING
-    return new_consumer_assignment(tuple(active), tuple(standby), tuple(withheld))
+    return new_consumer_assignment(tuple(active), tuple(standby), tuple(withheld), deadline)
+
+
+def _contested(client: ClientThreadsInput, tasks: Iterable[TaskId]) -> set[TaskId]:
+    """The tasks that some consumer would have to wait for: a source partition is owned by another client,
+    or by one particular consumer of this client (partitions the client owns through an unknown consumer
+    are never withheld inside it)."""
+    owned = client.owned_in_group
+    if not owned:
+        return set()
+    unattributed, by_consumer = client.owned_by_client_unattributed, client.owner_in_client
+    sources = client.source_partitions
+    return {t for t in tasks for p in sources.get(t, ())
+            if p in owned and (p in by_consumer or p not in unattributed)}
 
 
 def _one_consumer(client: ClientThreadsInput) -> dict[str, ConsumerAssignment]:
@@ -241,7 +260,7 @@ def _one_consumer(client: ClientThreadsInput) -> dict[str, ConsumerAssignment]:
     active = _previous_first(client.stateful_active, previous, hashed)
     standby = _previous_first(client.standby, previous, False)
     active += client.stateless_active if hashed else sorted(client.stateless_active)
-    return {consumer: _assignment(client, consumer, active, standby)}
+    return {consumer: _assignment(client, consumer, True, active, standby, _contested(client, active))}
 
 
 def _previous_first(tasks: tuple[TaskId, ...], previous: Sequence[TaskId], is_sorted: bool) -> list[TaskId]:
