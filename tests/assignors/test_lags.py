@@ -31,8 +31,12 @@ def test_lag_table_matches_the_full_tables(state: ApplicationState) -> None:
         assert [i for i in range(len(clients)) if table.is_caught_up(i, n)] == caught_up
         lags_of = table[n]
         assert lags_of.num_caught_up == table.num_caught_up(n) == len(caught_up)
+        assert table.caught_up_clients(n) == lags_of.caught_up_clients
         if lags_of.caught_up_clients is not None:
             assert sorted(lags_of.caught_up_clients) == caught_up
+        ahead, behind, outside = table.lag_order_parts(n)
+        assert (ahead, behind) == lags_of.reporters_around_block()
+        assert outside == {i for i in range(len(clients)) if lags[i] != state.changelog_end_offset_sums[task_id]}
         by_lag = sorted(range(len(clients)), key=lambda i: (lags[i], i))
         assert list(lags_of.by_lag()) == by_lag
         assert lags_of.most_caught_up == by_lag[0]

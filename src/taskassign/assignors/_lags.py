@@ -118,7 +118,9 @@ class TaskLags:
 Reports = Sequence[Mapping[TaskId, int]]
 ReportedLags = tuple[list[dict[int, int]], dict[int, dict[int, int]]]
 Movement = tuple[int, int]
-_UNKNOWN = object()
+#: Shared, never mutated: a task nobody reported outside the block, or that no reporter is caught up on.
+_NO_REPORTERS_OUTSIDE_THE_BLOCK: tuple[list[int], list[int], set[int]] = ([], [], set())
+_NOBODY: set[int] = set()
 
 
 def reported_lags(reports: Reports, numbers: Mapping[TaskId, int], ends: Mapping[int, int]) -> ReportedLags:
@@ -154,8 +156,9 @@ class LagTable:
     """
 
     __slots__ = ("_by_client", "_by_task", "_caught", "_caught_up_sets", "_client_rows", "_end_of", "_has_end",
-                 "_key", "_lag", "_most_caught_up_lag", "_num_caught_up", "_silent_caught_up", "_task_lags",
-                 "_task_rows", "_unbounded", "acceptable_recovery_lag", "ends", "num_clients", "num_tasks")
+                 "_key", "_lag", "_lag_order", "_most_caught_up_lag", "_num_caught_up", "_silent_caught_up",
+                 "_task_lags", "_task_rows", "_unbounded", "acceptable_recovery_lag", "ends", "num_clients",
+                 "num_tasks")
 
     def __init__(self, application_state: ApplicationState, numbers: Mapping[TaskId, int]) -> None:
         acceptable = self.acceptable_recovery_lag = application_state.configs.acceptable_recovery_lag
@@ -207,9 +210,10 @@ class LagTable:
         self._by_client: list[dict[int, int]] | None = None
         self._by_task: _ReportsByTask | None = None
         self._task_lags: dict[int, TaskLags] = {}
-        self._caught_up_sets: dict[int, set[int] | None] = {}
+        self._caught_up_sets: dict[int, set[int]] | None = None
         #: Per task number: a client that did not report the task is caught up on it.
-        self._silent_caught_up: list[bool] | None = None
+        self._silent_caught_up: list[bool] = []
+        self._lag_order: dict[int, tuple[list[int], list[int], set[int]]] | None = None
 
     def _caught_up_mask(self, lags: np.ndarray) -> np.ndarray:
         if self._unbounded:
@@ -238,13 +242,28 @@ class LagTable:
             self._by_task = _ReportsByTask(task, client, lag)
         return self._by_task
 
-    def lag_order_parts(self, task: int) -> tuple[int, dict[int, int], list[int], list[int]]:
-        """What a walk along ``byLag[task]`` needs: the end offset sum, the reporters' lags, and the reporters
-        before and after the block of clients at lag = end, in lag order (``TaskLags`` without the rest)."""
-        reported = self.reported_by_task.get(task, {})
-        end = self.ends[task]
-        pairs = sorted(zip(reported.values(), reported, strict=True))
-        return end, reported, [c for lag, c in pairs if lag < end], [c for lag, c in pairs if lag > end]
+    def lag_order_parts(self, task: int) -> tuple[list[int], list[int], set[int]]:
+        """What a walk along ``byLag[task]`` needs besides the block of clients at lag = end (ProcessId
+        order): the reporters before the block and after it, in lag order, and the set of both."""
+        if self._lag_order is None:
+            self._lag_order = self._lag_order_of_all()
+        return self._lag_order.get(task, _NO_REPORTERS_OUTSIDE_THE_BLOCK)
+
+    def _lag_order_of_all(self) -> dict[int, tuple[list[int], list[int], set[int]]]:
+        """``lag_order_parts`` of every task with a reporter outside the block, in one sort of the rows."""
+        task, client, lag, _ = self._task_rows
+        outside = np.flatnonzero(lag != self._end_of[task])
+        rows = outside[np.lexsort((client[outside], lag[outside], task[outside]))]
+        parts: dict[int, tuple[list[int], list[int], set[int]]] = {}
+        ends = self._end_of[task[rows]].tolist()
+        for t, c, row_lag, end in zip(task[rows].tolist(), client[rows].tolist(), lag[rows].tolist(), ends,
+                                      strict=True):
+            entry = parts.get(t)
+            if entry is None:
+                entry = parts[t] = ([], [], set())
+            (entry[0] if row_lag < end else entry[1]).append(c)
+            entry[2].add(c)
+        return parts
 
     def placed_behind(self, assigned: Sequence[Collection[int]], skip: Mapping[int, Collection[int]] | None = None,
                       ) -> list[Movement]:
@@ -280,18 +299,27 @@ class LagTable:
         return is_caught_up(self.lag(client, task), self.acceptable_recovery_lag)
 
     def caught_up_clients(self, task: int) -> set[int] | None:
-        """``TaskLags.caught_up_clients`` of ``task`` (computed on first use, then kept)."""
-        cached = self._caught_up_sets.get(task, _UNKNOWN)
-        if cached is _UNKNOWN:
-            if self._silent_caught_up is None:
-                self._silent_caught_up = self._caught_up_mask(self._end_of).tolist()
-            if self._silent_caught_up[task]:
-                cached = None
+        """``TaskLags.caught_up_clients`` of ``task``."""
+        if self._caught_up_sets is None:
+            self._caught_up_sets = self._caught_up_reporters()
+        if self._silent_caught_up[task]:
+            return None
+        return self._caught_up_sets.get(task, _NOBODY)
+
+    def _caught_up_reporters(self) -> dict[int, set[int]]:
+        """Per task whose silent clients are not caught up: its caught-up reporters (one pass over the rows)."""
+        silent = self._caught_up_mask(self._end_of)
+        self._silent_caught_up = silent.tolist()
+        task, client, _, caught = self._task_rows
+        keep = caught & ~silent[task]
+        sets: dict[int, set[int]] = {}
+        for t, c in zip(task[keep].tolist(), client[keep].tolist(), strict=True):
+            found = sets.get(t)
+            if found is None:
+                sets[t] = {c}
             else:
-                acceptable = self.acceptable_recovery_lag
-                cached = {c for c, lag in self.reported_by_task.get(task, {}).items() if is_caught_up(lag, acceptable)}
-            self._caught_up_sets[task] = cached
-        return cached  # type: ignore[return-value]
+                found.add(c)
+        return sets
 
     def most_caught_up_lag(self, task: int) -> int:
         """The lowest lag of any client on ``task`` (``TaskLags.most_caught_up_lag``, without building it)."""

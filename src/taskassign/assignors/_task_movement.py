@@ -192,30 +192,25 @@ class _LagOrderWalks:
     (``released``) can move it back.
     """
 
-    __slots__ = ("_cursor", "_lags", "_num_clients", "_tasks")
+    __slots__ = ("_cursor", "_lags", "_num_clients")
 
     def __init__(self, clients: Sequence[ClientState], lags: LagTable) -> None:
         self._lags = lags
         self._num_clients = len(clients)
         self._cursor: dict[int, int] = {}
-        #: Per task: end offset sum, reported lags, reporters ahead of and behind the block.
-        self._tasks: dict[int, tuple[int, dict[int, int], list[int], list[int]]] = {}
 
     def first_eligible_before(self, task: int, dest: int, eligible: Callable[[int], bool]) -> int | None:
-        known = self._tasks.get(task)
-        if known is None:
-            known = self._tasks[task] = self._lags.lag_order_parts(task)
-        end, reported, ahead, behind = known
+        ahead, behind, outside = self._lags.lag_order_parts(task)
         for client in ahead:
             if client == dest:
                 return None
             if eligible(client):
                 return client
-        in_block = reported.get(dest, end) == end
+        in_block = dest not in outside
         limit = dest if in_block else self._num_clients
         start = self._cursor.get(task, 0)
         for client in range(start, limit):
-            if eligible(client) and reported.get(client, end) == end:
+            if eligible(client) and client not in outside:
                 self._cursor[task] = client
                 return client
         self._cursor[task] = max(start, limit)
