@@ -471,10 +471,13 @@ def natural_queue_array(
     iteration order (what Java copies into the array before heapifying). The heap runs on the
     elements' ranks, so every comparison is an int comparison.
     """
-    rank = {item: i for i, item in enumerate(sorted_items)}
     removed, removed_after = list(removed), list(removed_after)
+    order = list(collection_order)
+    if not (removed or removed_after or polls) and order == list(sorted_items):
+        return order  # a sorted array is already a heap: heapify moves nothing
+    rank = {item: i for i, item in enumerate(sorted_items)}
     if removed or removed_after:
-        queue: UniqueJavaPriorityQueue[int] = UniqueJavaPriorityQueue([rank[item] for item in collection_order])
+        queue: UniqueJavaPriorityQueue[int] = UniqueJavaPriorityQueue([rank[item] for item in order])
         for item in removed:
             queue.remove(rank[item])
         for _ in range(polls):
@@ -482,7 +485,7 @@ def natural_queue_array(
         for item in removed_after:
             queue.remove(rank[item])
         return [sorted_items[i] for i in queue.array()]
-    array = [rank[item] for item in collection_order]
+    array = [rank[item] for item in order]
     for i in range((len(array) >> 1) - 1, -1, -1):
         _sift_down_ints(array, i, array[i])
     for _ in range(polls):

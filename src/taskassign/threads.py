@@ -232,21 +232,25 @@ def _assignment(client: ClientThreadsInput, consumer: str, first: bool, active: 
             active = [t for t in active if t not in gone]
             withheld.sort()
             standby = standby + [t for t in withheld if t in client.previous_standby and t in client.stateful]
-    deadline = consumer_deadline(first, bool(withheld), client.followup_deadline)
+    deadline = consumer_deadline(first, bool(withheld), client.followup_deadline) if first or withheld else None
     if not (active or standby or withheld) and deadline is None:
         return _NOTHING
-    return new_consumer_assignment(tuple(active), tuple(standby), tuple(withheld), deadline)
+    return new_consumer_assignment(tuple(active) if active else (), tuple(standby) if standby else (),
+                                   tuple(withheld) if withheld else (), deadline)
 
 
-def _contested(client: ClientThreadsInput, tasks: Iterable[TaskId]) -> set[TaskId]:
+def _contested(client: ClientThreadsInput, tasks: Iterable[TaskId], only: str | None = None) -> set[TaskId]:
     """The tasks that some consumer would have to wait for: a source partition is owned by another client,
     or by one particular consumer of this client (partitions the client owns through an unknown consumer
-    are never withheld inside it)."""
+    are never withheld inside it). ``only``: the client's one consumer, whose own partitions do not count."""
     owned = client.owned_in_group
     if not owned:
         return set()
     unattributed, by_consumer = client.owned_by_client_unattributed, client.owner_in_client
     sources = client.source_partitions
+    if only is not None:
+        return {t for t in tasks for p in sources.get(t, ())
+                if p in owned and by_consumer.get(p) != only and (p in by_consumer or p not in unattributed)}
     return {t for t in tasks for p in sources.get(t, ())
             if p in owned and (p in by_consumer or p not in unattributed)}
 
@@ -260,7 +264,7 @@ def _one_consumer(client: ClientThreadsInput) -> dict[str, ConsumerAssignment]:
     active = _previous_first(client.stateful_active, previous, hashed)
     standby = _previous_first(client.standby, previous, False)
     active += client.stateless_active if hashed else sorted(client.stateless_active)
-    return {consumer: _assignment(client, consumer, True, active, standby, _contested(client, active))}
+    return {consumer: _assignment(client, consumer, True, active, standby, _contested(client, active, consumer))}
 
 
 def _previous_first(tasks: tuple[TaskId, ...], previous: Sequence[TaskId], is_sorted: bool) -> list[TaskId]:

@@ -47,7 +47,7 @@ def test_bulk_placement_equals_kafkas_heap_poll_by_poll(seed: int) -> None:
     def random_clients() -> list[ClientState]:
         r = random.Random(seed)
         clients = []
-        for i in range(r.randint(1, 12)):
+        for i in range(r.choice([1, 2, 3, r.randint(1, 12)])):
             client = ClientState(i, PID[i + 1], r.randint(1, 4))
             client.active.update(r.sample(range(len(TASKS)), r.randint(0, 5)))
             client.standby.update(t for t in r.sample(range(len(TASKS)), r.randint(0, 3)) if t not in client.active)
@@ -63,3 +63,10 @@ def test_bulk_placement_equals_kafkas_heap_poll_by_poll(seed: int) -> None:
     expected_short = [t for t in tasks if place_least_loaded(java, pool, t, replicas) > 0]
     assert short == expected_short
     assert [c.standby for c in bulk] == [c.standby for c in java]
+
+
+def test_a_task_nobody_holds_goes_to_the_lightest_clients_only() -> None:
+    clients = make_clients([{"active": ["0_1", "0_2"]}, {"active": ["0_3"]}, {}])
+    assert place_all_least_loaded(clients, [n("0_0"), n("0_1")], 2) == []
+    # 0_0 has no holder: 3 candidates for 2 replicas, the two lightest (P3, then P2) get it; 0_1 goes to P2 and P3
+    assert standbys(clients) == {1: [], 2: ["0_0", "0_1"], 3: ["0_0", "0_1"]}

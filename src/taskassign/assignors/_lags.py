@@ -117,7 +117,8 @@ class TaskLags:
 
 Reports = Sequence[Mapping[TaskId, int]]
 ReportedLags = tuple[list[dict[int, int]], dict[int, dict[int, int]]]
-Movement = tuple[int, int]
+#: (task numbers, client indices) of movements, as two arrays.
+Movements = tuple[np.ndarray, np.ndarray]
 #: Shared, never mutated: a task nobody reported outside the block, or that no reporter is caught up on.
 _NO_REPORTERS_OUTSIDE_THE_BLOCK: tuple[list[int], list[int], set[int]] = ([], [], set())
 _NOBODY: set[int] = set()
@@ -156,7 +157,8 @@ class LagTable:
     """
 
     __slots__ = ("_by_client", "_by_task", "_caught", "_caught_up_sets", "_client_rows", "_end_of", "_has_end",
-                 "_key", "_lag", "_lag_order", "_most_caught_up_lag", "_num_caught_up", "_silent_caught_up",
+                 "_key", "_lag", "_lag_order", "_most_caught_up_lag", "_num_caught_up", "_num_caught_up_array",
+                 "_silent_caught_up",
                  "_task_lags", "_task_rows", "_unbounded", "acceptable_recovery_lag", "ends", "num_clients",
                  "num_tasks")
 
@@ -196,7 +198,8 @@ class LagTable:
         counts = np.bincount(task, minlength=num_tasks)
         default = self._caught_up_mask(self._end_of)
         differing = np.bincount(task, weights=self._caught != default[task], minlength=num_tasks).astype(np.int64)
-        self._num_caught_up: list[int] = np.where(default, num_clients - differing, differing).tolist()
+        self._num_caught_up_array = np.where(default, num_clients - differing, differing)
+        self._num_caught_up: list[int] = self._num_caught_up_array.tolist()
         lowest = self._end_of.copy()
         if task.size:
             reported_tasks = np.flatnonzero(counts)
@@ -266,14 +269,15 @@ class LagTable:
         return parts
 
     def placed_behind(self, assigned: Sequence[Collection[int]], skip: Mapping[int, Collection[int]] | None = None,
-                      ) -> list[Movement]:
+                      ) -> Movements:
         """Kafka's enqueue condition of ``TaskMovement``: every (task, client) with the task in
         ``assigned[client]`` where the client is not caught up and some client has a strictly lower lag
-        (-3 counts as lowest); in client order, then TaskId order. ``skip[client]`` lists tasks left out."""
+        (-3 counts as lowest); as two arrays (tasks, clients) in client order, then TaskId order.
+        ``skip[client]`` lists tasks left out."""
         sizes = [len(tasks) for tasks in assigned]
         total = sum(sizes)
         if not total:
-            return []
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         task = np.fromiter(chain.from_iterable(sorted(tasks) for tasks in assigned), dtype=np.int64, count=total)
         client = np.repeat(np.arange(len(assigned), dtype=np.int64), sizes)
         lag = self._end_of[task]
@@ -286,10 +290,19 @@ class LagTable:
         rows = np.flatnonzero(behind)
         lowest = np.asarray(self._most_caught_up_lag, dtype=lag.dtype)[task[rows]]
         rows = rows[lowest < lag[rows]]
-        movements = list(zip(task[rows].tolist(), client[rows].tolist(), strict=True))
+        task, client = task[rows], client[rows]
         if skip:
-            movements = [(t, c) for t, c in movements if t not in skip.get(c, ())]
-        return movements
+            keep = np.ones(task.size, dtype=bool)
+            for c, tasks in skip.items():
+                for t in tasks:
+                    keep &= (task != t) | (client != c)
+            task, client = task[keep], client[keep]
+        return task, client
+
+    def num_caught_up_of(self, tasks: np.ndarray) -> np.ndarray:
+        """``num_caught_up`` of each task of an array of task numbers."""
+        counts: np.ndarray = self._num_caught_up_array[tasks]
+        return counts
 
     def lag(self, client: int, task: int) -> int:
         lag = self.reported_by_client[client].get(task)

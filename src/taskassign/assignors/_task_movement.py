@@ -8,13 +8,15 @@ keys, and those leave the heap in heap order (Appendix D), not in insertion orde
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Container, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from itertools import chain
+
+import numpy as np
 
 from taskassign._java_order import priority_queue_poll_order
 from taskassign.assignors._client_state import ClientState
 from taskassign.assignors._constrained_priority_set import ClientPool, PoolFactory
-from taskassign.assignors._lags import LagTable
+from taskassign.assignors._lags import LagTable, Movements
 
 __all__ = ("WarmupBudget", "assign_active_task_movements", "assign_standby_task_movements")
 
@@ -40,7 +42,7 @@ class WarmupBudget:
 def _movements(
     clients: Sequence[ClientState], lags: LagTable, pool: ClientPool, standby: bool,
     skip: Mapping[int, set[int]] | None = None,
-) -> list[Movement]:
+) -> Movements:
     """Kafka's enqueue loop: for each client (ProcessId order) and each of its tasks (TaskId order),
     a movement when the client is not caught up and some client has a strictly lower lag (-3 counts
     as lowest); each client is offered to ``pool`` after its tasks (nothing polls in between, so the
@@ -51,24 +53,27 @@ def _movements(
     return movements
 
 
-def _in_heap_order(
-    movements: list[Movement], lags: LagTable, no_op: Container[int] = frozenset()
-) -> list[Movement]:
+def _in_heap_order(movements: Movements, lags: LagTable, no_op: np.ndarray | None = None) -> list[Movement]:
     """The movements in the order Java's PriorityQueue keyed by (caught-up clients, task) polls them.
 
     Equal keys only come from several movements of one task. Without those the heap returns the
-    movements sorted, and movements of tasks in ``no_op`` (they cannot change anything) can be left out
-    before sorting; with ties, every movement shapes the heap, so none is left out.
+    movements sorted, and movements of tasks marked in ``no_op`` (they cannot change anything) can be
+    left out before sorting; with ties, every movement shapes the heap, so none is left out.
     """
-    distinct_tasks = len({task for task, _ in movements}) == len(movements)
-    if distinct_tasks and no_op:
-        movements = [m for m in movements if m[0] not in no_op]
-    num_caught_up = lags.num_caught_up
-    if distinct_tasks:
-        return sorted(movements, key=lambda m: (num_caught_up(m[0]), m[0]))
-    stride = max((task for task, _ in movements), default=0) + 1  # key (count, task) as one int
-    keys = [num_caught_up(task) * stride + task for task, _ in movements]
-    return [movements[i] for i in priority_queue_poll_order(keys)]
+    tasks, destinations = movements
+    if not tasks.size:
+        return []
+    counts = lags.num_caught_up_of(tasks)
+    ordered = np.sort(tasks)
+    if not np.any(ordered[1:] == ordered[:-1]):  # distinct tasks
+        if no_op is not None:
+            keep = ~no_op[tasks]
+            tasks, destinations, counts = tasks[keep], destinations[keep], counts[keep]
+        order = np.lexsort((tasks, counts))
+        return list(zip(tasks[order].tolist(), destinations[order].tolist(), strict=True))
+    keys = (counts * (int(ordered[-1]) + 1) + tasks).tolist()  # key (count, task) as one int
+    task_list, destination_list = tasks.tolist(), destinations.tolist()
+    return [(task_list[i], destination_list[i]) for i in priority_queue_poll_order(keys)]
 
 
 def caught_up_pool(clients: Sequence[ClientState], lags: LagTable, make_pool: PoolFactory) -> ClientPool:
@@ -130,7 +135,7 @@ def assign_active_task_movements(
                 destination.assign_standby(task)
                 warmups.setdefault(dest, set()).add(task)
         pool.offer_all((source, dest))
-    return len(movements)
+    return len(movements[0])
 
 
 def assign_standby_task_movements(
@@ -153,13 +158,13 @@ def assign_standby_task_movements(
     standbys = [c.standby for c in clients]
     # Every stateful task has one active; a task every client holds cannot move (Kafka's movement then
     # finds no eligible client and changes nothing), so those movements are skipped cheaply.
-    copies: Counter[int] = Counter()
-    for tasks in standbys:
-        copies.update(tasks)
+    held = np.bincount(np.fromiter(chain.from_iterable(standbys), dtype=np.int64, count=sum(map(len, standbys))),
+                       minlength=lags.num_tasks)
     full = len(clients) - 1
+    copies: list[int] = held.tolist()
     poll, offer_all, first_eligible_before = pool.poll, pool.offer_all, walks.first_eligible_before
     moved = 0
-    for task, dest in _in_heap_order(movements, lags, {t for t, n in copies.items() if n >= full}):
+    for task, dest in _in_heap_order(movements, lags, held >= full):
         if copies[task] >= full:
             continue
 

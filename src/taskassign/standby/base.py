@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from typing import Protocol
 
@@ -109,6 +110,11 @@ def place_all_least_loaded(clients: Sequence[ClientState], tasks: Iterable[int],
         return []
     actives = [c.active for c in clients]
     standbys = [c.standby for c in clients]
+    tasks = list(tasks)
+    if replicas >= len(clients) - 1:
+        short = _all_non_holders(actives, standbys, tasks, replicas)
+        if short is not None:
+            return short
     counts = [len(a) + len(s) for a, s in zip(actives, standbys, strict=True)]
     capacities = [c.capacity for c in clients]
     everyone = range(len(clients)) if replicas >= len(clients) - 1 else None
@@ -146,6 +152,24 @@ def place_all_least_loaded(clients: Sequence[ClientState], tasks: Iterable[int],
             counts[i] += 1
             bisect.insort(keys, (counts[i] / capacities[i], i))
     return short
+
+
+def _all_non_holders(actives: Sequence[set[int]], standbys: Sequence[set[int]], tasks: list[int], replicas: int
+                     ) -> list[int] | None:
+    """When every task already has a holder and ``replicas`` >= clients - 1, no task has more non-holders
+    than replicas: each gets a standby on every client without it, whatever the loads. Done with set
+    operations per client; None when some task has no holder (then loads decide)."""
+    wanted = set(tasks)
+    holders: Counter[int] = Counter()
+    for active, standby in zip(actives, standbys, strict=True):
+        holders.update(wanted & active)
+        holders.update(wanted & standby)
+    if len(holders) < len(wanted):
+        return None
+    for active, standby in zip(actives, standbys, strict=True):
+        standby |= wanted - active - standby
+    clients = len(actives)
+    return [t for t in tasks if clients - holders[t] < replicas]
 
 
 def log_shortfalls(tasks: Iterable[TaskId], wanted: int) -> None:
