@@ -211,10 +211,16 @@ def distribute_client(client: ClientThreadsInput) -> dict[str, ConsumerAssignmen
 
     out = dict.fromkeys(consumers, _NOTHING)
     contested = _contested(client, chain(client.stateful_active, client.stateless_active))
+    plain = not contested and client.followup_deadline is None  # nothing withheld, no follow-up to carry
+    no_tasks: list[TaskId] = []
     for i in sorted(stateful_active.keys() | standby.keys() | stateless_active.keys()):
-        consumer = consumers[i]
-        out[consumer] = _assignment(client, consumer, i == 0, stateful_active.get(i, []) + stateless_active.get(i, []),
-                                    standby.get(i, []), contested)
+        active = stateful_active.get(i, no_tasks) + stateless_active.get(i, no_tasks)
+        standbys = standby.get(i, no_tasks)
+        if plain:
+            out[consumers[i]] = new_consumer_assignment(tuple(active) if active else (),
+                                                        tuple(standbys) if standbys else ())
+        else:
+            out[consumers[i]] = _assignment(client, consumers[i], i == 0, active, standbys, contested)
     if client.followup_deadline is not None and out[consumers[0]] is _NOTHING:
         out[consumers[0]] = new_consumer_assignment((), (), (), client.followup_deadline)
     return out
