@@ -12,6 +12,10 @@ from taskassign._java_order import (
     hashset_copy_capacity,
     hashset_copy_order,
     java_hash,
+    java_heap_is_valid,
+    java_heap_poll,
+    java_heap_push,
+    java_heap_remove_at,
     priority_queue_poll_order,
 )
 from taskassign.ids import ProcessId, TaskId
@@ -118,3 +122,43 @@ def test_subset_orders_equal_sets_built_by_walking_the_sequence() -> None:
         presized.put_all(p for p in source if p in members)
         assert orders.subset(members, len(members), initial_capacity=hashset_copy_capacity(len(members))) == \
             presized.keys()
+
+
+def test_list_heap_equals_java_priority_queue_for_distinct_keys() -> None:
+    """heapq's push, and its pop on a valid heap, leave Java's array; removes and pops on a heap made
+    invalid by keys that changed while inside follow Java's rules through ``live``."""
+    rng = random.Random(5)
+    for _ in range(300):
+        keys = {c: (rng.randrange(6), c) for c in range(rng.randint(1, 40))}
+        java: JavaPriorityQueue[int] = JavaPriorityQueue(keys.__getitem__)
+        entries: list[tuple[int, int]] = []
+        for c in keys:
+            java.offer(c)
+            java_heap_push(entries, keys[c])
+        assert [e[1] for e in entries] == java.array()
+        for _ in range(30):
+            inside = java.array()
+            if not inside:
+                break
+            step = rng.random()
+            if step < 0.3:  # keys change while inside, then each client is removed and offered again in turn
+                changed = rng.sample(inside, min(len(inside), 2))
+                stale = {c: keys[c] for c in changed}
+                for c in changed:
+                    keys[c] = (rng.randrange(6), c)
+                fresh = dict(keys)
+                for c in changed:  # while the first is pushed, the second still sits where its old key put it
+                    java.remove(c)
+                    java_heap_remove_at(entries, entries.index(stale[c]), lambda e, k=fresh: k[e[1]])
+                    java.offer(c)
+                    java_heap_push(entries, keys[c], lambda e, k=fresh: k[e[1]])
+            elif step < 0.6:
+                c = rng.choice(inside)
+                java.remove(c)
+                java_heap_remove_at(entries, entries.index(keys[c]))
+            else:
+                valid = java_heap_is_valid(entries)
+                assert valid == all(keys[x] >= keys[java.array()[(i - 1) >> 1]] for i, x in enumerate(java.array())
+                                    if i)
+                assert java_heap_poll(entries, valid)[1] == java.poll()
+            assert [e[1] for e in entries] == java.array()

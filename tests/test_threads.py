@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from taskassign._java_order import JavaPriorityQueue, UniqueJavaPriorityQueue
+from taskassign._java_order import JavaPriorityQueue, UniqueJavaPriorityQueue, hash_iteration_order
+from taskassign.errors import TaskAssignmentException
+from taskassign.followups import with_consumer_followups
 from taskassign.ids import TaskId
-from taskassign.threads import ClientThreadsInput, assign_tasks_to_threads, distribute_client
+from taskassign.model import ConsumerAssignment
+from taskassign.threads import ClientThreadsInput, _owned_elsewhere, assign_tasks_to_threads, distribute_client
 from tests.helpers import tid
+from tests.threads_reference import reference_assign_tasks_to_threads
 
 C1, C2, C3, C4 = "consumer1", "consumer2", "consumer3", "consumer4"
 ALL_8 = [tid(t) for t in ("0_0", "0_1", "0_2", "0_3", "1_0", "1_1", "1_2", "1_3")]
@@ -183,3 +188,111 @@ def test_every_thread_within_one_task_of_the_others(
     assert max(loads) - min(loads) <= 1
     dealt = [t for x in result.values() for t in x.active + x.standby]
     assert sorted(dealt) == sorted(a + s + b)
+
+
+def _random_call(rng: random.Random) -> tuple[list[TaskId], list[str], dict[str, int], dict[str, tuple[TaskId, ...]]]:
+    """Tasks in a random (collection) order, consumers with earlier loads, previous owners that overlap."""
+    tasks = [TaskId(rng.randrange(3), p) for p in range(rng.randint(0, 30))]
+    tasks = list(dict.fromkeys(tasks))
+    rng.shuffle(tasks)
+    consumers = [f"c{i:02d}" for i in range(rng.randint(1, 9))]
+    loads = {c: rng.randint(0, 3) for c in consumers if rng.random() < 0.6}
+    universe = tasks + [TaskId(5, p) for p in range(3)]  # some previous tasks are not in this call
+    previous = {c: tuple(rng.sample(universe, min(len(universe), rng.randint(0, 6)))) for c in consumers
+                if rng.random() < 0.7}
+    return tasks, consumers, loads, previous
+
+
+def _outcome(
+    assign: object, tasks: list[TaskId], consumers: list[str], loads: dict[str, int],
+    prev: dict[str, tuple[TaskId, ...]] | None,
+) -> object:
+    try:
+        return assign(tasks, consumers, loads, prev)  # type: ignore[operator]
+    except TaskAssignmentException:
+        return "TaskAssignmentException"
+
+
+@given(seed=st.integers(0, 2**32))
+def test_assign_tasks_to_threads_equals_the_literal_java_queue(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(20):
+        tasks, consumers, loads, previous = _random_call(rng)
+        prev = previous if rng.random() < 0.8 else None
+        fast_loads, reference_loads = dict(loads), dict(loads)
+        fast = _outcome(assign_tasks_to_threads, tasks, consumers, fast_loads, prev)
+        reference = _outcome(reference_assign_tasks_to_threads, tasks, consumers, reference_loads, prev)
+        assert fast == reference
+        if fast != "TaskAssignmentException":
+            assert {c: v for c, v in fast_loads.items() if v} == {c: v for c, v in reference_loads.items() if v}
+
+
+@given(seed=st.integers(0, 2**32), consumer_count=st.sampled_from([1, 2, 6, 300]))
+def test_distribute_client_equals_the_reference(seed: int, consumer_count: int) -> None:
+    rng = random.Random(seed)
+    consumers = tuple(f"c{i:03d}" for i in range(rng.randint(1, consumer_count)))
+    pool = [TaskId(s, p) for s in range(4) for p in range(40)]
+    chosen = rng.sample(pool, rng.randint(0, 120))
+    stateful = frozenset(t for t in pool if t.subtopology < 3)
+    active = sorted(t for t in chosen if rng.random() < 0.5)
+    standby = sorted(t for t in chosen if t not in active and t in stateful)
+    previous = {c: tuple(sorted(rng.sample(sorted(stateful), rng.randint(0, 5)))) for c in consumers
+                if rng.random() < 0.5}
+    stateful_active = [t for t in active if t in stateful]
+    stateless_active = [t for t in active if t not in stateful]
+    if rng.random() < 0.5:  # TaskId order, the HashSet order computed on demand
+        given = ClientThreadsInput(consumers, tuple(stateful_active), tuple(standby), tuple(stateless_active),
+                                   previous, hash_set_order=hash_iteration_order)
+    else:  # already in the Java collection order
+        given = ClientThreadsInput(consumers, tuple(hash_iteration_order(stateful_active)), tuple(standby),
+                                   tuple(hash_iteration_order(stateless_active)), previous)
+    fast = distribute_client(given)
+    load: dict[str, int] = {}
+    expected = [reference_assign_tasks_to_threads(hash_iteration_order(stateful_active), consumers, load, previous),
+                reference_assign_tasks_to_threads(standby, consumers, load, previous),
+                reference_assign_tasks_to_threads(hash_iteration_order(stateless_active), consumers, load, None)]
+    assert list(fast) == list(consumers)
+    for c in consumers:
+        assert fast[c].active == tuple(expected[0][c] + expected[2][c])
+        assert fast[c].standby == tuple(expected[1][c])
+
+
+def test_a_single_thread_gets_everything_its_own_tasks_first_and_owned_ones_withheld() -> None:
+    stateful = frozenset(ids("0_0", "0_1", "0_2"))
+    client = _owned_client(consumers=(C1,), stateful_active=tuple(ids("0_2", "0_0")),
+                           stateless_active=tuple(ids("0_3")), standby=tuple(ids("0_1")),
+                           prev_tasks_by_lag={C1: tuple(ids("0_2", "0_1"))},
+                           stateful=stateful, previous_standby=frozenset(ids("0_0")),
+                           owned_in_group={("topic0", 0), ("topic0", 3)}, owner_in_client={("topic0", 3): C1})
+    result = distribute_client(client)
+    assert result[C1].active == tuple(ids("0_2", "0_3"))  # its own 0_2 first; 0_0 is owned by another member
+    assert result[C1].withheld == tuple(ids("0_0"))
+    assert result[C1].standby == tuple(ids("0_1", "0_0"))  # 0_0 stays warm as a temporary standby
+
+
+@given(seed=st.integers(0, 2**32), deadline=st.sampled_from([None, 0, 77]))
+def test_withholding_and_followup_carriers_equal_the_plain_rules(seed: int, deadline: int | None) -> None:
+    """Ownership spread over this client's consumers, its unattributed partitions and other members: the
+    withheld tasks are exactly those ``_owned_elsewhere`` names, and the follow-ups are what
+    ``with_consumer_followups`` puts on the plain distribution."""
+    rng = random.Random(seed)
+    consumers = tuple(f"c{i}" for i in range(rng.randint(1, 4)))
+    tasks = [TaskId(s, p) for s in range(2) for p in range(6)]
+    parts = {t: ((f"topic{t.subtopology}", t.partition),) for t in tasks}
+    active = sorted(rng.sample(tasks, rng.randint(0, len(tasks))))
+    owned = {p for t in tasks for p in parts[t] if rng.random() < 0.6}
+    owner_in_client = {p: rng.choice(consumers) for p in owned if rng.random() < 0.4}
+    unattributed = {p for p in owned if p not in owner_in_client and rng.random() < 0.4}
+    base = ClientThreadsInput(consumers, tuple(active[: len(active) // 2]), (), tuple(active[len(active) // 2:]),
+                              source_partitions=parts, owner_in_client=owner_in_client,
+                              owned_by_client_unattributed=unattributed, owned_in_group=frozenset(owned),
+                              previous_standby=frozenset(rng.sample(tasks, 3)), stateful=frozenset(tasks[:6]))
+    plain = distribute_client(replace(base, owned_in_group=frozenset()))
+    with_deadline = distribute_client(replace(base, followup_deadline=deadline))
+    expected = {}
+    for c, a in plain.items():
+        withheld = sorted(t for t in a.active if _owned_elsewhere(base, t, c))
+        temporary = [t for t in withheld if t in base.previous_standby and t in base.stateful]
+        expected[c] = ConsumerAssignment(tuple(t for t in a.active if t not in withheld), a.standby + tuple(temporary),
+                                         tuple(withheld))
+    assert with_deadline == with_consumer_followups(expected, deadline)

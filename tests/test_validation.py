@@ -1,8 +1,13 @@
 from __future__ import annotations
 
+import random
+
+from hypothesis import given
+from hypothesis import strategies as st
+
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import AssignmentError, KafkaStreamsAssignment, TaskAssignment
-from taskassign.validation import check_completeness, validate_task_assignment
+from taskassign.validation import check_completeness, validate_and_check_completeness, validate_task_assignment
 from tests.helpers import PID_1, PID_2, PID_3, TASK_0_0, TASK_0_1, TASK_1_0, app_state, client, task
 
 STATE = app_state([task("0_0"), task("0_1"), task("1_0", stateful=False)], [client(PID_1), client(PID_2)],
@@ -71,3 +76,23 @@ def test_completeness_wanted_is_capped_by_clients() -> None:
     one_client = app_state([task("0_0")], [client(PID_1)], num_standby_replicas=2)
     report = check_completeness(one_client, TaskAssignment((ksa(PID_1, [TASK_0_0]),)))
     assert report.is_complete and report.lines() == []
+
+
+@given(seed=st.integers(0, 2**32))
+def test_one_walk_equals_validation_then_completeness(seed: int) -> None:
+    """The leader's combined walk gives the same error and report as the two separate functions, broken
+    assignments included (unknown tasks and clients, actives placed twice, clients with two entries)."""
+    rng = random.Random(seed)
+    known = [TASK_0_0, TASK_0_1, TASK_1_0]
+    pool = [*known, TaskId(9, 9)] if rng.random() < 0.3 else known
+    pids = [PID_1, PID_2] + ([PID_3] if rng.random() < 0.3 else [])
+    entries = []
+    for pid in rng.sample(pids, rng.randint(1, len(pids))) + ([rng.choice(pids)] if rng.random() < 0.3 else []):
+        chosen = rng.sample(pool, rng.randint(0, len(pool)))
+        split = rng.randint(0, len(chosen))
+        entries.append(ksa(pid, chosen[:split], chosen[split:]))
+    assignment = TaskAssignment(tuple(entries))
+    for compat in (False, True):
+        error, report = validate_and_check_completeness(STATE, assignment, kafka_compat=compat)
+        assert error is validate_task_assignment(STATE, assignment, kafka_compat=compat)
+        assert report == check_completeness(STATE, assignment)

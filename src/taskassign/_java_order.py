@@ -19,12 +19,23 @@ taskassign reproduces Kafka bit for bit, it takes those orders from here and now
 * ``UniqueJavaPriorityQueue``: the same heap over distinct, hashable elements with a fixed natural
   order; it tracks every element's array slot, so ``remove(o)`` and ``in`` are O(log n) / O(1) while the
   array layout stays exactly Java's (thread-level distribution removes thousands of tasks).
+* ``natural_queue_array``: the backing array of such a queue after a known sequence of removes and
+  polls. A poll returns the minimum whatever the layout, so callers that only poll and remove can work
+  on sorted sequences and ask for the layout only where Kafka iterates the array.
+* ``java_heap_*``: the same heap on a plain list of *distinct* entries compared by their natural order,
+  at C speed where that is exact: ``heapq.heappush`` is Java's offer on any array, and on a valid heap
+  ``heapq.heappop`` leaves Java's array too (with distinct keys the two sift rules only differ on ties).
+  Entries whose comparison key changed while inside (an invalid heap) go through Java's rules step by
+  step, reading a ``live`` key.
 """
 
 from __future__ import annotations
 
+import heapq
+import operator
 import struct
-from collections.abc import Callable, Container, Hashable, Iterable, Iterator
+from collections.abc import Callable, Container, Hashable, Iterable, Iterator, Sequence
+from itertools import chain, islice
 from typing import Any, Generic, TypeVar
 
 from taskassign.ids import ProcessId, TaskId, java_string_hash, to_int32
@@ -40,6 +51,11 @@ __all__ = (
     "hashset_copy_capacity",
     "hashset_copy_order",
     "java_hash",
+    "java_heap_is_valid",
+    "java_heap_poll",
+    "java_heap_push",
+    "java_heap_remove_at",
+    "natural_queue_array",
     "priority_queue_poll_order",
 )
 
@@ -163,9 +179,18 @@ def hash_iteration_order(
     keys: Iterable[K], *, initial_capacity: int | None = None, hash_of: Callable[[K], int] = java_hash
 ) -> list[K]:
     """Iteration order of a HashMap/HashSet into which ``keys`` were put in this order."""
-    table: JavaHashMap[K] = JavaHashMap(initial_capacity, hash_of)
-    table.put_all(keys)
-    return table.keys()
+    items = list(dict.fromkeys(keys))  # a repeated put keeps the first position
+    mask = grown_capacity(len(items), initial_capacity) - 1
+    buckets = []
+    task_ids = hash_of is java_hash
+    for key in items:
+        if task_ids and isinstance(key, TaskId) and key[0] is None:
+            h = (29791 + 961 * key[1] + 31 * key[2]) & 0xFFFFFFFF  # TaskId.java_hash, inlined
+        else:
+            h = hash_of(key) & 0xFFFFFFFF
+        buckets.append((h ^ (h >> 16)) & mask)
+    # a stable sort keeps insertion order within a bucket
+    return [items[i] for i in sorted(range(len(items)), key=buckets.__getitem__)]
 
 
 def hashset_copy_order(keys: Iterable[K], *, hash_of: Callable[[K], int] = java_hash) -> list[K]:
@@ -429,3 +454,163 @@ class UniqueJavaPriorityQueue(JavaPriorityQueue[K]):
 
 def _natural(x: Any) -> Any:
     return x
+
+
+def natural_queue_array(
+    sorted_items: Sequence[K],
+    collection_order: Iterable[K],
+    removed: Iterable[K] = (),
+    polls: int = 0,
+    removed_after: Iterable[K] = (),
+) -> list[K]:
+    """The backing array of ``new PriorityQueue<>(collection)`` over distinct, naturally ordered
+    elements after ``remove(o)`` of each of ``removed``, ``polls`` polls, then ``remove(o)`` of each of
+    ``removed_after``: the order Java's iterator visits the queue in.
+
+    ``sorted_items`` holds the elements in natural order, ``collection_order`` in the collection's
+    iteration order (what Java copies into the array before heapifying). The heap runs on the
+    elements' ranks, so every comparison is an int comparison.
+    """
+    removed, removed_after = list(removed), list(removed_after)
+    order = list(collection_order)
+    if not (removed or removed_after or polls) and order == list(sorted_items):
+        return order  # a sorted array is already a heap: heapify moves nothing
+    rank = {item: i for i, item in enumerate(sorted_items)}
+    if removed or removed_after:
+        queue: UniqueJavaPriorityQueue[int] = UniqueJavaPriorityQueue([rank[item] for item in order])
+        for item in removed:
+            queue.remove(rank[item])
+        for _ in range(polls):
+            queue.poll()
+        for item in removed_after:
+            queue.remove(rank[item])
+        return [sorted_items[i] for i in queue.array()]
+    array = [rank[item] for item in order]
+    for i in range((len(array) >> 1) - 1, -1, -1):
+        _sift_down_ints(array, i, array[i])
+    for _ in range(polls):
+        last = array.pop()
+        if array:
+            _sift_down_ints(array, 0, last)
+    return [sorted_items[i] for i in array]
+
+
+def _sift_down_ints(q: list[int], k: int, x: int) -> None:
+    """Java's siftDown on a list of ints (``JavaPriorityQueue._sift_down`` without the key calls)."""
+    n = len(q)
+    half = n >> 1
+    while k < half:
+        child = 2 * k + 1
+        c = q[child]
+        right = child + 1
+        if right < n and c > q[right]:
+            child = right
+            c = q[child]
+        if x <= c:
+            break
+        q[k] = c
+        k = child
+    q[k] = x
+
+
+# -- Java's PriorityQueue on a list of distinct entries ----------------------------------------------
+
+Live = Callable[[Any], Any]
+
+
+def java_heap_push(q: list[Any], entry: Any, live: Live | None = None, touched: list[int] | None = None) -> None:
+    """Java's ``offer``: append and sift up. With ``live`` every comparison reads ``live(entry)`` (keys that
+    changed while inside), and the slots written are appended to ``touched``."""
+    if live is None:
+        heapq.heappush(q, entry)  # the same moves as Java's siftUp for distinct keys, on any array
+        return
+    q.append(entry)
+    _sift_up_live(q, len(q) - 1, entry, live, touched)
+
+
+def java_heap_poll(q: list[Any], valid: bool) -> Any:
+    """Java's ``poll``. ``valid``: the list is a heap (every entry >= its parent), where heapq's pop leaves
+    the same array as Java's; otherwise Java's siftDown runs step by step."""
+    if valid:
+        return heapq.heappop(q)
+    result = q[0]
+    last = q.pop()
+    if q:
+        _sift_down_live(q, 0, last, _identity, None)
+    return result
+
+
+def java_heap_remove_at(q: list[Any], i: int, live: Live | None = None, touched: list[int] | None = None) -> None:
+    """Java's ``removeAt(i)``: the last entry moves into slot i, sifts down, and if it stayed, sifts up."""
+    last_index = len(q) - 1
+    if i == last_index:
+        q.pop()
+        return
+    moved = q.pop()
+    key = live or _identity
+    _sift_down_live(q, i, moved, key, touched)
+    if q[i] is moved:
+        _sift_up_live(q, i, moved, key, touched)
+
+
+def java_heap_is_valid(q: Sequence[Any], slots: Iterable[int] | None = None) -> bool:
+    """Every entry >= its parent; with ``slots``, only the pairs that involve those slots are checked."""
+    if slots is None:
+        parents = chain.from_iterable(zip(q, q, strict=True))  # each entry twice: the parents of slots 1, 2, ...
+        return all(map(operator.le, parents, islice(q, 1, None)))
+    n = len(q)
+    for i in slots:
+        if i >= n:
+            continue
+        if i and q[i] < q[(i - 1) >> 1]:
+            return False
+        child = 2 * i + 1
+        if (child < n and q[child] < q[i]) or (child + 1 < n and q[child + 1] < q[i]):
+            return False
+    return True
+
+
+def _identity(x: Any) -> Any:
+    return x
+
+
+def _sift_up_live(q: list[Any], k: int, x: Any, live: Live, touched: list[int] | None) -> None:
+    kx = live(x)
+    while k > 0:
+        parent = (k - 1) >> 1
+        e = q[parent]
+        if kx >= live(e):
+            break
+        q[k] = e
+        if touched is not None:
+            touched.append(k)
+        k = parent
+    q[k] = x
+    if touched is not None:
+        touched.append(k)
+
+
+def _sift_down_live(q: list[Any], k: int, x: Any, live: Live, touched: list[int] | None) -> None:
+    n = len(q)
+    half = n >> 1
+    kx = live(x)
+    while k < half:
+        child = 2 * k + 1
+        c = q[child]
+        kc = live(c)
+        right = child + 1
+        if right < n:
+            kr = live(q[right])
+            if kc > kr:
+                child = right
+                c = q[child]
+                kc = kr
+        if kx <= kc:
+            break
+        q[k] = c
+        if touched is not None:
+            touched.append(k)
+        k = child
+    q[k] = x
+    if touched is not None:
+        touched.append(k)

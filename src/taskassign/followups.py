@@ -16,7 +16,7 @@ from dataclasses import replace
 from taskassign.ids import ProcessId
 from taskassign.model import ApplicationState, ConsumerAssignment, KafkaStreamsAssignment, TaskAssignment
 
-__all__ = ("IMMEDIATE_FOLLOWUP_MS", "client_assignments", "with_consumer_followups")
+__all__ = ("IMMEDIATE_FOLLOWUP_MS", "client_assignments", "consumer_deadline", "with_consumer_followups")
 
 #: Deadline meaning "rebalance again immediately" (Kafka encodes nextRebalanceMs = 0).
 IMMEDIATE_FOLLOWUP_MS = 0
@@ -29,10 +29,8 @@ def client_assignments(
     overwrites an earlier one, as in Kafka), empty for clients it left out; a probing request puts
     ``now_ms + probing.rebalance.interval.ms`` on the leader's client (the earlier deadline wins if
     the assignor set one too). A ``leader`` that is not a client gets no deadline (spec 3.7 step 4)."""
-    clients = {pid: KafkaStreamsAssignment(pid) for pid in state.process_ids}
-    for entry in task_assignment.assignments:
-        if entry.process_id in clients:
-            clients[entry.process_id] = entry
+    given = {entry.process_id: entry for entry in task_assignment.assignments}  # a later entry wins
+    clients = {pid: given[pid] if pid in given else KafkaStreamsAssignment(pid) for pid in state.process_ids}
     if task_assignment.probing_rebalance_needed and clients:
         leader_pid = leader if leader is not None else state.process_ids[0]
         if leader_pid in clients:
@@ -46,17 +44,29 @@ def client_assignments(
 def with_consumer_followups(
     consumers: Mapping[str, ConsumerAssignment], client_deadline: int | None
 ) -> dict[str, ConsumerAssignment]:
-    """Kafka's per-consumer encoding of follow-ups (spec 4.2), consumers in sorted order."""
-    out: dict[str, ConsumerAssignment] = {}
-    deadline_pending = client_deadline is not None
-    for consumer in sorted(consumers):
-        assignment = consumers[consumer]
-        deadline: int | None = None
-        if assignment.withheld:
-            deadline = IMMEDIATE_FOLLOWUP_MS
-            deadline_pending = False
-        elif deadline_pending:
-            deadline = client_deadline
-            deadline_pending = False
-        out[consumer] = replace(assignment, followup_rebalance_deadline=deadline)
+    """Kafka's per-consumer encoding of follow-ups (spec 4.2), consumers in sorted order.
+
+    Only the consumers whose deadline changes are copied (a client may have thousands of threads).
+    """
+    names = list(consumers)
+    out = dict(consumers) if names == sorted(names) else {consumer: consumers[consumer] for consumer in sorted(names)}
+    if not out:
+        return out
+    first = next(iter(out))
+    carriers = dict.fromkeys(c for c, a in out.items() if a.withheld or a.followup_rebalance_deadline is not None)
+    if first not in carriers and client_deadline is not None:
+        carriers[first] = None
+    for consumer in carriers:
+        assignment = out[consumer]
+        deadline = consumer_deadline(consumer == first, bool(assignment.withheld), client_deadline)
+        if assignment.followup_rebalance_deadline != deadline:
+            out[consumer] = replace(assignment, followup_rebalance_deadline=deadline)
     return out
+
+
+def consumer_deadline(first: bool, withheld: bool, client_deadline: int | None) -> int | None:
+    """The follow-up one consumer carries: immediately if a task was withheld from it, else the client's
+    deadline on its first consumer (in sorted order) only."""
+    if withheld:
+        return IMMEDIATE_FOLLOWUP_MS
+    return client_deadline if first else None

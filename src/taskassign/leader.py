@@ -5,8 +5,9 @@ This is the contract around an assignor (host-and-wire spec sections 3-5), not a
 1. ``assign``. A ``TaskAssignmentException`` keeps every client's previous tasks and asks for an
    immediate follow-up rebalance, as KIP-924 documents. (Kafka's own leader instead sends
    ASSIGNMENT_ERROR to every member; see docs/kafka-differences.md.)
-2. ``validate_task_assignment``. UNKNOWN_PROCESS_ID / UNKNOWN_TASK_ID abort at once: the callback
-   sees an empty assignment. Other errors abort after the callback saw the full assignment.
+2. ``validate_task_assignment`` (and the completeness report, from the same walk). UNKNOWN_PROCESS_ID /
+   UNKNOWN_TASK_ID abort at once: the callback sees an empty assignment. Other errors abort after
+   the callback saw the full assignment.
 3. Follow-ups: per-client deadlines from the assignor; a probing request from Kafka's internal
    assignors becomes ``now_ms + probing.rebalance.interval.ms`` on the leader's own client.
 4. Threads: each client's tasks are spread over its consumers (``threads.py``), tasks whose
@@ -25,9 +26,10 @@ from types import MappingProxyType
 from taskassign._java_order import hash_iteration_order
 from taskassign.assignors.base import TaskAssignor
 from taskassign.errors import InvalidAssignmentError, TaskassignError, TaskAssignmentException
-from taskassign.followups import IMMEDIATE_FOLLOWUP_MS, client_assignments, with_consumer_followups
+from taskassign.followups import IMMEDIATE_FOLLOWUP_MS, client_assignments
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import (
+    ACTIVE,
     ApplicationState,
     AssignmentError,
     ConsumerAssignment,
@@ -39,7 +41,7 @@ from taskassign.model import (
 from taskassign.ownership import PartitionOwnership, ownership_from_state
 from taskassign.threads import ClientThreadsInput, distribute_client
 from taskassign.utils import identity_assignment
-from taskassign.validation import CompletenessReport, check_completeness, validate_task_assignment
+from taskassign.validation import CompletenessReport, check_completeness, validate_and_check_completeness
 
 __all__ = ("IMMEDIATE_FOLLOWUP_MS", "RebalanceResult", "rebalance")
 
@@ -99,7 +101,7 @@ def rebalance(
         raise TaskassignError(f"assignor {name} returned {type(task_assignment).__name__}, "
                               "expected a TaskAssignment")
 
-    error = validate_task_assignment(state, task_assignment)
+    error, completeness = validate_and_check_completeness(state, task_assignment)
     subscription = GroupSubscription(state)
     callback = getattr(assignor, "on_assignment_computed", None)
     if error in _FATAL_ERRORS:
@@ -109,22 +111,29 @@ def rebalance(
         if raise_on_error:
             raise InvalidAssignmentError(error, name)
         return RebalanceResult(name, error, empty, task_assignment, task_assignment.probing_rebalance_needed,
-                               check_completeness(state, task_assignment), fallback_reason)
+                               completeness, fallback_reason)
 
     clients = client_assignments(state, task_assignment, leader)
     consumers = None
     if distribute_threads:
         owned = ownership if ownership is not None else ownership_from_state(state)
-        sources = {t: tuple((p.topic, p.partition) for p in info.source_partitions) for t, info in state.tasks.items()}
+        sources = _source_partitions(state) if owned.all_owned else {}  # only read to withhold owned ones
         consumers = {pid: _consumer_assignments(state, a, owned, sources) for pid, a in clients.items()}
     group = GroupAssignment(clients, consumers)
     if callable(callback):
         callback(group, subscription, error)
     if error is not AssignmentError.NONE and raise_on_error:
         raise InvalidAssignmentError(error, name)
-    completeness = check_completeness(state, TaskAssignment(tuple(clients.values())))
+    entries = task_assignment.assignments
+    if len({entry.process_id for entry in entries} & clients.keys()) != len(entries):
+        # an entry was dropped (unknown client) or overwritten (a later entry for the same client)
+        completeness = check_completeness(state, TaskAssignment(tuple(clients.values())))
     return RebalanceResult(name, error, group, task_assignment, task_assignment.probing_rebalance_needed,
                            completeness, fallback_reason)
+
+
+def _source_partitions(state: ApplicationState) -> dict[TaskId, tuple[tuple[str, int], ...]]:
+    return {t: info.source_topic_partitions for t, info in state.tasks.items()}
 
 
 def _consumer_assignments(
@@ -136,24 +145,33 @@ def _consumer_assignments(
     """One client's tasks over its consumers, with the client's follow-up on the consumer carrying it.
 
     Kafka's collections: stateful and stateless actives are HashSets filled in TaskId order, the
-    standbys a sorted set (spec 5.7); that order decides only which thread gets which leftover.
+    standbys a sorted set (spec 5.7); that order decides only which thread gets which leftover, so
+    the HashSet order is computed only when leftovers need it.
     """
     client = state.clients[assignment.process_id]
     stateful = state.stateful_task_ids
-    active = assignment.active_tasks()
+    stateful_active: list[TaskId] = []
+    stateless_active: list[TaskId] = []
+    standby: list[TaskId] = []
+    for t, assigned in assignment.tasks.items():  # TaskId order
+        if assigned.type is ACTIVE:
+            (stateful_active if t in stateful else stateless_active).append(t)
+        else:
+            standby.append(t)
     owned = ownership.of(assignment.process_id)
     threads = ClientThreadsInput(
         consumers=client.consumer_client_ids,
-        stateful_active=tuple(hash_iteration_order([t for t in active if t in stateful])),
-        standby=tuple(assignment.standby_tasks()),
-        stateless_active=tuple(hash_iteration_order([t for t in active if t not in stateful])),
-        prev_tasks_by_lag={c: client.prev_tasks_by_lag(c) for c in client.consumer_client_ids},
+        stateful_active=tuple(stateful_active),
+        standby=tuple(standby),
+        stateless_active=tuple(stateless_active),
+        prev_tasks_by_lag={c: client.prev_tasks_by_lag(c) for c in client.consumer_previous_tasks},
         source_partitions=source_partitions,
         previous_standby=client.previous_standby_tasks,
         stateful=stateful,
         owner_in_client=owned.by_consumer,
         owned_by_client_unattributed=owned.unattributed,
         owned_in_group=ownership.all_owned,
+        hash_set_order=hash_iteration_order,
+        followup_deadline=assignment.followup_rebalance_deadline,
     )
-    per_consumer = with_consumer_followups(distribute_client(threads), assignment.followup_rebalance_deadline)
-    return MappingProxyType(per_consumer)
+    return MappingProxyType(distribute_client(threads))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import chain
 from types import MappingProxyType
 
 from taskassign.configs import REBALANCE_PROTOCOL, REBALANCE_PROTOCOL_EAGER
@@ -58,25 +59,31 @@ def ownership_from_state(state: ApplicationState) -> PartitionOwnership:
     clients: dict[ProcessId, ClientOwnership] = {}
     everything: set[TopicPartition] = set()
     for pid, client in state.clients.items():
+        if not client.previous_active_tasks:
+            continue
         owner_of_task: dict[object, str] = {}
-        for consumer in client.consumer_client_ids:  # sorted: a later consumer overwrites
-            for t in client.consumer_previous_tasks.get(consumer, ()):
-                owner_of_task[t] = consumer
+        if client.consumer_previous_tasks:
+            members = set(client.consumer_client_ids)
+            for consumer, tasks in client.consumer_previous_tasks.items():  # sorted: a later consumer overwrites
+                if consumer in members:
+                    owner_of_task.update(dict.fromkeys(tasks, consumer))
         only = client.consumer_client_ids[0] if len(client.consumer_client_ids) == 1 else None
         by_consumer: dict[TopicPartition, str] = {}
         unattributed: set[TopicPartition] = set()
-        for t in client.previous_active_tasks:
-            info = state.tasks.get(t)
-            if info is None:
-                continue
-            owner = owner_of_task.get(t, only)
-            for p in info.source_partitions:
-                tp = p.topic_partition
-                everything.add(tp)
+        known = [t for t in client.previous_active_tasks if t in state.tasks]
+        if not owner_of_task and only is not None:  # one thread: it owns them all
+            owned = chain.from_iterable(state.tasks[t].source_topic_partitions for t in known)
+            by_consumer = dict.fromkeys(owned, only)
+            everything.update(by_consumer)
+        else:
+            for t in known:
+                owner = owner_of_task.get(t, only)
+                partitions = state.tasks[t].source_topic_partitions
+                everything.update(partitions)
                 if owner is None:
-                    unattributed.add(tp)
+                    unattributed.update(partitions)
                 else:
-                    by_consumer[tp] = owner
+                    by_consumer.update(dict.fromkeys(partitions, owner))
         if by_consumer or unattributed:
             clients[pid] = ClientOwnership(MappingProxyType(by_consumer), frozenset(unattributed - by_consumer.keys()))
     return PartitionOwnership(MappingProxyType(clients), frozenset(everything))

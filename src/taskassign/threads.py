@@ -16,23 +16,34 @@ withheld from its new consumer (it arrives in an immediate follow-up rebalance),
 task the client held as a standby is kept as a temporary standby so its state stays warm.
 
 Inputs are plain values (``ClientThreadsInput``); this module never sees a client object.
+
+Cost: each call is linear in its tasks plus one cheap pass over the consumers. Passes 1 and 2 only
+poll and remove, and a Java ``PriorityQueue`` polls its minimum whatever its layout, so they walk the
+tasks in TaskId order; the queue's array (and the Java HashSet order it is built from) is replayed
+only when two or more leftovers make its layout matter. Consumers that get nothing share one empty
+``ConsumerAssignment``.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
+from itertools import chain, islice
+from operator import itemgetter
 
-from taskassign._java_order import UniqueJavaPriorityQueue
+from taskassign._java_order import natural_queue_array
 from taskassign.errors import TaskAssignmentException
+from taskassign.followups import consumer_deadline
 from taskassign.ids import TaskId
-from taskassign.model import ConsumerAssignment
+from taskassign.model import ConsumerAssignment, new_consumer_assignment
 
 __all__ = ("ClientThreadsInput", "TopicPartition", "assign_tasks_to_threads", "distribute_client")
 
 TopicPartition = tuple[str, int]
-_NO_TASKS: tuple[TaskId, ...] = ()
+#: Order of a task collection as Java iterates it, computed only when asked for.
+CollectionOrder = Callable[[], Sequence[TaskId]]
+_NOTHING = ConsumerAssignment()
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +51,9 @@ class ClientThreadsInput:
     """What the leader knows of one client when it spreads the client's tasks over its threads.
 
     The three task tuples are in the iteration order of the Java collections Kafka builds them in
-    (it decides only which at-minimum thread gets which leftover task, spec 5.7).
+    (it decides only which at-minimum thread gets which leftover task, spec 5.7), except that with
+    ``hash_set_order`` the two active tuples are in TaskId order and their Java order is computed on
+    demand.
     """
 
     #: The client's consumer (thread) member ids, sorted.
@@ -63,6 +76,12 @@ class ClientThreadsInput:
     owned_by_client_unattributed: Set[TopicPartition] = frozenset()
     #: Every partition some member of the group owns now (empty under the EAGER protocol).
     owned_in_group: Set[TopicPartition] = frozenset()
+    #: When set, ``stateful_active`` and ``stateless_active`` are in TaskId order and this maps each to
+    #: the iteration order of the Java HashSet Kafka keeps it in; called only when that order decides
+    #: something (two or more leftover tasks).
+    hash_set_order: Callable[[Sequence[TaskId]], Sequence[TaskId]] | None = None
+    #: The client's follow-up deadline (epoch ms, 0 = immediately), carried by one consumer (spec 4.2).
+    followup_deadline: int | None = None
 
 
 def assign_tasks_to_threads(
@@ -74,54 +93,102 @@ def assign_tasks_to_threads(
     """Kafka's ``assignTasksToThreads`` (spec 5.2). ``tasks`` in Java collection order; ``thread_load``
     is the load from earlier calls and is updated; ``prev_tasks_by_lag`` None means stateless (no
     stickiness). Returns each consumer's tasks in the order dealt."""
-    result: dict[str, list[TaskId]] = {c: [] for c in consumers}
-    if not tasks:
-        return result
-    min_per = (len(tasks) + sum(thread_load.values())) // len(consumers)
-    pending: UniqueJavaPriorityQueue[TaskId] = UniqueJavaPriorityQueue(tasks)
-    fill: deque[str] = deque()
-    skipped: dict[TaskId, str] = {}
-    for c in consumers:
-        mine = result[c]
-        target = min_per - thread_load.get(c, 0)
-        if prev_tasks_by_lag is not None:
-            for t in prev_tasks_by_lag.get(c, _NO_TASKS):
-                if t in pending:
-                    if len(mine) < target:
-                        mine.append(t)
-                        pending.remove(t)
-                    else:
-                        skipped[t] = c
-        if len(mine) < target:
-            fill.append(c)
+    loads = [thread_load.get(c, 0) for c in consumers]
+    dealt = _deal(sorted(tasks), lambda: tasks, loads, _sticky(consumers, prev_tasks_by_lag))
+    for c, load in zip(consumers, loads, strict=True):
+        thread_load[c] = load
+    return {c: dealt.get(i, []) for i, c in enumerate(consumers)}
 
+
+def _sticky(
+    consumers: Sequence[str], prev_tasks_by_lag: Mapping[str, Sequence[TaskId]] | None
+) -> list[tuple[int, Sequence[TaskId]]] | None:
+    """(consumer index, its previous tasks by lag) in consumer order, for the consumers that have some."""
+    if prev_tasks_by_lag is None:
+        return None
+    owners = [c for c, tasks in prev_tasks_by_lag.items() if tasks]
+    if not owners:
+        return []
+    index = {c: i for i, c in enumerate(consumers)}
+    mine = [(index[c], prev_tasks_by_lag[c]) for c in owners if c in index]
+    mine.sort(key=itemgetter(0))
+    return mine
+
+
+def _deal(
+    tasks: Sequence[TaskId],
+    collection_order: CollectionOrder,
+    loads: list[int],
+    sticky: Sequence[tuple[int, Sequence[TaskId]]] | None,
+) -> dict[int, list[TaskId]]:
+    """One ``assignTasksToThreads`` call over consumer indices. ``tasks`` is sorted (TaskId order),
+    ``collection_order()`` the same tasks as Java iterates them; ``loads`` (per consumer, from the
+    earlier calls) is updated. Returns the tasks dealt to each consumer that got any, in dealt order."""
+    dealt: dict[int, list[TaskId]] = {}
+    if not tasks:
+        return dealt
+    n = len(loads)
+    min_per = (len(tasks) + sum(loads)) // n
+    pending: set[TaskId] | None = None  # only tracked once stickiness took a task out of the middle
+    removed: list[TaskId] = []  # pass 1's removals, in order: they shape the queue's array
+    skipped: dict[TaskId, int] = {}
+    for c, previous in sticky or ():  # pass 1: stickiness, consumers in order
+        for t in previous:
+            if pending is None:
+                pending = set(tasks)
+            if t in pending:
+                if loads[c] < min_per:
+                    dealt.setdefault(c, []).append(t)
+                    loads[c] += 1
+                    pending.remove(t)
+                    removed.append(t)
+                else:
+                    skipped[t] = c
+
+    # pass 2: the smallest pending task to each consumer below the minimum, round robin
+    smallest: Iterator[TaskId] = iter(tasks)
+    if pending is not None and removed:
+        remaining = pending
+        smallest = (t for t in tasks if t in remaining)
+    polls = 0
+    fill = deque(c for c, load in enumerate(loads) if load < min_per) if min(loads) < min_per else deque()
     while fill:
-        smallest = pending.poll()
-        if smallest is None:
+        c = fill.popleft()
+        need = min_per - loads[c] if not fill else 1  # alone in the queue: it takes all it needs at once
+        got = list(islice(smallest, need))
+        if len(got) < need:
             raise TaskAssignmentException("ran out of unassigned tasks while filling threads up to the minimum "
                                           f"of {min_per} tasks per thread")
-        c = fill.popleft()
-        result[c].append(smallest)
-        if len(result[c]) + thread_load.get(c, 0) < min_per:
+        dealt.setdefault(c, []).extend(got)
+        loads[c] += need
+        polls += need
+        if loads[c] < min_per:
             fill.append(c)
 
-    if pending:
-        at_min = dict.fromkeys(c for c in consumers if len(result[c]) + thread_load.get(c, 0) == min_per)
-        for t in sorted(skipped):
-            c = skipped[t]
-            if c in at_min and t in pending:
-                result[c].append(t)
-                pending.remove(t)
-                del at_min[c]
-        takers = deque(at_min)
-        for t in pending.array():
-            if not takers:
+    leftovers = list(smallest)
+    if leftovers:  # pass 3: one each to the consumers at exactly the minimum
+        taken_back: list[TaskId] = []
+        if skipped:
+            left = set(leftovers)
+            for t in sorted(skipped):
+                c = skipped[t]
+                if loads[c] == min_per and t in left:
+                    dealt.setdefault(c, []).append(t)
+                    loads[c] += 1
+                    left.remove(t)
+                    taken_back.append(t)
+            if taken_back:
+                leftovers = [t for t in leftovers if t in left]
+        if len(leftovers) > 1:  # Kafka walks the queue's array: its layout decides who gets which
+            leftovers = natural_queue_array(tasks, collection_order(), removed, polls, taken_back)
+        takers = (c for c in range(n) if loads[c] == min_per)
+        for t in leftovers:
+            c = next(takers, -1)
+            if c < 0:
                 raise TaskAssignmentException("more leftover tasks than threads at the minimum load")
-            result[takers.popleft()].append(t)
-
-    for c in consumers:
-        thread_load[c] = thread_load.get(c, 0) + len(result[c])
-    return result
+            dealt.setdefault(c, []).append(t)
+            loads[c] += 1
+    return dealt
 
 
 def distribute_client(client: ClientThreadsInput) -> dict[str, ConsumerAssignment]:
@@ -131,23 +198,101 @@ def distribute_client(client: ClientThreadsInput) -> dict[str, ConsumerAssignmen
     each group in dealt order), ``withheld`` the tasks it gets once their partitions are revoked
     elsewhere; ``standby`` includes temporary standbys for withheld tasks.
     """
-    if not client.consumers:
+    consumers = client.consumers
+    if not consumers:
         return {}
-    load: dict[str, int] = {}
-    prev = client.prev_tasks_by_lag
-    stateful_active = assign_tasks_to_threads(client.stateful_active, client.consumers, load, prev)
-    standby = assign_tasks_to_threads(client.standby, client.consumers, load, prev)
-    stateless_active = assign_tasks_to_threads(client.stateless_active, client.consumers, load, None)
-    out: dict[str, ConsumerAssignment] = {}
-    for c in client.consumers:
-        active: list[TaskId] = []
-        withheld: list[TaskId] = []
-        for t in stateful_active[c] + stateless_active[c]:
-            (withheld if _owned_elsewhere(client, t, c) else active).append(t)
-        withheld.sort()
-        standbys = standby[c] + [t for t in withheld if t in client.previous_standby and t in client.stateful]
-        out[c] = ConsumerAssignment(tuple(active), tuple(standbys), tuple(withheld))
+    if len(consumers) == 1:
+        return _one_consumer(client)
+    loads = [0] * len(consumers)
+    sticky = _sticky(consumers, client.prev_tasks_by_lag)
+    stateful_active = _deal(*_orders(client.stateful_active, client.hash_set_order), loads, sticky)
+    standby = _deal(*_orders(client.standby, None), loads, sticky)
+    stateless_active = _deal(*_orders(client.stateless_active, client.hash_set_order), loads, None)
+
+    out = dict.fromkeys(consumers, _NOTHING)
+    contested = _contested(client, chain(client.stateful_active, client.stateless_active))
+    plain = not contested and client.followup_deadline is None  # nothing withheld, no follow-up to carry
+    no_tasks: list[TaskId] = []
+    for i in sorted(stateful_active.keys() | standby.keys() | stateless_active.keys()):
+        active = stateful_active.get(i, no_tasks) + stateless_active.get(i, no_tasks)
+        standbys = standby.get(i, no_tasks)
+        if plain:
+            out[consumers[i]] = new_consumer_assignment(tuple(active) if active else (),
+                                                        tuple(standbys) if standbys else ())
+        else:
+            out[consumers[i]] = _assignment(client, consumers[i], i == 0, active, standbys, contested)
+    if client.followup_deadline is not None and out[consumers[0]] is _NOTHING:
+        out[consumers[0]] = new_consumer_assignment((), (), (), client.followup_deadline)
     return out
+
+
+def _assignment(client: ClientThreadsInput, consumer: str, first: bool, active: list[TaskId], standby: list[TaskId],
+                contested: Set[TaskId]) -> ConsumerAssignment:
+    """What ``consumer`` was dealt, with the tasks whose partitions another member owns withheld (and kept
+    warm as temporary standbys where the client held them as standbys), and the follow-up it carries."""
+    withheld: list[TaskId] = []
+    if contested:
+        withheld = [t for t in active if t in contested and _owned_elsewhere(client, t, consumer)]
+        if withheld:
+            gone = set(withheld)
+            active = [t for t in active if t not in gone]
+            withheld.sort()
+            standby = standby + [t for t in withheld if t in client.previous_standby and t in client.stateful]
+    deadline = consumer_deadline(first, bool(withheld), client.followup_deadline) if first or withheld else None
+    if not (active or standby or withheld) and deadline is None:
+        return _NOTHING
+    return new_consumer_assignment(tuple(active) if active else (), tuple(standby) if standby else (),
+                                   tuple(withheld) if withheld else (), deadline)
+
+
+def _contested(client: ClientThreadsInput, tasks: Iterable[TaskId], only: str | None = None) -> set[TaskId]:
+    """The tasks that some consumer would have to wait for: a source partition is owned by another client,
+    or by one particular consumer of this client (partitions the client owns through an unknown consumer
+    are never withheld inside it). ``only``: the client's one consumer, whose own partitions do not count."""
+    owned = client.owned_in_group
+    if not owned:
+        return set()
+    unattributed, by_consumer = client.owned_by_client_unattributed, client.owner_in_client
+    sources = client.source_partitions
+    if only is not None:
+        return {t for t in tasks for p in sources.get(t, ())
+                if p in owned and by_consumer.get(p) != only and (p in by_consumer or p not in unattributed)}
+    return {t for t in tasks for p in sources.get(t, ())
+            if p in owned and (p in by_consumer or p not in unattributed)}
+
+
+def _one_consumer(client: ClientThreadsInput) -> dict[str, ConsumerAssignment]:
+    """``distribute_client`` for a client with one thread: its minimum is every task, so each call deals
+    it the tasks it reported (lowest lag first), then the others in TaskId order."""
+    consumer = client.consumers[0]
+    previous = client.prev_tasks_by_lag.get(consumer, ())
+    hashed = client.hash_set_order is not None
+    active = _previous_first(client.stateful_active, previous, hashed)
+    standby = _previous_first(client.standby, previous, False)
+    active += client.stateless_active if hashed else sorted(client.stateless_active)
+    return {consumer: _assignment(client, consumer, True, active, standby, _contested(client, active, consumer))}
+
+
+def _previous_first(tasks: tuple[TaskId, ...], previous: Sequence[TaskId], is_sorted: bool) -> list[TaskId]:
+    """``tasks`` as one consumer is dealt them: those in ``previous`` in its order, then the rest sorted."""
+    ordered = tasks if is_sorted else sorted(tasks)
+    if not previous or not tasks:
+        return list(ordered)
+    members = set(tasks)
+    first = list(dict.fromkeys(t for t in previous if t in members))
+    if not first:
+        return list(ordered)
+    taken = set(first)
+    return first + [t for t in ordered if t not in taken]
+
+
+def _orders(
+    tasks: tuple[TaskId, ...], hash_set_order: Callable[[Sequence[TaskId]], Sequence[TaskId]] | None
+) -> tuple[Sequence[TaskId], CollectionOrder]:
+    """The tasks in TaskId order, and their Java collection order on demand."""
+    if hash_set_order is not None:
+        return tasks, lambda: hash_set_order(tasks)
+    return sorted(tasks), lambda: tasks
 
 
 def _owned_elsewhere(client: ClientThreadsInput, task: TaskId, consumer: str) -> bool:

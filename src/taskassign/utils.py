@@ -12,7 +12,7 @@ from taskassign.assignors._client_state import ClientState, task_numbers
 from taskassign.assignors._constrained_priority_set import fast_pool_factory
 from taskassign.errors import UserInputError
 from taskassign.ids import ProcessId, TaskId
-from taskassign.model import ApplicationState, AssignedTask, KafkaStreamsAssignment
+from taskassign.model import ACTIVE, STANDBY, ApplicationState, KafkaStreamsAssignment, new_assigned_task
 from taskassign.rack.public import RackAwareOptimizationParams, optimize_active, optimize_standby
 from taskassign.standby.client_tag_aware import ClientTagAwareStandbyTaskAssignor
 from taskassign.standby.load_based import LoadBasedStandbyTaskAssignor
@@ -33,8 +33,8 @@ def identity_assignment(application_state: ApplicationState) -> dict[ProcessId, 
     get empty assignments). Nothing is filtered: a task claimed as active by two clients stays so."""
     result: dict[ProcessId, KafkaStreamsAssignment] = {}
     for pid, state in application_state.kafka_streams_states(False).items():
-        tasks = [AssignedTask.active(t) for t in state.previous_active_tasks]
-        tasks += [AssignedTask.standby(t) for t in state.previous_standby_tasks]
+        tasks = [new_assigned_task(t, ACTIVE) for t in state.previous_active_tasks]
+        tasks += [new_assigned_task(t, STANDBY) for t in state.previous_standby_tasks]
         result[pid] = KafkaStreamsAssignment.of(pid, tasks)
     return result
 
@@ -103,7 +103,7 @@ def default_standby_task_assignment(
         if added:
             current = result[client.process_id]
             entries = dict(current.tasks)
-            entries.update((task_ids[n], AssignedTask.standby(task_ids[n])) for n in added)
+            entries.update((task_ids[n], new_assigned_task(task_ids[n], STANDBY)) for n in added)
             result[client.process_id] = KafkaStreamsAssignment(
                 client.process_id, entries, current.followup_rebalance_deadline)
     return result

@@ -2,14 +2,15 @@
 
 ``validate_task_assignment`` runs Kafka's checks in Kafka's order (host-and-wire spec 3.4) so that
 the same broken assignment yields the same AssignmentError. Kafka accepts assignments that leave tasks
-unassigned or standbys missing; ``check_completeness`` reports those separately.
+unassigned or standbys missing; ``check_completeness`` reports those separately, and
+``validate_and_check_completeness`` does both from one walk over the entries (what the leader runs).
 """
 
 from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass
 
 from taskassign.ids import ProcessId, TaskId
@@ -18,7 +19,6 @@ from taskassign.model import (
     STANDBY,
     ApplicationState,
     AssignmentError,
-    KafkaStreamsAssignment,
     TaskAssignment,
     TaskInfo,
 )
@@ -27,6 +27,7 @@ __all__ = (
     "CompletenessReport",
     "StandbyShortfall",
     "check_completeness",
+    "validate_and_check_completeness",
     "validate_task_assignment",
 )
 
@@ -43,36 +44,79 @@ def validate_task_assignment(
     (default: the ``taskassign.kafka.compat`` config), a last check reports a task that two entries of
     one client place as active and as standby, which Kafka lets through.
     """
-    compat = state.configs.kafka_compat if kafka_compat is None else kafka_compat
+    return _validate(state, assignment, _walk(state, assignment), kafka_compat)
+
+
+def validate_and_check_completeness(
+    state: ApplicationState, assignment: TaskAssignment, *, kafka_compat: bool | None = None
+) -> tuple[AssignmentError, CompletenessReport]:
+    """``validate_task_assignment`` and ``check_completeness`` of the same assignment, sharing the walk
+    over its entries when every client has one entry and the walk found no error."""
+    walk = _walk(state, assignment)
+    error = _validate(state, assignment, walk, kafka_compat)
+    if walk.error is None and walk.unique_clients:
+        return error, _report(state, walk.active_owner, walk.standby_count)
+    return error, check_completeness(state, assignment)
+
+
+class _Walk:
+    """Kafka's walk over the entries: who runs each active (a later entry wins) and how many standbys
+    each task has, unless the walk stopped at an error."""
+
+    __slots__ = ("active_owner", "error", "standby_count", "unique_clients")
+
+    def __init__(self) -> None:
+        self.error: AssignmentError | None = None
+        self.active_owner: dict[TaskId, ProcessId] = {}
+        self.standby_count: Counter[TaskId] = Counter()
+        self.unique_clients = True
+
+
+def _walk(state: ApplicationState, assignment: TaskAssignment) -> _Walk:
+    """Entry by entry; only when the totals show an unknown task or an active placed twice does it walk
+    again task by task, to report the first of them in Kafka's order."""
     tasks = state.tasks
-    active_owner: dict[TaskId, ProcessId] = {}
-    standby_owner: dict[TaskId, ProcessId] = {}
+    walk = _Walk()
+    active_owner, standby_count = walk.active_owner, walk.standby_count
+    placed = 0
     for entry in assignment.assignments:
-        pid = entry.process_id
         entries = entry.tasks
         actives = [tid for tid, assigned in entries.items() if assigned.type is ACTIVE]
-        if not entries.keys() <= tasks.keys() or not active_owner.keys().isdisjoint(actives):
-            error = _first_walk_error(entry, tasks, active_owner, standby_owner)
-            if error is not None:
-                return error
-            continue
-        active_owner.update(dict.fromkeys(actives, pid))
+        placed += len(actives)
+        active_owner.update(dict.fromkeys(actives, entry.process_id))
         if len(actives) < len(entries):
-            standby_owner.update((tid, pid) for tid, assigned in entries.items() if assigned.type is STANDBY)
-    for tid, info in tasks.items():
-        if not info.is_stateful and tid in standby_owner:
-            log.warning("stateless task %s assigned as standby to %s", tid, standby_owner[tid])
-            return AssignmentError.INVALID_STANDBY_TASK
+            standby_count.update([tid for tid, assigned in entries.items() if assigned.type is STANDBY])
+    known = active_owner.keys() <= tasks.keys() and standby_count.keys() <= tasks.keys()
+    if placed != len(active_owner) or not known:
+        walk.error = _first_walk_error(assignment, tasks)
+    walk.unique_clients = _unique_clients(assignment)
+    return walk
+
+
+def _validate(
+    state: ApplicationState, assignment: TaskAssignment, walk: _Walk, kafka_compat: bool | None
+) -> AssignmentError:
+    if walk.error is not None:
+        return walk.error
+    compat = state.configs.kafka_compat if kafka_compat is None else kafka_compat
+    tasks = state.tasks
+    invalid = [tid for tid in walk.standby_count if not tasks[tid].is_stateful]
+    if invalid:
+        tid = min(invalid)  # Kafka checks the tasks in TaskId order and names the last entry holding it
+        holder = next(e.process_id for e in reversed(assignment.assignments)
+                      if tid in e.tasks and e.tasks[tid].type is STANDBY)
+        log.warning("stateless task %s assigned as standby to %s", tid, holder)
+        return AssignmentError.INVALID_STANDBY_TASK
     output_pids = [entry.process_id for entry in assignment.assignments]
     present = set(output_pids)
-    for pid in state.clients:
-        if pid not in present:
-            log.warning("client %s is missing from the assignment", pid)
-            return AssignmentError.MISSING_PROCESS_ID
-    for pid in dict.fromkeys(output_pids):
-        if pid not in state.clients:
-            log.warning("assignment names unknown client %s", pid)
-            return AssignmentError.UNKNOWN_PROCESS_ID
+    if not present >= state.clients.keys():
+        pid = next(pid for pid in state.clients if pid not in present)
+        log.warning("client %s is missing from the assignment", pid)
+        return AssignmentError.MISSING_PROCESS_ID
+    if not state.clients.keys() >= present:
+        pid = next(pid for pid in output_pids if pid not in state.clients)
+        log.warning("assignment names unknown client %s", pid)
+        return AssignmentError.UNKNOWN_PROCESS_ID
     if not compat:
         conflict = _active_and_standby_on_same_client(assignment)
         if conflict:
@@ -82,23 +126,20 @@ def validate_task_assignment(
     return AssignmentError.NONE
 
 
-def _first_walk_error(
-    entry: KafkaStreamsAssignment, tasks: Mapping[TaskId, TaskInfo],
-    active_owner: dict[TaskId, ProcessId], standby_owner: dict[TaskId, ProcessId],
-) -> AssignmentError | None:
-    """Kafka's walk over one entry, task by task: the first unknown task or twice-assigned active."""
-    pid = entry.process_id
-    for tid, assigned in entry.tasks.items():
-        if tid not in tasks:
-            log.warning("assignment for client %s contains unknown task %s", pid, tid)
-            return AssignmentError.UNKNOWN_TASK_ID
-        if assigned.type is ACTIVE:
-            if tid in active_owner:
-                log.warning("active task %s assigned to both %s and %s", tid, active_owner[tid], pid)
-                return AssignmentError.ACTIVE_TASK_ASSIGNED_MULTIPLE_TIMES
-            active_owner[tid] = pid
-        else:
-            standby_owner[tid] = pid
+def _first_walk_error(assignment: TaskAssignment, tasks: Mapping[TaskId, TaskInfo]) -> AssignmentError | None:
+    """Kafka's walk task by task: the first unknown task or twice-assigned active."""
+    active_owner: dict[TaskId, ProcessId] = {}
+    for entry in assignment.assignments:
+        pid = entry.process_id
+        for tid, assigned in entry.tasks.items():
+            if tid not in tasks:
+                log.warning("assignment for client %s contains unknown task %s", pid, tid)
+                return AssignmentError.UNKNOWN_TASK_ID
+            if assigned.type is ACTIVE:
+                if tid in active_owner:
+                    log.warning("active task %s assigned to both %s and %s", tid, active_owner[tid], pid)
+                    return AssignmentError.ACTIVE_TASK_ASSIGNED_MULTIPLE_TIMES
+                active_owner[tid] = pid
     return None
 
 
@@ -171,14 +212,18 @@ def check_completeness(state: ApplicationState, assignment: TaskAssignment) -> C
         has_active.update(actives)
         if len(actives) < len(entry.tasks):
             standby_count.update(tid for tid, assigned in entry.tasks.items() if assigned.type is STANDBY)
+    return _report(state, has_active, standby_count)
+
+
+def _report(state: ApplicationState, has_active: Container[TaskId], standby_count: Mapping[TaskId, int]
+            ) -> CompletenessReport:
     unassigned = tuple(t for t in state.task_ids if t not in has_active)
     wanted = max(0, min(state.configs.num_standby_replicas, len(state.clients) - 1))
     shortfalls = []
     if wanted:
-        for tid in state.stateful_task_ids:
-            placed = standby_count[tid]
-            if placed < wanted:
-                shortfalls.append(StandbyShortfall(tid, wanted, placed))
+        placed = standby_count.get
+        shortfalls = [StandbyShortfall(tid, wanted, placed(tid, 0)) for tid in state.stateful_task_ids
+                      if placed(tid, 0) < wanted]
     return CompletenessReport(unassigned, tuple(shortfalls), ())
 
 

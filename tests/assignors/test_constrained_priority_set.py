@@ -148,3 +148,53 @@ def test_hash_set_layout_groups_bucket_mates() -> None:
     order, groups = hash_set_layout([0, 16, 1, 17, 2])  # 5 entries: 16 buckets; 0/16 and 1/17 collide
     assert order == [0, 1, 2, 3, 4]
     assert groups == [(0, 2), (2, 4)]
+
+
+def _two_poll_pattern(seed: int, n: int, steps: int, hashes: list[int], make: str) -> list[object]:
+    """HA's active-movement pattern: a filtered poll, then (if it found no one) an unfiltered one; the
+    source gains a task, the destination may lose one (or gain one back as a warm-up), and a client that
+    did not come from the pool (a member) can be the source."""
+    rng = random.Random(seed)
+    loads = [rng.randint(0, 4) for _ in range(n)]
+    caught_up = {t: set(rng.sample(range(n), rng.randint(0, n))) for t in range(steps)}
+    holders = {t: set(rng.sample(range(n), rng.randint(0, n))) for t in range(steps)}
+
+    def constraint(c: int, t: int) -> bool:
+        return c in caught_up[t]
+
+    def weight(c: int) -> float:
+        return loads[c] / (1 + c % 3)
+
+    pool: ClientPool
+    if make == "java":
+        pool = ConstrainedPrioritySet(constraint, weight, hashes.__getitem__)
+    else:
+        pool = DeferredJavaPrioritySet(n, constraint, weight, hashes, caught_up.get)
+    pool.offer_all(range(n))
+    moves = random.Random(seed + 1)
+    seen: list[object] = []
+    for t in range(steps):
+        source = pool.poll(t, holders[t].__contains__)
+        seen.append(source)
+        if source is None:
+            source = pool.poll(t)
+            seen.append(source)
+        if source is None:
+            source = moves.randrange(n)  # e.g. the most caught-up client: still in the pool
+        destination = moves.randrange(n)
+        if destination == source:
+            destination = (source + 1) % n
+        loads[source] += 1
+        loads[destination] += moves.choice([-1, -1, 0])
+        pool.offer_all((source, destination))
+        seen.append(len(pool))
+    return seen
+
+
+@settings(max_examples=300)
+@given(st.integers(0, 10**9), st.integers(2, 30), st.booleans())
+def test_deferred_heap_equals_kafkas_heap_with_filters_and_members_as_sources(seed: int, n: int,
+                                                                              colliding: bool) -> None:
+    rng = random.Random(seed)
+    hashes = [rng.randrange(4) * 64 if colliding else rng.randrange(2**31) for _ in range(n)]
+    assert _two_poll_pattern(seed, n, 40, hashes, "deferred") == _two_poll_pattern(seed, n, 40, hashes, "java")

@@ -22,6 +22,7 @@ from taskassign.model import (
     AssignedTask,
     KafkaStreamsAssignment,
     TaskAssignment,
+    new_assigned_task,
 )
 
 __all__ = ("ClientState", "client_states", "task_numbers", "to_task_assignment")
@@ -115,19 +116,19 @@ def to_task_assignment(
     details: Mapping[str, object] | None = None,
 ) -> TaskAssignment:
     """The immutable result: one KafkaStreamsAssignment per client, in ProcessId order."""
-    standby_of: dict[int, AssignedTask] = {}
+    standby_of: dict[int, AssignedTask] = {}  # one value per standby task, shared by its holders
     assignments = []
     for client in clients:
-        active = client.active
+        active, standby = client.active, client.standby
         entries: dict[TaskId, AssignedTask] = {}
-        for number in sorted([*active, *client.standby]):
+        for number in sorted(active | standby) if standby else sorted(active):
             task = task_ids[number]
             if number in active:
-                entries[task] = AssignedTask(task, ACTIVE)
+                entries[task] = new_assigned_task(task, ACTIVE)
             else:
                 assigned = standby_of.get(number)
                 if assigned is None:
-                    assigned = standby_of[number] = AssignedTask(task, STANDBY)
+                    assigned = standby_of[number] = new_assigned_task(task, STANDBY)
                 entries[task] = assigned
         assignments.append(KafkaStreamsAssignment(client.process_id, MappingProxyType(entries)))
     return TaskAssignment(tuple(assignments), probing_rebalance_needed, details or {})

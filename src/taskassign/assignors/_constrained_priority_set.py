@@ -65,8 +65,13 @@ class PoolFactory(Protocol):
     ``candidates`` optionally lists exactly the clients satisfying ``constraint`` for a task.
     ``weights_change_inside`` says the caller changes members' weights while they sit in the set (and
     re-offers them right after, Kafka's ``offerAll(source, destination)``): Kafka's heap can then turn
-    invalid, so it must be replayed exactly.
+    invalid, so it must be replayed exactly. ``true_minimum``: where weights change only outside the
+    set, its polls answer the lightest qualifying member, so callers may compute the same answers in
+    bulk; False for the reference that replays Kafka's heap everywhere.
     """
+
+    @property
+    def true_minimum(self) -> bool: ...
 
     def __call__(
         self, constraint: Constraint, weight: Callable[[int], float], candidates: Candidates | None = None,
@@ -74,32 +79,47 @@ class PoolFactory(Protocol):
     ) -> ClientPool: ...
 
 
+class _JavaPoolFactory:
+    __slots__ = ("_hashes",)
+    true_minimum = False
+
+    def __init__(self, client_hashes: Sequence[int]) -> None:
+        self._hashes = client_hashes
+
+    def __call__(
+        self, constraint: Constraint, weight: Callable[[int], float], candidates: Candidates | None = None,
+        weights_change_inside: bool = False,
+    ) -> ClientPool:
+        return ConstrainedPrioritySet(constraint, weight, self._hashes.__getitem__)
+
+
+class _FastPoolFactory:
+    __slots__ = ("_hashes",)
+    true_minimum = True
+
+    def __init__(self, client_hashes: Sequence[int]) -> None:
+        self._hashes = client_hashes
+
+    def __call__(
+        self, constraint: Constraint, weight: Callable[[int], float], candidates: Candidates | None = None,
+        weights_change_inside: bool = False,
+    ) -> ClientPool:
+        hashes = self._hashes
+        if weights_change_inside:
+            return DeferredJavaPrioritySet(len(hashes), constraint, weight, hashes, candidates)
+        return IndexedConstrainedPrioritySet(len(hashes), constraint, weight, candidates)
+
+
 def java_pool_factory(client_hashes: Sequence[int]) -> PoolFactory:
     """Kafka's heap, operation by operation, everywhere: the slow reference. ``client_hashes[i]`` is the
     Java hashCode of client i's ProcessId."""
-
-    def make(
-        constraint: Constraint, weight: Callable[[int], float], candidates: Candidates | None = None,
-        weights_change_inside: bool = False,
-    ) -> ClientPool:
-        return ConstrainedPrioritySet(constraint, weight, client_hashes.__getitem__)
-
-    return make
+    return _JavaPoolFactory(client_hashes)
 
 
 def fast_pool_factory(client_hashes: Sequence[int]) -> PoolFactory:
     """The same results, fast: true-minimum sets where Kafka's heap provably stays valid, the deferred
     Java heap where it may not (``weights_change_inside``)."""
-
-    def make(
-        constraint: Constraint, weight: Callable[[int], float], candidates: Candidates | None = None,
-        weights_change_inside: bool = False,
-    ) -> ClientPool:
-        if weights_change_inside:
-            return DeferredJavaPrioritySet(len(client_hashes), constraint, weight, client_hashes, candidates)
-        return IndexedConstrainedPrioritySet(len(client_hashes), constraint, weight, candidates)
-
-    return make
+    return _FastPoolFactory(client_hashes)
 
 
 class ConstrainedPrioritySet(Generic[C, T]):

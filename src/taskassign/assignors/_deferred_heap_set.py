@@ -16,19 +16,38 @@ materialises the real array only when a poll may return someone. The HashSet ord
 order only among members that share a hash bucket; a heap that may have turned invalid since its
 base is materialised to find it.
 
+Polls that return someone are cheap too. While the deferred heap is known to be valid, a poll
+returns the lightest eligible member (a valid heap pops in key order) and is only logged. A
+materialised heap is a list of distinct ``(weight, client)`` keys run through ``heapq`` wherever that
+gives Java's array (``_java_order.java_heap_*``); only offers that meet a stale member, and pops from
+a heap such an offer left invalid, follow Java's rules step by step, and only the slots they touched
+are re-checked.
+
 Precondition (true for the movement phases): a member's weight changes only just before an
 ``offer_all`` that lists it, with no other operation in between.
 """
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Collection, Iterable, Sequence
 
-from taskassign._java_order import JavaHashMap, JavaPriorityQueue
+from taskassign._java_order import (
+    JavaHashMap,
+    grown_capacity,
+    java_heap_is_valid,
+    java_heap_poll,
+    java_heap_push,
+    java_heap_remove_at,
+)
 
 __all__ = ("DeferredJavaPrioritySet", "hash_set_layout")
 
 Key = tuple[float, int]
+#: A logged offer_all: the clients offered, their keys then, and the keys they replaced.
+Offer = tuple[tuple[int, ...], tuple[Key, ...], tuple[Key, ...]]
+#: A logged poll on a valid heap: the client it returned.
+Poll = int
 
 
 def hash_set_layout(hashes: Sequence[int]) -> tuple[list[int], list[tuple[int, int]]]:
@@ -63,8 +82,8 @@ class DeferredJavaPrioritySet:
     hashCode of client i's ProcessId.
     """
 
-    __slots__ = ("_base_keys", "_base_order", "_candidates", "_constraint", "_groups", "_hashes", "_heap",
-                 "_key", "_log", "_member", "_members", "_order_all", "_suspect", "_weight")
+    __slots__ = ("_base_order", "_buckets", "_candidates", "_constraint", "_groups", "_hashes", "_heap", "_key",
+                 "_log", "_member", "_members", "_order_all", "_size", "_suspect", "_valid", "_weight")
 
     def __init__(
         self,
@@ -78,19 +97,23 @@ class DeferredJavaPrioritySet:
         self._weight = weight
         self._candidates = candidates
         self._hashes = hashes
+        self._size = size
         self._order_all, self._groups = hash_set_layout(hashes)
+        #: Per HashSet capacity, every client's bucket (for the order rejected clients are offered back in).
+        self._buckets: dict[int, list[int]] = {}
         #: The key of every client as last observed (Java reads the same live values).
         self._key: list[Key] = [(0.0, c) for c in range(size)]
         self._member = [False] * size
         self._members = 0
-        # Deferred form: insert _base_order into an empty heap with _base_keys, then replay _log.
-        self._heap: JavaPriorityQueue[int] | None = None
+        # Deferred form: insert _base_order into an empty heap with the keys of that moment, then replay
+        # _log. Offers log the keys they replaced, so the base keys are the current ones with the log undone.
+        self._heap: list[Key] | None = None
         self._base_order: Sequence[int] = ()
-        self._base_keys: list[Key] = list(self._key)
-        #: Each ``offer_all`` while deferred: the clients offered and their keys at that moment.
-        self._log: list[tuple[tuple[int, ...], tuple[Key, ...]]] = []
+        self._log: list[Offer | Poll] = []
         #: The deferred heap may have become invalid since its base (an offer while a member was stale).
         self._suspect = False
+        #: The materialised heap is valid: every key >= its parent's.
+        self._valid = True
 
     def __len__(self) -> int:
         return self._members
@@ -102,49 +125,59 @@ class DeferredJavaPrioritySet:
 
     def offer_all(self, clients: Iterable[int]) -> None:
         """Offer each client in turn, after observing the new weights of all of them (see Precondition)."""
-        listed = tuple(clients)
+        listed = clients if isinstance(clients, tuple) else tuple(clients)
         keys, weight, member = self._key, self._weight, self._member
         fresh: list[Key] = []
-        for client in listed:
+        old: list[Key] = []
+        stale = False
+        for client in listed:  # (a plain loop: the usual two clients cost less than a comprehension)
             key = (weight(client), client)
+            before = keys[client]
             # Java pushes the first client while later members still sit where their old keys put them
-            if fresh and member[client] and key != keys[client] and self._heap is None:
-                self._suspect = True
+            if fresh and member[client] and key != before:
+                stale = True
             fresh.append(key)
-        if self._heap is None:
-            self._log.append((listed, tuple(fresh)))
+            old.append(before)
         for client, key in zip(listed, fresh, strict=True):
             keys[client] = key
+        if self._heap is None:
+            self._suspect = self._suspect or stale
+            self._log.append((listed, tuple(fresh), tuple(old)))
+        else:
+            touched = _offer_each(self._heap, listed, old, keys, member, stale)
+            if self._valid and touched is not None:
+                self._valid = java_heap_is_valid(self._heap, touched)
         for client in listed:
-            if self._heap is not None:
-                self._push(client)
-            elif not member[client]:
+            if not member[client]:
                 member[client] = True
                 self._members += 1
-
-    def _push(self, client: int) -> None:
-        """Java's offer on the materialised heap: a member is removed first, then pushed."""
-        assert self._heap is not None
-        if self._member[client]:
-            self._heap.remove(client)
-        else:
-            self._member[client] = True
-            self._members += 1
-        self._heap.offer(client)
 
     # -- polls --------------------------------------------------------------------------------------
 
     def poll(self, task: int, extra: Callable[[int], bool] | None = None) -> int | None:
         """Kafka's poll: the first client in heap order that satisfies both predicates."""
         candidates = self._candidates(task) if self._candidates is not None else None
-        if candidates is not None and self._members == len(self._member):
-            member = self._member
+        if candidates is not None:
+            member, keys = self._member, self._key
+            best = -1
             for client in candidates:
-                if member[client] and (extra is None or extra(client)):
-                    break
-            else:
-                self._reject_everyone()
-                return None
+                if member[client] and (extra is None or extra(client)) and (best < 0 or keys[client] < keys[best]):
+                    best = client
+            if best < 0:
+                if self._members == self._size:
+                    if self._heap is None and not self._groups:  # the common case of _reject_everyone
+                        self._base_order, self._log, self._suspect = self._order_all, [], False
+                    else:
+                        self._reject_everyone()
+                    return None
+            elif self._heap is None and not self._suspect:
+                # a valid heap pops in key order: the lightest eligible member is the answer
+                self._log.append(best)
+                member[best] = False
+                self._members -= 1
+                return best
+            elif self._heap is not None and self._valid:
+                return self._poll_heap(task, extra, until=best)
         self._materialize()
         return self._poll_heap(task, extra)
 
@@ -152,67 +185,138 @@ class DeferredJavaPrioritySet:
         """A poll that every member fails: Java pops them all and offers them back in HashSet order."""
         if self._heap is None and not self._log and self._base_order is self._order_all:
             return  # the same rebuild as last time: same order, no key changed since
-        order: list[int] | None = self._order_all
+        order = self._order_all
         if self._groups:
             if self._heap is None and self._suspect:
                 self._materialize()
-            if self._heap is not None and not _is_valid(self._heap.array(), self._key):
-                order = None  # the pop order among bucket-mates is not the key order: replay it
-            else:
-                order = list(self._order_all)  # a valid heap pops in key order
-                key = self._key
-                for start, end in self._groups:
-                    order[start:end] = sorted(order[start:end], key=key.__getitem__)
-        if order is None:
-            self._poll_heap(-1, None, reject_all=True)
-            return
+            if self._heap is not None and not self._valid:
+                self._poll_heap(-1, None, reject_all=True)  # bucket-mates leave an invalid heap out of order
+                return
+            order = list(self._order_all)  # a valid heap pops in key order
+            key = self._key
+            for start, end in self._groups:
+                order[start:end] = sorted(order[start:end], key=key.__getitem__)
         self._heap = None
         self._base_order = order
-        self._base_keys = list(self._key)
         self._log = []
         self._suspect = False
 
     def _materialize(self) -> None:
-        """Replay the deferred heap: the base insertions, then the logged key changes and offers."""
+        """Replay the deferred heap: the base insertions, then the logged offers and polls."""
         if self._heap is not None:
             return
-        keys = list(self._base_keys)
-        heap: JavaPriorityQueue[int] = JavaPriorityQueue(keys.__getitem__)
-        inside = [False] * len(self._member)
+        keys = list(self._key)
+        for entry in reversed(self._log):
+            if isinstance(entry, tuple):
+                for client, key in zip(entry[0], entry[2], strict=True):
+                    keys[client] = key
+        heap: list[Key] = []
+        inside = [False] * self._size
         for client in self._base_order:
-            heap.offer(client)
+            java_heap_push(heap, keys[client])
             inside[client] = True
-        for listed, fresh in self._log:
-            for client, key in zip(listed, fresh, strict=True):
-                keys[client] = key
-            for client in listed:
-                if inside[client]:
-                    heap.remove(client)
-                heap.offer(client)
-                inside[client] = True
-        self._key = keys  # after the replay it holds the current keys; the heap reads it from now on
+        valid = True
+        for entry in self._log:
+            if isinstance(entry, tuple):
+                listed, fresh, old = entry
+                stale = any(inside[c] and f != o for c, f, o in zip(listed[1:], fresh[1:], old[1:], strict=True))
+                for client, key in zip(listed, fresh, strict=True):
+                    keys[client] = key
+                touched = _offer_each(heap, listed, old, keys, inside, stale)
+                for client in listed:
+                    inside[client] = True
+                if valid and touched is not None:
+                    valid = java_heap_is_valid(heap, touched)
+            else:  # a poll logged while the heap was valid: pop up to the client it returned
+                rejected = []
+                while heap:
+                    client = java_heap_poll(heap, valid)[1]
+                    inside[client] = False
+                    if client == entry:
+                        break
+                    rejected.append(client)
+                for client in self._hash_set_order(rejected):
+                    java_heap_push(heap, keys[client])
+                    inside[client] = True
         self._heap = heap
+        self._valid = valid
         self._base_order, self._log, self._suspect = (), [], False
 
-    def _poll_heap(self, task: int, extra: Callable[[int], bool] | None, reject_all: bool = False) -> int | None:
+    def _poll_heap(self, task: int, extra: Callable[[int], bool] | None, until: int | None = None,
+                   reject_all: bool = False) -> int | None:
+        """Java's poll on the materialised heap: pop until a client qualifies (``until``: the answer is
+        known), then offer the rejected ones back in HashSet order."""
         heap = self._heap
         assert heap is not None
-        rejected: JavaHashMap[int] = JavaHashMap(hash_of=self._hashes.__getitem__)
+        valid = self._valid
         constraint, member = self._constraint, self._member
+        if valid and until is not None:
+            return self._poll_valid_until(heap, until)
+        rejected = []
+        found = None
         while heap:
-            client = heap.poll()
-            assert client is not None
+            client = java_heap_poll(heap, valid)[1]
             member[client] = False
             self._members -= 1
-            if not reject_all and constraint(client, task) and (extra is None or extra(client)):
-                for back in rejected:
-                    self._push(back)
-                return client
-            rejected.put(client)
-        for back in rejected:
-            self._push(back)
-        return None
+            if (client == until) if until is not None else (
+                    not reject_all and constraint(client, task) and (extra is None or extra(client))):
+                found = client
+                break
+            rejected.append(client)
+        if until is not None and found is None:
+            raise AssertionError(f"client {until} was expected in the heap")
+        keys = self._key
+        for client in self._hash_set_order(rejected):
+            java_heap_push(heap, keys[client])
+            member[client] = True
+            self._members += 1
+        if not valid:
+            self._valid = java_heap_is_valid(heap)
+        return found
+
+    def _poll_valid_until(self, heap: list[Key], until: int) -> int:
+        """``_poll_heap`` on a valid heap whose answer is known: pop in key order up to ``until`` and push
+        the others back (they stay members), at C speed."""
+        pop, push = heapq.heappop, heapq.heappush
+        rejected = []
+        while heap:
+            client = pop(heap)[1]
+            if client == until:
+                break
+            rejected.append(client)
+        else:
+            raise AssertionError(f"client {until} was expected in the heap")
+        keys = self._key
+        for client in self._hash_set_order(rejected):
+            push(heap, keys[client])
+        self._member[until] = False
+        self._members -= 1
+        return until
+
+    def _hash_set_order(self, clients: list[int]) -> list[int]:
+        """How a Java HashSet iterates ``clients`` after they were added in this order (default capacity)."""
+        if len(clients) < 2:
+            return clients
+        capacity = grown_capacity(len(clients))
+        buckets = self._buckets.get(capacity)
+        if buckets is None:
+            buckets = self._buckets[capacity] = []
+            for h in self._hashes:
+                h &= 0xFFFFFFFF
+                buckets.append((h ^ (h >> 16)) & (capacity - 1))
+        return sorted(clients, key=buckets.__getitem__)  # stable: insertion order within a bucket
 
 
-def _is_valid(array: list[int], keys: list[Key]) -> bool:
-    return all(keys[array[i]] >= keys[array[(i - 1) >> 1]] for i in range(1, len(array)))
+def _offer_each(heap: list[Key], listed: tuple[int, ...], old: Sequence[Key], keys: list[Key],
+                inside: list[bool], stale: bool) -> list[int] | None:
+    """Java's ``offer`` of each listed client in turn on a materialised heap: a client inside is removed
+    (found by the key it was pushed with) and pushed again with its new key. With ``stale`` a later
+    client still sits under its old key while earlier ones move, so comparisons read the live keys;
+    returns the slots written then (the only places the heap can have turned invalid), else None."""
+    live = (lambda e: keys[e[1]]) if stale else None
+    touched: list[int] | None = [] if stale else None
+    for client, before in zip(listed, old, strict=True):
+        if inside[client]:
+            java_heap_remove_at(heap, heap.index(before), live, touched)
+        java_heap_push(heap, keys[client], live, touched)
+    return touched

@@ -11,7 +11,11 @@ Clients are indices in ProcessId order, tasks are numbers in TaskId order (see `
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from itertools import chain, repeat
+from typing import Any
+
+import numpy as np
 
 from taskassign.configs import UNBOUNDED_RECOVERY_LAG
 from taskassign.ids import TaskId
@@ -111,38 +115,194 @@ class TaskLags:
             i += 1
 
 
-class LagTable:
-    """Every client's lag on every stateful task (by task number), from the clients' reports."""
+Reports = Sequence[Mapping[TaskId, int]]
+ReportedLags = tuple[list[dict[int, int]], dict[int, dict[int, int]]]
+#: (task numbers, client indices) of movements, as two arrays.
+Movements = tuple[np.ndarray, np.ndarray]
+#: Shared, never mutated: a task nobody reported outside the block, or that no reporter is caught up on.
+_NO_REPORTERS_OUTSIDE_THE_BLOCK: tuple[list[int], list[int], set[int]] = ([], [], set())
+_NOBODY: set[int] = set()
 
-    __slots__ = ("_by_task", "_most_caught_up_lag", "_num_caught_up", "acceptable_recovery_lag", "ends",
-                 "num_clients", "reported_by_client", "reported_by_task")
+
+def reported_lags(reports: Reports, numbers: Mapping[TaskId, int], ends: Mapping[int, int]) -> ReportedLags:
+    """Every client's lag on each task it reported an offset sum for, the plain way: per client (task
+    number -> lag) and per task (client -> lag). Reports of stateless or unknown tasks are left out, as
+    Kafka keeps no lag for them. (The reference ``LagTable`` is tested against.)"""
+    by_client: list[dict[int, int]] = []
+    by_task: dict[int, dict[int, int]] = {}
+    for client, offsets in enumerate(reports):
+        own: dict[int, int] = {}
+        for task_id, offset in offsets.items():
+            number = numbers.get(task_id)
+            if number is None or number not in ends:
+                continue
+            own[number] = lag = _lag(ends[number], offset)
+            by_task.setdefault(number, {})[client] = lag
+        by_client.append(own)
+    return by_client, dict(sorted(by_task.items()))
+
+
+def _lag(end: int, offset: int) -> int:
+    """-2 / -3 stay; a client ahead of the changelog restores from scratch (lag = end)."""
+    return offset if offset in (LATEST_OFFSET, UNKNOWN_OFFSET_SUM) else end if end < offset else end - offset
+
+
+class LagTable:
+    """Every client's lag on every stateful task (by task number), from the clients' reports.
+
+    The reports are held as flat numpy arrays (one row per reported offset sum, clients in ProcessId
+    order, tasks in TaskId order within a client), so that per-task figures (lowest lag, number of
+    caught-up clients) and the scan for tasks placed on clients that are not caught up are array
+    operations; per-client and per-task dicts are built only when asked for.
+    """
+
+    __slots__ = ("_by_client", "_by_task", "_caught", "_caught_up_sets", "_client_rows", "_end_of", "_has_end",
+                 "_key", "_lag", "_lag_order", "_most_caught_up_lag", "_num_caught_up", "_num_caught_up_array",
+                 "_silent_caught_up",
+                 "_task_lags", "_task_rows", "_unbounded", "acceptable_recovery_lag", "ends", "num_clients",
+                 "num_tasks")
 
     def __init__(self, application_state: ApplicationState, numbers: Mapping[TaskId, int]) -> None:
-        self.acceptable_recovery_lag = application_state.configs.acceptable_recovery_lag
+        acceptable = self.acceptable_recovery_lag = application_state.configs.acceptable_recovery_lag
+        self._unbounded = acceptable == UNBOUNDED_RECOVERY_LAG
         #: Task number -> changelog end offset sum, for the tasks with a changelog.
-        self.ends: dict[int, int] = {numbers[t]: end for t, end in application_state.changelog_end_offset_sums.items()}
-        ends = self.ends
-        #: Per client (ProcessId order): task number -> lag, for the tasks it reported.
-        self.reported_by_client: list[dict[int, int]] = []
-        #: Per task number: client -> lag, for the clients that reported it.
-        self.reported_by_task: dict[int, dict[int, int]] = {}
-        by_task = self.reported_by_task
-        for client, state in enumerate(application_state.kafka_streams_states(True).values()):
-            own: dict[int, int] = {}
-            for task_id, offset in state.task_offset_sums.items():
-                number = numbers.get(task_id)
-                if number is None or number not in ends:
-                    continue  # a stateless or unknown task: Kafka keeps no lag for it
-                end = ends[number]
-                # -2 / -3 stay; a client ahead of the changelog restores from scratch (lag = end)
-                lag = offset if offset in (LATEST_OFFSET, UNKNOWN_OFFSET_SUM) else end if end < offset else end - offset
-                own[number] = lag
-                by_task.setdefault(number, {})[client] = lag
-            self.reported_by_client.append(own)
-        self.num_clients = len(self.reported_by_client)
-        self._by_task: dict[int, TaskLags] = {}
-        self._most_caught_up_lag: dict[int, int] = {}
-        self._num_caught_up: dict[int, int] = {}
+        sums = application_state.changelog_end_offset_sums
+        # every task has a changelog (the usual case): its number is its position, no TaskId lookups
+        self.ends: dict[int, int] = (dict(enumerate(sums.values())) if len(sums) == len(numbers)
+                                     else {numbers[t]: end for t, end in sums.items()})
+        reports = [state.task_offset_sums for state in application_state.kafka_streams_states(True).values()]
+        self.num_clients = num_clients = len(reports)
+        self.num_tasks = num_tasks = len(numbers)
+        self._has_end = np.zeros(num_tasks, dtype=bool)
+        self._has_end[list(self.ends)] = True
+        try:
+            self._end_of = np.zeros(num_tasks, dtype=np.int64)
+            self._end_of[list(self.ends)] = list(self.ends.values())
+            task, client, offset = _report_rows(reports, numbers, self.ends, np.int64)
+        except OverflowError:  # an offset beyond a Java long: the same arithmetic on Python ints
+            self._end_of = np.zeros(num_tasks, dtype=object)
+            self._end_of[list(self.ends)] = list(self.ends.values())
+            task, client, offset = _report_rows(reports, numbers, self.ends, object)
+        end = self._end_of[task]
+        sentinel = (offset == LATEST_OFFSET) | (offset == UNKNOWN_OFFSET_SUM)
+        lag = np.where(sentinel, offset, np.where(end < offset, end, end - offset))
+        #: Rows sorted by client, then task: ``client * num_tasks + task`` per row (for lookups).
+        self._key = client * num_tasks + task
+        self._lag = lag
+        self._caught = self._caught_up_mask(lag)
+        self._client_rows = (client, task, lag)
+        order = np.argsort(task, kind="stable")  # by task, then client
+        self._task_rows = (task[order], client[order], lag[order], self._caught[order])
+
+        # per task: reporters, lowest reported lag, reporters whose caught-up status differs from a silent client's
+        counts = np.bincount(task, minlength=num_tasks)
+        default = self._caught_up_mask(self._end_of)
+        differing = np.bincount(task, weights=self._caught != default[task], minlength=num_tasks).astype(np.int64)
+        self._num_caught_up_array = np.where(default, num_clients - differing, differing)
+        self._num_caught_up: list[int] = self._num_caught_up_array.tolist()
+        lowest = self._end_of.copy()
+        if task.size:
+            reported_tasks = np.flatnonzero(counts)
+            starts = np.searchsorted(self._task_rows[0], reported_tasks)
+            minima = np.minimum.reduceat(self._task_rows[2], starts)
+            ends_there = self._end_of[reported_tasks]
+            everyone = counts[reported_tasks] == num_clients
+            lowest[reported_tasks] = np.where(everyone | (minima < ends_there), minima, ends_there)
+        #: The lag of the first client of ``byLag`` (the lowest lag of any client) per task.
+        self._most_caught_up_lag: list[int] = lowest.tolist()
+        self._by_client: list[dict[int, int]] | None = None
+        self._by_task: _ReportsByTask | None = None
+        self._task_lags: dict[int, TaskLags] = {}
+        self._caught_up_sets: dict[int, set[int]] | None = None
+        #: Per task number: a client that did not report the task is caught up on it.
+        self._silent_caught_up: list[bool] = []
+        self._lag_order: dict[int, tuple[list[int], list[int], set[int]]] | None = None
+
+    def _caught_up_mask(self, lags: np.ndarray) -> np.ndarray:
+        if self._unbounded:
+            return np.ones(lags.shape, dtype=bool)
+        caught: np.ndarray = (lags == LATEST_OFFSET) | ((lags >= 0) & (lags <= self.acceptable_recovery_lag))
+        return caught
+
+    @property
+    def reported_by_client(self) -> list[dict[int, int]]:
+        """Per client (ProcessId order): task number -> lag, for the tasks it reported."""
+        if self._by_client is None:
+            task, lag = self._client_rows[1].tolist(), self._client_rows[2].tolist()
+            sizes = np.bincount(self._client_rows[0], minlength=self.num_clients).tolist()
+            self._by_client = []
+            start = 0
+            for size in sizes:
+                self._by_client.append(dict(zip(task[start:start + size], lag[start:start + size], strict=True)))
+                start += size
+        return self._by_client
+
+    @property
+    def reported_by_task(self) -> Mapping[int, dict[int, int]]:
+        """Per task number: client -> lag, for the clients that reported it (ProcessId order)."""
+        if self._by_task is None:
+            task, client, lag, _ = self._task_rows
+            self._by_task = _ReportsByTask(task, client, lag)
+        return self._by_task
+
+    def lag_order_parts(self, task: int) -> tuple[list[int], list[int], set[int]]:
+        """What a walk along ``byLag[task]`` needs besides the block of clients at lag = end (ProcessId
+        order): the reporters before the block and after it, in lag order, and the set of both."""
+        if self._lag_order is None:
+            self._lag_order = self._lag_order_of_all()
+        return self._lag_order.get(task, _NO_REPORTERS_OUTSIDE_THE_BLOCK)
+
+    def _lag_order_of_all(self) -> dict[int, tuple[list[int], list[int], set[int]]]:
+        """``lag_order_parts`` of every task with a reporter outside the block, in one sort of the rows."""
+        task, client, lag, _ = self._task_rows
+        outside = np.flatnonzero(lag != self._end_of[task])
+        rows = outside[np.lexsort((client[outside], lag[outside], task[outside]))]
+        parts: dict[int, tuple[list[int], list[int], set[int]]] = {}
+        ends = self._end_of[task[rows]].tolist()
+        for t, c, row_lag, end in zip(task[rows].tolist(), client[rows].tolist(), lag[rows].tolist(), ends,
+                                      strict=True):
+            entry = parts.get(t)
+            if entry is None:
+                entry = parts[t] = ([], [], set())
+            (entry[0] if row_lag < end else entry[1]).append(c)
+            entry[2].add(c)
+        return parts
+
+    def placed_behind(self, assigned: Sequence[Collection[int]], skip: Mapping[int, Collection[int]] | None = None,
+                      ) -> Movements:
+        """Kafka's enqueue condition of ``TaskMovement``: every (task, client) with the task in
+        ``assigned[client]`` where the client is not caught up and some client has a strictly lower lag
+        (-3 counts as lowest); as two arrays (tasks, clients) in client order, then TaskId order.
+        ``skip[client]`` lists tasks left out."""
+        sizes = [len(tasks) for tasks in assigned]
+        total = sum(sizes)
+        if not total:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        task = np.fromiter(chain.from_iterable(sorted(tasks) for tasks in assigned), dtype=np.int64, count=total)
+        client = np.repeat(np.arange(len(assigned), dtype=np.int64), sizes)
+        lag = self._end_of[task]
+        if self._key.size:
+            key = client * self.num_tasks + task
+            row = np.minimum(np.searchsorted(self._key, key), self._key.size - 1)
+            found = self._key[row] == key
+            lag = np.where(found, self._lag[row], lag)
+        behind = self._has_end[task] & ~self._caught_up_mask(lag)
+        rows = np.flatnonzero(behind)
+        lowest = np.asarray(self._most_caught_up_lag, dtype=lag.dtype)[task[rows]]
+        rows = rows[lowest < lag[rows]]
+        task, client = task[rows], client[rows]
+        if skip:
+            keep = np.ones(task.size, dtype=bool)
+            for c, tasks in skip.items():
+                for t in tasks:
+                    keep &= (task != t) | (client != c)
+            task, client = task[keep], client[keep]
+        return task, client
+
+    def num_caught_up_of(self, tasks: np.ndarray) -> np.ndarray:
+        """``num_caught_up`` of each task of an array of task numbers."""
+        counts: np.ndarray = self._num_caught_up_array[tasks]
+        return counts
 
     def lag(self, client: int, task: int) -> int:
         lag = self.reported_by_client[client].get(task)
@@ -153,32 +313,90 @@ class LagTable:
 
     def caught_up_clients(self, task: int) -> set[int] | None:
         """``TaskLags.caught_up_clients`` of ``task``."""
-        lags = self._by_task.get(task)
-        return (lags if lags is not None else self[task]).caught_up_clients
+        if self._caught_up_sets is None:
+            self._caught_up_sets = self._caught_up_reporters()
+        if self._silent_caught_up[task]:
+            return None
+        return self._caught_up_sets.get(task, _NOBODY)
+
+    def _caught_up_reporters(self) -> dict[int, set[int]]:
+        """Per task whose silent clients are not caught up: its caught-up reporters (one pass over the rows)."""
+        silent = self._caught_up_mask(self._end_of)
+        self._silent_caught_up = silent.tolist()
+        task, client, _, caught = self._task_rows
+        keep = caught & ~silent[task]
+        sets: dict[int, set[int]] = {}
+        for t, c in zip(task[keep].tolist(), client[keep].tolist(), strict=True):
+            found = sets.get(t)
+            if found is None:
+                sets[t] = {c}
+            else:
+                found.add(c)
+        return sets
 
     def most_caught_up_lag(self, task: int) -> int:
         """The lowest lag of any client on ``task`` (``TaskLags.most_caught_up_lag``, without building it)."""
-        lag = self._most_caught_up_lag.get(task)
-        if lag is None:
-            lag = self._most_caught_up_lag[task] = _lowest_lag(
-                self.ends[task], self.num_clients, self.reported_by_task.get(task, {}))
-        return lag
+        return self._most_caught_up_lag[task]
 
     def num_caught_up(self, task: int) -> int:
         """``TaskLags.num_caught_up`` of ``task``, without building it."""
-        count = self._num_caught_up.get(task)
-        if count is None:
-            acceptable = self.acceptable_recovery_lag
-            default = is_caught_up(self.ends[task], acceptable)
-            unbounded = acceptable == UNBOUNDED_RECOVERY_LAG
-            differing = sum(1 for lag in self.reported_by_task.get(task, {}).values()
-                            if (lag == LATEST_OFFSET or unbounded or 0 <= lag <= acceptable) != default)
-            count = self._num_caught_up[task] = self.num_clients - differing if default else differing
-        return count
+        return self._num_caught_up[task]
 
     def __getitem__(self, task: int) -> TaskLags:
-        lags = self._by_task.get(task)
+        lags = self._task_lags.get(task)
         if lags is None:
-            lags = self._by_task[task] = TaskLags(
+            lags = self._task_lags[task] = TaskLags(
                 self.ends[task], self.num_clients, self.reported_by_task.get(task, {}), self.acceptable_recovery_lag)
         return lags
+
+
+def _report_rows(reports: Reports, numbers: Mapping[TaskId, int], ends: Mapping[int, int], dtype: type
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(task, client, offset) per reported offset sum of a task with a changelog, client-major."""
+    sizes = [len(offsets) for offsets in reports]
+    total = sum(sizes)
+    stateful = numbers if len(ends) == len(numbers) else {t: n for t, n in numbers.items() if n in ends}
+    task = np.array(list(chain.from_iterable(map(stateful.get, offsets, repeat(-1)) for offsets in reports)),
+                    dtype=np.int64)
+    offsets_flat = chain.from_iterable(offsets.values() for offsets in reports)
+    offset = (np.fromiter(offsets_flat, dtype=np.int64, count=total) if dtype is np.int64
+              else np.array(list(offsets_flat), dtype=object))
+    client = np.repeat(np.arange(len(reports), dtype=np.int64), sizes)
+    known = task >= 0
+    if not known.all():
+        task, client, offset = task[known], client[known], offset[known]
+    return task, client, offset
+
+
+class _ReportsByTask(Mapping[int, dict[int, int]]):
+    """Per task number, client -> lag of its reporters; each task's dict is built on first access."""
+
+    __slots__ = ("_bounds", "_built", "_client", "_lag")
+
+    def __init__(self, task: np.ndarray, client: np.ndarray, lag: np.ndarray) -> None:
+        tasks = np.unique(task)
+        starts = np.searchsorted(task, tasks, side="left").tolist()
+        stops = np.searchsorted(task, tasks, side="right").tolist()
+        self._bounds = dict(zip(tasks.tolist(), zip(starts, stops, strict=True), strict=True))
+        self._client: list[int] = client.tolist()
+        self._lag: list[int] = lag.tolist()
+        self._built: dict[int, dict[int, int]] = {}
+
+    def __getitem__(self, task: int) -> dict[int, int]:
+        built = self._built.get(task)
+        if built is None:
+            lo, hi = self._bounds[task]
+            built = self._built[task] = dict(zip(self._client[lo:hi], self._lag[lo:hi], strict=True))
+        return built
+
+    def get(self, task: int, default: Any = None) -> Any:
+        return self[task] if task in self._bounds else default
+
+    def __contains__(self, task: object) -> bool:
+        return task in self._bounds
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._bounds)
+
+    def __len__(self) -> int:
+        return len(self._bounds)

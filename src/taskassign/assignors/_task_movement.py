@@ -8,15 +8,15 @@ keys, and those leave the heap in heap order (Appendix D), not in insertion orde
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from itertools import chain
+
+import numpy as np
 
 from taskassign._java_order import priority_queue_poll_order
 from taskassign.assignors._client_state import ClientState
 from taskassign.assignors._constrained_priority_set import ClientPool, PoolFactory
-from taskassign.assignors._lags import LagTable
-from taskassign.configs import UNBOUNDED_RECOVERY_LAG
-from taskassign.model import LATEST_OFFSET
+from taskassign.assignors._lags import LagTable, Movements
 
 __all__ = ("WarmupBudget", "assign_active_task_movements", "assign_standby_task_movements")
 
@@ -42,52 +42,38 @@ class WarmupBudget:
 def _movements(
     clients: Sequence[ClientState], lags: LagTable, pool: ClientPool, standby: bool,
     skip: Mapping[int, set[int]] | None = None,
-) -> list[Movement]:
+) -> Movements:
     """Kafka's enqueue loop: for each client (ProcessId order) and each of its tasks (TaskId order),
     a movement when the client is not caught up and some client has a strictly lower lag (-3 counts
-    as lowest); each client is offered to ``pool`` after its tasks."""
-    movements: list[Movement] = []
-    ends, acceptable, lowest_lag = lags.ends, lags.acceptable_recovery_lag, lags.most_caught_up_lag
-    unbounded = acceptable == UNBOUNDED_RECOVERY_LAG
-    most_caught_up_lag: dict[int, int] = {}
+    as lowest); each client is offered to ``pool`` after its tasks (nothing polls in between, so the
+    offers can follow the scan)."""
+    movements = lags.placed_behind([c.standby if standby else c.active for c in clients], skip)
     for client in clients:
-        c = client.index
-        reported = lags.reported_by_client[c]
-        excluded = skip.get(c) if skip else None
-        for task in sorted(client.standby if standby else client.active):
-            if excluded and task in excluded:
-                continue  # a warm-up made by the active movements stays where it is
-            lag = reported.get(task)
-            if lag is None:
-                lag = ends[task]
-            if lag == LATEST_OFFSET or unbounded or 0 <= lag <= acceptable:
-                continue  # caught up
-            most = most_caught_up_lag.get(task)
-            if most is None:
-                most = most_caught_up_lag[task] = lowest_lag(task)
-            if most < lag:
-                movements.append((task, c))
-        pool.offer(c)
+        pool.offer(client.index)
     return movements
 
 
-def _in_heap_order(
-    movements: list[Movement], lags: LagTable, no_op: Callable[[int], bool] | None = None
-) -> list[Movement]:
+def _in_heap_order(movements: Movements, lags: LagTable, no_op: np.ndarray | None = None) -> list[Movement]:
     """The movements in the order Java's PriorityQueue keyed by (caught-up clients, task) polls them.
 
     Equal keys only come from several movements of one task. Without those the heap returns the
-    movements sorted, and movements of tasks for which ``no_op`` holds (they cannot change anything)
-    can be left out before sorting; with ties, every movement shapes the heap, so none is left out.
+    movements sorted, and movements of tasks marked in ``no_op`` (they cannot change anything) can be
+    left out before sorting; with ties, every movement shapes the heap, so none is left out.
     """
-    distinct_tasks = len({task for task, _ in movements}) == len(movements)
-    if distinct_tasks and no_op is not None:
-        movements = [m for m in movements if not no_op(m[0])]
-    num_caught_up = lags.num_caught_up
-    stride = max((task for task, _ in movements), default=0) + 1  # key (count, task) as one int
-    keys = [num_caught_up(task) * stride + task for task, _ in movements]
-    order = sorted(range(len(keys)), key=keys.__getitem__) if distinct_tasks else priority_queue_poll_order(keys)
-    return [movements[i] for i in order]
+    tasks, destinations = movements
+    if not tasks.size:
+        return []
+    counts = lags.num_caught_up_of(tasks)
+    ordered = np.sort(tasks)
+    if not np.any(ordered[1:] == ordered[:-1]):  # distinct tasks
+        if no_op is not None:
+            keep = ~no_op[tasks]
+            tasks, destinations, counts = tasks[keep], destinations[keep], counts[keep]
+        order = np.lexsort((tasks, counts))
+        return list(zip(tasks[order].tolist(), destinations[order].tolist(), strict=True))
+    keys = (counts * (int(ordered[-1]) + 1) + tasks).tolist()  # key (count, task) as one int
+    task_list, destination_list = tasks.tolist(), destinations.tolist()
+    return [(task_list[i], destination_list[i]) for i in priority_queue_poll_order(keys)]
 
 
 def caught_up_pool(clients: Sequence[ClientState], lags: LagTable, make_pool: PoolFactory) -> ClientPool:
@@ -149,7 +135,7 @@ def assign_active_task_movements(
                 destination.assign_standby(task)
                 warmups.setdefault(dest, set()).add(task)
         pool.offer_all((source, dest))
-    return len(movements)
+    return len(movements[0])
 
 
 def assign_standby_task_movements(
@@ -172,13 +158,13 @@ def assign_standby_task_movements(
     standbys = [c.standby for c in clients]
     # Every stateful task has one active; a task every client holds cannot move (Kafka's movement then
     # finds no eligible client and changes nothing), so those movements are skipped cheaply.
-    copies: Counter[int] = Counter()
-    for tasks in standbys:
-        copies.update(tasks)
+    held = np.bincount(np.fromiter(chain.from_iterable(standbys), dtype=np.int64, count=sum(map(len, standbys))),
+                       minlength=lags.num_tasks)
     full = len(clients) - 1
+    copies: list[int] = held.tolist()
     poll, offer_all, first_eligible_before = pool.poll, pool.offer_all, walks.first_eligible_before
     moved = 0
-    for task, dest in _in_heap_order(movements, lags, lambda t: copies[t] >= full):
+    for task, dest in _in_heap_order(movements, lags, held >= full):
         if copies[task] >= full:
             continue
 
@@ -211,51 +197,39 @@ class _LagOrderWalks:
     (``released``) can move it back.
     """
 
-    __slots__ = ("_cursor", "_lags", "_num_clients", "_tasks")
+    __slots__ = ("_cursor", "_lags", "_num_clients")
 
     def __init__(self, clients: Sequence[ClientState], lags: LagTable) -> None:
         self._lags = lags
         self._num_clients = len(clients)
         self._cursor: dict[int, int] = {}
-        #: Per task: end offset sum, reported lags, reporters ahead of and behind the block.
-        self._tasks: dict[int, tuple[int, dict[int, int], list[int], list[int]]] = {}
 
     def first_eligible_before(self, task: int, dest: int, eligible: Callable[[int], bool]) -> int | None:
-        known = self._tasks.get(task)
-        if known is None:
-            task_lags = self._lags[task]
-            known = self._tasks[task] = (task_lags.end, task_lags.reported, *task_lags.reporters_around_block())
-        end, reported, ahead, behind = known
-        done, found = _walk(ahead, dest, eligible)
-        if done:
-            return found
-        in_block = reported.get(dest, end) == end
+        ahead, behind, outside = self._lags.lag_order_parts(task)
+        for client in ahead:
+            if client == dest:
+                return None
+            if eligible(client):
+                return client
+        in_block = dest not in outside
         limit = dest if in_block else self._num_clients
         start = self._cursor.get(task, 0)
         for client in range(start, limit):
-            if reported.get(client, end) == end and eligible(client):
+            if eligible(client) and client not in outside:
                 self._cursor[task] = client
                 return client
         self._cursor[task] = max(start, limit)
         if in_block:
             return None
-        done, found = _walk(behind, dest, eligible)  # only when the end offset is unknown (-3)
-        if not done:
-            raise AssertionError(f"client {dest} holds task #{task} but is not in its lag order")
-        return found
+        for client in behind:  # only when the end offset is unknown (-3)
+            if client == dest:
+                return None
+            if eligible(client):
+                return client
+        raise AssertionError(f"client {dest} holds task #{task} but is not in its lag order")
 
     def released(self, task: int, client: int) -> None:
         """``client`` no longer holds ``task``: it may be the first eligible block client again."""
         cursor = self._cursor.get(task)
         if cursor is not None and client < cursor:
             self._cursor[task] = client
-
-
-def _walk(clients: list[int], dest: int, eligible: Callable[[int], bool]) -> tuple[bool, int | None]:
-    """(True, c) at the first eligible client, (True, None) on reaching ``dest``, else (False, None)."""
-    for client in clients:
-        if client == dest:
-            return True, None
-        if eligible(client):
-            return True, client
-    return False, None

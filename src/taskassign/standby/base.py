@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from typing import Protocol
 
@@ -16,6 +18,7 @@ __all__ = (
     "always_allowed",
     "log_shortfalls",
     "not_holding_by_assigned_load",
+    "place_all_least_loaded",
     "place_least_loaded",
 )
 
@@ -92,6 +95,81 @@ def place_least_loaded(clients: Sequence[ClientState], pool: ClientPool, task: i
         remaining -= 1
         offer(client)
     return remaining
+
+
+def place_all_least_loaded(clients: Sequence[ClientState], tasks: Iterable[int], replicas: int) -> list[int]:
+    """``place_least_loaded`` for every task in turn, through a pool that answers the lightest qualifying
+    client (``PoolFactory.true_minimum``); returns the tasks left short of ``replicas``.
+
+    A client that gets a standby of the task holds it afterwards, so a task's picks are simply its
+    ``replicas`` lightest non-holders by (tasks per thread, client index) at the task's turn: one walk
+    over a sorted key list, and the picked clients are put back under their new load. When there are no
+    more non-holders than replicas, they all get one and the order does not matter.
+    """
+    if replicas <= 0:
+        return []
+    actives = [c.active for c in clients]
+    standbys = [c.standby for c in clients]
+    tasks = list(tasks)
+    if replicas >= len(clients) - 1:
+        short = _all_non_holders(actives, standbys, tasks, replicas)
+        if short is not None:
+            return short
+    counts = [len(a) + len(s) for a, s in zip(actives, standbys, strict=True)]
+    capacities = [c.capacity for c in clients]
+    everyone = range(len(clients)) if replicas >= len(clients) - 1 else None
+    keys: list[tuple[float, int]] | None = None
+    short = []
+    for task in tasks:
+        if everyone is not None:
+            eligible = [i for i in everyone if task not in actives[i] and task not in standbys[i]]
+            if len(eligible) <= replicas:
+                for i in eligible:
+                    standbys[i].add(task)
+                    counts[i] += 1
+                if len(eligible) < replicas:
+                    short.append(task)
+                keys = None
+                continue
+        if keys is None:
+            keys = sorted((counts[i] / capacities[i], i) for i in range(len(clients)))
+        picked: list[int] = []
+        seen = 0
+        for _, i in keys:
+            seen += 1
+            if task not in actives[i] and task not in standbys[i]:
+                picked.append(i)
+                if len(picked) == replicas:
+                    break
+        if len(picked) < replicas:
+            short.append(task)
+        if not picked:
+            continue
+        chosen = set(picked)
+        keys[:seen] = [key for key in keys[:seen] if key[1] not in chosen]
+        for i in picked:
+            standbys[i].add(task)
+            counts[i] += 1
+            bisect.insort(keys, (counts[i] / capacities[i], i))
+    return short
+
+
+def _all_non_holders(actives: Sequence[set[int]], standbys: Sequence[set[int]], tasks: list[int], replicas: int
+                     ) -> list[int] | None:
+    """When every task already has a holder and ``replicas`` >= clients - 1, no task has more non-holders
+    than replicas: each gets a standby on every client without it, whatever the loads. Done with set
+    operations per client; None when some task has no holder (then loads decide)."""
+    wanted = set(tasks)
+    holders: Counter[int] = Counter()
+    for active, standby in zip(actives, standbys, strict=True):
+        holders.update(wanted & active)
+        holders.update(wanted & standby)
+    if len(holders) < len(wanted):
+        return None
+    for active, standby in zip(actives, standbys, strict=True):
+        standby |= wanted - active - standby
+    clients = len(actives)
+    return [t for t in tasks if clients - holders[t] < replicas]
 
 
 def log_shortfalls(tasks: Iterable[TaskId], wanted: int) -> None:

@@ -16,6 +16,7 @@ from taskassign.standby.base import (
     always_allowed,
     log_shortfalls,
     not_holding_by_assigned_load,
+    place_all_least_loaded,
     place_least_loaded,
 )
 
@@ -34,10 +35,13 @@ class LoadBasedStandbyTaskAssignor:
         task_ids: Sequence[TaskId],
     ) -> None:
         """Tasks are served in the order given (TaskId order in the high-availability assignor)."""
-        pool = make_pool(*not_holding_by_assigned_load(clients))
-        pool.offer_all(range(len(clients)))
-        short = [task for task in stateful_tasks
-                 if place_least_loaded(clients, pool, task, num_standby_replicas) > 0]
+        if make_pool.true_minimum:
+            short = place_all_least_loaded(clients, stateful_tasks, num_standby_replicas)
+        else:
+            pool = make_pool(*not_holding_by_assigned_load(clients))
+            pool.offer_all(range(len(clients)))
+            short = [task for task in stateful_tasks
+                     if place_least_loaded(clients, pool, task, num_standby_replicas) > 0]
         log_shortfalls((task_ids[t] for t in short), num_standby_replicas)
 
     def is_allowed_task_movement(self, source: ClientState, destination: ClientState) -> bool:
