@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from taskassign.cli import assign, assignors, validate  # noqa: F401  (registers commands)
+from taskassign.cli import assign, assignors, fleet, pipeline, validate  # noqa: F401  (registers commands)
 from taskassign.cli._app import app
 
 __all__ = ("app", "main")

@@ -1,0 +1,268 @@
+"""A pipeline run: read the snapshot, check and derive (validate + stages), assign, write, commit.
+
+This module only wires; the work is in ``validate`` (row checks), ``stages`` (derivations, the engine,
+outputs) and ``output`` (staging and commit). ``plan`` builds the lazy DataFrames; ``run_pipeline``
+executes them in steps, reporting each to ``progress``, and commits the output with its manifest.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+import taskassign
+from taskassign.fleet import reasons
+from taskassign.fleet.tables import INPUT_TABLES
+from taskassign.pipeline import stages
+from taskassign.pipeline.output import OutputDirectory
+from taskassign.pipeline.read import SOURCE_ROW, SnapshotTable, read_snapshot
+from taskassign.pipeline.schemas import ERRORS
+from taskassign.pipeline.validate import (
+    CODE,
+    REASON,
+    app_status,
+    check_applications,
+    check_member_references,
+    check_member_tasks,
+    check_members,
+    check_partition_references,
+    check_repartition_topics,
+    check_subtopologies,
+    check_topic_partitions,
+    mark_rejected_applications,
+    rejected,
+    usable,
+    with_rules,
+)
+
+__all__ = ("PipelineOptions", "PipelineResult", "Plan", "plan", "run_pipeline")
+
+#: The engine's raw per-application results, kept in the staging directory until the commit.
+RESULTS = "_results"
+STEPS = ("read snapshot", "check and derive", "assign applications", "write errors",
+         "write assignments and metrics", "commit")
+
+
+@dataclass(frozen=True)
+class PipelineOptions:
+    input_dir: Path
+    output_dir: Path
+    #: Overrides every application's assignor (None: each application's own, else the default).
+    assignor: str | None = None
+    #: Sets taskassign.kafka.compat for every application.
+    kafka_compat: bool = False
+    #: Buckets of applications per engine call (None: twice the shuffle partitions).
+    buckets: int | None = None
+
+
+@dataclass
+class Plan:
+    """The checked and derived DataFrames of one run (materialised, with short lineage)."""
+
+    tables: Mapping[str, SnapshotTable]
+    #: Every input table, each row marked with the reason it is rejected (or not), before the engine ran.
+    checked: dict[str, DataFrame]
+    #: Applications rejected before the engine (row checks, topology): app_id, code, reason.
+    rejected_apps: DataFrame
+    #: One nested record per usable application: the engine's input.
+    inputs: DataFrame
+
+
+@dataclass(frozen=True)
+class PipelineResult:
+    output_dir: Path
+    manifest: dict[str, Any]
+
+
+def _materialise(df: DataFrame) -> DataFrame:
+    """Compute ``df`` now and cut its lineage: later plans stay small (Spark analyses every DataFrame
+    it derives; on deep lineages that costs seconds per join) and nothing is computed twice."""
+    return df.localCheckpoint(eager=True, storageLevel=StorageLevel.MEMORY_AND_DISK)
+
+
+def plan(spark: Any, options: PipelineOptions, tables: Mapping[str, SnapshotTable] | None = None) -> Plan:
+    """Check every row and derive everything the engine needs (stages 1-6 of ``stages``)."""
+    tables = tables if tables is not None else read_snapshot(spark, options.input_dir)
+    raw = {name: t.df for name, t in tables.items()}
+    apps = _materialise(check_applications(stages.check_configs(raw["applications"], options.assignor,
+                                                                options.kafka_compat)))
+    status = _materialise(app_status(apps))
+    subs = _materialise(check_subtopologies(raw["subtopologies"], status))
+    partitions = _materialise(check_topic_partitions(raw["topic_partitions"], status))
+    repartition = check_repartition_topics(raw["repartition_topics"], status, subs)
+    counts = _materialise(stages.topic_partition_counts(partitions))
+    resolved = _materialise(stages.resolve_topologies(subs, counts, repartition, apps))
+    topology_rejects = resolved.where(F.col("error_code").isNotNull()).select(
+        "app_id", F.col("error_code").alias("code"), F.col("error_reason").alias("reason"))
+    mark = mark_rejected_applications(topology_rejects)
+    subs = _materialise(subs.transform(mark))
+    repartition = _materialise(repartition.transform(mark))
+    tasks = _materialise(stages.derive_tasks(resolved, subs))
+    partitions = _materialise(check_partition_references(partitions.transform(mark),
+                                                         stages.partition_references(tasks)))
+    tasks = _materialise(stages.with_unknown_end_offsets(stages.task_end_offsets(tasks, partitions, counts)))
+    members = _materialise(check_members(raw["members"], status).transform(mark))
+    member_tasks = _materialise(check_member_references(
+        check_member_tasks(raw["member_tasks"], status).transform(mark), members, tasks))
+    apps = _materialise(_with_application_rejects(apps, topology_rejects))
+    checked = {"applications": apps, "subtopologies": subs, "repartition_topics": repartition,
+               "topic_partitions": partitions, "members": members, "member_tasks": member_tasks}
+    rejected_apps = (rejected(apps).where(F.col("app_id").isNotNull()).groupBy("app_id")
+                     .agg(F.min(F.struct(F.col(CODE).alias("code"), F.col(REASON).alias("reason"))).alias("r"))
+                     .select("app_id", "r.code", "r.reason"))
+    lags = stages.client_task_lags(member_tasks, tasks)
+    buckets = options.buckets or 2 * int(spark.conf.get("spark.sql.shuffle.partitions"))
+    inputs = stages.application_inputs(apps, tasks, lags, members, checked, buckets)
+    return Plan(tables, checked, rejected_apps, inputs)
+
+
+def _with_application_rejects(apps: DataFrame, rejects: DataFrame) -> DataFrame:
+    """Applications rejected as a whole (topology, engine): their applications row carries the reason."""
+    joined = apps.join(rejects.select("app_id", F.col("code").alias("_app_code"),
+                                      F.col("reason").alias("_app_reason")), "app_id", "left")
+    return with_rules(joined, [(F.col("_app_code").isNotNull(), F.col("_app_code"), F.col("_app_reason"))]).drop(
+        "_app_code", "_app_reason")
+
+
+def errors(checked: Mapping[str, DataFrame], results: DataFrame) -> DataFrame:
+    """Every rejected input row (applications rejected by the engine cascade to their rows) and every
+    flagged application (assignor failed, invalid assignment, unknown end offsets)."""
+    engine_rejects = results.where(F.col("status") == reasons.STATUS_REJECTED).select(
+        "app_id", F.col("reason_code").alias("code"), "reason")
+    parts = []
+    for name, df in checked.items():
+        final = (_with_application_rejects(df, engine_rejects) if name == "applications"
+                 else df.transform(mark_rejected_applications(engine_rejects)))
+        parts.append(rejected(final).select(F.lit(name).alias("table"), "app_id",
+                                            F.lit(reasons.EFFECT_REJECTED).alias("effect"),
+                                            F.col(CODE).alias("reason_code"), F.col(REASON).alias("reason"),
+                                            F.col(SOURCE_ROW).alias("source_row")))
+    ran = results.where(F.col("status") != reasons.STATUS_REJECTED)
+    flags = ran.where(F.col("status").isin(reasons.STATUS_KEPT_PREVIOUS, reasons.STATUS_INVALID_ASSIGNMENT)).select(
+        "app_id", "reason_code", "reason").unionByName(
+        ran.where(~F.col("end_offsets_known")).select(
+            "app_id", F.lit(reasons.END_OFFSETS_UNKNOWN).alias("reason_code"),
+            F.lit("a changelog partition has no end offset: every lag is -3 and Kafka's default assignor falls "
+                  "back to keeping previous actives (spec 2.4)").alias("reason")))
+    app_rows = usable(checked["applications"]).select("app_id", F.col(SOURCE_ROW).alias("source_row"))
+    parts.append(flags.join(app_rows, "app_id").select(
+        F.lit("applications").alias("table"), "app_id", F.lit(reasons.EFFECT_FLAGGED).alias("effect"),
+        "reason_code", "reason", "source_row"))
+    union = parts[0]
+    for part in parts[1:]:
+        union = union.unionByName(part)
+    return union.select(*[f.name for f in ERRORS.fields])
+
+
+def run_pipeline(
+    spark: Any, options: PipelineOptions, progress: Callable[[str], None] | None = None
+) -> PipelineResult:
+    """Run the pipeline and commit its output; the output is replaced only when the run completes."""
+    started = time.perf_counter()
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    output = OutputDirectory.prepare(options.output_dir)
+    timings: dict[str, float] = {}
+    current: list[tuple[str, float]] = []
+
+    def step(name: str | None) -> None:
+        now = time.perf_counter()
+        if current:
+            last, since = current.pop()
+            timings[last] = round(now - since, 3)
+        if name is not None:
+            current.append((name, now))
+            if progress is not None:
+                progress(name)
+
+    try:
+        step(STEPS[0])
+        tables = read_snapshot(spark, options.input_dir)
+        rows_in = {name: t.df.count() for name, t in tables.items()}
+        step(STEPS[1])
+        the_plan = plan(spark, options, tables)
+        step(STEPS[2])
+        stages.assign_applications(the_plan.inputs, options.assignor, options.kafka_compat).write.mode(
+            "overwrite").parquet(output.table(RESULTS))
+        results = spark.read.parquet(output.table(RESULTS))
+        step(STEPS[3])
+        errors(the_plan.checked, results).orderBy("table", "app_id", "reason_code", "source_row").write.mode(
+            "overwrite").parquet(output.table("errors"))
+        step(STEPS[4])
+        metrics = stages.app_metrics(results, the_plan.rejected_apps)
+        writes: dict[str, DataFrame] = {
+            "client_assignments": stages.client_assignments(results).orderBy("app_id", "process_id"),
+            "consumer_assignments": stages.consumer_assignments(results).orderBy("app_id", "process_id",
+                                                                                 "consumer_id"),
+            "app_metrics": metrics.orderBy("app_id"),
+            "fleet_metrics": stages.fleet_metrics(metrics),
+        }
+        for name, df in writes.items():
+            df.write.mode("overwrite").parquet(output.table(name))
+        step(STEPS[5])
+        manifest = _manifest(spark, options, output, tables, rows_in, started_at)
+        shutil.rmtree(output.table(RESULTS), ignore_errors=True)
+        step(None)
+        manifest["timings"]["steps"] = timings
+        manifest["timings"]["total_seconds"] = round(time.perf_counter() - started, 3)
+        final = output.commit(manifest)
+        return PipelineResult(final, manifest)
+    except BaseException:
+        output.abandon()
+        raise
+
+
+def _manifest(
+    spark: Any, options: PipelineOptions, output: OutputDirectory, tables: Mapping[str, SnapshotTable],
+    rows_in: Mapping[str, int], started_at: str,
+) -> dict[str, Any]:
+    """Counts that reconcile (rows in = used + rejected, per table), outcomes, outputs, engine time."""
+    results = spark.read.parquet(output.table(RESULTS))
+    errors_df = spark.read.parquet(output.table("errors"))
+    ran = results.where(F.col("status") != reasons.STATUS_REJECTED)
+    used_row = ran.select(*[F.sum(F.col("source_rows")[n]).alias(n) for n in INPUT_TABLES]).first()
+    time_row = results.select(*[F.sum(c).alias(c) for c in ("build_seconds", "engine_seconds",
+                                                            "metrics_seconds")]).first()
+    rejected_counts = dict(errors_df.where(F.col("effect") == reasons.EFFECT_REJECTED)
+                           .groupBy("table").count().collect())
+    by_reason: dict[str, dict[str, int]] = {reasons.EFFECT_REJECTED: {}, reasons.EFFECT_FLAGGED: {}}
+    for row in errors_df.groupBy("effect", "reason_code").count().collect():
+        by_reason[row["effect"]][row["reason_code"]] = row["count"]
+    app_metrics = spark.read.parquet(output.table("app_metrics"))
+    statuses = {row["status"]: row["count"] for row in app_metrics.groupBy("status").count().collect()}
+    rows: dict[str, dict[str, int]] = {}
+    for name in INPUT_TABLES:
+        used = int((used_row[name] if used_row is not None else 0) or 0)
+        rows[name] = {"in": rows_in[name], "used": used, "rejected": int(rejected_counts.get(name, 0))}
+    outputs = {name: {"path": name, "rows": spark.read.parquet(output.table(name)).count()}
+               for name in ("client_assignments", "consumer_assignments", "app_metrics", "fleet_metrics",
+                            "errors")}
+    return {
+        "taskassign_version": taskassign.__version__,
+        "spark_version": spark.version,
+        "started_at": started_at,
+        "input": {
+            "directory": str(Path(options.input_dir).absolute()),
+            "tables": {n: {"path": t.path, "format": t.format} for n, t in tables.items()},
+        },
+        "options": {"assignor": options.assignor, "kafka_compat": options.kafka_compat,
+                    "buckets": options.buckets},
+        "rows": rows,
+        "reconciled": all(r["in"] == r["used"] + r["rejected"] for r in rows.values()),
+        "applications": {"total": sum(statuses.values()), "by_status": dict(sorted(statuses.items()))},
+        "errors": {effect: dict(sorted(codes.items())) for effect, codes in by_reason.items()},
+        "outputs": outputs,
+        "timings": {
+            "engine_seconds": round(float((time_row[1] if time_row else 0) or 0), 3),
+            "build_seconds": round(float((time_row[0] if time_row else 0) or 0), 3),
+            "metrics_seconds": round(float((time_row[2] if time_row else 0) or 0), 3),
+        },
+    }
