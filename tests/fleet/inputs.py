@@ -9,18 +9,19 @@ PID_B = "00000000-0000-0000-0000-00000000000b"
 PID_C = "00000000-0000-0000-0000-00000000000c"
 
 
-def partition(topic: str, p: int, *, source: bool = True, changelog: bool = False,
-              racks: list[str] | None = None) -> dict[str, Any]:
-    return {"topic": topic, "partition": p, "is_source": source, "is_changelog": changelog, "racks": racks}
-
-
-def task(sub: int, p: int, *, stateful: bool = True, end: int = 100, state_bytes: int | None = None,
-         racks: list[str] | None = None) -> dict[str, Any]:
-    parts = [partition(f"in-{sub}", p, racks=racks)]
+def block(sub: int, num_tasks: int, *, stateful: bool = True, ends: list[int] | None = None,
+          state_bytes: list[int | None] | None = None, racks: list[list[str] | None] | None = None,
+          source_partitions: int | None = None) -> dict[str, Any]:
+    """A subtopology reading ``in-<sub>`` (``source_partitions`` partitions, default num_tasks) with, when
+    stateful, a store and its changelog ``app-store-<sub>-changelog``; the same racks for both topics."""
+    topics: list[dict[str, Any]] = [{"topic": f"in-{sub}", "is_source": True, "is_changelog": False,
+                                     "num_partitions": source_partitions or num_tasks, "racks": racks}]
     if stateful:
-        parts.append(partition(f"app-store-{sub}-changelog", p, source=False, changelog=True, racks=racks))
-    return {"subtopology": sub, "partition": p, "stores": [f"store-{sub}"] if stateful else [],
-            "end_offset_sum": end if stateful else 0, "state_bytes": state_bytes, "partitions": parts}
+        topics.insert(0, {"topic": f"app-store-{sub}-changelog", "is_source": False, "is_changelog": True,
+                          "num_partitions": num_tasks, "racks": racks})
+    return {"subtopology": sub, "num_tasks": num_tasks, "stores": [f"store-{sub}"] if stateful else [],
+            "topics": topics, "end_offset_sums": (ends or [100] * num_tasks) if stateful else [0] * num_tasks,
+            "state_bytes": state_bytes or [None] * num_tasks}
 
 
 def reported(sub: int, p: int, ownership: str, offset: int | None = None, lag: int | None = None,
@@ -39,13 +40,13 @@ def client(pid: str, *, threads: int = 1, tasks: list[dict[str, Any]] | None = N
             "consumers": consumers, "tasks": tasks or []}
 
 
-def app_input(app_id: str = "app", *, tasks: list[dict[str, Any]] | None = None,
+def app_input(app_id: str = "app", *, subtopologies: list[dict[str, Any]] | None = None,
               clients: list[dict[str, Any]] | None = None, configs: dict[str, str] | None = None,
               **extra: Any) -> dict[str, Any]:
     record: dict[str, Any] = {
         "app_id": app_id, "assignor": None, "configs": list((configs or {}).items()), "now_ms": 1_000,
         "leader_process_id": None, "end_offsets_known": True,
-        "tasks": tasks if tasks is not None else [task(0, 0), task(0, 1), task(1, 0, stateful=False)],
+        "subtopologies": subtopologies if subtopologies is not None else [block(0, 2), block(1, 1, stateful=False)],
         "clients": clients if clients is not None else [
             client(PID_A, threads=2, tasks=[reported(0, 0, "active", -2, -2), reported(1, 0, "active")]),
             client(PID_B, tasks=[reported(0, 1, "active", -2, -2), reported(0, 0, "standby", 60, 40)]),

@@ -6,7 +6,7 @@ from taskassign.errors import ConfigError, UserInputError
 from taskassign.fleet.build import build_scenario
 from taskassign.ids import ProcessId, TaskId
 from taskassign.scenario import Scenario, parse_scenario, scenario_to_dict
-from tests.fleet.inputs import PID_A, PID_B, app_input, client, reported, task
+from tests.fleet.inputs import PID_A, PID_B, app_input, block, client, reported
 
 
 def assert_round_trips(scenario: Scenario) -> None:
@@ -42,7 +42,7 @@ def test_builds_the_state_the_rows_describe() -> None:
 
 def test_racks_tags_hosts_state_bytes_and_leader_round_trip() -> None:
     record = app_input(
-        tasks=[task(0, 0, racks=["r1", "r2"], state_bytes=5_000), task(0, 1, racks=[]), task(1, 0, stateful=False)],
+        subtopologies=[block(0, 2, racks=[["r1", "r2"], []], state_bytes=[5_000, None]), block(1, 1, stateful=False)],
         clients=[client(PID_A, rack="r1", tags={"zone": "z1"}, host="a.svc:7070",
                         tasks=[reported(0, 0, "active", -2, -2)]),
                  client(PID_B, rack="r2", tags={"zone": "z2"}, tasks=[reported(0, 1, "standby", -3, -3)])],
@@ -61,7 +61,7 @@ def test_racks_tags_hosts_state_bytes_and_leader_round_trip() -> None:
 
 
 def test_unknown_end_offsets_and_kafka_compat() -> None:
-    record = app_input(tasks=[task(0, 0, end=-3), task(0, 1, end=-3), task(1, 0, stateful=False)],
+    record = app_input(subtopologies=[block(0, 2, ends=[-3, -3]), block(1, 1, stateful=False)],
                        end_offsets_known=False)
     scenario = build_scenario(record, kafka_compat=True).scenario  # type: ignore[arg-type]
     assert not scenario.state.lag_computation_successful
@@ -71,7 +71,7 @@ def test_unknown_end_offsets_and_kafka_compat() -> None:
 
 @pytest.mark.parametrize(("change", "message"), [
     ({"clients": []}, "has no members"),
-    ({"tasks": []}, "has no tasks"),
+    ({"subtopologies": []}, "has no tasks"),
     ({"leader_process_id": "00000000-0000-0000-0000-000000000099"}, "is not a client"),
     ({"leader_process_id": "not-a-uuid"}, "not a UUID"),
 ])
@@ -83,6 +83,24 @@ def test_invalid_applications_raise_user_errors(change: dict[str, object], messa
 def test_bad_configs_raise_config_errors() -> None:
     with pytest.raises(ConfigError, match=r"num\.standby\.replicas"):
         build_scenario(app_input(configs={"num.standby.replicas": "-1"}))  # type: ignore[arg-type]
+
+
+def test_grouper_shorter_source_topics_and_source_changelogs() -> None:
+    table = {"topic": "table-in", "is_source": True, "is_changelog": True, "num_partitions": 2,
+             "racks": [["r1"], ["r2"], None]}
+    other = {"topic": "other-in", "is_source": True, "is_changelog": False, "num_partitions": 3, "racks": None}
+    sub = {"subtopology": 0, "num_tasks": 3, "stores": ["table"], "topics": [table, other],
+           "end_offset_sums": [5, 6, 0], "state_bytes": [1, 2, None]}
+    state = build_scenario(app_input(subtopologies=[sub], clients=[client(PID_A)])).scenario.state  # type: ignore[arg-type]
+    first, last = state.tasks[TaskId(0, 0)], state.tasks[TaskId(0, 2)]
+    assert [(p.topic, p.is_source, p.is_changelog) for p in first.topic_partitions] == [
+        ("other-in", True, False), ("table-in", True, True)]
+    # task 2: the 2-partition source-changelog topic has no partition 2 to read, but its changelog
+    # partition 2 is still the task's (committed offset 0).
+    assert [(p.topic, p.is_source, p.is_changelog) for p in last.topic_partitions] == [
+        ("other-in", True, False), ("table-in", False, True)]
+    assert last.changelog_end_offset_sum == 0 and last.state_bytes is None
+    assert first.changelog_partitions[0].rack_ids == {"r1"}
 
 
 def test_reports_for_unknown_tasks_or_without_changelog_are_rejected() -> None:

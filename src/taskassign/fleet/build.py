@@ -36,27 +36,33 @@ __all__ = (
     "BuiltApplication",
     "ClientInput",
     "ClientTaskInput",
-    "PartitionInput",
-    "TaskInput",
+    "SubtopologyInput",
+    "TopicInput",
     "build_scenario",
 )
 
 
-class PartitionInput(TypedDict):
+class TopicInput(TypedDict):
+    """A topic the tasks of a subtopology read (source) or restore from (changelog), or both."""
+
     topic: str
-    partition: int
     is_source: bool
     is_changelog: bool
-    racks: list[str] | None
+    #: The topic's partition count as a source (a task p >= it does not read it); changelog-only: num_tasks.
+    num_partitions: int
+    #: Replica racks of partition p (index p < num_tasks); None: unknown. The list itself may be None.
+    racks: list[list[str] | None] | None
 
 
-class TaskInput(TypedDict):
+class SubtopologyInput(TypedDict):
+    """A subtopology's tasks 0..num_tasks-1, described column-wise (index = partition = task)."""
+
     subtopology: int
-    partition: int
+    num_tasks: int
     stores: list[str]
-    end_offset_sum: int
-    state_bytes: int | None
-    partitions: list[PartitionInput]
+    topics: list[TopicInput]
+    end_offset_sums: list[int] | None
+    state_bytes: list[int | None] | None
 
 
 class ClientTaskInput(TypedDict):
@@ -85,7 +91,7 @@ class AppInput(TypedDict, total=False):
     now_ms: int | None
     leader_process_id: str | None
     end_offsets_known: bool
-    tasks: list[TaskInput]
+    subtopologies: list[SubtopologyInput]
     clients: list[ClientInput]
     source_rows: dict[str, int]
 
@@ -107,7 +113,7 @@ def build_scenario(app: AppInput, *, kafka_compat: bool = False) -> BuiltApplica
     if kafka_compat:
         props[KAFKA_COMPAT] = "true"
     configs = AssignmentConfigs.from_properties(props, coerce_strings=True)
-    tasks = _tasks(app.get("tasks") or ())
+    tasks = _tasks(app.get("subtopologies") or ())
     if not tasks:
         raise UserInputError(f"application {app_id!r} has no tasks (no usable subtopology)")
     if not app.get("clients"):
@@ -133,32 +139,44 @@ def _pid(text: str) -> ProcessId:
         raise UserInputError(str(exc)) from None
 
 
-def _tasks(rows: Sequence[TaskInput]) -> dict[TaskId, TaskInfo]:
+def _tasks(blocks: Sequence[SubtopologyInput]) -> dict[TaskId, TaskInfo]:
+    """Every task of every subtopology: task p reads partition p of each source topic that has one and
+    owns partition p of each changelog topic (Kafka's partition grouper, spec 1.4-1.5)."""
     racks_cache: dict[tuple[str, ...], SortedFrozenSet[str]] = {}
-    stores_cache: dict[tuple[str, ...], SortedFrozenSet[str]] = {}
+
+    def rack_set(racks: list[str] | None) -> SortedFrozenSet[str] | None:
+        if racks is None:
+            return None
+        key = tuple(racks)
+        found = racks_cache.get(key)
+        if found is None:
+            found = racks_cache[key] = SortedFrozenSet(key)
+        return found
+
     tasks: dict[TaskId, TaskInfo] = {}
-    for row in rows:
-        tid = TaskId(row["subtopology"], row["partition"])
-        if tid in tasks:
-            raise UserInputError(f"task {tid} is listed twice")
-        parts = []
-        for p in row["partitions"]:
-            racks = p["racks"]
-            rack_ids = None
-            if racks is not None:
-                key = tuple(racks)
-                rack_ids = racks_cache.get(key)
-                if rack_ids is None:
-                    rack_ids = racks_cache[key] = SortedFrozenSet(key)
-            parts.append(TaskTopicPartition(p["topic"], p["partition"], p["is_source"], p["is_changelog"], rack_ids))
-        store_key = tuple(row["stores"] or ())
-        stores = stores_cache.get(store_key)
-        if stores is None:
-            stores = stores_cache[store_key] = SortedFrozenSet(store_key)
-        info = TaskInfo(tid, stores, tuple(parts), row["end_offset_sum"] or 0, row["state_bytes"])
-        if info.changelog_end_offset_sum != 0 and not info.has_changelog:
-            raise UserInputError(f"task {tid} has an end offset sum but no changelog partition")
-        tasks[tid] = info
+    for block in sorted(blocks, key=lambda b: b["subtopology"]):
+        sub, count = block["subtopology"], block["num_tasks"]
+        stores: SortedFrozenSet[str] = SortedFrozenSet(block["stores"] or ())
+        topics = sorted(block["topics"], key=lambda t: t["topic"])
+        logged = any(t["is_changelog"] for t in topics)
+        ends = block["end_offset_sums"] or ()
+        sizes = block["state_bytes"] or ()
+        if logged and len(ends) != count:
+            raise UserInputError(f"subtopology {sub}: {len(ends)} end offset sums for {count} tasks")
+        for p in range(count):
+            tid = TaskId(sub, p)
+            if tid in tasks:
+                raise UserInputError(f"task {tid} is listed twice")
+            parts = []
+            for t in topics:
+                racks = t["racks"]
+                rack_ids = rack_set(racks[p]) if racks is not None and p < len(racks) else None
+                if t["is_source"] and p < t["num_partitions"]:
+                    parts.append(TaskTopicPartition(t["topic"], p, True, t["is_changelog"], rack_ids))
+                elif t["is_changelog"]:
+                    parts.append(TaskTopicPartition(t["topic"], p, False, True, rack_ids))
+            state_bytes = sizes[p] if p < len(sizes) else None
+            tasks[tid] = TaskInfo(tid, stores, tuple(parts), ends[p] if logged else 0, state_bytes)
     return tasks
 
 

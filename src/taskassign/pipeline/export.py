@@ -18,7 +18,7 @@ from pyspark.sql import functions as F
 from taskassign.errors import UserInputError
 from taskassign.fleet.build import build_scenario
 from taskassign.pipeline.read import read_snapshot
-from taskassign.pipeline.run import PipelineOptions, plan
+from taskassign.pipeline.run import PipelineOptions, plan, release
 from taskassign.pipeline.validate import CODE, REASON, rejected
 from taskassign.scenario import Scenario
 
@@ -44,8 +44,14 @@ def export_scenarios(
         tables = {name: replace(t, df=t.df.where(F.col("app_id").isin(wanted))) for name, t in tables.items()}
     options = PipelineOptions(Path(input_dir), Path(input_dir), kafka_compat=kafka_compat)
     the_plan = plan(spark, options, tables)
+    try:
+        records = the_plan.inputs.drop("bucket").toArrow().to_pylist()
+        rejected_rows = (rejected(the_plan.checked["applications"]).where(F.col("app_id").isNotNull())
+                         .select("app_id", CODE, REASON).collect())
+    finally:
+        release(the_plan)
     result: dict[str, ExportedApplication] = {}
-    for record in the_plan.inputs.drop("bucket").toArrow().to_pylist():
+    for record in records:
         app_id = record["app_id"]
         try:
             built = build_scenario(record, kafka_compat=kafka_compat)
@@ -53,8 +59,7 @@ def export_scenarios(
             result[app_id] = ExportedApplication(app_id, None, f"INVALID_STATE: {exc}")
             continue
         result[app_id] = ExportedApplication(app_id, built.scenario)
-    apps = the_plan.checked["applications"]
-    for row in rejected(apps).where(F.col("app_id").isNotNull()).select("app_id", CODE, REASON).collect():
+    for row in rejected_rows:
         result.setdefault(row["app_id"], ExportedApplication(row["app_id"], None, f"{row[CODE]}: {row[REASON]}"))
     for app_id in app_ids or ():
         result.setdefault(app_id, ExportedApplication(app_id, None, "not in the applications table"))

@@ -4,7 +4,9 @@ Each table is ``<name>.parquet``, ``<name>.csv`` or ``<name>.jsonl``/``<name>.js
 directory of part files), or a directory ``<name>/`` of such part files. Whatever the format, a table
 comes back with the spec's typed columns plus two bookkeeping columns:
 
-* ``_source_row``: the row as it was read, as JSON text (what the errors table shows);
+* ``_source_row``: for a row that could not be read, its raw text (a CSV line's fields or a JSON line);
+  null otherwise: the errors table shows a readable row as JSON of its typed columns (``source_row``), so
+  no table carries a JSON copy of every row;
 * ``_malformed``: why the row could not be read (a CSV line with the wrong number of fields, a JSON line
   that does not parse or has an unknown key, a cell that is not of its column's type), else null.
 
@@ -27,7 +29,15 @@ from taskassign.errors import UserInputError
 from taskassign.fleet.tables import INPUT_TABLES, TableSpec
 from taskassign.pipeline.schemas import spark_type, table_schema
 
-__all__ = ("MALFORMED", "SOURCE_ROW", "SnapshotTable", "locate_table", "read_snapshot", "read_table")
+__all__ = (
+    "MALFORMED",
+    "SOURCE_ROW",
+    "SnapshotTable",
+    "locate_table",
+    "read_snapshot",
+    "read_table",
+    "source_row",
+)
 
 SOURCE_ROW = "_source_row"
 MALFORMED = "_malformed"
@@ -116,10 +126,10 @@ def read_table(spark: Any, spec: TableSpec, path: Path, fmt: str) -> DataFrame:
         source = F.to_json(F.struct(*[F.col(c) for c in raw.columns]), {"ignoreNullFields": "false"})
         return _typed(spec, raw, source, F.lit(None).cast("string"))
     if fmt == "csv":
-        header = spark.read.option("header", True).csv(str(path)).columns
+        header = spark.read.option("header", True).option("escape", '"').csv(str(path)).columns
         _check_columns(spec, header, path)
         schema = StructType([*(StructField(c, StringType()) for c in header), StructField(_CORRUPT, StringType())])
-        raw = (spark.read.option("header", True).option("mode", "PERMISSIVE")
+        raw = (spark.read.option("header", True).option("escape", '"').option("mode", "PERMISSIVE")
                .option("columnNameOfCorruptRecord", _CORRUPT).schema(schema).csv(str(path)))
         source = F.to_json(F.struct(*[F.col(c) for c in header]), {"ignoreNullFields": "false"})
         problem = F.when(F.col(_CORRUPT).isNotNull(),
@@ -175,4 +185,10 @@ def _typed(spec: TableSpec, raw: DataFrame, source: Column, problem: Column) -> 
     reason = problem
     for failed, message in checks:
         reason = F.coalesce(reason, F.when(failed, message))
-    return raw.select(*typed, source.alias(SOURCE_ROW), reason.alias(MALFORMED))
+    return raw.select(*typed, F.when(reason.isNotNull(), source).alias(SOURCE_ROW), reason.alias(MALFORMED))
+
+
+def source_row(spec: TableSpec) -> Column:
+    """A row as the errors table shows it: its raw text if it could not be read, else its columns as JSON."""
+    columns = F.struct(*[F.col(c) for c in spec.column_names])
+    return F.coalesce(F.col(SOURCE_ROW), F.to_json(columns, {"ignoreNullFields": "false"}))

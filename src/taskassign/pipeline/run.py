@@ -10,7 +10,7 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,11 +21,12 @@ from pyspark.sql import functions as F
 
 import taskassign
 from taskassign.fleet import reasons
-from taskassign.fleet.tables import INPUT_TABLES
+from taskassign.fleet.tables import APPLICATIONS, INPUT_TABLES
 from taskassign.pipeline import stages
 from taskassign.pipeline.output import OutputDirectory
-from taskassign.pipeline.read import SOURCE_ROW, SnapshotTable, read_snapshot
+from taskassign.pipeline.read import SnapshotTable, read_snapshot, source_row
 from taskassign.pipeline.schemas import ERRORS
+from taskassign.pipeline.session import BUCKETS_CONF
 from taskassign.pipeline.validate import (
     CODE,
     REASON,
@@ -44,7 +45,7 @@ from taskassign.pipeline.validate import (
     with_rules,
 )
 
-__all__ = ("PipelineOptions", "PipelineResult", "Plan", "plan", "run_pipeline")
+__all__ = ("PipelineOptions", "PipelineResult", "Plan", "plan", "release", "run_pipeline")
 
 #: The engine's raw per-application results, kept in the staging directory until the commit.
 RESULTS = "_results"
@@ -60,7 +61,7 @@ class PipelineOptions:
     assignor: str | None = None
     #: Sets taskassign.kafka.compat for every application.
     kafka_compat: bool = False
-    #: Buckets of applications per engine call (None: twice the shuffle partitions).
+    #: Buckets (partitions of applications, one engine call each); None: the session's default.
     buckets: int | None = None
 
 
@@ -75,6 +76,8 @@ class Plan:
     rejected_apps: DataFrame
     #: One nested record per usable application: the engine's input.
     inputs: DataFrame
+    #: Tables cached for the run (release() drops them).
+    cached: list[DataFrame] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -84,45 +87,60 @@ class PipelineResult:
 
 
 def _materialise(df: DataFrame) -> DataFrame:
-    """Compute ``df`` now and cut its lineage: later plans stay small (Spark analyses every DataFrame
-    it derives; on deep lineages that costs seconds per join) and nothing is computed twice."""
-    return df.localCheckpoint(eager=True, storageLevel=StorageLevel.MEMORY_AND_DISK)
+    """Keep ``df`` once computed (memory, spilling to disk): checked tables feed both the engine and the
+    errors table. Unlike a checkpoint, a cached table keeps its partitioning by application."""
+    return df.persist(StorageLevel.MEMORY_AND_DISK)
 
 
 def plan(spark: Any, options: PipelineOptions, tables: Mapping[str, SnapshotTable] | None = None) -> Plan:
     """Check every row and derive everything the engine needs (stages 1-6 of ``stages``)."""
     tables = tables if tables is not None else read_snapshot(spark, options.input_dir)
-    raw = {name: t.df for name, t in tables.items()}
-    apps = _materialise(check_applications(stages.check_configs(raw["applications"], options.assignor,
-                                                                options.kafka_compat)))
-    status = _materialise(app_status(apps))
-    subs = _materialise(check_subtopologies(raw["subtopologies"], status))
-    partitions = _materialise(check_topic_partitions(raw["topic_partitions"], status))
+    buckets = options.buckets or int(spark.conf.get(BUCKETS_CONF, "8") or 8)
+    spark.conf.set("spark.sql.shuffle.partitions", str(buckets))
+    # The one shuffle of each table: by application. Every later join, aggregation and window is keyed by
+    # app_id first, so it runs inside these partitions, and each partition becomes one engine call.
+    raw = {name: t.df.repartition(buckets, "app_id") for name, t in tables.items()}
+    keep: list[DataFrame] = []
+
+    def materialise(df: DataFrame) -> DataFrame:
+        keep.append(_materialise(df))
+        return keep[-1]
+
+    apps = materialise(check_applications(stages.check_configs(raw["applications"], options.assignor,
+                                                               options.kafka_compat)))
+    status = materialise(app_status(apps))
+    subs = check_subtopologies(raw["subtopologies"], status)
+    partitions = check_topic_partitions(raw["topic_partitions"], status)
     repartition = check_repartition_topics(raw["repartition_topics"], status, subs)
-    counts = _materialise(stages.topic_partition_counts(partitions))
-    resolved = _materialise(stages.resolve_topologies(subs, counts, repartition, apps))
+    counts = materialise(stages.topic_partition_counts(partitions))
+    resolved = materialise(stages.resolve_topologies(subs, counts, repartition, apps))
     topology_rejects = resolved.where(F.col("error_code").isNotNull()).select(
         "app_id", F.col("error_code").alias("code"), F.col("error_reason").alias("reason"))
     mark = mark_rejected_applications(topology_rejects)
-    subs = _materialise(subs.transform(mark))
-    repartition = _materialise(repartition.transform(mark))
-    tasks = _materialise(stages.derive_tasks(resolved, subs))
-    partitions = _materialise(check_partition_references(partitions.transform(mark),
-                                                         stages.partition_references(tasks)))
-    tasks = _materialise(stages.with_unknown_end_offsets(stages.task_end_offsets(tasks, partitions, counts)))
-    members = _materialise(check_members(raw["members"], status).transform(mark))
-    member_tasks = _materialise(check_member_references(
-        check_member_tasks(raw["member_tasks"], status).transform(mark), members, tasks))
-    apps = _materialise(_with_application_rejects(apps, topology_rejects))
+    subs = materialise(subs.transform(mark))
+    repartition = materialise(repartition.transform(mark))
+    blocks = stages.derive_tasks(resolved, subs)
+    partitions = materialise(check_partition_references(partitions.transform(mark),
+                                                        stages.partition_references(blocks)))
+    blocks = materialise(stages.with_unknown_end_offsets(stages.task_end_offsets(blocks, partitions, counts)))
+    members = materialise(check_members(raw["members"], status).transform(mark))
+    member_tasks = materialise(check_member_references(
+        check_member_tasks(raw["member_tasks"], status).transform(mark), members, stages.task_summaries(blocks)))
+    apps = _with_application_rejects(apps, topology_rejects)
     checked = {"applications": apps, "subtopologies": subs, "repartition_topics": repartition,
                "topic_partitions": partitions, "members": members, "member_tasks": member_tasks}
     rejected_apps = (rejected(apps).where(F.col("app_id").isNotNull()).groupBy("app_id")
                      .agg(F.min(F.struct(F.col(CODE).alias("code"), F.col(REASON).alias("reason"))).alias("r"))
                      .select("app_id", "r.code", "r.reason"))
-    lags = stages.client_task_lags(member_tasks, tasks)
-    buckets = options.buckets or 2 * int(spark.conf.get("spark.sql.shuffle.partitions"))
-    inputs = stages.application_inputs(apps, tasks, lags, members, checked, buckets)
-    return Plan(tables, checked, rejected_apps, inputs)
+    lags = stages.client_task_lags(member_tasks, blocks)
+    inputs = stages.application_inputs(apps, blocks, lags, members, checked)
+    return Plan(tables, checked, rejected_apps, inputs, keep)
+
+
+def release(the_plan: Plan) -> None:
+    """Drop the run's cached tables."""
+    for df in the_plan.cached:
+        df.unpersist()
 
 
 def _with_application_rejects(apps: DataFrame, rejects: DataFrame) -> DataFrame:
@@ -145,7 +163,7 @@ def errors(checked: Mapping[str, DataFrame], results: DataFrame) -> DataFrame:
         parts.append(rejected(final).select(F.lit(name).alias("table"), "app_id",
                                             F.lit(reasons.EFFECT_REJECTED).alias("effect"),
                                             F.col(CODE).alias("reason_code"), F.col(REASON).alias("reason"),
-                                            F.col(SOURCE_ROW).alias("source_row")))
+                                            source_row(INPUT_TABLES[name]).alias("source_row")))
     ran = results.where(F.col("status") != reasons.STATUS_REJECTED)
     flags = ran.where(F.col("status").isin(reasons.STATUS_KEPT_PREVIOUS, reasons.STATUS_INVALID_ASSIGNMENT)).select(
         "app_id", "reason_code", "reason").unionByName(
@@ -153,7 +171,7 @@ def errors(checked: Mapping[str, DataFrame], results: DataFrame) -> DataFrame:
             "app_id", F.lit(reasons.END_OFFSETS_UNKNOWN).alias("reason_code"),
             F.lit("a changelog partition has no end offset: every lag is -3 and Kafka's default assignor falls "
                   "back to keeping previous actives (spec 2.4)").alias("reason")))
-    app_rows = usable(checked["applications"]).select("app_id", F.col(SOURCE_ROW).alias("source_row"))
+    app_rows = usable(checked["applications"]).select("app_id", source_row(APPLICATIONS).alias("source_row"))
     parts.append(flags.join(app_rows, "app_id").select(
         F.lit("applications").alias("table"), "app_id", F.lit(reasons.EFFECT_FLAGGED).alias("effect"),
         "reason_code", "reason", "source_row"))
@@ -183,6 +201,7 @@ def run_pipeline(
             if progress is not None:
                 progress(name)
 
+    the_plan: Plan | None = None
     try:
         step(STEPS[0])
         tables = read_snapshot(spark, options.input_dir)
@@ -218,6 +237,9 @@ def run_pipeline(
     except BaseException:
         output.abandon()
         raise
+    finally:
+        if the_plan is not None:
+            release(the_plan)
 
 
 def _manifest(

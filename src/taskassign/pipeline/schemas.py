@@ -80,10 +80,11 @@ INPUT_SCHEMAS: Mapping[str, StructType] = MappingProxyType({
 #: How many input rows of each table went into one application (the manifest's "used" counts).
 SOURCE_ROWS = _struct(*((name, LongType()) for name in INPUT_TABLES))
 
-_PARTITION = _struct(("topic", StringType()), ("partition", IntegerType()), ("is_source", BooleanType()),
-                     ("is_changelog", BooleanType()), ("racks", _STRINGS))
-_TASK = _struct(("subtopology", IntegerType()), ("partition", IntegerType()), ("stores", _STRINGS),
-                ("end_offset_sum", LongType()), ("state_bytes", LongType()), ("partitions", ArrayType(_PARTITION)))
+_TOPIC = _struct(("topic", StringType()), ("is_source", BooleanType()), ("is_changelog", BooleanType()),
+                 ("num_partitions", IntegerType()), ("racks", ArrayType(_STRINGS)))
+_SUBTOPOLOGY = _struct(("subtopology", IntegerType()), ("num_tasks", IntegerType()), ("stores", _STRINGS),
+                       ("topics", ArrayType(_TOPIC)), ("end_offset_sums", ArrayType(LongType())),
+                       ("state_bytes", ArrayType(LongType())))
 _CLIENT_TASK = _struct(("subtopology", IntegerType()), ("partition", IntegerType()), ("ownership", StringType()),
                        ("offset_sum", LongType()), ("lag", LongType()), ("consumers", _STRINGS))
 _CLIENT = _struct(("process_id", StringType()), ("rack", StringType()),
@@ -94,7 +95,8 @@ _CLIENT = _struct(("process_id", StringType()), ("rack", StringType()),
 APP_INPUT = _struct(
     ("app_id", StringType()), ("bucket", IntegerType()), ("assignor", StringType()),
     ("configs", MapType(StringType(), StringType())), ("now_ms", LongType()), ("leader_process_id", StringType()),
-    ("end_offsets_known", BooleanType()), ("tasks", ArrayType(_TASK)), ("clients", ArrayType(_CLIENT)),
+    ("end_offsets_known", BooleanType()), ("subtopologies", ArrayType(_SUBTOPOLOGY)),
+    ("clients", ArrayType(_CLIENT)),
     ("source_rows", SOURCE_ROWS),
 )
 

@@ -22,14 +22,20 @@ from typing import Any
 
 from taskassign.errors import UserInputError
 
-__all__ = ("DEFAULT_MASTER", "build_session", "is_connect", "package_zip")
+__all__ = ("BUCKETS_CONF", "DEFAULT_MASTER", "build_session", "is_connect", "package_zip")
 
 DEFAULT_MASTER = "local[*]"
+#: Session setting holding the default number of buckets (partitions of applications, engine calls).
+BUCKETS_CONF = "spark.taskassign.buckets"
+_CLUSTER_BUCKETS = 32
 _BASE_CONF: Mapping[str, str] = {
     "spark.sql.session.timeZone": "UTC",
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
-    "spark.sql.adaptive.enabled": "true",
+    # Every table is hash-partitioned by app_id once; joins and aggregations keyed by app_id first then
+    # need no further shuffle. Adaptive execution would forget that partitioning at every checkpoint.
+    "spark.sql.adaptive.enabled": "false",
+    "spark.sql.requireAllClusterKeysForCoPartition": "false",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.sql.execution.pythonUDF.arrow.enabled": "true",
     "spark.python.worker.reuse": "true",
@@ -97,10 +103,12 @@ def build_session(
         builder = SparkSession.builder.remote(remote)
         # The server owns the cluster; only session-level SQL settings apply to a Connect session.
         settings = {k: v for k, v in settings.items() if k.startswith("spark.sql.")}
+        settings[BUCKETS_CONF] = str(_CLUSTER_BUCKETS)
     else:
         resolved = master or DEFAULT_MASTER
         parallelism = _default_parallelism(resolved)
         settings.update({
+            BUCKETS_CONF: str(4 * parallelism if resolved.startswith("local") else _CLUSTER_BUCKETS),
             "spark.sql.shuffle.partitions": str(max(2, 2 * parallelism)),
             "spark.default.parallelism": str(max(2, 2 * parallelism)),
             "spark.driver.memory": driver_memory,

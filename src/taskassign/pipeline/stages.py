@@ -17,7 +17,7 @@ In order (host-and-wire spec sections in brackets):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
@@ -56,7 +56,6 @@ __all__ = (
 )
 
 LONG_MAX = 2**63 - 1
-_DECIMAL = "decimal(38,0)"
 _RESOLVED = StructType([
     StructField("app_id", StringType()), StructField("subtopology", IntegerType()),
     StructField("num_tasks", IntegerType()), StructField("source_counts", MapType(StringType(), IntegerType())),
@@ -104,93 +103,136 @@ def resolve_topologies(
 # -- 3. tasks ---------------------------------------------------------------------------------------------------
 
 def derive_tasks(resolved: DataFrame, subtopologies: DataFrame) -> DataFrame:
-    """Kafka's partition grouper: task p of a subtopology reads partition p of each source topic that has
-    it and owns partition p of each changelog topic. A changelog topic that is also a source topic
-    (source-changelog) is one partition with both flags while the topic has partition p."""
+    """Kafka's partition grouper, one row per subtopology (its tasks are partitions 0..num_tasks-1).
+
+    ``topics`` lists every topic its tasks touch, by name: a source topic gives task p its partition p
+    while the topic has one (``num_partitions``); a changelog topic gives every task its partition p. A
+    source-changelog topic (a changelog that is also a source) is one partition with both flags while
+    the topic has partition p, a changelog-only partition beyond.
+    """
     subs = usable(subtopologies).select(
-        "app_id", "subtopology", "source_topics",
+        "app_id", "subtopology",
         F.coalesce("stores", F.array().cast("array<string>")).alias("stores"),
         F.coalesce("changelog_topics", F.array().cast("array<string>")).alias("changelog_topics"))
-    tasks = (resolved.where(F.col("error_code").isNull())
-             .select("app_id", "subtopology", "source_counts",
-                     F.explode(F.sequence(F.lit(0), F.col("num_tasks") - 1)).alias("partition"))
-             .join(subs, ["app_id", "subtopology"]))
-    p = F.col("partition")
-    present = F.filter(F.map_entries("source_counts"), lambda e: e["value"] > p)
-    present_topics = F.transform(present, lambda e: e["key"])
-    sources = F.transform(
-        present_topics, lambda t: F.struct(t.alias("topic"), p.alias("partition"), F.lit(True).alias("is_source"),
-                                           F.array_contains("changelog_topics", t).alias("is_changelog")))
-    changelog_only = F.transform(
-        F.filter("changelog_topics", lambda t: ~F.array_contains(present_topics, t)),
-        lambda t: F.struct(t.alias("topic"), p.alias("partition"), F.lit(False).alias("is_source"),
-                           F.lit(True).alias("is_changelog")))
-    return tasks.select("app_id", "subtopology", "partition", "source_topics", "stores", "changelog_topics",
-                        F.concat(sources, changelog_only).alias("partitions"))
+    blocks = resolved.where(F.col("error_code").isNull()).join(subs, ["app_id", "subtopology"])
+    changelogs, counts = F.col("changelog_topics"), F.col("source_counts")
+    sources = F.transform(F.map_entries(counts), lambda e: F.struct(
+        e["key"].alias("topic"), F.lit(True).alias("is_source"),
+        F.array_contains(changelogs, e["key"]).alias("is_changelog"), e["value"].alias("num_partitions")))
+    changelog_only = F.transform(F.filter(changelogs, lambda t: ~F.map_contains_key(counts, t)), lambda t: F.struct(
+        t.alias("topic"), F.lit(False).alias("is_source"), F.lit(True).alias("is_changelog"),
+        F.col("num_tasks").alias("num_partitions")))
+    return blocks.select("app_id", "subtopology", "num_tasks", "stores",
+                         F.array_sort(F.concat(sources, changelog_only)).alias("topics"))
 
 
 # -- 4. partitions and end offsets ------------------------------------------------------------------------------
 
-def _task_partitions(tasks: DataFrame) -> DataFrame:
-    """One row per (task, partition) with ``needs_end_offset``: a changelog partition whose end comes from
-    the log end offset (not a source-changelog topic, whose end is the committed offset)."""
-    return (tasks.select("app_id", "subtopology", F.col("partition").alias("task_partition"), "source_topics",
-                         F.explode("partitions").alias("p"))
-            .select("app_id", "subtopology", "task_partition", "p.topic", "p.partition", "p.is_source",
-                    "p.is_changelog",
-                    (F.col("p.is_changelog") & ~F.array_contains("source_topics", F.col("p.topic")))
-                    .alias("needs_end_offset")))
+def partition_references(blocks: DataFrame) -> DataFrame:
+    """(app_id, topic, limit, needs_end_offset): tasks read or restore from partitions 0..limit-1 of the
+    topic; ``needs_end_offset`` for changelog topics that are not source-changelog topics (their end is
+    the log end offset; a source-changelog topic's is the committed offset)."""
+    topic = F.col("t")
+    limit = F.when(topic["is_changelog"], F.col("num_tasks")).otherwise(topic["num_partitions"])
+    return (blocks.select("app_id", "num_tasks", F.explode("topics").alias("t"))
+            .groupBy("app_id", F.col("t.topic").alias("topic"))
+            .agg(F.max(limit).alias("limit"),
+                 F.max(topic["is_changelog"] & ~topic["is_source"]).alias("needs_end_offset")))
 
 
-def partition_references(tasks: DataFrame) -> DataFrame:
-    """(app_id, topic, partition, needs_end_offset): every partition some task reads or restores from."""
-    return (_task_partitions(tasks).groupBy("app_id", "topic", "partition")
-            .agg(F.max("needs_end_offset").alias("needs_end_offset")))
+def task_end_offsets(blocks: DataFrame, partitions: DataFrame, counts: DataFrame) -> DataFrame:
+    """Subtopology blocks with, per task (array index = partition): ``end_offset_sums`` (changelog end
+    offsets summed; committed offsets for source-changelog topics; 0 for a changelog topic absent from
+    the metadata, i.e. created by this rebalance; Long.MAX_VALUE on overflow), ``state_bytes`` (the
+    changelog partitions' sizes, when all are known) and per topic ``racks``; ``end_offset_missing``
+    when a changelog partition of an existing topic has no usable end offset.
 
-
-def task_end_offsets(tasks: DataFrame, partitions: DataFrame, counts: DataFrame) -> DataFrame:
-    """Tasks with racks on their partitions, ``end_offset_sum``, ``state_bytes`` and ``end_offset_missing``.
-
-    ``partitions`` are the checked topic partitions (only usable rows are read); ``counts`` says which
-    topics exist (a changelog topic absent from the metadata is created by this rebalance: ends at 0).
+    ``partitions`` are the checked topic partitions (usable rows only are read); ``counts`` the topics
+    present in the metadata.
     """
-    metadata = usable(partitions).select("app_id", "topic", "partition", "replica_racks", "end_offset",
-                                         "committed_offset", "size_bytes")
-    existing = counts.select("app_id", "topic", F.lit(True).alias("_exists"))
-    parts = (_task_partitions(tasks).join(metadata, ["app_id", "topic", "partition"], "left")
-             .join(existing, ["app_id", "topic"], "left"))
-    changelog = F.col("is_changelog")
-    end = (F.when(~changelog, F.lit(None))
-           .when(~F.col("needs_end_offset"), F.coalesce("committed_offset", F.lit(0)))
-           .when(F.col("_exists").isNull(), F.lit(0))
-           .otherwise(F.col("end_offset")))
-    parts = parts.withColumn("_end", end.cast("long")).withColumn(
-        "_end_missing", changelog & F.col("_exists").isNotNull() & F.col("needs_end_offset")
-        & F.col("end_offset").isNull())
-    total = F.sum(F.col("_end").cast(_DECIMAL))
-    size_known = F.sum(F.when(changelog & F.col("size_bytes").isNull(), 1).otherwise(0)) == 0
-    grouped = parts.groupBy("app_id", "subtopology", F.col("task_partition").alias("partition")).agg(
-        F.collect_list(F.struct("topic", "partition", "is_source", "is_changelog",
-                                F.col("replica_racks").alias("racks"))).alias("partitions"),
-        F.least(F.coalesce(total, F.lit(0).cast(_DECIMAL)), F.lit(LONG_MAX).cast(_DECIMAL)).cast("long")
-        .alias("end_offset_sum"),
-        F.when(size_known & (F.sum(changelog.cast("int")) > 0),
-               F.least(F.sum(F.when(changelog, F.col("size_bytes")).cast(_DECIMAL)),
-                       F.lit(LONG_MAX).cast(_DECIMAL)).cast("long")).alias("state_bytes"),
-        F.max("_end_missing").alias("end_offset_missing"))
-    return tasks.select("app_id", "subtopology", "partition", "stores", "changelog_topics").join(
-        grouped, ["app_id", "subtopology", "partition"])
+    rows = usable(partitions).select("app_id", "topic", F.struct(
+        "partition", "replica_racks", "end_offset", "committed_offset", "size_bytes").alias("e"))
+    meta = (rows.groupBy("app_id", "topic")
+            .agg(F.array_sort(F.collect_list("e")).alias("entries"))
+            .withColumn("dense", F.size("entries") == F.try_element_at("entries", F.lit(-1))["partition"] + 1))
+    existing = counts.select("app_id", "topic", F.lit(True).alias("exists"))
+    per_topic = (blocks.select("app_id", "subtopology", "num_tasks", F.posexplode("topics").alias("pos", "t"))
+                 .withColumn("topic", F.col("t.topic"))
+                 .join(meta.hint("shuffle_hash"), ["app_id", "topic"], "left")
+                 .join(F.broadcast(existing), ["app_id", "topic"], "left"))
+
+    def entry(p: Column) -> Column:
+        dense = F.try_element_at("entries", p + 1)
+        scattered = F.try_element_at(F.filter("entries", lambda e: e["partition"] == p), F.lit(1))
+        return F.when(F.col("entries").isNull(), F.lit(None)).when(F.col("dense"), dense).otherwise(scattered)
+
+    seq = F.sequence(F.lit(0), F.col("num_tasks") - 1)
+    t = F.col("t")
+    per_topic = per_topic.select(
+        "app_id", "subtopology", "num_tasks", "pos",
+        F.struct(t["topic"].alias("topic"), t["is_source"].alias("is_source"), t["is_changelog"].alias("is_changelog"),
+                 t["num_partitions"].alias("num_partitions"),
+                 F.transform(seq, lambda p: entry(p)["replica_racks"]).alias("racks"),
+                 F.when(t["is_changelog"], F.transform(seq, lambda p: _end_contribution(entry(p), t)))
+                 .alias("ends"),
+                 F.when(t["is_changelog"], F.transform(seq, lambda p: entry(p)["size_bytes"])).alias("sizes"),
+                 ).alias("topic"))
+    grouped = per_topic.groupBy("app_id", "subtopology").agg(
+        F.transform(F.array_sort(F.collect_list(F.struct("pos", "topic"))), lambda x: x["topic"]).alias("topics"))
+    # Intermediate arrays are columns of their own: Spark re-evaluates an array expression used inside a
+    # lambda once per element, which would make these sums quadratic in the number of tasks.
+    with_logged = blocks.select("app_id", "subtopology", "num_tasks", "stores").join(
+        grouped, ["app_id", "subtopology"]).withColumn(
+        "_logged", F.filter("topics", lambda x: x["is_changelog"]))
+    logged = F.col("_logged")
+    with_known = with_logged.withColumn(
+        "_sizes_known", F.transform(seq, lambda p: F.forall(logged, lambda x: _at(x["sizes"], p).isNotNull())))
+    return with_known.select(
+        "app_id", "subtopology", "num_tasks", "stores", "topics",
+        F.transform(seq, lambda p: _saturating_sum(logged, lambda x: F.coalesce(_at(x["ends"], p), F.lit(0))))
+        .alias("end_offset_sums"),
+        F.when(F.size(logged) > 0, F.transform(seq, lambda p: F.when(
+            _at(F.col("_sizes_known"), p), _saturating_sum(logged, lambda x: _at(x["sizes"], p)))))
+        .alias("state_bytes"),
+        F.exists(logged, lambda x: F.exists(x["ends"], lambda v: v.isNull())).alias("end_offset_missing"))
 
 
-def with_unknown_end_offsets(tasks: DataFrame) -> DataFrame:
+def _at(array: Column, p: Column) -> Column:
+    """Element p (0-based) of an array, null past its end."""
+    return F.try_element_at(array, p + 1)
+
+
+def _saturating_sum(values: Column, value: Callable[[Column], Column]) -> Column:
+    """Sum of non-negative longs pinned at Long.MAX_VALUE, as Kafka's leader pins an overflowing sum."""
+    return F.aggregate(values, F.lit(0).cast("long"),
+                       lambda acc, x: F.coalesce(F.try_add(acc, value(x)), F.lit(LONG_MAX).cast("long")))
+
+
+def _end_contribution(entry: Column, topic: Column) -> Column:
+    """One changelog partition's part of its task's end-offset sum (null: missing)."""
+    return (F.when(topic["is_source"], F.coalesce(entry["committed_offset"], F.lit(0)))
+            .when(F.col("exists").isNull(), F.lit(0))
+            .otherwise(entry["end_offset"]))
+
+
+def with_unknown_end_offsets(blocks: DataFrame) -> DataFrame:
     """Kafka's fallback when end offsets cannot be fetched (spec 2.4): if any changelog partition of an
     application lacks its end offset, every task with a changelog of that application gets end -3.
-    Adds ``end_offsets_known`` per task (the application's)."""
+    Adds ``end_offsets_known`` (the application's) to every block."""
     known = ~F.max("end_offset_missing").over(Window.partitionBy("app_id"))
-    logged = F.size("changelog_topics") > 0
-    return (tasks.withColumn("end_offsets_known", known)
-            .withColumn("end_offset_sum", F.when(logged & ~F.col("end_offsets_known"), F.lit(UNKNOWN_OFFSET_SUM))
-                        .otherwise(F.col("end_offset_sum"))))
+    logged = F.exists("topics", lambda x: x["is_changelog"])
+    return (blocks.withColumn("end_offsets_known", known)
+            .withColumn("end_offset_sums", F.when(
+                logged & ~F.col("end_offsets_known"),
+                F.transform("end_offset_sums", lambda _: F.lit(UNKNOWN_OFFSET_SUM).cast("long")),
+            ).otherwise(F.col("end_offset_sums"))))
+
+
+def task_summaries(blocks: DataFrame) -> DataFrame:
+    """(app_id, subtopology, num_tasks, logged, end_offset_sums): what row checks and lags need of the
+    tasks, small enough to broadcast (one row per subtopology)."""
+    return blocks.select("app_id", "subtopology", "num_tasks",
+                         F.exists("topics", lambda x: x["is_changelog"]).alias("logged"), "end_offset_sums")
 
 
 # -- 5. clients and lags ----------------------------------------------------------------------------------------
@@ -203,7 +245,7 @@ def lag(end_offset_sum: Column, offset_sum: Column) -> Column:
             .otherwise(end_offset_sum - offset_sum))
 
 
-def client_task_lags(member_tasks: DataFrame, tasks: DataFrame) -> DataFrame:
+def client_task_lags(member_tasks: DataFrame, blocks: DataFrame) -> DataFrame:
     """One row per (client, task) the client's members reported: the merged report and its lag.
 
     Merging follows Kafka's leader: the offset sum of the client's last consumer (in consumer-id order)
@@ -219,39 +261,46 @@ def client_task_lags(member_tasks: DataFrame, tasks: DataFrame) -> DataFrame:
                    F.max_by("offset_sum", F.when(F.col("offset_sum").isNotNull(), F.col("consumer_id")))
                    .alias("offset_sum"),
                    F.array_sort(F.collect_list("consumer_id")).alias("consumers")))
-    ends = tasks.select("app_id", "subtopology", "partition", "end_offset_sum")
-    return (merged.join(ends, ["app_id", "subtopology", "partition"])
+    ends = F.broadcast(task_summaries(blocks).select("app_id", "subtopology", "end_offset_sums"))
+    end = F.try_element_at("end_offset_sums", F.col("partition") + 1)
+    return (merged.join(ends, ["app_id", "subtopology"])
+            .select("app_id", "process_id", "subtopology", "partition", "ownership", "offset_sum", "consumers",
+                    end.alias("end_offset_sum"))
             .withColumn("lag", lag(F.col("end_offset_sum"), F.col("offset_sum"))))
 
 
 # -- 6. application records -------------------------------------------------------------------------------------
 
 def _source_row_counts(tables: Mapping[str, DataFrame]) -> DataFrame:
-    """(app_id, one count per input table): usable rows per application."""
+    """(app_id, ``_rows_<table>`` per input table): usable rows per application."""
     counts: DataFrame | None = None
     for name in INPUT_TABLES:
         if name == "applications":
             continue
-        per_app = usable(tables[name]).groupBy("app_id").agg(F.count(F.lit(1)).alias(name))
+        per_app = usable(tables[name]).groupBy("app_id").agg(F.count(F.lit(1)).alias(f"_rows_{name}"))
         counts = per_app if counts is None else counts.join(per_app, "app_id", "full")
     assert counts is not None
     return counts
 
 
 def application_inputs(
-    apps: DataFrame, tasks: DataFrame, client_tasks: DataFrame, members: DataFrame,
-    checked: Mapping[str, DataFrame], buckets: int,
+    apps: DataFrame, blocks: DataFrame, client_tasks: DataFrame, members: DataFrame,
+    checked: Mapping[str, DataFrame],
 ) -> DataFrame:
-    """One APP_INPUT record per usable application, with ``bucket`` (0..buckets-1) assigned round-robin
-    over the applications sorted by estimated cost, so every bucket gets a similar share of the work."""
-    task_rows = (tasks.groupBy("app_id").agg(F.collect_list(F.struct(
-        "subtopology", "partition", "stores", "end_offset_sum", "state_bytes", "partitions")).alias("tasks"),
-        F.first("end_offsets_known").alias("end_offsets_known")))
+    """One APP_INPUT record per usable application. Its ``bucket`` is the partition it lives in: the
+    tables are partitioned by application, and each partition (bucket) is one engine call."""
+    subtopologies = (blocks.groupBy("app_id").agg(F.collect_list(F.struct(
+        "subtopology", "num_tasks", "stores",
+        F.transform("topics", lambda x: F.struct(x["topic"].alias("topic"), x["is_source"].alias("is_source"),
+                                                 x["is_changelog"].alias("is_changelog"),
+                                                 x["num_partitions"].alias("num_partitions"),
+                                                 x["racks"].alias("racks"))).alias("topics"),
+        "end_offset_sums", "state_bytes")).alias("subtopologies"),
+        F.min("end_offsets_known").alias("end_offsets_known")))
     reported = (client_tasks.groupBy("app_id", "process_id").agg(F.collect_list(F.struct(
         "subtopology", "partition", "ownership", "offset_sum", "lag", "consumers")).alias("tasks")))
-    member_rows = usable(members)
     first = F.min_by(F.struct("rack", "client_tags", "host"), "consumer_id")
-    clients = (member_rows.groupBy("app_id", "process_id")
+    clients = (usable(members).groupBy("app_id", "process_id")
                .agg(F.array_sort(F.collect_list("consumer_id")).alias("consumers"), first.alias("_first"))
                .join(reported, ["app_id", "process_id"], "left")
                .groupBy("app_id").agg(F.collect_list(F.struct(
@@ -259,27 +308,23 @@ def application_inputs(
                    F.col("_first.host").alias("host"), "consumers", "tasks")).alias("clients")))
     counts = _source_row_counts(checked)
     source_rows = F.struct(F.lit(1).cast("long").alias("applications"),
-                           *[F.coalesce(F.col(n), F.lit(0)).cast("long").alias(n)
+                           *[F.coalesce(F.col(f"_rows_{n}"), F.lit(0)).cast("long").alias(n)
                              for n in INPUT_TABLES if n != "applications"])
     records = (usable(apps).select("app_id", "assignor", "configs", "now_ms", "leader_process_id")
-               .join(task_rows, "app_id", "left").join(clients, "app_id", "left").join(counts, "app_id", "left")
+               .join(subtopologies, "app_id", "left").join(clients, "app_id", "left").join(counts, "app_id", "left")
                .withColumn("source_rows", source_rows)
-               .withColumn("end_offsets_known", F.coalesce("end_offsets_known", F.lit(True))))
-    standbys = F.coalesce(F.col("configs")["num.standby.replicas"].try_cast("int"), F.lit(0))
-    cost = (F.coalesce(F.size("tasks"), F.lit(0)) * (F.greatest(standbys, F.lit(0)) + 1)
-            + F.coalesce(F.size("clients"), F.lit(0)))
-    order = Window.orderBy(F.col("_cost").desc(), F.col("app_id"))
-    bucket_of = (records.select("app_id", cost.alias("_cost"))
-                 .select("app_id", ((F.row_number().over(order) - 1) % F.lit(buckets)).cast("int").alias("bucket")))
-    return records.join(F.broadcast(bucket_of), "app_id").select(*[f.name for f in APP_INPUT.fields])
+               .withColumn("end_offsets_known", F.coalesce("end_offsets_known", F.lit(True)))
+               .withColumn("bucket", F.spark_partition_id()))
+    return records.select(*[f.name for f in APP_INPUT.fields])
 
 
 # -- 7. the engine ----------------------------------------------------------------------------------------------
 
 def assign_applications(inputs: DataFrame, assignor_override: str | None, kafka_compat: bool) -> DataFrame:
-    """APP_RESULT per application: every bucket is one Python call that streams its applications."""
+    """APP_RESULT per application: every bucket (partition of applications) is one Python call that
+    streams its applications through the engine as Arrow record batches."""
     assigner = engine_udf.application_assigner(APP_RESULT, assignor_override, kafka_compat)
-    return inputs.groupBy("bucket").applyInArrow(assigner, APP_RESULT)
+    return inputs.mapInArrow(assigner, APP_RESULT)
 
 
 # -- 8. outputs -------------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from taskassign.fleet import reasons
@@ -105,10 +105,21 @@ def _basic_rules(spec: TableSpec) -> list[Rule]:
     return rules
 
 
-def _duplicate_rule(key: Sequence[str | Column], what: str) -> Rule:
-    columns = [F.col(k) if isinstance(k, str) else k for k in key]
-    count = F.count(F.lit(1)).over(Window.partitionBy(*columns))
-    return (count > 1, reasons.DUPLICATE_KEY, _text(count, f" rows share this {what}; all are rejected"))
+_KEY_ROWS = "_key_rows"
+
+
+def _count_duplicates(df: DataFrame, key: Sequence[str]) -> DataFrame:
+    """Adds ``_key_rows``: how many rows share the row's key, where more than one does (else null).
+
+    A hash aggregation and a hash join on the (usually empty) duplicates: no sort of the table, and
+    keyed by app_id first, so it stays inside the table's partitions."""
+    shared = df.groupBy(*key).agg(F.count(F.lit(1)).alias(_KEY_ROWS)).where(F.col(_KEY_ROWS) > 1)
+    return df.join(shared.hint("shuffle_hash"), list(key), "left")
+
+
+def _duplicate_rule(what: str) -> Rule:
+    count = F.col(_KEY_ROWS)
+    return (count.isNotNull(), reasons.DUPLICATE_KEY, _text(count, f" rows share this {what}; all are rejected"))
 
 
 def _app_rules() -> list[Rule]:
@@ -131,14 +142,14 @@ def _negative(*names: str) -> list[Rule]:
 def check_applications(apps: DataFrame) -> DataFrame:
     """Applications with ``_config_code``/``_config_reason`` (from the config check) already added."""
     leader = F.col("leader_process_id")
-    return with_rules(apps, [
+    return with_rules(_count_duplicates(apps, ["app_id"]), [
         *_basic_rules(APPLICATIONS),
-        _duplicate_rule(["app_id"], "app_id"),
+        _duplicate_rule("app_id"),
         *_negative("now_ms"),
         (leader.isNotNull() & ~leader.rlike(UUID_PATTERN), reasons.BAD_PROCESS_ID,
          _text("leader_process_id is not a UUID: ", leader)),
         (F.col("_config_code").isNotNull(), F.col("_config_code"), F.col("_config_reason")),
-    ])
+    ]).drop(_KEY_ROWS)
 
 
 def app_status(checked_apps: DataFrame) -> DataFrame:
@@ -157,7 +168,8 @@ def _join_apps(df: DataFrame, status: DataFrame) -> DataFrame:
 def check_subtopologies(subs: DataFrame, status: DataFrame) -> DataFrame:
     sources, changelogs, groups = F.col("source_topics"), F.col("changelog_topics"), F.col("copartition_groups")
     arrays = ("source_topics", "sink_topics", "stores", "changelog_topics")
-    return with_rules(_join_apps(subs, status), [
+    keyed = _count_duplicates(_join_apps(subs, status), ["app_id", "subtopology"])
+    return with_rules(keyed, [
         *_basic_rules(SUBTOPOLOGIES),
         *_app_rules(),
         *_negative("subtopology"),
@@ -167,33 +179,35 @@ def check_subtopologies(subs: DataFrame, status: DataFrame) -> DataFrame:
          reasons.BAD_VALUE, F.lit("copartition_groups must list this subtopology's own source topics")),
         ((F.size(F.coalesce(changelogs, F.array())) > 0) & (F.size(F.coalesce(F.col("stores"), F.array())) == 0),
          reasons.BAD_VALUE, F.lit("changelog_topics without stores: changelogs back state stores")),
-        _duplicate_rule(["app_id", "subtopology"], "(app_id, subtopology)"),
-    ])
+        _duplicate_rule("(app_id, subtopology)"),
+    ]).drop(_KEY_ROWS)
 
 
 def check_repartition_topics(topics: DataFrame, status: DataFrame, usable_subs: DataFrame) -> DataFrame:
     read = (usable_subs.select("app_id", F.explode("source_topics").alias("topic")).distinct()
             .withColumn("_read", F.lit(True)))
-    return with_rules(_join_apps(topics, status).join(read, ["app_id", "topic"], "left"), [
+    keyed = _count_duplicates(_join_apps(topics, status), ["app_id", "topic"])
+    return with_rules(keyed.join(read, ["app_id", "topic"], "left"), [
         *_basic_rules(REPARTITION_TOPICS),
         *_app_rules(),
         (F.col("num_partitions") <= 0, reasons.BAD_VALUE, _text("num_partitions must be positive: ",
                                                                  F.col("num_partitions"))),
-        _duplicate_rule(["app_id", "topic"], "(app_id, topic)"),
+        _duplicate_rule("(app_id, topic)"),
         (F.col("_read").isNull(), reasons.UNREFERENCED_TOPIC,
          _text("no subtopology of application ", F.col("app_id"), " reads repartition topic ", F.col("topic"))),
-    ]).drop("_read")
+    ]).drop("_read", _KEY_ROWS)
 
 
 def check_topic_partitions(partitions: DataFrame, status: DataFrame) -> DataFrame:
     """The checks that need nothing but the row and its application (references to tasks come later)."""
-    return with_rules(_join_apps(partitions, status), [
+    keyed = _count_duplicates(_join_apps(partitions, status), ["app_id", "topic", "partition"])
+    return with_rules(keyed, [
         *_basic_rules(TOPIC_PARTITIONS),
         *_app_rules(),
         *_negative("partition", "end_offset", "committed_offset", "size_bytes"),
         (_has_blank(F.col("replica_racks")), reasons.BAD_VALUE, F.lit("replica_racks has a null or empty rack")),
-        _duplicate_rule(["app_id", "topic", "partition"], "(app_id, topic, partition)"),
-    ])
+        _duplicate_rule("(app_id, topic, partition)"),
+    ]).drop(_KEY_ROWS)
 
 
 def check_members(members: DataFrame, status: DataFrame) -> DataFrame:
@@ -203,7 +217,7 @@ def check_members(members: DataFrame, status: DataFrame) -> DataFrame:
     missing_tags = F.array_except(required, F.coalesce(keys, F.array().cast("array<string>")))
     port = F.regexp_extract(host, HOST_PATTERN, 2).try_cast("int")
     joined = members.join(F.broadcast(status.select("app_id", APP_OK, REQUIRED_TAGS)), "app_id", "left")
-    return with_rules(joined, [
+    return with_rules(_count_duplicates(joined, ["app_id", "consumer_id"]), [
         *_basic_rules(MEMBERS),
         *_app_rules(),
         (~pid.rlike(UUID_PATTERN), reasons.BAD_PROCESS_ID, _text("process_id is not a UUID: ", pid)),
@@ -217,21 +231,24 @@ def check_members(members: DataFrame, status: DataFrame) -> DataFrame:
          F.lit(f"client tag values must be non-null with at most {MAX_TAG_VALUE} characters")),
         (F.size(missing_tags) > 0, reasons.MISSING_CLIENT_TAG,
          _text("rack.aware.assignment.tags needs tag(s) ", F.array_join(missing_tags, ", "), " on every member")),
-        _duplicate_rule(["app_id", "consumer_id"], "(app_id, consumer_id)"),
-    ]).drop(REQUIRED_TAGS)
+        _duplicate_rule("(app_id, consumer_id)"),
+    ]).drop(REQUIRED_TAGS, _KEY_ROWS)
 
 
 def check_member_tasks(member_tasks: DataFrame, status: DataFrame) -> DataFrame:
     """The row's own checks; adds the parsed ``subtopology`` and ``partition`` of ``task_id``."""
     text = F.col("task_id")
+    well_formed = text.rlike(TASK_ID_PATTERN)
+    parts = F.split(text, "_", 2)
     parsed = (_join_apps(member_tasks, status)
-              .withColumn("subtopology", F.regexp_extract(text, TASK_ID_PATTERN, 1).try_cast("int"))
-              .withColumn("partition", F.regexp_extract(text, TASK_ID_PATTERN, 2).try_cast("int")))
+              .withColumn("subtopology", F.when(well_formed, F.try_element_at(parts, F.lit(1)).try_cast("int")))
+              .withColumn("partition", F.when(well_formed, F.try_element_at(parts, F.lit(2)).try_cast("int"))))
     ownership, offset = F.col("ownership"), F.col("offset_sum")
-    return with_rules(parsed, [
+    keyed = _count_duplicates(parsed, ["app_id", "consumer_id", "subtopology", "partition"])
+    return with_rules(keyed, [
         *_basic_rules(MEMBER_TASKS),
         *_app_rules(),
-        (~text.rlike(TASK_ID_PATTERN) | F.col("subtopology").isNull() | F.col("partition").isNull(),
+        (F.col("subtopology").isNull() | F.col("partition").isNull(),
          reasons.BAD_TASK_ID, _text("task id ", text, " does not parse: expected '<subtopology>_<partition>' "
                                                       "(non-negative 32-bit integers)")),
         (ownership.isNotNull() & ~ownership.isin(OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY), reasons.BAD_VALUE,
@@ -242,40 +259,41 @@ def check_member_tasks(member_tasks: DataFrame, status: DataFrame) -> DataFrame:
          F.lit("the row reports neither ownership nor an offset sum")),
         ((ownership == OWNERSHIP_STANDBY) & (offset == -2), reasons.INCONSISTENT_REPORT,
          F.lit("ownership 'standby' with offset_sum -2, which means a running active task")),
-        _duplicate_rule(["app_id", "consumer_id", "subtopology", "partition"], "(app_id, consumer_id, task)"),
-    ])
+        _duplicate_rule("(app_id, consumer_id, task)"),
+    ]).drop(_KEY_ROWS)
 
 
 def check_partition_references(partitions: DataFrame, references: DataFrame) -> DataFrame:
     """Topic partitions no task reads or restores from are unused; a changelog partition without its end
-    offset cannot be used (its application's lags become unknown, spec 2.4)."""
-    joined = partitions.join(references, ["app_id", "topic", "partition"], "left")
+    offset cannot be used (its application's lags become unknown, spec 2.4). ``references``: one row
+    per (app_id, topic) with ``limit`` (tasks use partitions below it) and ``needs_end_offset``."""
+    joined = partitions.join(F.broadcast(references), ["app_id", "topic"], "left")
     return with_rules(joined, [
-        (F.col("needs_end_offset").isNull(), reasons.UNREFERENCED_TOPIC,
+        (F.col("limit").isNull() | (F.col("partition") >= F.col("limit")), reasons.UNREFERENCED_TOPIC,
          _text("no task of application ", F.col("app_id"), " reads or restores from ", F.col("topic"), "-",
                F.col("partition"))),
         (F.col("needs_end_offset") & F.col("end_offset").isNull(), reasons.MISSING_END_OFFSET,
          _text("changelog partition ", F.col("topic"), "-", F.col("partition"), " has no end_offset; every lag of "
                "application ", F.col("app_id"), " becomes unknown (-3)")),
-    ]).drop("needs_end_offset")
+    ]).drop("limit", "needs_end_offset")
 
 
 def check_member_references(member_tasks: DataFrame, members: DataFrame, tasks: DataFrame) -> DataFrame:
     """Member tasks must name a usable member and a task of the application; offset sums only for tasks
-    with a changelog. Adds the member's ``process_id``."""
+    with a changelog. Adds the member's ``process_id``. ``tasks``: one row per subtopology with
+    ``num_tasks`` and ``logged`` (stages.task_summaries)."""
     known_members = usable(members).select("app_id", "consumer_id", "process_id")
-    known_tasks = tasks.select("app_id", "subtopology", "partition",
-                               (F.size("changelog_topics") > 0).alias("_logged"))
-    joined = (member_tasks.join(known_members, ["app_id", "consumer_id"], "left")
-              .join(known_tasks, ["app_id", "subtopology", "partition"], "left"))
+    known_tasks = tasks.select("app_id", "subtopology", "num_tasks", "logged")
+    joined = (member_tasks.join(F.broadcast(known_members), ["app_id", "consumer_id"], "left")
+              .join(F.broadcast(known_tasks), ["app_id", "subtopology"], "left"))
     return with_rules(joined, [
         (F.col("process_id").isNull(), reasons.UNKNOWN_MEMBER,
          _text("consumer ", F.col("consumer_id"), " is not a usable member of application ", F.col("app_id"))),
-        (F.col("_logged").isNull(), reasons.UNKNOWN_TASK,
+        (F.col("num_tasks").isNull() | (F.col("partition") >= F.col("num_tasks")), reasons.UNKNOWN_TASK,
          _text("application ", F.col("app_id"), " has no task ", F.col("task_id"))),
-        (F.col("offset_sum").isNotNull() & ~F.col("_logged"), reasons.BAD_VALUE,
+        (F.col("offset_sum").isNotNull() & ~F.col("logged"), reasons.BAD_VALUE,
          _text("task ", F.col("task_id"), " has no changelog, so it has no offset sum")),
-    ]).drop("_logged")
+    ]).drop("num_tasks", "logged")
 
 
 def mark_rejected_applications(rejected_apps: DataFrame) -> Callable[[DataFrame], DataFrame]:
