@@ -15,12 +15,15 @@ def test_write_then_read(tmp_path: Path) -> None:
     group = GroupAssignment(
         {PID_2: KafkaStreamsAssignment.of_tasks(PID_2, [TASK_0_1], [TASK_0_0]).with_followup_rebalance(99),
          PID_1: KafkaStreamsAssignment.of_tasks(PID_1, [TASK_1_0, TASK_0_0])},
-        consumers={PID_1: {"c1": ConsumerAssignment((TASK_1_0,), ()), "c2": ConsumerAssignment((TASK_0_0,), ())}},
+        consumers={PID_1: {"c1": ConsumerAssignment((TASK_1_0,), ()),
+                           "c2": ConsumerAssignment((), (), (TASK_0_0,), followup_rebalance_deadline=0)}},
     )
     doc = assignment_to_dict(group, assignor="x", probing_rebalance_needed=True)
     assert list(doc["clients"]) == [str(PID_1), str(PID_2)]
     assert doc["clients"][str(PID_1)]["active"] == ["0_0", "1_0"]
-    assert doc["clients"][str(PID_1)]["consumers"]["c1"] == {"active": ["1_0"], "standby": []}
+    consumers = doc["clients"][str(PID_1)]["consumers"]
+    assert consumers["c1"] == {"active": ["1_0"], "standby": [], "withheld": [], "followup_rebalance_deadline_ms": None}
+    assert consumers["c2"] == {"active": [], "standby": [], "withheld": ["0_0"], "followup_rebalance_deadline_ms": 0}
     write_assignment(doc, tmp_path / "a.assignment.json")
     back = read_assignment(tmp_path / "a.assignment.json")
     assert back.assignor == "x" and back.probing_rebalance_needed and back.error is AssignmentError.NONE

@@ -3,13 +3,16 @@ from __future__ import annotations
 import random
 
 from taskassign._java_order import (
+    HashSubsetOrder,
     JavaHashMap,
     JavaPriorityQueue,
+    grown_capacity,
     hash_iteration_order,
     hashmap_copy_capacity,
     hashset_copy_capacity,
     hashset_copy_order,
     java_hash,
+    priority_queue_poll_order,
 )
 from taskassign.ids import ProcessId, TaskId
 
@@ -80,3 +83,38 @@ def test_priority_queue_remove_and_live_keys() -> None:
     weight["x"] = 0.5  # changes while inside the heap: Java does not notice until comparisons happen
     assert queue.poll() == "z"
     assert queue.poll() == "x"
+
+
+def test_priority_queue_poll_order_is_the_java_heaps() -> None:
+    rng = random.Random(7)
+    for _ in range(300):
+        keys = [rng.randint(0, rng.choice([1, 3, 20])) for _ in range(rng.randint(0, 60))]
+        queue: JavaPriorityQueue[int] = JavaPriorityQueue(keys.__getitem__)
+        for i in range(len(keys)):
+            queue.offer(i)
+        assert priority_queue_poll_order(keys) == [queue.poll() for _ in keys]
+
+
+def test_grown_capacity_doubles_past_three_quarters() -> None:
+    assert [grown_capacity(n) for n in (0, 12, 13, 24, 25, 96, 97)] == [16, 16, 32, 32, 64, 128, 256]
+    assert grown_capacity(13, initial_capacity=64) == 64
+    for n in range(0, 200, 7):
+        table: JavaHashMap[int] = JavaHashMap()
+        table.put_all(range(n))
+        assert table.capacity == grown_capacity(n)
+
+
+def test_subset_orders_equal_sets_built_by_walking_the_sequence() -> None:
+    rng = random.Random(11)
+    pids = [ProcessId.of_ints(rng.randrange(-(2**63), 2**63), rng.randrange(-(2**63), 2**63)) for _ in range(60)]
+    source = hash_iteration_order(pids)  # a HashMap filled in some order, then walked
+    orders = HashSubsetOrder(source)
+    for _ in range(50):
+        members = set(rng.sample(pids, rng.randrange(len(pids) + 1)))
+        table: JavaHashMap[ProcessId] = JavaHashMap()
+        table.put_all(p for p in source if p in members)
+        assert orders.subset(members, len(members)) == table.keys()
+        presized: JavaHashMap[ProcessId] = JavaHashMap(hashset_copy_capacity(len(members)))
+        presized.put_all(p for p in source if p in members)
+        assert orders.subset(members, len(members), initial_capacity=hashset_copy_capacity(len(members))) == \
+            presized.keys()

@@ -138,3 +138,64 @@ def test_non_task_assignment_return_is_reported() -> None:
 
     with pytest.raises(TaskassignError, match="expected a TaskAssignment"):
         rebalance(STATE, Broken())
+
+
+class Fixed(BaseTaskAssignor):
+    def __init__(self, result: TaskAssignment) -> None:
+        self.result = result
+
+    def assign(self, application_state: ApplicationState) -> TaskAssignment:
+        return self.result
+
+
+def test_threads_are_distributed_and_the_callback_sees_them() -> None:
+    state = app_state([task("0_0"), task("0_1"), task("0_2", stateful=False)],
+                      [client(PID_1, threads=2), client(PID_2)])
+    seen: list[GroupAssignment] = []
+
+    class Watching(Fixed):
+        def on_assignment_computed(self, assignment: GroupAssignment, subscription: GroupSubscription,
+                                   error: AssignmentError) -> None:
+            seen.append(assignment)
+
+    assignor = Watching(ta(KafkaStreamsAssignment.of_tasks(PID_1, [TASK_0_0, TASK_0_1, tid("0_2")]),
+                           KafkaStreamsAssignment.of_tasks(PID_2)))
+    result = rebalance(state, assignor)
+    consumers = result.group.consumers
+    assert consumers is not None and seen[0].consumers is consumers
+    t1, t2 = (f"{PID_1}-StreamThread-{i}" for i in (1, 2))
+    assert consumers[PID_1][t1].active == (TASK_0_0, tid("0_2")) and consumers[PID_1][t2].active == (TASK_0_1,)
+    assert dict(consumers[PID_2]) == {f"{PID_2}-StreamThread-1": consumers[PID_2][f"{PID_2}-StreamThread-1"]}
+    assert rebalance(state, assignor, distribute_threads=False).group.consumers is None
+
+
+def test_moving_an_owned_task_between_clients_is_withheld_with_an_immediate_followup() -> None:
+    state = app_state([task("0_0"), task("0_1")],
+                      [client(PID_1, prev_active=["0_0", "0_1"]), client(PID_2, prev_standby=["0_1"])],
+                      now_ms=5_000)
+    moved = ta(KafkaStreamsAssignment.of_tasks(PID_1, [TASK_0_0]), KafkaStreamsAssignment.of_tasks(PID_2, [TASK_0_1]))
+    result = rebalance(state, Fixed(moved))
+    assert result.group.consumers is not None
+    receiver = result.group.consumers[PID_2][f"{PID_2}-StreamThread-1"]
+    assert receiver.active == () and receiver.withheld == (TASK_0_1,)
+    assert receiver.standby == (TASK_0_1,)  # it had the task as a standby: kept warm meanwhile
+    assert receiver.followup_rebalance_deadline == IMMEDIATE_FOLLOWUP_MS
+    assert list(result.group.clients[PID_2].active_tasks()) == [TASK_0_1]  # the assignor's decision stays
+    eager = app_state([task("0_0"), task("0_1")],
+                      [client(PID_1, prev_active=["0_0", "0_1"]), client(PID_2)],
+                      extensions={"taskassign.rebalance.protocol": "eager"})
+    assert eager.configs.extension("taskassign.rebalance.protocol") == "eager"
+    eager_result = rebalance(eager, Fixed(moved))
+    assert eager_result.group.consumers is not None
+    assert eager_result.group.consumers[PID_2][f"{PID_2}-StreamThread-1"].active == (TASK_0_1,)
+
+
+def test_probing_deadline_rides_on_the_first_thread_of_the_leader_client() -> None:
+    state = app_state([task("0_0")], [client(PID_1, threads=2), client(PID_2)], now_ms=1_000,
+                      probing_rebalance_interval_ms=60_000)
+    probing = ta(KafkaStreamsAssignment.of_tasks(PID_1, [TASK_0_0]), KafkaStreamsAssignment.of_tasks(PID_2),
+                 probing=True)
+    result = rebalance(state, Fixed(probing), leader=PID_1)
+    assert result.group.consumers is not None
+    first, second = result.group.consumers[PID_1].values()
+    assert (first.followup_rebalance_deadline, second.followup_rebalance_deadline) == (61_000, None)

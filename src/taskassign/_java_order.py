@@ -10,27 +10,37 @@ taskassign reproduces Kafka bit for bit, it takes those orders from here and now
   16 (or the pre-sized capacity) and doubles when size exceeds 0.75 x capacity. Bins that Java turns
   into trees (8+ entries in one bucket of a 64+ table) are not emulated: practically never reached
   by task or process ids.
+* ``HashSubsetOrder``: the same order for many HashSets filled from subsets of one fixed key sequence
+  (e.g. "the clients that do not hold task t", built once per task): one sort per table size, then
+  each subset is a filter.
 * ``JavaPriorityQueue``: the binary heap with Java's sift rules, a comparator evaluated at every
   comparison (so stale, live-changing keys behave as in Java), ``remove(o)`` by linear scan and
   construction from a collection by heapify.
+* ``UniqueJavaPriorityQueue``: the same heap over distinct, hashable elements with a fixed natural
+  order; it tracks every element's array slot, so ``remove(o)`` and ``in`` are O(log n) / O(1) while the
+  array layout stays exactly Java's (thread-level distribution removes thousands of tasks).
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Container, Hashable, Iterable, Iterator
 from typing import Any, Generic, TypeVar
 
 from taskassign.ids import ProcessId, TaskId, java_string_hash, to_int32
 
 __all__ = (
+    "HashSubsetOrder",
     "JavaHashMap",
     "JavaPriorityQueue",
+    "UniqueJavaPriorityQueue",
+    "grown_capacity",
     "hash_iteration_order",
     "hashmap_copy_capacity",
     "hashset_copy_capacity",
     "hashset_copy_order",
     "java_hash",
+    "priority_queue_poll_order",
 )
 
 K = TypeVar("K", bound=Hashable)
@@ -85,6 +95,15 @@ def hashmap_copy_capacity(n: int) -> int:
     if n == 0:
         return DEFAULT_CAPACITY
     return _table_size_for(int(_float32(_float32(_float32(float(n)) / _float32(0.75)) + 1.0)))
+
+
+def grown_capacity(size: int, initial_capacity: int | None = None) -> int:
+    """Table size of a HashMap/HashSet after ``size`` distinct puts (default start: 16, doubling
+    whenever the size exceeds 0.75 x capacity)."""
+    capacity = _table_size_for(initial_capacity) if initial_capacity else DEFAULT_CAPACITY
+    while size > int(capacity * LOAD_FACTOR) and capacity < MAXIMUM_CAPACITY:
+        capacity *= 2
+    return capacity
 
 
 class JavaHashMap(Generic[K]):
@@ -153,6 +172,40 @@ def hashset_copy_order(keys: Iterable[K], *, hash_of: Callable[[K], int] = java_
     """Iteration order of ``new HashSet<>(c)`` where ``c`` iterates as ``keys`` (JDK 17 pre-sizing)."""
     items = list(dict.fromkeys(keys))
     return hash_iteration_order(items, initial_capacity=hashset_copy_capacity(len(items)), hash_of=hash_of)
+
+
+class HashSubsetOrder(Generic[K]):
+    """Iteration orders of HashSets filled with subsets of one key sequence, inserted in its order.
+
+    Such a set iterates its keys sorted by (bucket at its final table size, position in ``keys``);
+    the order for each table size is computed once, so a subset's order is a filter of it. Typical
+    use: Kafka builds ``new HashSet`` of "clients without task t" by walking its clients map.
+    """
+
+    __slots__ = ("_by_capacity", "_hash", "_keys")
+
+    def __init__(self, keys: Iterable[K], hash_of: Callable[[K], int] = java_hash) -> None:
+        self._keys = list(keys)
+        self._hash = hash_of
+        self._by_capacity: dict[int, tuple[K, ...]] = {}
+
+    @property
+    def hash_of(self) -> Callable[[K], int]:
+        return self._hash
+
+    def order(self, capacity: int) -> tuple[K, ...]:
+        """All keys in the iteration order of a table of ``capacity`` buckets."""
+        cached = self._by_capacity.get(capacity)
+        if cached is None:
+            h = self._hash
+            keyed = sorted(range(len(self._keys)), key=lambda i: (_bucket(h(self._keys[i]), capacity), i))
+            cached = self._by_capacity[capacity] = tuple(self._keys[i] for i in keyed)
+        return cached
+
+    def subset(self, members: Container[K], size: int, *, initial_capacity: int | None = None) -> list[K]:
+        """Iteration order of a set holding the ``size`` keys for which ``key in members`` holds,
+        filled in sequence order into ``new HashSet<>(initial_capacity)`` (default: 16)."""
+        return [k for k in self.order(grown_capacity(size, initial_capacity)) if k in members]
 
 
 class JavaPriorityQueue(Generic[T]):
@@ -251,3 +304,128 @@ class JavaPriorityQueue(Generic[T]):
             k = child
         if n:
             q[k] = x
+
+
+def priority_queue_poll_order(keys: list[int]) -> list[int]:
+    """Positions of ``keys`` in the order a ``java.util.PriorityQueue`` returns them when every key is
+    offered (in list order) before the first poll.
+
+    Equal keys come out in heap order, not insertion order, which is what callers need this for.
+    The same sift rules as ``JavaPriorityQueue``, specialised to integer keys (tens of thousands of
+    movements in one rebalance).
+    """
+    qk: list[int] = []
+    qi: list[int] = []
+    for ident, k in enumerate(keys):
+        i = len(qk)
+        qk.append(k)
+        qi.append(ident)
+        while i:
+            p = (i - 1) >> 1
+            pk = qk[p]
+            if k >= pk:
+                break
+            qk[i] = pk
+            qi[i] = qi[p]
+            i = p
+        qk[i] = k
+        qi[i] = ident
+    order: list[int] = []
+    append = order.append
+    while qk:
+        append(qi[0])
+        k = qk.pop()
+        ident = qi.pop()
+        n = len(qk)
+        if not n:
+            break
+        half = n >> 1
+        i = 0
+        while i < half:
+            c = 2 * i + 1
+            ck = qk[c]
+            r = c + 1
+            if r < n:
+                rk = qk[r]
+                if ck > rk:
+                    c = r
+                    ck = rk
+            if k <= ck:
+                break
+            qk[i] = ck
+            qi[i] = qi[c]
+            i = c
+        qk[i] = k
+        qi[i] = ident
+    return order
+
+
+class UniqueJavaPriorityQueue(JavaPriorityQueue[K]):
+    """``java.util.PriorityQueue`` over distinct elements in their natural order, with O(1) lookup.
+
+    With distinct elements Java's ``remove(o)`` (first equal element in the array) is the element's
+    only slot, so tracking slots changes no outcome; the array equals what Java holds at every step.
+    """
+
+    __slots__ = ("_pos",)
+
+    def __init__(self, items: Iterable[K] = ()) -> None:
+        array = list(items)
+        self._pos: dict[Any, int] = {x: i for i, x in enumerate(array)}
+        if len(self._pos) != len(array):
+            raise ValueError("UniqueJavaPriorityQueue needs distinct elements")
+        super().__init__(_natural, array)
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._pos
+
+    def poll(self) -> K | None:
+        if self._q:
+            del self._pos[self._q[0]]
+        return super().poll()
+
+    def remove(self, item: K) -> bool:
+        i = self._pos.pop(item, None)
+        if i is None:
+            return False
+        self._remove_at(i)
+        return True
+
+    def _sift_up(self, k: int, x: Any) -> None:
+        q: list[Any] = self._q
+        pos = self._pos
+        while k > 0:
+            parent = (k - 1) >> 1
+            e = q[parent]
+            if x >= e:
+                break
+            q[k] = e
+            pos[e] = k
+            k = parent
+        q[k] = x
+        pos[x] = k
+
+    def _sift_down(self, k: int, x: Any) -> None:
+        q: list[Any] = self._q
+        pos = self._pos
+        n = len(q)
+        half = n >> 1
+        while k < half:
+            child = 2 * k + 1
+            c = q[child]
+            right = child + 1
+            if right < n and c > q[right]:
+                child = right
+                c = q[child]
+            if x <= c:
+                break
+            q[k] = c
+            pos[c] = k
+            k = child
+        if n:
+            q[k] = x
+            pos[x] = k
+
+
+def _natural(x: Any) -> Any:
+    return x

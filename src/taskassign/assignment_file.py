@@ -127,7 +127,12 @@ def assignment_to_dict(
         }
         if group.consumers is not None and pid in group.consumers:
             client["consumers"] = {
-                consumer: {"active": [str(t) for t in ca.active], "standby": [str(t) for t in ca.standby]}
+                consumer: {
+                    "active": [str(t) for t in sorted(ca.active)],
+                    "standby": [str(t) for t in sorted(ca.standby)],
+                    "withheld": [str(t) for t in sorted(ca.withheld)],
+                    "followup_rebalance_deadline_ms": ca.followup_rebalance_deadline,
+                }
                 for consumer, ca in group.consumers[pid].items()
             }
         clients[str(pid)] = client

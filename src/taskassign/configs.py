@@ -30,6 +30,11 @@ __all__ = (
     "RACK_AWARE_ASSIGNMENT_TAGS",
     "RACK_AWARE_ASSIGNMENT_TRAFFIC_COST",
     "RACK_AWARE_STRATEGIES",
+    "RACK_SOLVER",
+    "RACK_SOLVERS",
+    "REBALANCE_PROTOCOL",
+    "REBALANCE_PROTOCOL_COOPERATIVE",
+    "REBALANCE_PROTOCOL_EAGER",
     "STRATEGY_BALANCE_SUBTOPOLOGY",
     "STRATEGY_MIN_TRAFFIC",
     "STRATEGY_NONE",
@@ -47,11 +52,17 @@ RACK_AWARE_ASSIGNMENT_TAGS = "rack.aware.assignment.tags"
 RACK_AWARE_ASSIGNMENT_TRAFFIC_COST = "rack.aware.assignment.traffic_cost"
 RACK_AWARE_ASSIGNMENT_NON_OVERLAP_COST = "rack.aware.assignment.non_overlap_cost"
 KAFKA_COMPAT = "taskassign.kafka.compat"
+RACK_SOLVER = "taskassign.rack.solver"
+REBALANCE_PROTOCOL = "taskassign.rebalance.protocol"
+REBALANCE_PROTOCOL_COOPERATIVE = "cooperative"
+REBALANCE_PROTOCOL_EAGER = "eager"
 
 STRATEGY_NONE = "none"
 STRATEGY_MIN_TRAFFIC = "min_traffic"
 STRATEGY_BALANCE_SUBTOPOLOGY = "balance_subtopology"
 RACK_AWARE_STRATEGIES = (STRATEGY_NONE, STRATEGY_MIN_TRAFFIC, STRATEGY_BALANCE_SUBTOPOLOGY)
+#: ``taskassign.rack.solver``: auto = Kafka's own solver under kafka_compat, else the fast one.
+RACK_SOLVERS = ("auto", "kafka", "min_cost_flow")
 
 INT_MAX = 2**31 - 1
 LONG_MAX = 2**63 - 1
@@ -118,6 +129,13 @@ _KEYS: tuple[ConfigKey, ...] = (
               "cost per moved task (null: the assignor's default)", _non_negative_or_null),
     ConfigKey(KAFKA_COMPAT, "bool", False,
               "reproduce Kafka's known bugs bit for bit (docs/kafka-differences.md)"),
+    ConfigKey(RACK_SOLVER, "string", "auto",
+              "min-cost-flow solver of the rack-aware optimisation: kafka (exact parity) or min_cost_flow "
+              "(fast); auto = kafka under taskassign.kafka.compat", _one_of(RACK_SOLVERS)),
+    ConfigKey(REBALANCE_PROTOCOL, "string", REBALANCE_PROTOCOL_COOPERATIVE,
+              "cooperative: a partition still owned elsewhere is withheld until a follow-up rebalance; "
+              "eager (upgrade.from <= 2.3): members give up everything first, nothing is withheld",
+              _one_of((REBALANCE_PROTOCOL_COOPERATIVE, REBALANCE_PROTOCOL_EAGER))),
 )
 
 #: Every config taskassign understands, by name. Extensions add their rows here.

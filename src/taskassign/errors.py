@@ -8,7 +8,12 @@ The tree::
     │   ├── ConfigError                  a config key is unknown or its value has the wrong type/range
     │   ├── TaskIdFormatError            a task id string does not parse (Kafka's TaskIdFormatException)
     │   ├── ProcessIdFormatError         a process id is not a UUID
-    │   └── AssignorNotFoundError        an assignor name or ``module:Class`` path does not resolve
+    │   ├── AssignorNotFoundError        an assignor name or ``module:Class`` path does not resolve
+    │   ├── RackAwareOptimizationError   a rack-aware optimisation's input is inconsistent (a task held by
+    │   │                                two clients or none, missing rack information)
+    │   └── WireFormatError              bytes or a message are not valid Kafka wire data
+    │       ├── DecodeError              bytes do not decode (names the field and byte offset)
+    │       └── EncodeError              a message value cannot be encoded (names the field)
     ├── TaskAssignmentException          an assignor gives up; the leader keeps the previous assignment
     ├── InvalidAssignmentError           the assignor's output failed validation (Kafka's StreamsException)
     ├── LagsNotRequestedError            ``lag_for`` on a state built with ``compute_task_lags=False``
@@ -27,15 +32,19 @@ if TYPE_CHECKING:
 __all__ = (
     "AssignorNotFoundError",
     "ConfigError",
+    "DecodeError",
+    "EncodeError",
     "InvalidAssignmentError",
     "LagsNotRequestedError",
     "ProcessIdFormatError",
+    "RackAwareOptimizationError",
     "ScenarioError",
     "TaskAssignmentException",
     "TaskIdFormatError",
     "TaskNotStatefulError",
     "TaskassignError",
     "UserInputError",
+    "WireFormatError",
 )
 
 
@@ -76,6 +85,49 @@ class ProcessIdFormatError(UserInputError):
 
 class AssignorNotFoundError(UserInputError):
     """An assignor name or ``module:Class`` path could not be resolved; the message lists the valid names."""
+
+
+class RackAwareOptimizationError(UserInputError):
+    """The input of a rack-aware optimisation is inconsistent: a task held by two clients or by none,
+    a client or partition without rack information (Kafka's IllegalArgumentException/IllegalStateException)."""
+
+
+class WireFormatError(UserInputError):
+    """Bytes or a message value are not valid Kafka wire data (consumer protocol, Streams userData)."""
+
+
+class DecodeError(WireFormatError):
+    """Bytes that do not decode: ``field`` is the path of the field being read (``task_offset_sums[2].
+    offset_sum``), ``offset`` the byte offset where it starts or where the problem was found."""
+
+    def __init__(self, message: str, field: str, offset: int, reason: str, *, version: int | None = None,
+                 where: str | None = None) -> None:
+        self.message_type = message
+        self.field = field
+        self.offset = offset
+        self.reason = reason
+        self.version = version
+        self.where = where
+        prefix = f"{where}: " if where else ""
+        label = f"{message} v{version}" if version is not None and field != "version" else message
+        super().__init__(f"{prefix}cannot decode {label}: field {field!r} at byte {offset}: {reason}")
+
+    def located(self, where: str) -> DecodeError:
+        """The same error, prefixed with where the bytes came from (a file, a JSON path)."""
+        return DecodeError(self.message_type, self.field, self.offset, self.reason, version=self.version,
+                           where=where)
+
+
+class EncodeError(WireFormatError):
+    """A message value that cannot be written in the requested version; ``field`` names the value."""
+
+    def __init__(self, message: str, field: str, reason: str, *, version: int | None = None) -> None:
+        self.message_type = message
+        self.field = field
+        self.reason = reason
+        self.version = version
+        label = f"{message} v{version}" if version is not None else message
+        super().__init__(f"cannot encode {label}: field {field!r}: {reason}")
 
 
 class TaskAssignmentException(TaskassignError):

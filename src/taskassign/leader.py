@@ -1,6 +1,6 @@
-"""One rebalance on the group leader: assign -> validate -> callback -> follow-ups.
+"""One rebalance on the group leader: assign -> validate -> follow-ups -> threads -> callback.
 
-This is the contract around an assignor (host-and-wire spec section 3), not an algorithm:
+This is the contract around an assignor (host-and-wire spec sections 3-5), not an algorithm:
 
 1. ``assign``. A ``TaskAssignmentException`` keeps every client's previous tasks and asks for an
    immediate follow-up rebalance, as KIP-924 documents. (Kafka's own leader instead sends
@@ -9,32 +9,40 @@ This is the contract around an assignor (host-and-wire spec section 3), not an a
    sees an empty assignment. Other errors abort after the callback saw the full assignment.
 3. Follow-ups: per-client deadlines from the assignor; a probing request from Kafka's internal
    assignors becomes ``now_ms + probing.rebalance.interval.ms`` on the leader's own client.
+4. Threads: each client's tasks are spread over its consumers (``threads.py``), tasks whose
+   partitions another member still owns are withheld, and each client's follow-up is put on the
+   consumer that carries it (``followups.py``).
+5. ``on_assignment_computed`` sees the complete group assignment, consumers included, as Kafka's
+   callback sees the assignment it would send; then an invalid assignment fails the rebalance.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from taskassign._java_order import hash_iteration_order
 from taskassign.assignors.base import TaskAssignor
 from taskassign.errors import InvalidAssignmentError, TaskassignError, TaskAssignmentException
-from taskassign.ids import ProcessId
+from taskassign.followups import IMMEDIATE_FOLLOWUP_MS, client_assignments, with_consumer_followups
+from taskassign.ids import ProcessId, TaskId
 from taskassign.model import (
     ApplicationState,
     AssignmentError,
+    ConsumerAssignment,
     GroupAssignment,
     GroupSubscription,
     KafkaStreamsAssignment,
     TaskAssignment,
 )
+from taskassign.ownership import PartitionOwnership, ownership_from_state
+from taskassign.threads import ClientThreadsInput, distribute_client
 from taskassign.utils import identity_assignment
 from taskassign.validation import CompletenessReport, check_completeness, validate_task_assignment
 
 __all__ = ("IMMEDIATE_FOLLOWUP_MS", "RebalanceResult", "rebalance")
 
-#: Deadline meaning "rebalance again immediately" (Kafka encodes nextRebalanceMs = 0).
-IMMEDIATE_FOLLOWUP_MS = 0
 _FATAL_ERRORS = (AssignmentError.UNKNOWN_PROCESS_ID, AssignmentError.UNKNOWN_TASK_ID)
 
 
@@ -61,13 +69,17 @@ def rebalance(
     leader: ProcessId | None = None,
     raise_on_error: bool = True,
     fallback_factory: Callable[[str], TaskAssignor] | None = None,
+    ownership: PartitionOwnership | None = None,
+    distribute_threads: bool = True,
 ) -> RebalanceResult:
     """Run one rebalance of ``state`` with ``assignor`` as Kafka's group leader would.
 
     ``leader`` is the leader's own client (default: the first in ProcessId order). With
     ``raise_on_error`` an invalid assignment raises InvalidAssignmentError after the callback ran;
     without it the result carries the error. ``fallback_factory`` builds the assignor named by an
-    assignor's ``fallback_when_lags_unknown`` when changelog end offsets are unknown.
+    assignor's ``fallback_when_lags_unknown`` when changelog end offsets are unknown. ``ownership``
+    is who owns which partition now (default: derived from the state, see ``ownership.py``);
+    ``distribute_threads=False`` skips the thread level (``GroupAssignment.consumers`` stays None).
     """
     name = assignor_name or getattr(assignor, "name", "") or type(assignor).__name__
     fallback_name = getattr(assignor, "fallback_when_lags_unknown", None)
@@ -99,8 +111,13 @@ def rebalance(
         return RebalanceResult(name, error, empty, task_assignment, task_assignment.probing_rebalance_needed,
                                check_completeness(state, task_assignment), fallback_reason)
 
-    clients = _client_assignments(state, task_assignment, leader)
-    group = GroupAssignment(clients)
+    clients = client_assignments(state, task_assignment, leader)
+    consumers = None
+    if distribute_threads:
+        owned = ownership if ownership is not None else ownership_from_state(state)
+        sources = {t: tuple((p.topic, p.partition) for p in info.source_partitions) for t, info in state.tasks.items()}
+        consumers = {pid: _consumer_assignments(state, a, owned, sources) for pid, a in clients.items()}
+    group = GroupAssignment(clients, consumers)
     if callable(callback):
         callback(group, subscription, error)
     if error is not AssignmentError.NONE and raise_on_error:
@@ -110,20 +127,33 @@ def rebalance(
                            completeness, fallback_reason)
 
 
-def _client_assignments(
-    state: ApplicationState, task_assignment: TaskAssignment, leader: ProcessId | None
-) -> dict[ProcessId, KafkaStreamsAssignment]:
-    """One assignment per known client: the assignor's (a later entry overwrites an earlier one, as in
-    Kafka), empty for clients it left out; then the probing deadline on the leader's client."""
-    clients = {pid: KafkaStreamsAssignment(pid) for pid in state.process_ids}
-    for entry in task_assignment.assignments:
-        if entry.process_id in clients:
-            clients[entry.process_id] = entry
-    if task_assignment.probing_rebalance_needed and clients:
-        leader_pid = leader if leader is not None else state.process_ids[0]
-        if leader_pid in clients:
-            probe_at = state.now_ms + state.configs.probing_rebalance_interval_ms
-            current = clients[leader_pid].followup_rebalance_deadline
-            deadline = probe_at if current is None else min(current, probe_at)
-            clients[leader_pid] = clients[leader_pid].with_followup_rebalance(deadline)
-    return clients
+def _consumer_assignments(
+    state: ApplicationState,
+    assignment: KafkaStreamsAssignment,
+    ownership: PartitionOwnership,
+    source_partitions: Mapping[TaskId, tuple[tuple[str, int], ...]],
+) -> Mapping[str, ConsumerAssignment]:
+    """One client's tasks over its consumers, with the client's follow-up on the consumer carrying it.
+
+    Kafka's collections: stateful and stateless actives are HashSets filled in TaskId order, the
+    standbys a sorted set (spec 5.7); that order decides only which thread gets which leftover.
+    """
+    client = state.clients[assignment.process_id]
+    stateful = state.stateful_task_ids
+    active = assignment.active_tasks()
+    owned = ownership.of(assignment.process_id)
+    threads = ClientThreadsInput(
+        consumers=client.consumer_client_ids,
+        stateful_active=tuple(hash_iteration_order([t for t in active if t in stateful])),
+        standby=tuple(assignment.standby_tasks()),
+        stateless_active=tuple(hash_iteration_order([t for t in active if t not in stateful])),
+        prev_tasks_by_lag={c: client.prev_tasks_by_lag(c) for c in client.consumer_client_ids},
+        source_partitions=source_partitions,
+        previous_standby=client.previous_standby_tasks,
+        stateful=stateful,
+        owner_in_client=owned.by_consumer,
+        owned_by_client_unattributed=owned.unattributed,
+        owned_in_group=ownership.all_owned,
+    )
+    per_consumer = with_consumer_followups(distribute_client(threads), assignment.followup_rebalance_deadline)
+    return MappingProxyType(per_consumer)

@@ -391,10 +391,19 @@ class AssignmentError(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class ConsumerAssignment:
-    """What one consumer (StreamThread) of a client runs, in the order the leader dealt the tasks."""
+    """What one consumer (StreamThread) of a client runs after the rebalance, in the order the leader
+    dealt the tasks (host-and-wire spec 5).
+
+    ``withheld``: tasks dealt to this consumer whose partitions another member still owns; under
+    cooperative rebalancing they arrive in the follow-up rebalance (a withheld task the client held as
+    a standby is also in ``standby``, as a temporary standby). ``followup_rebalance_deadline``: the
+    follow-up this consumer carries (epoch ms; 0 = immediately; None = none).
+    """
 
     active: tuple[TaskId, ...] = ()
     standby: tuple[TaskId, ...] = ()
+    withheld: tuple[TaskId, ...] = ()
+    followup_rebalance_deadline: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

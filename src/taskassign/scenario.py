@@ -33,6 +33,7 @@ from taskassign.model import (
 __all__ = (
     "SCENARIO_FORMAT",
     "Scenario",
+    "parse_configs",
     "parse_scenario",
     "read_scenario",
     "scenario_to_dict",
@@ -86,7 +87,7 @@ def parse_scenario(doc: Any, *, source: str | None = None, default_name: str = "
     name = root.string("name", default_name, non_empty=True)
     now_ms = root.integer("now_ms", 0, minimum=0)
     raw_configs = root.obj("configs")
-    configs = _parse_configs(raw_configs)
+    configs = parse_configs(raw_configs)
     tasks = _parse_tasks(root.array("tasks"), source)
     clients = _parse_clients(root.array("clients"), tasks, configs, source)
     leader = None
@@ -109,7 +110,8 @@ def parse_scenario(doc: Any, *, source: str | None = None, default_name: str = "
     )
 
 
-def _parse_configs(obj: JsonObject) -> AssignmentConfigs:
+def parse_configs(obj: JsonObject) -> AssignmentConfigs:
+    """A ``configs`` object of Kafka config names; errors name the JSON path of the bad key."""
     for key in obj.data:
         obj.raw(key)
     try:

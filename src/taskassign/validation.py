@@ -8,11 +8,20 @@ unassigned or standbys missing; ``check_completeness`` reports those separately.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from taskassign.ids import ProcessId, TaskId
-from taskassign.model import ACTIVE, STANDBY, ApplicationState, AssignmentError, TaskAssignment
+from taskassign.model import (
+    ACTIVE,
+    STANDBY,
+    ApplicationState,
+    AssignmentError,
+    KafkaStreamsAssignment,
+    TaskAssignment,
+    TaskInfo,
+)
 
 __all__ = (
     "CompletenessReport",
@@ -40,17 +49,16 @@ def validate_task_assignment(
     standby_owner: dict[TaskId, ProcessId] = {}
     for entry in assignment.assignments:
         pid = entry.process_id
-        for tid, assigned in entry.tasks.items():
-            if tid not in tasks:
-                log.warning("assignment for client %s contains unknown task %s", pid, tid)
-                return AssignmentError.UNKNOWN_TASK_ID
-            if assigned.type is ACTIVE:
-                if tid in active_owner:
-                    log.warning("active task %s assigned to both %s and %s", tid, active_owner[tid], pid)
-                    return AssignmentError.ACTIVE_TASK_ASSIGNED_MULTIPLE_TIMES
-                active_owner[tid] = pid
-            else:
-                standby_owner[tid] = pid
+        entries = entry.tasks
+        actives = [tid for tid, assigned in entries.items() if assigned.type is ACTIVE]
+        if not entries.keys() <= tasks.keys() or not active_owner.keys().isdisjoint(actives):
+            error = _first_walk_error(entry, tasks, active_owner, standby_owner)
+            if error is not None:
+                return error
+            continue
+        active_owner.update(dict.fromkeys(actives, pid))
+        if len(actives) < len(entries):
+            standby_owner.update((tid, pid) for tid, assigned in entries.items() if assigned.type is STANDBY)
     for tid, info in tasks.items():
         if not info.is_stateful and tid in standby_owner:
             log.warning("stateless task %s assigned as standby to %s", tid, standby_owner[tid])
@@ -74,7 +82,34 @@ def validate_task_assignment(
     return AssignmentError.NONE
 
 
+def _first_walk_error(
+    entry: KafkaStreamsAssignment, tasks: Mapping[TaskId, TaskInfo],
+    active_owner: dict[TaskId, ProcessId], standby_owner: dict[TaskId, ProcessId],
+) -> AssignmentError | None:
+    """Kafka's walk over one entry, task by task: the first unknown task or twice-assigned active."""
+    pid = entry.process_id
+    for tid, assigned in entry.tasks.items():
+        if tid not in tasks:
+            log.warning("assignment for client %s contains unknown task %s", pid, tid)
+            return AssignmentError.UNKNOWN_TASK_ID
+        if assigned.type is ACTIVE:
+            if tid in active_owner:
+                log.warning("active task %s assigned to both %s and %s", tid, active_owner[tid], pid)
+                return AssignmentError.ACTIVE_TASK_ASSIGNED_MULTIPLE_TIMES
+            active_owner[tid] = pid
+        else:
+            standby_owner[tid] = pid
+    return None
+
+
+def _unique_clients(assignment: TaskAssignment) -> bool:
+    pids = [entry.process_id for entry in assignment.assignments]
+    return len(set(pids)) == len(pids)
+
+
 def _active_and_standby_on_same_client(assignment: TaskAssignment) -> list[tuple[TaskId, ProcessId]]:
+    if _unique_clients(assignment):  # one entry per client: its task map holds each task once
+        return []
     roles: dict[tuple[ProcessId, TaskId], set[str]] = {}
     for entry in assignment.assignments:
         for tid, assigned in entry.tasks.items():
@@ -127,6 +162,28 @@ def _preview(items: Iterable[str], limit: int = 10) -> str:
 def check_completeness(state: ApplicationState, assignment: TaskAssignment) -> CompletenessReport:
     """Report unassigned tasks and standby shortfalls; ``wanted`` = min(num.standby.replicas, clients - 1)
     for every task with a changelog (the tasks Kafka's assignors give standbys)."""
+    if not _unique_clients(assignment):
+        return _check_completeness_per_holder(state, assignment)
+    has_active: set[TaskId] = set()
+    standby_count: Counter[TaskId] = Counter()
+    for entry in assignment.assignments:
+        actives = [tid for tid, assigned in entry.tasks.items() if assigned.type is ACTIVE]
+        has_active.update(actives)
+        if len(actives) < len(entry.tasks):
+            standby_count.update(tid for tid, assigned in entry.tasks.items() if assigned.type is STANDBY)
+    unassigned = tuple(t for t in state.task_ids if t not in has_active)
+    wanted = max(0, min(state.configs.num_standby_replicas, len(state.clients) - 1))
+    shortfalls = []
+    if wanted:
+        for tid in state.stateful_task_ids:
+            placed = standby_count[tid]
+            if placed < wanted:
+                shortfalls.append(StandbyShortfall(tid, wanted, placed))
+    return CompletenessReport(unassigned, tuple(shortfalls), ())
+
+
+def _check_completeness_per_holder(state: ApplicationState, assignment: TaskAssignment) -> CompletenessReport:
+    """The general case, where one client may appear in several entries."""
     has_active: set[TaskId] = set()
     standby_holders: dict[TaskId, set[ProcessId]] = {}
     active_holder: dict[TaskId, set[ProcessId]] = {}

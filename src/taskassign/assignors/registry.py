@@ -28,8 +28,19 @@ __all__ = (
 
 #: Built-in assignors: short name -> (import target, one-line description).
 BUILTIN_ASSIGNORS: Mapping[str, tuple[str, str]] = {
+    "high_availability": ("taskassign.assignors.high_availability:HighAvailabilityTaskAssignor",
+                          "Kafka's default (KIP-441): caught-up clients keep actives, warm-ups and probing "
+                          "rebalances move the rest"),
     "identity": ("taskassign.assignors.identity:IdentityTaskAssignor",
                  "every client keeps its previous tasks (TaskAssignmentUtils.identity_assignment)"),
+    "legacy_sticky": ("taskassign.assignors.legacy_sticky:LegacyStickyTaskAssignor",
+                      "Kafka's internal LegacyStickyTaskAssignor: sticky and lag-blind, balanced per thread"),
+    "fallback_prior": ("taskassign.assignors.fallback_prior:FallbackPriorTaskAssignor",
+                       "Kafka's FallbackPriorTaskAssignor: previous actives stay put, probing rebalance requested"),
+    "sticky": ("taskassign.assignors.sticky:StickyTaskAssignor",
+               "Kafka's public KIP-924 StickyTaskAssignor (task.assignor.class)"),
+    "sticky_preserve": ("taskassign.assignors.sticky:StickyPreserveTaskAssignor",
+                        "Kafka's StickyTaskAssignor(true): previous actives never move, immediate follow-up"),
 }
 
 DEFAULT_ASSIGNOR = "high_availability" if "high_availability" in BUILTIN_ASSIGNORS else "identity"

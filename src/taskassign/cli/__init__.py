@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from taskassign.cli import assign, assignors, fleet, pipeline, validate  # noqa: F401  (registers commands)
+from taskassign.cli import (  # noqa: F401  (registers commands)
+    assign,
+    assignors,
+    fleet,
+    optimize,
+    pipeline,
+    rebalance,
+    report,
+    simulate,
+    validate,
+    wire,
+)
 from taskassign.cli._app import app
 
 __all__ = ("app", "main")

@@ -76,4 +76,9 @@ def result_summary(scenario: Scenario, result: RebalanceResult) -> RenderableTyp
         parts.append(Text(f"… {len(rows) - MAX_CLIENT_ROWS} more clients (write the full result with -o)",
                           style="dim"))
     parts.append(completeness_text(result.completeness))
+    withheld = [(c, t) for cs in (result.group.consumers or {}).values() for c, a in cs.items() for t in a.withheld]
+    if withheld:
+        parts.append(Text(f"{len(withheld)} task(s) withheld from their new threads until the previous owner "
+                          "revokes their partitions; those threads rejoin at once (cooperative rebalancing): "
+                          + task_preview(sorted(t for _, t in withheld)), style="yellow"))
     return Group(*parts)

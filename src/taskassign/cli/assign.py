@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.markup import escape
@@ -22,9 +23,13 @@ from taskassign.cli._common import (
     stderr_console,
     stdout_console,
 )
+from taskassign.cli._metrics_render import metrics_table
 from taskassign.cli._render import error_text, result_summary
 from taskassign.errors import UserInputError
+from taskassign.leader import RebalanceResult
+from taskassign.metrics import compute_metrics
 from taskassign.model import AssignmentError
+from taskassign.scenario import Scenario
 
 
 @app.command()
@@ -39,18 +44,21 @@ def assign(
     out_dir: Path | None = typer.Option(None, "--out-dir", help="With a directory: write <case>.assignment.json here."),
     as_json: bool = typer.Option(False, "--json", help="Print the assignment file to stdout instead of a table."),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+    with_metrics: bool = typer.Option(
+        False, "--metrics", help="Print the assignment's metrics (docs/metrics.md) and add them to the file."
+    ),
 ) -> None:
     """Assign every task of a scenario (or of every scenario in a directory) to its clients."""
     resolve_assignor_class(assignor)  # fail fast on a bad name, before reading anything
     if scenario.is_dir():
         if out_dir is None:
             raise UserInputError(f"{scenario} is a directory: give --out-dir for the assignment files")
-        raise typer.Exit(_assign_directory(scenario, out_dir, assignor, kafka_compat))
+        raise typer.Exit(_assign_directory(scenario, out_dir, assignor, kafka_compat, with_metrics))
     if out_dir is not None:
         raise UserInputError("--out-dir goes with a directory of scenarios; for one file use -o")
     loaded = load_scenario(scenario, kafka_compat=kafka_compat)
     result = assign_scenario(loaded, assignor)
-    document = result_to_document(result)
+    document = _document(loaded, result, with_metrics)
     console = stdout_console()
     if output is not None:
         dump_json(document, output)
@@ -58,13 +66,22 @@ def assign(
         console.out(to_json_text(document), end="")
     else:
         console.print(result_summary(loaded, result))
+        if with_metrics:
+            console.print(metrics_table(compute_metrics(loaded.state, result.group)))
         if output is not None:
             console.print(f"[dim]wrote {escape(str(output))}[/]")
     if result.error is not AssignmentError.NONE:
         raise typer.Exit(EXIT_FAILED)
 
 
-def _assign_directory(directory: Path, out_dir: Path, assignor: str, kafka_compat: bool) -> int:
+def _document(scenario: Scenario, result: RebalanceResult, with_metrics: bool) -> dict[str, Any]:
+    document = result_to_document(result)
+    if with_metrics:
+        document["metrics"] = compute_metrics(scenario.state, result.group).to_dict()
+    return document
+
+
+def _assign_directory(directory: Path, out_dir: Path, assignor: str, kafka_compat: bool, with_metrics: bool) -> int:
     """Assign every ``*.scenario.json`` of ``directory`` in one process; returns the exit code."""
     files = sorted(directory.glob("*.scenario.json"))
     if not files:
@@ -88,7 +105,7 @@ def _assign_directory(directory: Path, out_dir: Path, assignor: str, kafka_compa
                 progress.advance(job)
                 continue
             result = assign_scenario(loaded, assignor)
-            dump_json(result_to_document(result), out_dir / f"{case}.assignment.json")
+            dump_json(_document(loaded, result, with_metrics), out_dir / f"{case}.assignment.json")
             failed += result.error is not AssignmentError.NONE
             summary.add_row(case, str(len(loaded.state.tasks)), str(len(loaded.state.clients)),
                             error_text(result.error), "yes" if result.probing_rebalance_needed else "no",

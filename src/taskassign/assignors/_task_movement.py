@@ -1,0 +1,261 @@
+"""Kafka's ``TaskMovement``: send tasks placed on a client that is not caught up to one that is.
+
+Active movements (assignor spec 4.6) and standby movements (4.7) share a warm-up budget
+(``max.warmup.replicas`` per rebalance). Movements are processed fewest-caught-up-clients first, then
+by TaskId, in the order of Java's binary heap: one task can have several standby movements with equal
+keys, and those leave the heap in heap order (Appendix D), not in insertion order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+
+from taskassign._java_order import priority_queue_poll_order
+from taskassign.assignors._client_state import ClientState
+from taskassign.assignors._constrained_priority_set import ClientPool, PoolFactory
+from taskassign.assignors._lags import LagTable
+from taskassign.configs import UNBOUNDED_RECOVERY_LAG
+from taskassign.model import LATEST_OFFSET
+
+__all__ = ("WarmupBudget", "assign_active_task_movements", "assign_standby_task_movements")
+
+#: (task number, destination client index): the task sits on a client that is not caught up on it.
+Movement = tuple[int, int]
+
+
+class WarmupBudget:
+    """``max.warmup.replicas`` shared by active and standby movements (Kafka's AtomicInteger)."""
+
+    __slots__ = ("remaining",)
+
+    def __init__(self, remaining: int) -> None:
+        self.remaining = remaining
+
+    def take(self) -> bool:
+        """Kafka's ``getAndDecrement() > 0``: decrements even when nothing is left (it may go negative)."""
+        available = self.remaining > 0
+        self.remaining -= 1
+        return available
+
+
+def _movements(
+    clients: Sequence[ClientState], lags: LagTable, pool: ClientPool, standby: bool,
+    skip: Mapping[int, set[int]] | None = None,
+) -> list[Movement]:
+    """Kafka's enqueue loop: for each client (ProcessId order) and each of its tasks (TaskId order),
+    a movement when the client is not caught up and some client has a strictly lower lag (-3 counts
+    as lowest); each client is offered to ``pool`` after its tasks."""
+    movements: list[Movement] = []
+    ends, acceptable, lowest_lag = lags.ends, lags.acceptable_recovery_lag, lags.most_caught_up_lag
+    unbounded = acceptable == UNBOUNDED_RECOVERY_LAG
+    most_caught_up_lag: dict[int, int] = {}
+    for client in clients:
+        c = client.index
+        reported = lags.reported_by_client[c]
+        excluded = skip.get(c) if skip else None
+        for task in sorted(client.standby if standby else client.active):
+            if excluded and task in excluded:
+                continue  # a warm-up made by the active movements stays where it is
+            lag = reported.get(task)
+            if lag is None:
+                lag = ends[task]
+            if lag == LATEST_OFFSET or unbounded or 0 <= lag <= acceptable:
+                continue  # caught up
+            most = most_caught_up_lag.get(task)
+            if most is None:
+                most = most_caught_up_lag[task] = lowest_lag(task)
+            if most < lag:
+                movements.append((task, c))
+        pool.offer(c)
+    return movements
+
+
+def _in_heap_order(
+    movements: list[Movement], lags: LagTable, no_op: Callable[[int], bool] | None = None
+) -> list[Movement]:
+    """The movements in the order Java's PriorityQueue keyed by (caught-up clients, task) polls them.
+
+    Equal keys only come from several movements of one task. Without those the heap returns the
+    movements sorted, and movements of tasks for which ``no_op`` holds (they cannot change anything)
+    can be left out before sorting; with ties, every movement shapes the heap, so none is left out.
+    """
+    distinct_tasks = len({task for task, _ in movements}) == len(movements)
+    if distinct_tasks and no_op is not None:
+        movements = [m for m in movements if not no_op(m[0])]
+    num_caught_up = lags.num_caught_up
+    stride = max((task for task, _ in movements), default=0) + 1  # key (count, task) as one int
+    keys = [num_caught_up(task) * stride + task for task, _ in movements]
+    order = sorted(range(len(keys)), key=keys.__getitem__) if distinct_tasks else priority_queue_poll_order(keys)
+    return [movements[i] for i in order]
+
+
+def caught_up_pool(clients: Sequence[ClientState], lags: LagTable, make_pool: PoolFactory) -> ClientPool:
+    """A constrained priority set of caught-up clients by assigned load."""
+    actives = [c.active for c in clients]
+    standbys = [c.standby for c in clients]
+    capacities = [c.capacity for c in clients]
+    return make_pool(
+        lags.is_caught_up,
+        lambda c: (len(actives[c]) + len(standbys[c])) / capacities[c],
+        lags.caught_up_clients,
+        weights_change_inside=True,
+    )
+
+
+def _swap_standby_and_active(task: int, source: ClientState, destination: ClientState) -> None:
+    source.unassign_standby(task)
+    source.assign_active(task)
+    destination.unassign_active(task)
+    destination.assign_standby(task)
+
+
+def assign_active_task_movements(
+    clients: Sequence[ClientState],
+    lags: LagTable,
+    warmups: dict[int, set[int]],
+    budget: WarmupBudget,
+    make_pool: PoolFactory,
+) -> int:
+    """Move actives off clients that are not caught up; returns the number of movements scheduled.
+
+    Per movement, in order: swap with a caught-up standby holder; else move to the least loaded
+    caught-up client (warm-up on the destination while the budget lasts); else move to the most
+    caught-up client. Records the warm-ups created, per client, in ``warmups``.
+    """
+    pool = caught_up_pool(clients, lags, make_pool)
+    movements = _movements(clients, lags, pool, standby=False)
+    for task, dest in _in_heap_order(movements, lags):
+        destination = clients[dest]
+
+        def holds_standby(c: int, t: int = task) -> bool:
+            return t in clients[c].standby
+
+        source = pool.poll(task, holds_standby)  # a: a caught-up standby takes over, no warm-up needed
+        swap = source is not None
+        if source is None:
+            source = pool.poll(task)  # b: the least loaded caught-up client
+        if source is None:  # c: the most caught-up client (the enqueue condition guarantees one)
+            source = lags[task].most_caught_up
+            if source == dest:
+                raise AssertionError(f"no client is more caught up on {task} than the planned one")
+            swap = task in clients[source].standby
+        if swap:
+            _swap_standby_and_active(task, clients[source], destination)
+        else:
+            clients[source].assign_active(task)
+            destination.unassign_active(task)
+            if budget.take():
+                destination.assign_standby(task)
+                warmups.setdefault(dest, set()).add(task)
+        pool.offer_all((source, dest))
+    return len(movements)
+
+
+def assign_standby_task_movements(
+    clients: Sequence[ClientState],
+    lags: LagTable,
+    warmups: Mapping[int, set[int]],
+    budget: WarmupBudget,
+    make_pool: PoolFactory,
+) -> int:
+    """Move standbys off clients that are not caught up (warm-ups made by active movements stay).
+
+    The new holder is the least loaded caught-up client not holding the task, else the most caught-up
+    such client ahead of the current holder in lag order. While the warm-up budget lasts the current
+    holder keeps its copy. Returns the number of standbys moved.
+    """
+    pool = caught_up_pool(clients, lags, make_pool)
+    movements = _movements(clients, lags, pool, standby=True, skip=warmups)
+    walks = _LagOrderWalks(clients, lags)
+    actives = [c.active for c in clients]
+    standbys = [c.standby for c in clients]
+    # Every stateful task has one active; a task every client holds cannot move (Kafka's movement then
+    # finds no eligible client and changes nothing), so those movements are skipped cheaply.
+    copies: Counter[int] = Counter()
+    for tasks in standbys:
+        copies.update(tasks)
+    full = len(clients) - 1
+    poll, offer_all, first_eligible_before = pool.poll, pool.offer_all, walks.first_eligible_before
+    moved = 0
+    for task, dest in _in_heap_order(movements, lags, lambda t: copies[t] >= full):
+        if copies[task] >= full:
+            continue
+
+        def eligible(c: int, t: int = task) -> bool:
+            return t not in actives[c] and t not in standbys[c]
+
+        source = poll(task, eligible)
+        if source is None:
+            source = first_eligible_before(task, dest, eligible)
+            if source is None:
+                continue
+        standbys[source].add(task)  # eligible: it holds no copy
+        copies[task] += 1
+        if not budget.take():
+            standbys[dest].remove(task)
+            copies[task] -= 1
+            walks.released(task, dest)
+        offer_all((source, dest))  # both at once: the destination may have changed weight in the pool
+        moved += 1
+    return moved
+
+
+class _LagOrderWalks:
+    """Kafka's ``mostCaughtUpEligibleClient``: the first client in ``byLag[t]`` order, stopping at the
+    destination, that does not hold ``t``.
+
+    Most clients sit in the block at lag = end (they never reported the task), in ProcessId order;
+    a plain walk re-scans the same holders at every movement of a task (O(C) each). A cursor per task
+    remembers that every block client below it holds the task; only a client giving the task up
+    (``released``) can move it back.
+    """
+
+    __slots__ = ("_cursor", "_lags", "_num_clients", "_tasks")
+
+    def __init__(self, clients: Sequence[ClientState], lags: LagTable) -> None:
+        self._lags = lags
+        self._num_clients = len(clients)
+        self._cursor: dict[int, int] = {}
+        #: Per task: end offset sum, reported lags, reporters ahead of and behind the block.
+        self._tasks: dict[int, tuple[int, dict[int, int], list[int], list[int]]] = {}
+
+    def first_eligible_before(self, task: int, dest: int, eligible: Callable[[int], bool]) -> int | None:
+        known = self._tasks.get(task)
+        if known is None:
+            task_lags = self._lags[task]
+            known = self._tasks[task] = (task_lags.end, task_lags.reported, *task_lags.reporters_around_block())
+        end, reported, ahead, behind = known
+        done, found = _walk(ahead, dest, eligible)
+        if done:
+            return found
+        in_block = reported.get(dest, end) == end
+        limit = dest if in_block else self._num_clients
+        start = self._cursor.get(task, 0)
+        for client in range(start, limit):
+            if reported.get(client, end) == end and eligible(client):
+                self._cursor[task] = client
+                return client
+        self._cursor[task] = max(start, limit)
+        if in_block:
+            return None
+        done, found = _walk(behind, dest, eligible)  # only when the end offset is unknown (-3)
+        if not done:
+            raise AssertionError(f"client {dest} holds task #{task} but is not in its lag order")
+        return found
+
+    def released(self, task: int, client: int) -> None:
+        """``client`` no longer holds ``task``: it may be the first eligible block client again."""
+        cursor = self._cursor.get(task)
+        if cursor is not None and client < cursor:
+            self._cursor[task] = client
+
+
+def _walk(clients: list[int], dest: int, eligible: Callable[[int], bool]) -> tuple[bool, int | None]:
+    """(True, c) at the first eligible client, (True, None) on reaching ``dest``, else (False, None)."""
+    for client in clients:
+        if client == dest:
+            return True, None
+        if eligible(client):
+            return True, client
+    return False, None

@@ -1,0 +1,185 @@
+"""Kafka's ``HighAvailabilityTaskAssignor`` (KIP-441), the default assignor, reproduced exactly.
+
+It does not start from the previous assignment. Stateful actives are dealt round-robin and evened
+out per thread; an active that lands on a client that is not caught up (lag above
+``acceptable.recovery.lag``) goes to a caught-up client instead, and the planned client gets a
+warm-up replica (at most ``max.warmup.replicas`` per rebalance) and a probing rebalance is requested,
+so that the task migrates once the warm-up has caught up. Standbys go to the least loaded clients (or
+by client tags), stateless tasks to the clients with the fewest actives per thread
+(assignor spec section 4).
+
+The result is Kafka's, bit for bit, including its quirks (docs/kafka-differences.md). Differences are
+only in cost: no T x C lag tables, no pair scans that cannot move a task, and constrained priority
+sets that answer a poll without popping every rejected client (see ``_constrained_priority_set``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from taskassign.assignors._client_state import ClientState, client_states, task_numbers, to_task_assignment
+from taskassign.assignors._constrained_priority_set import (
+    PoolFactory,
+    fast_pool_factory,
+    java_pool_factory,
+)
+from taskassign.assignors._lags import LagTable
+from taskassign.assignors._task_movement import (
+    WarmupBudget,
+    assign_active_task_movements,
+    assign_standby_task_movements,
+)
+from taskassign.assignors._thread_balance import balance_tasks_over_threads
+from taskassign.assignors.base import BaseTaskAssignor
+from taskassign.configs import STRATEGY_NONE, AssignmentConfigs
+from taskassign.errors import TaskassignError
+from taskassign.ids import TaskId
+from taskassign.model import ApplicationState, TaskAssignment
+from taskassign.rack.internal import RackAwareTaskAssignor
+from taskassign.standby import choose_standby_assignor
+from taskassign.standby.base import StandbyMovePredicate
+
+__all__ = (
+    "DEFAULT_NON_OVERLAP_COST",
+    "DEFAULT_TRAFFIC_COST",
+    "STATELESS_NON_OVERLAP_COST",
+    "STATELESS_TRAFFIC_COST",
+    "HighAvailabilityTaskAssignor",
+    "assign_high_availability",
+    "make_rack_aware_assignor",
+)
+
+#: Kafka's HA defaults for stateful actives and standbys when the costs are not configured.
+DEFAULT_TRAFFIC_COST = 10
+DEFAULT_NON_OVERLAP_COST = 1
+#: Fixed costs for stateless actives (configured costs are ignored for them).
+STATELESS_TRAFFIC_COST = 1
+STATELESS_NON_OVERLAP_COST = 0
+
+def make_rack_aware_assignor(application_state: ApplicationState) -> RackAwareTaskAssignor | None:
+    """The rack-aware optimiser when the strategy is not ``none`` and the rack information allows it."""
+    if application_state.configs.rack_aware_assignment_strategy == STRATEGY_NONE:
+        return None  # Kafka answers "cannot enable" first, without building anything
+    optimizer = RackAwareTaskAssignor(application_state)
+    return optimizer if optimizer.can_enable_rack_aware_assignor() else None
+
+
+class HighAvailabilityTaskAssignor(BaseTaskAssignor):
+    """Kafka's default assignor; when changelog end offsets are unknown the leader uses FallbackPrior."""
+
+    name = "high_availability"
+    fallback_when_lags_unknown = "fallback_prior"
+
+    def assign(self, application_state: ApplicationState) -> TaskAssignment:
+        return assign_high_availability(application_state)
+
+
+def assign_high_availability(application_state: ApplicationState, *, java_heap: bool = False) -> TaskAssignment:
+    """Run the high-availability assignment. ``java_heap`` runs every constrained priority set on the
+    emulated Java heap (slow; the reference the default is tested against)."""
+    configs = application_state.configs
+    clients = client_states(application_state)
+    task_ids = application_state.task_ids.items
+    numbers = task_numbers(task_ids)
+    stateful = [numbers[t] for t in application_state.stateful_task_ids]
+    if not clients:
+        if task_ids:
+            raise TaskassignError("the application has tasks but no clients to run them")
+        return TaskAssignment((), False)
+    hashes = [c.process_id.java_hash() for c in clients]
+    make_pool: PoolFactory = java_pool_factory(hashes) if java_heap else fast_pool_factory(hashes)
+    rack = _RackSteps.create(application_state, task_ids, numbers)
+
+    for k, task in enumerate(stateful):  # round-robin, capacity ignored
+        clients[k % len(clients)].active.add(task)
+    balance_tasks_over_threads(clients, standby=False)
+    if rack is not None:
+        rack.optimize_actives(clients, stateful, rack.traffic_cost, rack.non_overlap_cost)
+
+    if configs.num_standby_replicas != 0:
+        standby_assignor = choose_standby_assignor(configs)
+        standby_assignor.assign(clients, stateful, configs.num_standby_replicas, make_pool, task_ids)
+        balance_tasks_over_threads(clients, standby=True, allowed=standby_assignor.is_allowed_task_movement)
+        if rack is not None:
+            rack.optimize_standbys(clients, standby_assignor.standby_move_predicate(clients))
+
+    budget = WarmupBudget(configs.max_warmup_replicas)
+    lags = LagTable(application_state, numbers)
+    warmups: dict[int, set[int]] = {}
+    active_movements = assign_active_task_movements(clients, lags, warmups, budget, make_pool)
+    standby_movements = assign_standby_task_movements(clients, lags, warmups, budget, make_pool)
+
+    stateless = [n for n in range(len(task_ids)) if n not in lags.ends]
+    _assign_stateless_by_active_load(clients, stateless, make_pool)
+    if rack is not None:
+        rack.optimize_actives(clients, stateless, STATELESS_TRAFFIC_COST, STATELESS_NON_OVERLAP_COST)
+
+    details = {
+        "active_movements": active_movements,
+        "standby_movements": standby_movements,
+        "warmup_replicas": min(configs.max_warmup_replicas, configs.max_warmup_replicas - budget.remaining),
+    }
+    return to_task_assignment(clients, task_ids, active_movements + standby_movements > 0, details)
+
+
+def _configured_or(value: int | None, default: int) -> int:
+    return default if value is None else value
+
+
+def _assign_stateless_by_active_load(
+    clients: Sequence[ClientState], stateless: Sequence[int], make_pool: PoolFactory
+) -> None:
+    """Each stateless task to the client with the fewest active tasks per thread (ties: ProcessId)."""
+    actives = [c.active for c in clients]
+    capacities = [c.capacity for c in clients]
+    pool = make_pool(lambda c, t: True, lambda c: len(actives[c]) / capacities[c])
+    pool.offer_all(range(len(clients)))
+    for task in stateless:
+        chosen = pool.poll(task)
+        assert chosen is not None
+        clients[chosen].assign_active(task)
+        pool.offer(chosen)
+
+
+class _RackSteps:
+    """The rack-aware optimiser seen through task numbers, with HA's costs (spec 4.1, 4.5, 4.8)."""
+
+    __slots__ = ("_numbers", "_optimizer", "_task_ids", "non_overlap_cost", "traffic_cost")
+
+    def __init__(self, optimizer: RackAwareTaskAssignor, task_ids: Sequence[TaskId], numbers: Mapping[TaskId, int],
+                 configs: AssignmentConfigs) -> None:
+        self._optimizer = optimizer
+        self._task_ids = task_ids
+        self._numbers = numbers
+        self.traffic_cost = _configured_or(configs.rack_aware_traffic_cost, DEFAULT_TRAFFIC_COST)
+        self.non_overlap_cost = _configured_or(configs.rack_aware_non_overlap_cost, DEFAULT_NON_OVERLAP_COST)
+
+    @classmethod
+    def create(cls, application_state: ApplicationState, task_ids: Sequence[TaskId],
+               numbers: Mapping[TaskId, int]) -> _RackSteps | None:
+        optimizer = make_rack_aware_assignor(application_state)
+        return None if optimizer is None else cls(optimizer, task_ids, numbers, application_state.configs)
+
+    def _ids(self, tasks: Iterable[int]) -> set[TaskId]:
+        task_ids = self._task_ids
+        return {task_ids[t] for t in tasks}
+
+    def optimize_actives(self, clients: Sequence[ClientState], tasks: Sequence[int], traffic_cost: int,
+                         non_overlap_cost: int) -> None:
+        optimized, _ = self._optimizer.optimize_active_tasks(
+            [self._task_ids[t] for t in tasks], {c.process_id: self._ids(c.active) for c in clients},
+            traffic_cost, non_overlap_cost)
+        for client in clients:
+            if client.process_id in optimized:
+                client.active.clear()
+                client.active.update(self._numbers[t] for t in optimized[client.process_id])
+
+    def optimize_standbys(self, clients: Sequence[ClientState], can_move: StandbyMovePredicate) -> None:
+        optimized, _ = self._optimizer.optimize_standby_tasks(
+            {c.process_id: self._ids(c.active) for c in clients},
+            {c.process_id: self._ids(c.standby) for c in clients},
+            self.traffic_cost, self.non_overlap_cost, can_move)
+        for client in clients:
+            if client.process_id in optimized:
+                client.standby.clear()
+                client.standby.update(self._numbers[t] for t in optimized[client.process_id])

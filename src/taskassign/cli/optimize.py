@@ -1,0 +1,119 @@
+"""``taskassign optimize``: rack-aware optimisation of a scenario's current assignment (KIP-925)."""
+
+from __future__ import annotations
+
+import enum
+from pathlib import Path
+
+import typer
+from rich.console import Group, RenderableType
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from taskassign._json_write import dump_json, to_json_text
+from taskassign.cli._app import app
+from taskassign.cli._common import handle_errors, load_scenario, stderr_console, stdout_console
+from taskassign.cli._render import task_preview
+from taskassign.configs import RACK_SOLVER
+from taskassign.errors import UserInputError
+from taskassign.rack.scenario_optimization import (
+    Api,
+    Role,
+    ScenarioOptimization,
+    TaskSelection,
+    optimization_document,
+    optimize_scenario,
+)
+from taskassign.scenario import Scenario, with_config_overrides
+
+
+class SolverChoice(enum.StrEnum):
+    AUTO = "auto"
+    KAFKA = "kafka"
+    MIN_COST_FLOW = "min_cost_flow"
+
+
+@app.command()
+@handle_errors
+def optimize(
+    scenario: Path = typer.Argument(..., help="A *.scenario.json file with a current_assignment."),
+    active: bool = typer.Option(False, "--active", help="Optimise the active tasks."),
+    standby: bool = typer.Option(False, "--standby", help="Optimise the standby tasks (pairwise exchanges)."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the assignment file here."),
+    api: Api = typer.Option(
+        Api.INTERNAL, "--api",
+        help="internal: Kafka's RackAwareTaskAssignor (what high_availability/legacy_sticky run; unset costs "
+             "default to 10/1); public: TaskAssignmentUtils.optimizeRackAware*Tasks (costs must be set).",
+    ),
+    tasks: TaskSelection = typer.Option(TaskSelection.ALL, "--tasks", help="Public API: which tasks to optimise."),
+    solver: SolverChoice | None = typer.Option(
+        None, "--solver",
+        help="kafka = Kafka's own solver (bit-for-bit), min_cost_flow = fast, auto = kafka under --kafka-compat. "
+             "Default: the scenario's taskassign.rack.solver.",
+    ),
+    traffic_cost: int | None = typer.Option(None, "--traffic-cost", min=0, help="Override the traffic cost."),
+    non_overlap_cost: int | None = typer.Option(None, "--non-overlap-cost", min=0,
+                                                help="Override the non-overlap (movement) cost."),
+    as_json: bool = typer.Option(False, "--json", help="Print the assignment file to stdout instead of a table."),
+    kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+) -> None:
+    """Improve the scenario's current_assignment for cross-rack traffic, keeping every client's task count."""
+    if active == standby:
+        raise UserInputError("give exactly one of --active or --standby")
+    loaded: Scenario = load_scenario(scenario, kafka_compat=kafka_compat)
+    if solver is not None:
+        loaded = with_config_overrides(loaded, {RACK_SOLVER: solver.value})
+    role = Role.ACTIVE if active else Role.STANDBY
+    with stderr_console().status(f"optimising {role.value} tasks of {escape(loaded.name)}"):
+        result = optimize_scenario(loaded, role, api, tasks=tasks, traffic_cost=traffic_cost,
+                                   non_overlap_cost=non_overlap_cost)
+    document = optimization_document(result)
+    console = stdout_console()
+    if output is not None:
+        dump_json(document, output)
+    if as_json:
+        console.out(to_json_text(document), end="")
+        return
+    console.print(_summary(loaded, result))
+    if output is not None:
+        console.print(f"[dim]wrote {escape(str(output))}[/]")
+
+
+def _summary(scenario: Scenario, result: ScenarioOptimization) -> RenderableType:
+    header = Text.assemble(
+        ("scenario ", "dim"), (result.scenario, "bold"), ("   ", ""), (f"{result.role.value} tasks", "bold"),
+        ("   api ", "dim"), (result.api.value, "bold"), ("   solver ", "dim"), (result.solver, "bold"),
+        ("   strategy ", "dim"), (result.strategy, "bold"),
+    )
+    if result.skipped_reason is not None:
+        return Group(header, Text(f"skipped, as Kafka would: {result.skipped_reason}; assignment unchanged",
+                                  style="yellow"))
+    costs = Text.assemble(
+        ("costs ", "dim"), (f"traffic {result.traffic_cost}, non-overlap {result.non_overlap_cost}", ""),
+        ("   initial cost ", "dim"), (str(result.initial_cost), "bold"),
+        ("   optimizer cost ", "dim"), (str(result.cost), "bold green"),
+        ("   moved tasks ", "dim"), (str(len(result.moved_tasks)), "bold"),
+    )
+    table = Table(show_edge=False, header_style="bold", pad_edge=False)
+    for column in ("client", "rack", "tasks", "gave", "received"):
+        table.add_column(column, no_wrap=column in ("client", "rack", "tasks"), overflow="fold")
+    current = scenario.current_assignment or {}
+    for pid, after in result.assignments.items():
+        pick = after.active_tasks if result.role is Role.ACTIVE else after.standby_tasks
+        before = current.get(pid)
+        was = set() if before is None else set(
+            before.active_tasks() if result.role is Role.ACTIVE else before.standby_tasks()
+        )
+        now = set(pick())
+        if was == now:
+            continue
+        client = scenario.state.clients.get(pid)
+        table.add_row(str(pid), (client.rack_id if client else None) or "-", str(len(now)),
+                      task_preview(sorted(was - now)), task_preview(sorted(now - was)))
+    parts: list[RenderableType] = [header, costs]
+    if table.row_count:
+        parts.append(table)
+    else:
+        parts.append(Text("nothing moved: the current assignment is already optimal", style="green"))
+    return Group(*parts)

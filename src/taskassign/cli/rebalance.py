@@ -1,0 +1,112 @@
+"""``taskassign rebalance GROUP.json``: Kafka's group leader end to end, from subscription bytes to
+every member's assignment bytes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Group, RenderableType
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from taskassign._json_write import dump_json, to_json_text
+from taskassign.assignors.registry import DEFAULT_ASSIGNOR, resolve_assignor_class
+from taskassign.cli._app import app
+from taskassign.cli._common import EXIT_FAILED, handle_errors, stderr_console, stdout_console
+from taskassign.cli._render import task_preview
+from taskassign.configs import KAFKA_COMPAT
+from taskassign.group_document import group_result_to_document
+from taskassign.group_file import GroupSpec, read_group
+from taskassign.group_rebalance import GroupRebalanceResult, rebalance_group
+from taskassign.wire.versions import AssignorError
+
+MAX_MEMBER_ROWS = 80
+
+
+@app.command()
+@handle_errors
+def rebalance(
+    group: Path = typer.Argument(..., help="A GROUP.json file (docs/group-file.md)."),
+    assignor: str = typer.Option(DEFAULT_ASSIGNOR, "--assignor", "-a",
+                                 help="Built-in name (see `taskassign assignors`), module:Class or file.py:Class."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the group assignment document here."),
+    as_json: bool = typer.Option(False, "--json", help="Print the group assignment document instead of a table."),
+    kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+) -> None:
+    """Run Kafka Streams' group leader on GROUP.json: every member's assignment bytes and what it does next."""
+    resolve_assignor_class(assignor)
+    spec = read_group(group)
+    if kafka_compat:
+        spec = _with_kafka_compat(spec)
+    with stderr_console().status(f"rebalancing {len(spec.members)} members"):
+        result = rebalance_group(spec, assignor)
+    document = group_result_to_document(result)
+    if output is not None:
+        dump_json(document, output)
+    console = stdout_console()
+    if as_json:
+        console.out(to_json_text(document), end="")
+    else:
+        console.print(summary(spec, result))
+        if output is not None:
+            console.print(f"[dim]wrote {escape(str(output))}[/]")
+    if result.failure is not None or result.error_code is not AssignorError.NONE:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _with_kafka_compat(spec: GroupSpec) -> GroupSpec:
+    from dataclasses import replace
+
+    from taskassign.configs import AssignmentConfigs
+
+    raw = {**spec.raw_configs, KAFKA_COMPAT: True}
+    return replace(spec, configs=AssignmentConfigs.from_properties(raw), raw_configs=raw)
+
+
+def summary(spec: GroupSpec, result: GroupRebalanceResult) -> RenderableType:
+    """Header (assignor, versions, error, stability), one row per member, warnings."""
+    v = result.versions
+    error_style = "bold green" if result.error_code is AssignorError.NONE else "bold red"
+    header = Text.assemble(
+        ("group ", "dim"), (result.group, "bold"), ("   assignor ", "dim"), (result.assignor, "bold"),
+        ("   error ", "dim"), (result.error_code.name, error_style),
+        ("\n"),
+        (f"{len(spec.members)} members; AssignmentInfo version {v.min_received}, commonly supported "
+         f"{v.min_supported}", "dim"),
+        (f"; version probing (a member speaks v{v.future_version})" if v.version_probing else "", "yellow"),
+        ("\nstable" if result.stable else "\nnot stable: members rejoin (see 'next join')",
+         "green" if result.stable else "yellow"),
+    )
+    parts: list[RenderableType] = [header]
+    if result.failure:
+        parts.append(Text(f"Kafka's leader fails: {result.failure}", style="bold red"))
+    if result.members:
+        parts.append(_member_table(result))
+    parts.extend(Text(f"warning: {w}", style="yellow") for w in result.warnings)
+    return Group(*parts)
+
+
+def _member_table(result: GroupRebalanceResult) -> Table:
+    table = Table(show_edge=False, header_style="bold", pad_edge=False)
+    table.add_column("member", no_wrap=True)
+    table.add_column("client", no_wrap=True)
+    table.add_column("partitions", justify="right")
+    for column in ("active tasks", "standby tasks", "withheld"):
+        table.add_column(column, overflow="fold", ratio=1)
+    table.add_column("bytes", justify="right")
+    table.add_column("next join", overflow="fold", ratio=1)
+    rows = list(result.members.values())
+    for m in rows[:MAX_MEMBER_ROWS]:
+        info = m.info
+        active = sorted(set(info.active_tasks))
+        standby = sorted(t for t, _ in info.standby_tasks)
+        table.add_row(
+            m.member_id, str(m.process_id)[:8], str(len(m.assignment.topic_partitions())),
+            task_preview(active), task_preview(standby), task_preview(m.consumer.withheld),
+            str(len(m.assignment_bytes)), m.reaction.reason,
+        )
+    if len(rows) > MAX_MEMBER_ROWS:
+        table.add_row(f"… {len(rows) - MAX_MEMBER_ROWS} more (write them all with -o)", *([""] * 7))
+    return table

@@ -1,0 +1,113 @@
+"""``taskassign simulate``: replay rebalances driven by an events file (docs/events.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Group, RenderableType
+from rich.markup import escape
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from taskassign._json_write import to_json_text
+from taskassign.assignors.registry import DEFAULT_ASSIGNOR, resolve_assignor_class
+from taskassign.cli._app import app
+from taskassign.cli._common import EXIT_FAILED, handle_errors, load_scenario, stderr_console, stdout_console
+from taskassign.cli._metrics_render import format_value
+from taskassign.simulate import RebalanceRecord, SimulationResult, read_events, simulate
+
+MAX_ROWS = 200
+
+
+def _clock(ms: int) -> str:
+    seconds, millis = divmod(ms, 1000)
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    return f"+{hours}:{minutes:02d}:{seconds:02d}" + (f".{millis:03d}" if millis else "")
+
+
+def rebalance_table(result: SimulationResult) -> RenderableType:
+    table = Table(show_edge=False, header_style="bold", pad_edge=False)
+    for column in ("#", "time", "reasons", "clients", "probing", "active moves", "standby moves", "to restore",
+                   "left to restore", "not running", "active skew", "error"):
+        table.add_column(column, justify="left" if column in ("time", "reasons", "error") else "right",
+                         no_wrap=True)
+    rows = result.rebalances
+    for r in rows[:MAX_ROWS]:
+        m = r.metrics
+        table.add_row(
+            str(r.index), _clock(r.time_ms - result.start_ms), ", ".join(r.reasons), format_value(m["clients"]),
+            "yes" if r.probing_rebalance_needed else "no", format_value(m["active_moves"]),
+            format_value(m["standby_moves"]), format_value(m["records_to_restore"]),
+            format_value(r.active_records_left + r.standby_records_left), format_value(r.tasks_not_running),
+            format_value(m["active_load_skew"]), Text(r.error, style="green" if r.error == "NONE" else "bold red"),
+        )
+    parts: list[RenderableType] = [table]
+    if len(rows) > MAX_ROWS:
+        parts.append(Text(f"… {len(rows) - MAX_ROWS} more rebalances (write them all with --out)", style="dim"))
+    return Group(*parts)
+
+
+def summary_text(result: SimulationResult) -> Text:
+    by_reason = ", ".join(f"{k} {v}" for k, v in result.by_reason().items())
+    text = Text.assemble(
+        ("scenario ", "dim"), (result.scenario_name, "bold"), ("   assignor ", "dim"), (result.assignor, "bold"),
+        ("   seed ", "dim"), str(result.seed), ("   protocol ", "dim"), result.protocol, "\n",
+        (f"{len(result.rebalances)} rebalances ({by_reason}); ", ""),
+        (f"{result.probing_rebalances} probing", "bold"), "; ",
+        ("converged", "bold green") if result.converged else ("not converged", "bold yellow"),
+        (f" at {_clock(result.settled_at_ms)}" if result.settled_at_ms is not None else ""),
+        (f"; simulated {_clock(result.end_ms - result.start_ms)}", "dim"),
+    )
+    if result.stopped_reason:
+        text.append(f"\nstopped: {result.stopped_reason}", style="bold red")
+    for note in result.notes:
+        text.append(f"\nnote: {note}", style="yellow")
+    return text
+
+
+@app.command("simulate")
+@handle_errors
+def simulate_command(
+    scenario: Path = typer.Argument(..., help="The *.scenario.json the simulation starts from."),
+    events: Path = typer.Option(..., "--events", "-e", help="The EVENTS.json script (docs/events.md)."),
+    assignor: str = typer.Option(
+        DEFAULT_ASSIGNOR, "--assignor", "-a",
+        help="Built-in name (see `taskassign assignors`), module:Class, or path/to/file.py:Class.",
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", "-o",
+        help="Write simulation.json, rebalances.csv, final.scenario.json and final.assignment.json here.",
+    ),
+    seed: int | None = typer.Option(None, "--seed", help="Override the events file's seed."),
+    as_json: bool = typer.Option(False, "--json", help="Print simulation.json to stdout instead of tables."),
+    kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+) -> None:
+    """Replay a sequence of rebalances (joins, crashes, restarts, restores, probing) and report each one."""
+    resolve_assignor_class(assignor)
+    loaded = load_scenario(scenario, kafka_compat=kafka_compat)
+    script = read_events(events)
+    errors = stderr_console()
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=errors,
+                  transient=True) as progress:
+        job = progress.add_task("simulating", total=None)
+
+        def on_rebalance(record: RebalanceRecord) -> None:
+            progress.update(job, description=f"rebalance {record.index} ({', '.join(record.reasons)}) at "
+                                             f"{_clock(record.time_ms - loaded.state.now_ms)}")
+
+        result = simulate(loaded, script, assignor, seed=seed, on_rebalance=on_rebalance)
+    console = stdout_console()
+    if out is not None:
+        written = result.write(out)
+    if as_json:
+        console.out(to_json_text(result.to_document()), end="")
+    else:
+        console.print(rebalance_table(result))
+        console.print(summary_text(result))
+        if out is not None:
+            console.print(f"[dim]wrote {', '.join(escape(str(p)) for p in written)}[/]")
+    if result.rebalances and result.rebalances[-1].error != "NONE":
+        raise typer.Exit(EXIT_FAILED)

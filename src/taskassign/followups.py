@@ -1,0 +1,62 @@
+"""Follow-up and probing rebalances (host-and-wire spec 4): which client asks for one and when, and
+which of its consumers carries the request.
+
+Sources of a client's deadline: the assignor's ``followup_rebalance_deadline`` on that client's
+assignment, and a probing request from Kafka's internal assignors (high-availability warm-ups,
+fallback), which becomes ``now_ms + probing.rebalance.interval.ms`` on the leader's own client only.
+Per client, the first consumer in sorted order carries the deadline; a consumer with withheld tasks
+gets 0 (rebalance immediately) instead, and then no consumer of that client carries the deadline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+
+from taskassign.ids import ProcessId
+from taskassign.model import ApplicationState, ConsumerAssignment, KafkaStreamsAssignment, TaskAssignment
+
+__all__ = ("IMMEDIATE_FOLLOWUP_MS", "client_assignments", "with_consumer_followups")
+
+#: Deadline meaning "rebalance again immediately" (Kafka encodes nextRebalanceMs = 0).
+IMMEDIATE_FOLLOWUP_MS = 0
+
+
+def client_assignments(
+    state: ApplicationState, task_assignment: TaskAssignment, leader: ProcessId | None
+) -> dict[ProcessId, KafkaStreamsAssignment]:
+    """One assignment per known client, in ProcessId order: the assignor's (a later entry for a client
+    overwrites an earlier one, as in Kafka), empty for clients it left out; a probing request puts
+    ``now_ms + probing.rebalance.interval.ms`` on the leader's client (the earlier deadline wins if
+    the assignor set one too). A ``leader`` that is not a client gets no deadline (spec 3.7 step 4)."""
+    clients = {pid: KafkaStreamsAssignment(pid) for pid in state.process_ids}
+    for entry in task_assignment.assignments:
+        if entry.process_id in clients:
+            clients[entry.process_id] = entry
+    if task_assignment.probing_rebalance_needed and clients:
+        leader_pid = leader if leader is not None else state.process_ids[0]
+        if leader_pid in clients:
+            probe_at = state.now_ms + state.configs.probing_rebalance_interval_ms
+            current = clients[leader_pid].followup_rebalance_deadline
+            deadline = probe_at if current is None else min(current, probe_at)
+            clients[leader_pid] = clients[leader_pid].with_followup_rebalance(deadline)
+    return clients
+
+
+def with_consumer_followups(
+    consumers: Mapping[str, ConsumerAssignment], client_deadline: int | None
+) -> dict[str, ConsumerAssignment]:
+    """Kafka's per-consumer encoding of follow-ups (spec 4.2), consumers in sorted order."""
+    out: dict[str, ConsumerAssignment] = {}
+    deadline_pending = client_deadline is not None
+    for consumer in sorted(consumers):
+        assignment = consumers[consumer]
+        deadline: int | None = None
+        if assignment.withheld:
+            deadline = IMMEDIATE_FOLLOWUP_MS
+            deadline_pending = False
+        elif deadline_pending:
+            deadline = client_deadline
+            deadline_pending = False
+        out[consumer] = replace(assignment, followup_rebalance_deadline=deadline)
+    return out

@@ -1,0 +1,274 @@
+"""GROUP.json (``taskassign/group/v1``, see docs/group-file.md): a consumer group as its leader sees
+it at a rebalance, from raw inputs: the members with their subscription bytes, the topology's
+subtopologies, the topics' partitions with racks and offsets.
+
+Reading validates everything and decodes every subscription (errors name the JSON path, and for
+bytes the field and byte offset); it does not assign anything (``group_rebalance.py`` does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from taskassign._json import JsonObject, describe, fail, load_json_file
+from taskassign.configs import AssignmentConfigs
+from taskassign.errors import DecodeError, UserInputError
+from taskassign.scenario import parse_configs
+from taskassign.wire.consumer_protocol import Subscription
+from taskassign.wire.documents import bytes_from_text, message_from_json
+from taskassign.wire.subscription_info import SubscriptionInfo
+
+__all__ = (
+    "GROUP_FORMAT",
+    "GroupSpec",
+    "MemberSpec",
+    "PartitionSpec",
+    "SubtopologySpec",
+    "TopicSpec",
+    "parse_group",
+    "read_group",
+)
+
+GROUP_FORMAT = "taskassign/group/v1"
+INT_MAX = 2**31 - 1
+MAX_PARTITIONS = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class SubtopologySpec:
+    """One subtopology: its id, the topics it reads, its stores and their changelog topics."""
+
+    id: int
+    source_topics: tuple[str, ...]
+    stores: tuple[str, ...] = ()
+    changelog_topics: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionSpec:
+    """One partition of a topic: replica racks (None = unknown), log end offset, the group's
+    committed offset (used as the "end" of a source topic that is also a changelog)."""
+
+    partition: int
+    racks: tuple[str, ...] | None = None
+    end_offset: int | None = None
+    committed_offset: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TopicSpec:
+    name: str
+    partitions: tuple[PartitionSpec, ...]
+    path: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class MemberSpec:
+    """One member (consumer, i.e. StreamThread) and its decoded subscription."""
+
+    member_id: str
+    subscription: Subscription
+    info: SubscriptionInfo
+    path: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class GroupSpec:
+    """A decoded GROUP.json."""
+
+    name: str
+    now_ms: int
+    configs: AssignmentConfigs
+    raw_configs: Mapping[str, Any]
+    subtopologies: tuple[SubtopologySpec, ...]
+    topics: Mapping[str, TopicSpec]
+    members: tuple[MemberSpec, ...]
+    #: The member id of the group leader (default: the first member).
+    leader: str
+    #: True to simulate a failed end-offset fetch: every changelog end offset sum is unknown (-3).
+    end_offsets_unknown: bool = False
+    source: str | None = field(default=None, compare=False)
+
+
+def read_group(path: str | Path) -> GroupSpec:
+    p = Path(path)
+    return parse_group(load_json_file(p), source=str(p), default_name=p.name.removesuffix(".json").removesuffix(
+        ".group"))
+
+
+def parse_group(doc: Any, *, source: str | None = None, default_name: str = "group") -> GroupSpec:
+    root = JsonObject(doc, "$", source)
+    fmt = root.string("format")
+    if fmt != GROUP_FORMAT:
+        root.fail("format", f"expected {GROUP_FORMAT!r}, got {fmt!r}")
+    name = root.string("name", default_name, non_empty=True)
+    now_ms = root.integer("now_ms", 0, minimum=0)
+    raw_configs = root.obj("configs")
+    configs = parse_configs(raw_configs)
+    subtopologies = _subtopologies(root.obj("topology"))
+    topics = _topics(root.obj("topics"))
+    members = _members(root.array("members"), source)
+    leader = root.string("leader", members[0].member_id)
+    if leader not in {m.member_id for m in members}:
+        root.fail("leader", f"{leader!r} is not one of the members")
+    unknown_offsets = root.boolean("end_offsets_unknown", False)
+    root.finish()
+    _check_changelogs(subtopologies, topics, unknown_offsets, source)
+    return GroupSpec(name, now_ms, configs, MappingProxyType(dict(raw_configs.data)), subtopologies,
+                     MappingProxyType(topics), members, leader, unknown_offsets, source)
+
+
+def _unique_strings(obj: JsonObject, key: str, *, required: bool = False) -> tuple[str, ...]:
+    values = obj.string_list(key) if required else obj.string_list(key, [])
+    for i, v in enumerate(values):
+        if not v:
+            fail(f"{obj.sub(key)}[{i}]", "must not be empty", obj.source)
+    return tuple(values)
+
+
+def _subtopologies(topology: JsonObject) -> tuple[SubtopologySpec, ...]:
+    items = topology.array("subtopologies")
+    topology.finish()
+    if not items:
+        topology.fail("subtopologies", "a topology needs at least one subtopology")
+    result: list[SubtopologySpec] = []
+    for i, item in enumerate(items):
+        obj = JsonObject(item, f"{topology.sub('subtopologies')}[{i}]", topology.source)
+        sid = obj.integer("id", minimum=0, maximum=INT_MAX)
+        if any(s.id == sid for s in result):
+            obj.fail("id", f"duplicate subtopology id {sid}")
+        sources = _unique_strings(obj, "source_topics", required=True)
+        if not sources:
+            obj.fail("source_topics", "a subtopology reads at least one source topic")
+        stores = _unique_strings(obj, "stores")
+        changelogs = _unique_strings(obj, "changelog_topics")
+        if changelogs and not stores:
+            obj.fail("changelog_topics", "changelog topics belong to state stores: list the stores too")
+        obj.finish()
+        result.append(SubtopologySpec(sid, sources, stores, changelogs))
+    owner: dict[str, int] = {}
+    for s in result:
+        for t in s.source_topics:
+            if t in owner:
+                fail(topology.sub("subtopologies"), f"topic {t!r} is a source of subtopologies {owner[t]} and {s.id}; "
+                                                    "Kafka lets one subtopology read a topic", topology.source)
+            owner[t] = s.id
+    return tuple(sorted(result, key=lambda s: s.id))
+
+
+def _topics(obj: JsonObject) -> dict[str, TopicSpec]:
+    topics: dict[str, TopicSpec] = {}
+    for name in obj.data:
+        entry = obj.obj(name)
+        if not name:
+            entry.fail(None, "topic names must not be empty")
+        raw = entry.raw("partitions")
+        if isinstance(raw, int) and not isinstance(raw, bool):
+            if not 1 <= raw <= MAX_PARTITIONS:
+                entry.fail("partitions", f"a topic has 1 to {MAX_PARTITIONS} partitions, got {raw}")
+            partitions = tuple(PartitionSpec(p) for p in range(raw))
+        elif isinstance(raw, list):
+            partitions = _partition_list(entry, raw)
+        else:
+            entry.fail("partitions", f"expected a partition count or a list of partitions, got {describe(raw)}")
+        entry.finish()
+        topics[name] = TopicSpec(name, partitions, entry.path)
+    return topics
+
+
+def _partition_list(entry: JsonObject, items: list[Any]) -> tuple[PartitionSpec, ...]:
+    if not items:
+        entry.fail("partitions", "a topic has at least one partition")
+    by_number: dict[int, PartitionSpec] = {}
+    for j, item in enumerate(items):
+        obj = JsonObject(item, f"{entry.sub('partitions')}[{j}]", entry.source)
+        number = obj.integer("partition", minimum=0, maximum=INT_MAX)
+        if number in by_number:
+            obj.fail("partition", f"partition {number} is listed twice")
+        racks = tuple(obj.string_list("racks")) if obj.raw("racks", None) is not None else None
+        end = obj.integer("end_offset", None, minimum=0, nullable=True)
+        committed = obj.integer("committed_offset", None, minimum=0, nullable=True)
+        obj.finish()
+        by_number[number] = PartitionSpec(number, racks, end, committed)
+    missing = sorted(set(range(len(by_number))) - set(by_number))
+    if missing:
+        entry.fail("partitions", f"partitions are numbered 0 to {len(by_number) - 1}; missing {missing[0]}")
+    return tuple(by_number[p] for p in range(len(by_number)))
+
+
+def _members(items: list[Any], source: str | None) -> tuple[MemberSpec, ...]:
+    if not items:
+        fail("$.members", "a group has at least one member", source)
+    members: list[MemberSpec] = []
+    seen: set[str] = set()
+    for i, item in enumerate(items):
+        obj = JsonObject(item, f"$.members[{i}]", source)
+        member_id = obj.string("member_id", non_empty=True)
+        if member_id in seen:
+            obj.fail("member_id", f"duplicate member id {member_id!r}")
+        seen.add(member_id)
+        subscription = _subscription(obj)
+        obj.finish()
+        where = obj.sub("subscription")
+        if subscription.user_data is None:
+            fail(where, "the subscription has no user data: not a Kafka Streams member", source)
+        try:
+            info = SubscriptionInfo.decode(subscription.user_data, base=subscription.user_data_offset())
+        except DecodeError as exc:
+            raise exc.located(f"{source + ': ' if source else ''}{where}") from None
+        members.append(MemberSpec(member_id, subscription, info, obj.path))
+    return tuple(members)
+
+
+def _subscription(obj: JsonObject) -> Subscription:
+    """Hex text, ``{"hex": ...}`` / ``{"base64": ...}``, or the decoded message as JSON."""
+    value = obj.raw("subscription")
+    where = obj.sub("subscription")
+    prefix = f"{obj.source}: {where}" if obj.source else where
+    if isinstance(value, dict) and "message" in value:
+        message = message_from_json(value, path=where, source=obj.source)
+        if not isinstance(message, Subscription):
+            obj.fail("subscription", "expected a consumer-protocol subscription (\"message\": \"subscription\")")
+        return message
+    if isinstance(value, dict):
+        raw = JsonObject(value, where, obj.source)
+        if raw.has("hex") == raw.has("base64"):
+            raw.fail(None, "give the bytes as {\"hex\": ...} or {\"base64\": ...}, a hex string, or the message")
+        text = raw.string("hex") if raw.has("hex") else "base64:" + raw.string("base64")
+        raw.finish()
+    elif isinstance(value, str):
+        text = value
+    else:
+        obj.fail("subscription", f"expected subscription bytes (hex string, {{\"hex\"}}, {{\"base64\"}}) or the "
+                                 f"message as JSON, got {describe(value)}")
+    try:
+        data = bytes_from_text(text, prefix)
+        return Subscription.decode(data)
+    except DecodeError as exc:
+        raise exc.located(prefix) from None
+    except UserInputError:
+        raise
+
+
+def _check_changelogs(
+    subtopologies: tuple[SubtopologySpec, ...], topics: Mapping[str, TopicSpec], unknown: bool, source: str | None
+) -> None:
+    """Every existing changelog topic must give the end offset of each partition (the committed offset
+    for a source topic that is its own changelog, which defaults to 0 as in Kafka)."""
+    if unknown:
+        return
+    for s in subtopologies:
+        for topic in s.changelog_topics:
+            spec = topics.get(topic)
+            if spec is None or topic in s.source_topics:
+                continue
+            for j, p in enumerate(spec.partitions):
+                if p.end_offset is None:
+                    fail(f"{spec.path}.partitions[{j}]" if spec.path else f"$.topics.{topic}",
+                         f"changelog topic {topic!r} partition {p.partition} has no end_offset (the leader fetches "
+                         "it to compute lags; omit the topic if this rebalance creates it, or set "
+                         "end_offsets_unknown)", source)

@@ -1,0 +1,392 @@
+"""The group leader end to end, from raw inputs to every member's assignment bytes
+(host-and-wire spec 1.2-1.6, 2, 5.5, 6.8, Appendix A).
+
+``rebalance_group`` decodes the members' subscriptions into clients (the first subscription of a
+process decides its endpoint, tags and rack), builds the tasks from the topology and the topics'
+partitions, the changelog end offsets and lags, the previous tasks (owned partitions first, then
+offset sums), checks the members' versions, runs the leader (assignor, validation, follow-ups,
+threads), builds the interactive-query host maps and encodes one AssignmentInfo per member inside
+a consumer-protocol Assignment, then predicts what each member does with it.
+
+Kafka's error assignments are reproduced: shutdown requested (4), a missing source topic (1), a
+future-version member next to a v1/v2 member or a TaskAssignmentException (3); error assignments are
+always version 11 (spec 1.10). Where Kafka's leader itself would fail (an invalid assignment, owned
+partitions that map to no task), the result carries the reason and no member bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from taskassign._sortedset import SortedFrozenSet
+from taskassign.assignors.registry import DEFAULT_ASSIGNOR, assignor_display_name, create_assignor
+from taskassign.configs import KAFKA_COMPAT
+from taskassign.errors import EncodeError, TaskAssignmentException, UserInputError
+from taskassign.group_file import GroupSpec, SubtopologySpec
+from taskassign.ids import ProcessId, TaskId
+from taskassign.iq_metadata import HostMaps, host_maps
+from taskassign.leader import RebalanceResult, rebalance
+from taskassign.model import (
+    LATEST_OFFSET,
+    UNKNOWN_OFFSET_SUM,
+    ApplicationState,
+    AssignmentError,
+    ConsumerAssignment,
+    KafkaStreamsState,
+    TaskInfo,
+    TaskTopicPartition,
+)
+from taskassign.ownership import ClientOwnership, PartitionOwnership
+from taskassign.wire.assignment_info import AssignmentInfo
+from taskassign.wire.consumer_protocol import Assignment
+from taskassign.wire.probing import GroupVersions, MemberReaction, group_versions, member_reaction
+from taskassign.wire.types import HostInfo, TopicPartition
+from taskassign.wire.versions import (
+    MIN_NEXT_REBALANCE_VERSION,
+    MIN_PARTITIONS_BY_HOST_VERSION,
+    NO_FOLLOWUP_MS,
+    AssignorError,
+)
+
+__all__ = ("FUTURE_PROCESS_ID", "GroupRebalanceResult", "MemberOutcome", "rebalance_group")
+
+#: The one client that stands for every future-version member (Kafka: a random UUID per leader JVM).
+FUTURE_PROCESS_ID = ProcessId("ffffffff-ffff-ffff-ffff-fffffffffffe")
+LONG_MAX = 2**63 - 1
+#: Stands for the leader's own process when it is folded into the future client (spec 3.7 step 4).
+_NOT_A_CLIENT = ProcessId("ffffffff-ffff-ffff-ffff-ffffffffffff")
+
+
+@dataclass(frozen=True, slots=True)
+class MemberOutcome:
+    """What one member receives and what it does next."""
+
+    member_id: str
+    #: The client the member belongs to (FUTURE_PROCESS_ID for a future-version member).
+    process_id: ProcessId
+    assignment: Assignment
+    info: AssignmentInfo
+    reaction: MemberReaction
+    #: The thread-level share this member got (tasks withheld for cooperative rebalancing included).
+    consumer: ConsumerAssignment = field(default_factory=ConsumerAssignment)
+
+    @property
+    def assignment_bytes(self) -> bytes:
+        return self.assignment.encode()
+
+
+@dataclass(frozen=True, slots=True)
+class GroupRebalanceResult:
+    """One rebalance of a GROUP.json."""
+
+    group: str
+    assignor: str
+    error_code: AssignorError
+    versions: GroupVersions
+    #: Member id -> outcome, in the file's member order; empty when ``failure`` is set.
+    members: Mapping[str, MemberOutcome]
+    #: The leader's rebalance (None when an error assignment was sent before the assignor ran).
+    rebalance: RebalanceResult | None = None
+    state: ApplicationState | None = None
+    host_maps: HostMaps = field(default_factory=HostMaps)
+    #: Why Kafka's leader would fail instead of answering (nothing is sent then).
+    failure: str | None = None
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def stable(self) -> bool:
+        """Kafka's "stable" flag: no error, no version probing, nothing withheld, no follow-up requested."""
+        if self.failure is not None or self.error_code is not AssignorError.NONE or self.versions.version_probing:
+            return False
+        group = self.rebalance.group if self.rebalance else None
+        if group is None:
+            return True
+        if any(a.followup_rebalance_deadline is not None for a in group.clients.values()):
+            return False
+        return not any(c.withheld for cs in (group.consumers or {}).values() for c in cs.values())
+
+
+@dataclass
+class _Client:
+    """Kafka's ClientMetadata while subscriptions are decoded (mutable scratch, private)."""
+
+    process_id: ProcessId
+    host: HostInfo | None
+    tags: dict[str, str]
+    rack: str | None
+    consumers: list[str] = field(default_factory=list)
+    owned: dict[TopicPartition, str] = field(default_factory=dict)
+    offset_sums: dict[TaskId, int] = field(default_factory=dict)
+    consumer_tasks: dict[str, set[TaskId]] = field(default_factory=dict)
+
+
+def rebalance_group(spec: GroupSpec, assignor: str = DEFAULT_ASSIGNOR) -> GroupRebalanceResult:
+    """Run the leader over ``spec`` with the assignor named ``assignor``."""
+    warnings: list[str] = []
+    clients, member_client = _decode_members(spec)
+    versions = group_versions(m.info for m in spec.members)
+    name = assignor_display_name(assignor)
+    warnings.extend(_rack_warnings(spec, member_client))
+
+    def error(code: AssignorError, reason: str) -> GroupRebalanceResult:
+        warnings.append(reason)
+        return _error_assignment(spec, name, code, versions, member_client, tuple(warnings))
+
+    if any(m.info.error_code == AssignorError.SHUTDOWN_REQUESTED for m in spec.members):
+        asking = [m.member_id for m in spec.members if m.info.error_code == AssignorError.SHUTDOWN_REQUESTED]
+        return error(AssignorError.SHUTDOWN_REQUESTED, f"shutdown requested by {', '.join(asking)}")
+    missing = sorted({t for s in spec.subtopologies for t in s.source_topics if t not in spec.topics})
+    if missing:
+        return error(AssignorError.INCOMPLETE_SOURCE_TOPIC_METADATA, f"missing source topics: {', '.join(missing)}")
+    if versions.probing_impossible:
+        return error(AssignorError.ASSIGNMENT_ERROR, f"a member on future version {versions.future_version} next to "
+                                                     f"a version {versions.min_received} member: probing impossible")
+
+    tasks = _tasks(spec)
+    task_of: dict[TopicPartition, TaskId] = {}
+    for info in tasks.values():
+        for p in info.source_partitions:
+            task_of[p.topic_partition] = info.id
+    states: list[KafkaStreamsState] = []
+    for client in clients.values():
+        state, problem = _client_state(client, task_of, tasks, warnings)
+        if problem:
+            return _failure(spec, name, versions, problem, warnings)
+        states.append(state)
+    app = ApplicationState(tasks=tasks, clients={c.process_id: c for c in states}, configs=spec.configs,
+                           now_ms=spec.now_ms)
+
+    def make(name_: str) -> Any:
+        return create_assignor(name_, spec.raw_configs)
+
+    ownership = PartitionOwnership(
+        MappingProxyType({c.process_id: ClientOwnership(MappingProxyType(dict(c.owned))) for c in clients.values()}),
+        frozenset(p for c in clients.values() for p in c.owned),
+    )
+    leader = member_client[spec.leader]
+    if leader == FUTURE_PROCESS_ID:
+        leader = _NOT_A_CLIENT
+        warnings.append("the leader sent a future-version subscription: it cannot find its own client, so no "
+                        "probing follow-up can be scheduled (as in Kafka)")
+    try:
+        result = rebalance(app, make(assignor), assignor_name=name, leader=leader,
+                           raise_on_error=False, fallback_factory=make, ownership=ownership)
+    except TaskAssignmentException as exc:
+        return error(AssignorError.ASSIGNMENT_ERROR, f"TaskAssignmentException during thread distribution: {exc}")
+    if result.error is not AssignmentError.NONE:
+        return _failure(spec, result.assignor, versions, f"task assignment with {result.assignor} returned an error: "
+                        f"{result.error.name}; Kafka's leader fails and sends no assignment", warnings, result, app)
+    if result.fallback_reason is not None and spec.configs.extension(KAFKA_COMPAT):
+        return error(AssignorError.ASSIGNMENT_ERROR, f"the assignor raised TaskAssignmentException "
+                                                     f"({result.fallback_reason})")
+    maps = HostMaps()
+    if versions.min_received >= MIN_PARTITIONS_BY_HOST_VERSION:
+        maps = host_maps(result.group.clients, {c.process_id: c.host for c in clients.values()}, tasks)
+        warnings.extend(f"two clients share the endpoint {h}" for h in maps.collisions)
+    try:
+        outcomes = _encode_members(spec, result, maps, versions, member_client, clients, tasks)
+    except EncodeError as exc:
+        return error(AssignorError.ASSIGNMENT_ERROR, f"encoding failed: {exc}")
+    return GroupRebalanceResult(spec.name, result.assignor, AssignorError.NONE, versions,
+                                MappingProxyType(outcomes), result, app, maps, None, tuple(warnings))
+
+
+def _decode_members(spec: GroupSpec) -> tuple[dict[ProcessId, _Client], dict[str, ProcessId]]:
+    """Spec 1.2: one client per process id (all future members share one), first subscription wins."""
+    clients: dict[ProcessId, _Client] = {}
+    member_client: dict[str, ProcessId] = {}
+    for m in spec.members:
+        info = m.info
+        pid = FUTURE_PROCESS_ID if info.is_future else info.process_id
+        assert pid is not None  # only future subscriptions lack one
+        member_client[m.member_id] = pid
+        client = clients.get(pid)
+        if client is None:
+            host = None
+            if not info.is_future and info.user_endpoint:
+                try:
+                    host = HostInfo.parse(info.user_endpoint)
+                except ValueError as exc:
+                    raise UserInputError(f"{m.path}: user_endpoint {exc}") from None
+            tags = {} if info.is_future else info.tags()
+            client = clients[pid] = _Client(pid, host, tags, m.subscription.rack)
+        client.consumers.append(m.member_id)
+        for p in m.subscription.owned_topic_partitions():
+            client.owned[p] = m.member_id
+        sums = {} if info.is_future else info.offset_sums()
+        client.offset_sums.update(sums)
+        client.consumer_tasks[m.member_id] = set(sums)
+    if any(m.info.is_future for m in spec.members):
+        for m in spec.members:
+            if not m.info.is_future and m.info.process_id in (FUTURE_PROCESS_ID, _NOT_A_CLIENT):
+                raise UserInputError(f"{m.path}: process id {m.info.process_id} is reserved: with future-version "
+                                     "members present it stands for them")
+    return clients, member_client
+
+
+def _rack_warnings(spec: GroupSpec, member_client: Mapping[str, ProcessId]) -> list[str]:
+    """Kafka's internal assignors use racks only when every consumer has one and the consumers of a
+    process agree (spec 1.8); say so when the members break that (the client keeps its first rack)."""
+    racks: dict[ProcessId, set[str | None]] = {}
+    for m in spec.members:
+        racks.setdefault(member_client[m.member_id], set()).add(m.subscription.rack)
+    every = set().union(*racks.values())
+    if every == {None}:
+        return []
+    out = [f"consumers of client {pid} report different racks ({', '.join(sorted(str(r) for r in rs))}); "
+           "Kafka's built-in assignors then ignore racks, a custom assignor sees the first member's rack"
+           for pid, rs in racks.items() if len(rs) > 1]
+    if None in every and not out:
+        out.append("some members report no rack: Kafka's built-in assignors then ignore racks for this rebalance")
+    return out
+
+
+def _tasks(spec: GroupSpec) -> dict[TaskId, TaskInfo]:
+    """Spec 1.4-1.5 and 2.2: tasks per subtopology from its source topics' partition counts, their
+    source and changelog partitions with racks, and their changelog end offset sums."""
+    tasks: dict[TaskId, TaskInfo] = {}
+    for s in spec.subtopologies:
+        counts = {t: len(spec.topics[t].partitions) for t in s.source_topics}
+        for p in range(max(counts.values())):
+            parts: dict[str, TaskTopicPartition] = {}
+            for topic in s.source_topics:
+                if counts[topic] > p:
+                    is_changelog = topic in s.changelog_topics
+                    parts[topic] = TaskTopicPartition(topic, p, True, is_changelog, _racks(spec, topic, p))
+            for topic in s.changelog_topics:
+                if topic not in parts:
+                    parts[topic] = TaskTopicPartition(topic, p, False, True, _racks(spec, topic, p))
+            end = _end_offset_sum(spec, s, p) if s.changelog_topics else 0
+            tid = TaskId(s.id, p)
+            tasks[tid] = TaskInfo(tid, SortedFrozenSet(s.stores), tuple(parts.values()), end)
+    return tasks
+
+
+def _racks(spec: GroupSpec, topic: str, partition: int) -> SortedFrozenSet[str] | None:
+    t = spec.topics.get(topic)
+    if t is None or partition >= len(t.partitions):
+        return None
+    racks = t.partitions[partition].racks
+    return None if racks is None else SortedFrozenSet(racks)
+
+
+def _end_offset_sum(spec: GroupSpec, s: SubtopologySpec, partition: int) -> int:
+    if spec.end_offsets_unknown:
+        return UNKNOWN_OFFSET_SUM
+    total = 0
+    for topic in s.changelog_topics:
+        t = spec.topics.get(topic)
+        if t is None:
+            continue  # created by this rebalance: empty
+        if partition >= len(t.partitions):
+            raise UserInputError(f"{t.path}: changelog topic {topic!r} has {len(t.partitions)} partitions, but "
+                                 f"subtopology {s.id} has a task for partition {partition}")
+        p = t.partitions[partition]
+        offset = (p.committed_offset or 0) if topic in s.source_topics else p.end_offset
+        total += offset or 0
+        if total > LONG_MAX:
+            return LONG_MAX
+    return total
+
+
+def _client_state(
+    client: _Client, task_of: Mapping[TopicPartition, TaskId], tasks: Mapping[TaskId, TaskInfo], warnings: list[str]
+) -> tuple[KafkaStreamsState, str | None]:
+    """Spec 1.6: previous actives from owned partitions, then from offset sums (-2 active, else standby)."""
+    prev_active: set[TaskId] = set()
+    unmapped = []
+    for p in sorted(client.owned):
+        t = task_of.get(p)
+        if t is None:
+            unmapped.append(p)
+        else:
+            prev_active.add(t)
+    if unmapped:
+        warnings.append(f"client {client.process_id} owns partitions that belong to no task: "
+                        + ", ".join(f"{t}-{p}" for t, p in unmapped[:5]))
+        if not prev_active:
+            return KafkaStreamsState(client.process_id, tuple(client.consumers)), (
+                f"client {client.process_id} owns partitions but none maps to a task; Kafka's leader fails with "
+                "IllegalStateException")
+    unknown = sorted(t for t in client.offset_sums if t not in tasks)
+    if unknown:
+        warnings.append(f"client {client.process_id} reported offsets for tasks not in the topology (ignored): "
+                        + ", ".join(map(str, unknown[:5])))
+    sums = {t: o for t, o in client.offset_sums.items() if t in tasks}
+    prev_standby: set[TaskId] = set()
+    for t, offset in sums.items():
+        if t not in prev_active:
+            (prev_active if offset == LATEST_OFFSET else prev_standby).add(t)
+    state = KafkaStreamsState(
+        process_id=client.process_id,
+        consumer_client_ids=tuple(client.consumers),
+        previous_active_tasks=SortedFrozenSet(prev_active),
+        previous_standby_tasks=SortedFrozenSet(prev_standby),
+        task_offset_sums=sums,
+        host_info=None if client.host is None else str(client.host),
+        client_tags=client.tags,
+        rack_id=client.rack,
+        consumer_previous_tasks={c: SortedFrozenSet(t for t in ts if t in tasks)
+                                 for c, ts in client.consumer_tasks.items()},
+    )
+    return state, None
+
+
+def _encode_members(
+    spec: GroupSpec,
+    result: RebalanceResult,
+    maps: HostMaps,
+    versions: GroupVersions,
+    member_client: Mapping[str, ProcessId],
+    clients: Mapping[ProcessId, _Client],
+    tasks: Mapping[TaskId, TaskInfo],
+) -> dict[str, MemberOutcome]:
+    """Spec 5.3-5.5: per consumer, its partitions sorted with their tasks, its standbys with their
+    source partitions, the shared host maps, and its follow-up (carried only by v7+)."""
+    consumers = result.group.consumers or {}
+    outcomes: dict[str, MemberOutcome] = {}
+    for m in spec.members:
+        pid = member_client[m.member_id]
+        mine = consumers.get(pid, {}).get(m.member_id, ConsumerAssignment())
+        pairs = sorted((p.topic_partition, t) for t in mine.active for p in tasks[t].source_partitions)
+        deadline = mine.followup_rebalance_deadline
+        info = AssignmentInfo(
+            versions.min_received,
+            versions.min_supported,
+            active_tasks=tuple(t for _, t in pairs),
+            standby_tasks=tuple((t, tuple(p.topic_partition for p in tasks[t].source_partitions))
+                                for t in mine.standby),
+            partitions_by_host=maps.partitions_by_host,
+            standby_partitions_by_host=maps.standby_partitions_by_host,
+            next_rebalance_ms=NO_FOLLOWUP_MS if deadline is None or versions.min_received < MIN_NEXT_REBALANCE_VERSION
+            else deadline,
+        )
+        assignment = Assignment.of([p for p, _ in pairs], info.encode())
+        outcomes[m.member_id] = MemberOutcome(m.member_id, pid, assignment, info,
+                                              member_reaction(m.info.version, clients[pid].host, info), mine)
+    return outcomes
+
+
+def _error_assignment(
+    spec: GroupSpec, name: str, code: AssignorError, versions: GroupVersions, member_client: Mapping[str, ProcessId],
+    warnings: tuple[str, ...],
+) -> GroupRebalanceResult:
+    """Spec 1.10: every member gets no partitions and an AssignmentInfo v11 carrying ``code``."""
+    info = AssignmentInfo.error(code)
+    outcomes = {}
+    for m in spec.members:
+        assignment = Assignment.of([], info.encode())
+        outcomes[m.member_id] = MemberOutcome(m.member_id, member_client[m.member_id], assignment, info,
+                                              member_reaction(m.info.version, None, info))
+    return GroupRebalanceResult(spec.name, name, code, versions, MappingProxyType(outcomes), warnings=warnings)
+
+
+def _failure(
+    spec: GroupSpec, name: str, versions: GroupVersions, reason: str, warnings: list[str],
+    result: RebalanceResult | None = None, state: ApplicationState | None = None,
+) -> GroupRebalanceResult:
+    return GroupRebalanceResult(spec.name, name, AssignorError.NONE, versions, MappingProxyType({}), result, state,
+                                failure=reason, warnings=tuple(warnings))

@@ -1,0 +1,603 @@
+"""How good is an assignment? Balance, movement, state load, cross-rack traffic, standby spread.
+
+One module used by ``taskassign assign --metrics``, the simulator, the Spark pipeline and the tests:
+
+    metrics = compute_metrics(application_state, group_assignment)
+    metrics.to_dict()   # flat {name: int | float}, stable keys (docs/metrics.md), usable as Parquet columns
+
+"Previous assignment" always means what the ApplicationState says the clients owned
+(``previous_active_tasks`` / ``previous_standby_tasks``), i.e. what the group leader knew. Every metric
+is defined precisely on its field below (the ``doc`` of each field) and in docs/metrics.md; the two
+must agree (a test checks that every key is documented).
+
+Terms used in the definitions:
+
+* *per thread*: a client's count divided by its number of threads (Kafka's ``activeLoad`` /
+  ``assignedLoad``, as in its ``analyzeTaskAssignmentBalance``);
+* *changelog task*: a task with a changelog partition (Kafka's own assignors' "stateful": it has lags
+  and gets standbys);
+* *state weight* of a task: ``state_bytes`` when given, else its number of state stores (0 for a task
+  without stores);
+* a *replica* of a task is a client holding it as active or standby.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
+from typing import Any
+
+from taskassign.errors import UserInputError
+from taskassign.ids import ProcessId, TaskId
+from taskassign.model import (
+    LATEST_OFFSET,
+    UNKNOWN_OFFSET_SUM,
+    ApplicationState,
+    GroupAssignment,
+    KafkaStreamsAssignment,
+    KafkaStreamsState,
+    TaskAssignment,
+    TaskTopicPartition,
+    compute_lag,
+)
+
+__all__ = (
+    "UNKNOWN_RACK",
+    "AssignmentMetrics",
+    "ClientMetrics",
+    "MetricField",
+    "compute_metrics",
+    "metric_fields",
+    "subtopology_name",
+)
+
+#: Row/column label of the rack traffic matrix when a client's or a partition's rack is unknown.
+UNKNOWN_RACK = "?"
+
+AssignmentLike = GroupAssignment | TaskAssignment | Mapping[ProcessId, KafkaStreamsAssignment]
+
+
+def _metric(doc: str, default: Any = 0) -> Any:
+    """A summary field: part of ``to_dict()``, documented by ``doc``."""
+    return field(default=default, metadata={"summary": True, "doc": doc})
+
+
+@dataclass(frozen=True, slots=True)
+class MetricField:
+    """One key of ``AssignmentMetrics.to_dict()``: its name, Python type (int or float) and definition."""
+
+    name: str
+    type: type
+    doc: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClientMetrics:
+    """One client's share of an assignment (the per-client detail behind the summary metrics)."""
+
+    process_id: ProcessId
+    rack: str | None
+    threads: int
+    active: int
+    standby: int
+    #: Replicas (active or standby) of changelog tasks.
+    changelog_replicas: int
+    #: Sum of the state weights of the client's active and standby tasks.
+    state_load: int
+    #: Sum of the state weights of the client's active tasks.
+    active_state_load: int
+    #: Active tasks per thread (consumer order); the even spread when the thread assignment is unknown.
+    thread_active: tuple[int, ...]
+    #: Active + standby tasks per thread, likewise.
+    thread_total: tuple[int, ...]
+    #: Active tasks placed here that the client did not run as active before.
+    active_moves_in: int
+    #: Records this client must restore for the tasks newly placed on it.
+    records_to_restore: int
+
+    @property
+    def active_load(self) -> float:
+        """Active tasks per thread (Kafka's ``activeLoad``)."""
+        return self.active / self.threads
+
+    @property
+    def total_load(self) -> float:
+        """Active and standby tasks per thread (Kafka's ``assignedLoad``)."""
+        return (self.active + self.standby) / self.threads
+
+
+@dataclass(frozen=True, slots=True)
+class AssignmentMetrics:
+    """The metrics of one assignment of one application (see the module docstring for the terms)."""
+
+    # -- size -----------------------------------------------------------------------------------
+    tasks: int = _metric("number of tasks of the application")
+    changelog_tasks: int = _metric("tasks with a changelog partition (the tasks that have lags and get standbys)")
+    clients: int = _metric("number of clients (KafkaStreams instances) in the rebalance")
+    threads: int = _metric("number of threads (consumers) over all clients")
+    active_tasks: int = _metric("tasks assigned as active somewhere (a task counts once)")
+    standby_replicas: int = _metric("standby replicas placed, over all tasks and clients")
+    unassigned_tasks: int = _metric("tasks no client runs as active")
+    # -- balance -------------------------------------------------------------------------------
+    active_load_max: float = _metric("largest active tasks per thread of a client (Kafka's activeLoad)", 0.0)
+    active_load_min: float = _metric("smallest active tasks per thread of a client", 0.0)
+    active_load_skew: float = _metric("active_load_max - active_load_min (Kafka's convergence bound: <= 1)", 0.0)
+    total_load_max: float = _metric("largest active+standby tasks per thread of a client (assignedLoad)", 0.0)
+    total_load_min: float = _metric("smallest active+standby tasks per thread of a client", 0.0)
+    total_load_skew: float = _metric("total_load_max - total_load_min", 0.0)
+    changelog_load_skew: float = _metric(
+        "max - min over clients of changelog-task replicas (active+standby) per thread "
+        "(Kafka's stateful balance check: <= 1)", 0.0)
+    thread_active_max: int = _metric(
+        "most active tasks on one thread (from the thread-level assignment when the leader computed it, "
+        "else each client's tasks dealt evenly over its threads)")
+    thread_active_min: int = _metric("fewest active tasks on one thread (same source)")
+    thread_active_skew: int = _metric("thread_active_max - thread_active_min")
+    thread_total_max: int = _metric("most active+standby tasks on one thread (same source)")
+    thread_total_min: int = _metric("fewest active+standby tasks on one thread (same source)")
+    thread_total_skew: int = _metric("thread_total_max - thread_total_min")
+    subtopology_skew_max: int = _metric(
+        "max over subtopologies of (max - min over clients of the subtopology's active tasks on the client, "
+        "clients without any counting 0); Kafka's per-subtopology balance check")
+    # -- state-weighted load ------------------------------------------------------------------
+    state_load_max: int = _metric("largest state load of a client: sum of the state weights of its active "
+                                  "and standby tasks (state weight = state_bytes, else number of stores)")
+    state_load_min: int = _metric("smallest state load of a client")
+    state_load_skew: int = _metric("state_load_max - state_load_min")
+    state_load_imbalance: float = _metric(
+        "state_load_max / mean state load over clients (1.0 = perfectly even; 0.0 without state)", 0.0)
+    active_state_load_max: int = _metric("largest sum of state weights of a client's active tasks")
+    active_state_load_min: int = _metric("smallest sum of state weights of a client's active tasks")
+    # -- movement against the previous assignment ----------------------------------------------
+    active_moves: int = _metric(
+        "tasks whose active runs on a client that was not among its previous active owners "
+        "(tasks nobody ran before are not moves)")
+    previously_unowned_tasks: int = _metric("tasks assigned as active that no client ran as active before")
+    standby_moves: int = _metric(
+        "standby replicas on a client that held the task neither as active nor as standby before")
+    records_to_restore_active: int = _metric(
+        "sum, over changelog tasks whose active is on a client that did not run it as active before, of that "
+        "client's lag (a lag of -2 counts 0; an unknown lag, -3, counts the changelog end offset sum, 0 when that "
+        "is unknown too)")
+    records_to_restore_standby: int = _metric(
+        "sum, over standby replicas of changelog tasks on clients that held no copy before, of the client's lag "
+        "(same rules)")
+    records_to_restore: int = _metric("records_to_restore_active + records_to_restore_standby")
+    unknown_lag_placements: int = _metric("placements counted above whose lag was unknown (-3)")
+    # -- standbys --------------------------------------------------------------------------------
+    standby_shortfall_tasks: int = _metric(
+        "changelog tasks with fewer standbys (on clients other than the active's) than "
+        "min(num.standby.replicas, clients - 1)")
+    missing_standby_replicas: int = _metric("standby replicas missing over those tasks")
+    extra_standby_replicas: int = _metric(
+        "standby replicas beyond num.standby.replicas (warm-ups of the high-availability assignor)")
+    # -- racks -----------------------------------------------------------------------------------
+    cross_rack_active_partitions: int = _metric(
+        "source partitions of active tasks none of whose replicas is in the client's rack")
+    cross_rack_standby_partitions: int = _metric(
+        "changelog partitions of standby tasks none of whose replicas is in the client's rack")
+    cross_rack_partitions: int = _metric("cross_rack_active_partitions + cross_rack_standby_partitions")
+    cross_rack_cost: int = _metric(
+        "cross_rack_partitions x rack.aware.assignment.traffic_cost (x 1 when the cost is not configured): "
+        "the traffic part of KIP-925's cost model")
+    rack_unknown_partitions: int = _metric(
+        "partitions counted for cross-rack traffic whose client has no rack or that have no rack information")
+    rack_spread_shortfall: int = _metric(
+        "sum over changelog tasks with 2+ replicas, all on clients with a rack, of "
+        "min(replicas, racks in the cluster) - distinct racks among the replicas")
+    rack_colocated_tasks: int = _metric("changelog tasks with a positive rack spread shortfall")
+    tag_spread_shortfall: int = _metric(
+        "the same shortfall for every key of rack.aware.assignment.tags (distinct tag values instead of racks; "
+        "clients without the key are left out), summed over keys")
+    tag_colocated_tasks: int = _metric("changelog tasks with a positive tag spread shortfall for some key")
+    # -- details (not in to_dict) -------------------------------------------------------------
+    client_metrics: tuple[ClientMetrics, ...] = ()
+    #: Subtopology name ("0", or "name__0" for named topologies) -> its skew (see subtopology_skew_max).
+    subtopology_skews: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    #: (client rack, partition rack) -> partitions read: a client reads a partition from its own rack when a
+    #: replica is there, else the read is split evenly over the partition's racks (which replica serves it is
+    #: unknown). Active tasks read their source partitions, standbys their changelog partitions.
+    rack_traffic: Mapping[tuple[str, str], float] = field(default_factory=lambda: MappingProxyType({}))
+
+    def to_dict(self) -> dict[str, int | float]:
+        """The summary metrics as a flat mapping with stable keys (docs/metrics.md)."""
+        return {f.name: getattr(self, f.name) for f in metric_fields()}
+
+
+def metric_fields() -> tuple[MetricField, ...]:
+    """Every key of ``to_dict()`` with its type and definition, in output order."""
+    return _FIELDS
+
+
+_FIELDS = tuple(
+    MetricField(f.name, float if isinstance(f.default, float) else int, f.metadata["doc"])
+    for f in fields(AssignmentMetrics)
+    if f.metadata.get("summary")
+)
+
+
+def subtopology_name(task: TaskId) -> str:
+    """``"0"`` for subtopology 0, ``"name__0"`` for a named topology's."""
+    return str(task.subtopology) if task.topology_name is None else f"{task.topology_name}__{task.subtopology}"
+
+
+def compute_metrics(state: ApplicationState, assignment: AssignmentLike) -> AssignmentMetrics:
+    """The metrics of ``assignment`` (the leader's GroupAssignment, an assignor's TaskAssignment, or a
+    mapping of client assignments) for the application ``state`` it was computed from.
+
+    Clients of ``state`` missing from the assignment count as empty. A client or task the state does
+    not know raises UserInputError (the assignment belongs to another application).
+    """
+    placements, consumers = _normalise(assignment)
+    _check_known(state, placements)
+    view = _View(state, placements)
+    totals = _Totals()
+    client_rows = tuple(_client_metrics(view, pid, consumers, totals) for pid in state.process_ids)
+    skews = _subtopology_skews(view)
+    summary: dict[str, Any] = {
+        **_size(view),
+        **_balance(client_rows),
+        **_state_load(client_rows),
+        **totals.movement(view),
+        **_standbys(view),
+        **totals.racks(state),
+        **_spread(view),
+        "subtopology_skew_max": max(skews.values(), default=0),
+    }
+    return AssignmentMetrics(
+        **summary,
+        client_metrics=client_rows,
+        subtopology_skews=MappingProxyType(skews),
+        rack_traffic=MappingProxyType(dict(sorted(totals.traffic.items()))),
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# input handling
+
+
+@dataclass(frozen=True, slots=True)
+class _Placement:
+    active: frozenset[TaskId]
+    standby: frozenset[TaskId]
+
+
+def _normalise(
+    assignment: AssignmentLike,
+) -> tuple[dict[ProcessId, _Placement], Mapping[ProcessId, Mapping[str, Any]] | None]:
+    consumers = None
+    if isinstance(assignment, GroupAssignment):
+        by_client: Mapping[ProcessId, KafkaStreamsAssignment] = assignment.clients
+        consumers = assignment.consumers
+    elif isinstance(assignment, TaskAssignment):
+        by_client = assignment.by_process()  # a later entry for a client wins, as on Kafka's leader
+    else:
+        by_client = assignment
+    placements = {
+        pid: _Placement(frozenset(a.active_tasks()), frozenset(a.standby_tasks())) for pid, a in by_client.items()
+    }
+    return placements, consumers
+
+
+def _check_known(state: ApplicationState, placements: Mapping[ProcessId, _Placement]) -> None:
+    tasks = state.tasks
+    for pid in sorted(placements):
+        if pid not in state.clients:
+            raise UserInputError(f"the assignment names client {pid}, which is not in the application state")
+        p = placements[pid]
+        unknown = [t for t in p.active | p.standby if t not in tasks]
+        if unknown:
+            raise UserInputError(f"the assignment gives client {pid} task {min(unknown)}, which the application "
+                                 "does not have")
+    for pid, client in state.clients.items():
+        if client.num_processing_threads < 1:
+            raise UserInputError(f"client {pid} has no threads, so it has no per-thread load")
+
+
+class _View:
+    """The assignment joined with the state: who holds what now and who held what before."""
+
+    def __init__(self, state: ApplicationState, placements: Mapping[ProcessId, _Placement]) -> None:
+        empty = _Placement(frozenset(), frozenset())
+        self.state = state
+        self.placements = {pid: placements.get(pid, empty) for pid in state.process_ids}
+        self.active_owner: dict[TaskId, list[ProcessId]] = {}
+        self.standby_holders: dict[TaskId, list[ProcessId]] = {}
+        for pid, p in self.placements.items():
+            for t in p.active:
+                self.active_owner.setdefault(t, []).append(pid)
+            for t in p.standby:
+                self.standby_holders.setdefault(t, []).append(pid)
+        #: Every task some client ran as active before the rebalance.
+        self.previously_active: set[TaskId] = set()
+        for client in state.clients.values():
+            self.previously_active.update(client.previous_active_tasks.items)
+
+    def replicas(self, task: TaskId) -> set[ProcessId]:
+        """Distinct clients holding ``task`` as active or standby."""
+        return set(self.active_owner.get(task, ())).union(self.standby_holders.get(task, ()))
+
+
+def _restore(end: int, offset_sum: int) -> tuple[int, bool]:
+    """Records a client with ``offset_sum`` restores for a changelog ending at ``end``, and whether its lag
+    was unknown (Kafka's lag rules: -2 is caught up, -3 restores the whole changelog)."""
+    lag = compute_lag(end, offset_sum)
+    if lag == LATEST_OFFSET:
+        return 0, False
+    if lag == UNKNOWN_OFFSET_SUM:
+        return max(0, end), True
+    return lag, False
+
+
+@dataclass(slots=True)
+class _Totals:
+    """Accumulators filled while walking every client's placements once."""
+
+    active_moves: int = 0
+    standby_moves: int = 0
+    restore_active: int = 0
+    restore_standby: int = 0
+    unknown_lags: int = 0
+    cross_active: int = 0
+    cross_standby: int = 0
+    rack_unknown: int = 0
+    traffic: dict[tuple[str, str], float] = field(default_factory=lambda: defaultdict(float))
+
+    def read(self, rack: str | None, partitions: Iterable[TaskTopicPartition], active: bool) -> None:
+        """Count the reads of ``partitions`` by a client in ``rack`` (see ``rack_traffic``)."""
+        row = UNKNOWN_RACK if rack is None else rack
+        traffic = self.traffic
+        for p in partitions:
+            racks = p.rack_ids
+            if not racks:
+                self.rack_unknown += 1
+                traffic[(row, UNKNOWN_RACK)] += 1.0
+                continue
+            if rack is not None and rack in racks:
+                traffic[(row, rack)] += 1.0
+                continue
+            if rack is None:
+                self.rack_unknown += 1
+            elif active:
+                self.cross_active += 1
+            else:
+                self.cross_standby += 1
+            share = 1 / len(racks)
+            for r in racks:
+                traffic[(row, r)] += share
+
+    def movement(self, view: _View) -> dict[str, int]:
+        before = view.previously_active
+        return {
+            "active_moves": self.active_moves,
+            "previously_unowned_tasks": sum(1 for t in view.active_owner if t not in before),
+            "standby_moves": self.standby_moves,
+            "records_to_restore_active": self.restore_active,
+            "records_to_restore_standby": self.restore_standby,
+            "records_to_restore": self.restore_active + self.restore_standby,
+            "unknown_lag_placements": self.unknown_lags,
+        }
+
+    def racks(self, state: ApplicationState) -> dict[str, int]:
+        cost = state.configs.rack_aware_traffic_cost
+        cross = self.cross_active + self.cross_standby
+        return {
+            "cross_rack_active_partitions": self.cross_active,
+            "cross_rack_standby_partitions": self.cross_standby,
+            "cross_rack_partitions": cross,
+            "cross_rack_cost": cross * (1 if cost is None else cost),
+            "rack_unknown_partitions": self.rack_unknown,
+        }
+
+
+# ------------------------------------------------------------------------------------------------
+# per client
+
+
+def _even_spread(count: int, threads: int) -> tuple[int, ...]:
+    base, extra = divmod(count, threads)
+    return tuple(base + (1 if i < extra else 0) for i in range(threads))
+
+
+def _thread_loads(
+    client: KafkaStreamsState, placed: _Placement, per_consumer: Mapping[str, Any] | None
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    threads = client.num_processing_threads
+    if per_consumer is None:
+        return (_even_spread(len(placed.active), threads),
+                _even_spread(len(placed.active) + len(placed.standby), threads))
+    active = tuple(len(per_consumer[c].active) if c in per_consumer else 0 for c in client.consumer_client_ids)
+    total = tuple(len(per_consumer[c].active) + len(per_consumer[c].standby) if c in per_consumer else 0
+                  for c in client.consumer_client_ids)
+    return active, total
+
+
+def _client_metrics(
+    view: _View, pid: ProcessId, consumers: Mapping[ProcessId, Mapping[str, Any]] | None, totals: _Totals
+) -> ClientMetrics:
+    """One client's row; its moves, restores and rack reads are added to ``totals`` on the way."""
+    state = view.state
+    client = state.clients[pid]
+    placed = view.placements[pid]
+    tasks = state.tasks
+    ends = state.changelog_end_offset_sums
+    offsets = client.task_offset_sums
+    rack = client.rack_id
+    ran = frozenset(client.previous_active_tasks.items)
+    held = ran.union(client.previous_standby_tasks.items)
+    anyone_ran = view.previously_active
+    moves_in = records = state_load = active_state_load = changelog_replicas = 0
+    for t in placed.active:
+        info = tasks[t]
+        weight = info.state_weight
+        state_load += weight
+        active_state_load += weight
+        end = ends.get(t)
+        if end is not None:
+            changelog_replicas += 1
+        if t not in ran:
+            if t in anyone_ran:
+                moves_in += 1
+            if end is not None:
+                restored, unknown = _restore(end, offsets.get(t, 0))
+                records += restored
+                totals.restore_active += restored
+                totals.unknown_lags += unknown
+        totals.read(rack, info.source_partitions, True)
+    for t in placed.standby:
+        info = tasks[t]
+        state_load += info.state_weight
+        end = ends.get(t)
+        if end is not None:
+            changelog_replicas += 1
+        if t not in held:
+            totals.standby_moves += 1
+            if end is not None:
+                restored, unknown = _restore(end, offsets.get(t, 0))
+                records += restored
+                totals.restore_standby += restored
+                totals.unknown_lags += unknown
+        totals.read(rack, info.changelog_partitions, False)
+    totals.active_moves += moves_in
+    per_consumer = consumers.get(pid) if consumers is not None else None
+    thread_active, thread_total = _thread_loads(client, placed, per_consumer)
+    return ClientMetrics(
+        process_id=pid,
+        rack=rack,
+        threads=client.num_processing_threads,
+        active=len(placed.active),
+        standby=len(placed.standby),
+        changelog_replicas=changelog_replicas,
+        state_load=state_load,
+        active_state_load=active_state_load,
+        thread_active=thread_active,
+        thread_total=thread_total,
+        active_moves_in=moves_in,
+        records_to_restore=records,
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# summary groups
+
+
+def _size(view: _View) -> dict[str, int]:
+    state = view.state
+    return {
+        "tasks": len(state.tasks),
+        "changelog_tasks": len(state.stateful_task_ids),
+        "clients": len(state.clients),
+        "threads": sum(c.num_processing_threads for c in state.clients.values()),
+        "active_tasks": len(view.active_owner),
+        "standby_replicas": sum(len(h) for h in view.standby_holders.values()),
+        "unassigned_tasks": sum(1 for t in state.task_ids if t not in view.active_owner),
+    }
+
+
+def _spread_of(values: Iterable[float]) -> tuple[float, float]:
+    items = list(values)
+    return (max(items), min(items)) if items else (0, 0)
+
+
+def _balance(rows: tuple[ClientMetrics, ...]) -> dict[str, int | float]:
+    a_max, a_min = _spread_of(r.active_load for r in rows)
+    t_max, t_min = _spread_of(r.total_load for r in rows)
+    c_max, c_min = _spread_of(r.changelog_replicas / r.threads for r in rows)
+    ta_max, ta_min = _spread_of(n for r in rows for n in r.thread_active)
+    tt_max, tt_min = _spread_of(n for r in rows for n in r.thread_total)
+    return {
+        "active_load_max": float(a_max), "active_load_min": float(a_min), "active_load_skew": float(a_max - a_min),
+        "total_load_max": float(t_max), "total_load_min": float(t_min), "total_load_skew": float(t_max - t_min),
+        "changelog_load_skew": float(c_max - c_min),
+        "thread_active_max": int(ta_max), "thread_active_min": int(ta_min), "thread_active_skew": int(ta_max - ta_min),
+        "thread_total_max": int(tt_max), "thread_total_min": int(tt_min), "thread_total_skew": int(tt_max - tt_min),
+    }
+
+
+def _state_load(rows: tuple[ClientMetrics, ...]) -> dict[str, int | float]:
+    s_max, s_min = _spread_of(r.state_load for r in rows)
+    a_max, a_min = _spread_of(r.active_state_load for r in rows)
+    total = sum(r.state_load for r in rows)
+    imbalance = s_max / (total / len(rows)) if rows and total else 0.0
+    return {
+        "state_load_max": int(s_max), "state_load_min": int(s_min), "state_load_skew": int(s_max - s_min),
+        "state_load_imbalance": float(imbalance),
+        "active_state_load_max": int(a_max), "active_state_load_min": int(a_min),
+    }
+
+
+def _standbys(view: _View) -> dict[str, int]:
+    state = view.state
+    configured = state.configs.num_standby_replicas
+    wanted = max(0, min(configured, len(state.clients) - 1))
+    short = missing = extra = 0
+    no_owner: list[ProcessId] = []
+    for t in state.stateful_task_ids:
+        owners = view.active_owner.get(t, no_owner)
+        placed = sum(1 for pid in set(view.standby_holders.get(t, ())) if pid not in owners)
+        if placed < wanted:
+            short += 1
+            missing += wanted - placed
+        extra += max(0, placed - configured)
+    return {"standby_shortfall_tasks": short, "missing_standby_replicas": missing, "extra_standby_replicas": extra}
+
+
+def _shortfall(values: list[str], available: int) -> int:
+    return min(len(values), available) - len(set(values))
+
+
+def _spread(view: _View) -> dict[str, int]:
+    state = view.state
+    clients = state.clients
+    all_racks = {c.rack_id for c in clients.values() if c.rack_id is not None}
+    tag_keys = state.configs.rack_aware_assignment_tags
+    tag_values = {k: {c.client_tags[k] for c in clients.values() if k in c.client_tags} for k in tag_keys}
+    rack_short = rack_tasks = tag_short = tag_tasks = 0
+    if len(all_racks) < 2 and not tag_keys:
+        return {"rack_spread_shortfall": 0, "rack_colocated_tasks": 0, "tag_spread_shortfall": 0,
+                "tag_colocated_tasks": 0}
+    for t in state.stateful_task_ids:
+        replicas = view.replicas(t)
+        if len(replicas) < 2:
+            continue
+        racks = [clients[pid].rack_id for pid in replicas]
+        if all(r is not None for r in racks):
+            gap = _shortfall([r for r in racks if r is not None], len(all_racks))
+            rack_short += gap
+            rack_tasks += gap > 0
+        task_gap = 0
+        for key in tag_keys:
+            values = [clients[pid].client_tags[key] for pid in replicas if key in clients[pid].client_tags]
+            if len(values) >= 2:
+                task_gap += _shortfall(values, len(tag_values[key]))
+        tag_short += task_gap
+        tag_tasks += task_gap > 0
+    return {
+        "rack_spread_shortfall": rack_short,
+        "rack_colocated_tasks": rack_tasks,
+        "tag_spread_shortfall": tag_short,
+        "tag_colocated_tasks": tag_tasks,
+    }
+
+
+def _subtopology_skews(view: _View) -> dict[str, int]:
+    """Per subtopology, max - min over clients of its active tasks (clients without any count 0)."""
+    counts: dict[tuple[str | None, int], dict[ProcessId, int]] = {}
+    for t in view.state.task_ids:
+        counts.setdefault((t[0], t[1]), {})
+    for t, owners in view.active_owner.items():
+        per_client = counts[(t[0], t[1])]
+        for pid in owners:
+            per_client[pid] = per_client.get(pid, 0) + 1
+    n_clients = len(view.state.process_ids)
+    skews: dict[str, int] = {}
+    for (name, sub), per_client in sorted(counts.items(), key=lambda kv: (kv[0][0] or "", kv[0][1])):
+        label = str(sub) if name is None else f"{name}__{sub}"
+        if not n_clients:
+            skews[label] = 0
+            continue
+        low = min(per_client.values(), default=0) if len(per_client) == n_clients else 0
+        skews[label] = max(per_client.values(), default=0) - low
+    return skews

@@ -1,0 +1,82 @@
+"""Which member owns which partition before a rebalance: what cooperative rebalancing must not move
+from one member to another in a single step (host-and-wire spec 5.3).
+
+From the wire, ownership is exact: every member's subscription lists its owned partitions. From a
+scenario file it is derived: a client owns the source partitions of its previous active tasks; the
+owning consumer is the one whose ``consumer_previous`` lists the task (a later consumer in sorted
+order wins, as a later writer does in Kafka), or the only consumer of a one-thread client. A
+partition whose consumer stays unknown counts as owned by the client: it is withheld from other
+clients' consumers, never from this client's own. Under the EAGER protocol members give up all
+partitions before joining, so nothing is owned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from taskassign.configs import REBALANCE_PROTOCOL, REBALANCE_PROTOCOL_EAGER
+from taskassign.ids import ProcessId
+from taskassign.model import ApplicationState
+
+__all__ = ("ClientOwnership", "PartitionOwnership", "ownership_from_state")
+
+TopicPartition = tuple[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class ClientOwnership:
+    """The partitions one client's consumers own now."""
+
+    #: Partition -> the consumer of this client that owns it.
+    by_consumer: Mapping[TopicPartition, str] = field(default_factory=lambda: MappingProxyType({}))
+    #: Partitions this client owns whose consumer is unknown.
+    unattributed: frozenset[TopicPartition] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionOwnership:
+    """Ownership across the group before the rebalance."""
+
+    clients: Mapping[ProcessId, ClientOwnership] = field(default_factory=lambda: MappingProxyType({}))
+    #: Every partition some member owns.
+    all_owned: frozenset[TopicPartition] = frozenset()
+
+    def of(self, pid: ProcessId) -> ClientOwnership:
+        return self.clients.get(pid, _NOBODY)
+
+
+_NOBODY = ClientOwnership()
+NOTHING_OWNED = PartitionOwnership()
+
+
+def ownership_from_state(state: ApplicationState) -> PartitionOwnership:
+    """Ownership implied by a scenario (see the module docstring); nothing under the EAGER protocol."""
+    if state.configs.extension(REBALANCE_PROTOCOL) == REBALANCE_PROTOCOL_EAGER:
+        return NOTHING_OWNED
+    clients: dict[ProcessId, ClientOwnership] = {}
+    everything: set[TopicPartition] = set()
+    for pid, client in state.clients.items():
+        owner_of_task: dict[object, str] = {}
+        for consumer in client.consumer_client_ids:  # sorted: a later consumer overwrites
+            for t in client.consumer_previous_tasks.get(consumer, ()):
+                owner_of_task[t] = consumer
+        only = client.consumer_client_ids[0] if len(client.consumer_client_ids) == 1 else None
+        by_consumer: dict[TopicPartition, str] = {}
+        unattributed: set[TopicPartition] = set()
+        for t in client.previous_active_tasks:
+            info = state.tasks.get(t)
+            if info is None:
+                continue
+            owner = owner_of_task.get(t, only)
+            for p in info.source_partitions:
+                tp = p.topic_partition
+                everything.add(tp)
+                if owner is None:
+                    unattributed.add(tp)
+                else:
+                    by_consumer[tp] = owner
+        if by_consumer or unattributed:
+            clients[pid] = ClientOwnership(MappingProxyType(by_consumer), frozenset(unattributed - by_consumer.keys()))
+    return PartitionOwnership(MappingProxyType(clients), frozenset(everything))

@@ -1,0 +1,365 @@
+"""Kafka's own min-cost-flow solver (``Graph``), reproduced for bit-for-bit parity (assignor spec 7.5).
+
+Kafka cancels negative cycles, starting from the flow already on the edges, with a Bellman-Ford search
+from a dummy node that sorts before every real node; among equal-cost optima it therefore always returns
+the same one, and so does this module. It knows nothing about tasks or clients: nodes are integers.
+
+Kafka's search sweeps every edge N times per cycle (N = number of nodes). This implementation returns
+exactly what those sweeps return but skips work that provably cannot change the outcome:
+
+* a round that relaxes nothing ends the search (the state is a fixed point, so later rounds relax
+  nothing either);
+* within a round, a node whose distance has not changed since it was last scanned cannot relax any edge
+  (every out-neighbour already satisfies ``dist[v] <= dist[u] + cost`` and distances only decrease);
+* once the search repeats itself it is fast-forwarded. Let D = dist(round r) - dist(round r-p) and
+  call nodes with equal D a class. Suppose every relaxation of the last p rounds went from a node to a
+  node of its own class. Comparisons within a class are invariant under the class's common shift, so
+  the next p rounds repeat those p rounds shifted by D -- unless some edge u -> v with residual capacity
+  and D[u] < D[v] (u sinks faster) starts to relax (edges towards a faster class only lose ground).
+  During the m-th next period u stays above ``dist[u] + m * D[u]`` and v below
+  ``dist[v] + (m - 1) * D[v]``, so while ``dist[u] + m * D[u] + cost >= dist[v] + (m - 1) * D[v]`` on
+  every such edge, round r + m * p is round r shifted by m * D, with the same parents. The search jumps
+  there (never past round N-2: Kafka's round N-1, which reports a node, is always simulated) and
+  carries on.
+
+``tests/rack/kafka_graph_reference.py`` keeps a literal transcription; randomized tests check that both
+produce the same flows on every edge.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+
+import numpy as np
+
+__all__ = ("Graph", "GraphEdge", "GraphError")
+
+#: Longest period the search looks for before jumping ahead (longer ones are simulated round by round).
+MAX_PERIOD = 12
+
+
+class GraphError(ValueError):
+    """An invalid flow graph (Kafka's IllegalArgumentException / IllegalStateException from ``Graph``)."""
+
+
+class GraphEdge:
+    """An edge of the flow graph as the caller sees it: capacity, cost and, after solving, the flow."""
+
+    __slots__ = ("capacity", "cost", "destination", "flow", "residual_flow")
+
+    def __init__(self, destination: int, capacity: int, cost: int, flow: int) -> None:
+        self.destination = destination
+        self.capacity = capacity
+        self.cost = cost
+        self.flow = flow
+        self.residual_flow = capacity - flow
+
+    def __repr__(self) -> str:
+        return (f"GraphEdge(->{self.destination}, capacity={self.capacity}, cost={self.cost}, "
+                f"flow={self.flow}, residual={self.residual_flow})")
+
+
+class _Residual:
+    """The residual graph in flat lists: edge e goes src[e] -> dst[e] (node indices in sorted order).
+
+    Node index 0 is Kafka's dummy node; real nodes follow in ascending id order. Each original edge
+    becomes a forward edge and a backward edge (cost negated) linked through ``counter``.
+    """
+
+    __slots__ = ("cost", "counter", "dst", "edge_arrays", "flow", "forward", "incoming", "n", "node_ids", "out",
+                 "positive", "residual", "residual_array", "src")
+
+    def __init__(self, graph: Graph) -> None:
+        node_ids = sorted(graph.nodes)
+        index = {node: i + 1 for i, node in enumerate(node_ids)}
+        self.node_ids = node_ids
+        self.n = len(node_ids) + 1
+        self.src: list[int] = []
+        self.dst: list[int] = []
+        self.cost: list[int] = []
+        self.residual: list[int] = []
+        self.flow: list[int] = []
+        self.forward: list[bool] = []
+        self.counter: list[int] = []
+        for u in node_ids:
+            for v, edge in sorted(graph.adj[u].items()) if u in graph.adj else ():
+                iu, iv = index[u], index[v]
+                e = len(self.src)
+                self._append(iu, iv, edge.cost, edge.capacity - edge.flow, edge.flow, True, e + 1)
+                self._append(iv, iu, -edge.cost, edge.flow, 0, False, e)
+        self.out: list[list[int]] = [[] for _ in range(self.n)]
+        self.incoming: list[list[int]] = [[] for _ in range(self.n)]
+        for e in sorted(range(len(self.src)), key=lambda e: (self.src[e], self.dst[e])):
+            self.out[self.src[e]].append(e)
+            self.incoming[self.dst[e]].append(e)
+        self.positive: list[list[tuple[int, int, int]]] = [self._positive_edges(u) for u in range(self.n)]
+        #: (src, dst, cost) of every residual edge, and the residual capacities, for vectorised checks.
+        self.edge_arrays = tuple(np.array(column, dtype=np.int64) for column in (self.src, self.dst, self.cost))
+        self.residual_array = np.array(self.residual, dtype=np.int64)
+
+    def _append(self, u: int, v: int, cost: int, residual: int, flow: int, forward: bool, counter: int) -> None:
+        self.src.append(u)
+        self.dst.append(v)
+        self.cost.append(cost)
+        self.residual.append(residual)
+        self.flow.append(flow)
+        self.forward.append(forward)
+        self.counter.append(counter)
+
+    def _positive_edges(self, u: int) -> list[tuple[int, int, int]]:
+        residual, dst, cost = self.residual, self.dst, self.cost
+        return [(dst[e], cost[e], e) for e in self.out[u] if residual[e] > 0]
+
+    def push(self, edges: list[int]) -> None:
+        """Send the bottleneck along ``edges`` with Kafka's update rule; refresh the touched nodes."""
+        residual, flow, forward, counter = self.residual, self.flow, self.forward, self.counter
+        bottleneck = min(residual[e] for e in edges)
+        touched = set()
+        for e in edges:
+            residual[e] -= bottleneck
+            if forward[e]:
+                flow[e] += bottleneck
+            c = counter[e]
+            residual[c] += bottleneck
+            if forward[c] and flow[c] >= bottleneck:
+                flow[c] -= bottleneck
+            self.residual_array[e] = residual[e]
+            self.residual_array[c] = residual[c]
+            touched.add(self.src[e])
+            touched.add(self.src[c])
+        for u in touched:
+            self.positive[u] = self._positive_edges(u)
+
+    def copy_back(self, graph: Graph) -> None:
+        """Write the forward edges' flow and residual back onto the caller's edges."""
+        ids = self.node_ids
+        for e in range(0, len(self.src), 2):
+            edge = graph.adj[ids[self.src[e] - 1]][ids[self.dst[e] - 1]]
+            edge.flow = self.flow[e]
+            edge.residual_flow = self.residual[e]
+
+
+class _NegativeCycleSearch:
+    """One Bellman-Ford search from the dummy node, with the equivalence-preserving shortcuts."""
+
+    def __init__(self, residual: _Residual) -> None:
+        self.r = residual
+        n = residual.n
+        self.dist = [0] * n
+        self.parent = [0] * n
+        self.parent_edge = [-1] * n
+
+    def run(self) -> int | None:
+        """The node Kafka's search returns (relaxed in round N-1), or None when no negative cycle exists."""
+        r = self.r
+        n = r.n
+        dist, parent, parent_edge, positive = self.dist, self.parent, self.parent_edge, r.positive
+        # Round 0 starts with the dummy node relaxing every node to 0; it never relaxes anything again.
+        dirty = [True] * n
+        dirty[0] = False
+        last = n - 1
+        history: list[np.ndarray] = []
+        events_by_round: list[tuple[np.ndarray, np.ndarray]] = []
+        rnd = 0
+        while rnd <= last:
+            is_last = rnd == last
+            sources: list[int] = []
+            targets: list[int] = []
+            for u in range(1, n):
+                if not dirty[u]:
+                    continue
+                dirty[u] = False
+                du = dist[u]
+                for v, c, e in positive[u]:
+                    nd = du + c
+                    if nd < dist[v]:
+                        dist[v] = nd
+                        parent[v] = u
+                        parent_edge[v] = e
+                        dirty[v] = True
+                        if is_last:
+                            return v
+                        sources.append(u)
+                        targets.append(v)
+            if not sources and rnd > 0:
+                return None
+            if rnd > 0:
+                history.append(np.array(dist, dtype=np.int64))
+                events_by_round.append((np.array(sources, dtype=np.int64), np.array(targets, dtype=np.int64)))
+                if len(history) > MAX_PERIOD + 1:
+                    del history[0]
+                    del events_by_round[0]
+                rnd += self._fast_forward(rnd, last, history, events_by_round)
+            rnd += 1
+        return None  # pragma: no cover - the last round either returns or ended the search as quiet
+
+    def _fast_forward(
+        self, rnd: int, last: int, history: list[np.ndarray], events_by_round: list[tuple[np.ndarray, np.ndarray]]
+    ) -> int:
+        """Skip whole periods of a repeating search (see the module doc); returns the rounds skipped."""
+        current = history[-1]
+        for period in range(1, len(history)):
+            drift = current - history[-1 - period]
+            if not all(np.array_equal(drift[us], drift[vs]) for us, vs in events_by_round[-period:]):
+                continue
+            periods = self._safe_periods(drift, (last - rnd - 1) // period)
+            if periods <= 0:
+                return 0
+            self.dist[:] = (current + periods * drift).tolist()
+            history.clear()
+            events_by_round.clear()
+            return periods * period
+        return 0
+
+    def _safe_periods(self, drift: np.ndarray, limit: int) -> int:
+        """How many periods (at most ``limit``) no edge from a faster-sinking class can relax a slower one."""
+        src, dst, cost = self.r.edge_arrays
+        gaining = (drift[src] < drift[dst]) & (self.r.residual_array > 0)
+        if limit <= 0 or not gaining.any():
+            return limit
+        u, v, c = src[gaining], dst[gaining], cost[gaining]
+        dist = np.array(self.dist, dtype=np.int64)
+        margin = dist[u] + c - dist[v] + drift[v]
+        if (margin < 0).any():
+            return 0
+        return min(limit, int((margin // (drift[v] - drift[u])).min()))
+
+    def cycle_edges(self, start: int) -> list[int]:
+        """Walk parents from ``start`` until a node repeats; return that cycle's edges (Kafka's order)."""
+        parent, parent_edge = self.parent, self.parent_edge
+        seen = set()
+        x = start
+        while x not in seen:
+            seen.add(x)
+            x = parent[x]
+        edges = [parent_edge[x]]
+        y = parent[x]
+        while y != x:
+            edges.append(parent_edge[y])
+            y = parent[y]
+        return edges
+
+
+class Graph:
+    """A flow network on integer nodes with Kafka's cycle-cancelling min-cost flow and Edmonds-Karp max flow.
+
+    ``add_edge(u, v, capacity, cost, flow)`` sets the starting flow; ``solve_min_cost_flow`` improves it
+    to a minimum-cost flow of the same value; ``calculate_max_flow`` pushes a maximum flow from zero.
+    """
+
+    def __init__(self) -> None:
+        self.adj: dict[int, dict[int, GraphEdge]] = {}
+        self.nodes: set[int] = set()
+        self.source_node: int | None = None
+        self.sink_node: int | None = None
+
+    def add_edge(self, u: int, v: int, capacity: int, cost: int, flow: int = 0) -> None:
+        """Add (or replace) the edge u -> v; an edge v -> u must not exist (no anti-parallel edges)."""
+        if v in self.adj and u in self.adj[v]:
+            raise GraphError(f"there is already an edge from {v} to {u}; an edge from {u} to {v} would "
+                             "create a cycle between two nodes")
+        if capacity < 0:
+            raise GraphError(f"edge {u} -> {v}: capacity must be >= 0, got {capacity}")
+        if flow > capacity:
+            raise GraphError(f"edge {u} -> {v}: flow {flow} exceeds capacity {capacity}")
+        self.adj.setdefault(u, {})[v] = GraphEdge(v, capacity, cost, flow)
+        self.nodes.add(u)
+        self.nodes.add(v)
+
+    def set_source_node(self, node: int) -> None:
+        self.source_node = node
+
+    def set_sink_node(self, node: int) -> None:
+        self.sink_node = node
+
+    def edges(self, u: int) -> Iterator[GraphEdge]:
+        """The edges leaving ``u`` in ascending destination order."""
+        for _, edge in sorted(self.adj.get(u, {}).items()):
+            yield edge
+
+    def total_cost(self) -> int:
+        """Sum of cost x flow over every edge."""
+        return sum(e.cost * e.flow for edges in self.adj.values() for e in edges.values())
+
+    def flow(self) -> int:
+        """The flow leaving the source."""
+        source = self._require_terminals()[0]
+        return sum(e.flow for e in self.adj.get(source, {}).values())
+
+    def _require_terminals(self) -> tuple[int, int]:
+        if self.source_node is None or self.sink_node is None:
+            raise GraphError("source and sink nodes must be set first")
+        if self.source_node not in self.nodes:
+            raise GraphError(f"source node {self.source_node} is not a node of the graph")
+        if self.sink_node not in self.nodes:
+            raise GraphError(f"sink node {self.sink_node} is not a node of the graph")
+        return self.source_node, self.sink_node
+
+    def _validate_flow(self) -> None:
+        source, sink = self._require_terminals()
+        if self.adj.get(sink):
+            raise GraphError(f"sink {sink} has outgoing edges")
+        if any(source in edges for edges in self.adj.values()):
+            raise GraphError(f"source {source} has incoming edges")
+        balance = dict.fromkeys(self.nodes, 0)
+        for u, edges in self.adj.items():
+            for v, e in edges.items():
+                balance[u] -= e.flow
+                balance[v] += e.flow
+        for node in sorted(self.nodes):
+            if node not in (source, sink) and balance[node] != 0:
+                raise GraphError(f"flow is not conserved at node {node}: inflow - outflow = {balance[node]}")
+        if -balance[source] != balance[sink]:
+            raise GraphError(f"source outflow {-balance[source]} differs from sink inflow {balance[sink]}")
+
+    def solve_min_cost_flow(self) -> None:
+        """Cancel negative cycles (Bellman-Ford from a dummy node) until the flow has minimum cost."""
+        self._validate_flow()
+        residual = _Residual(self)
+        while True:
+            search = _NegativeCycleSearch(residual)
+            node = search.run()
+            if node is None:
+                break
+            residual.push(search.cycle_edges(node))
+        residual.copy_back(self)
+
+    def calculate_max_flow(self) -> int:
+        """Edmonds-Karp from zero flow (BFS in ascending node order); returns the flow value."""
+        source_id, sink_id = self._require_terminals()
+        residual = _Residual(self)
+        index = {node: i + 1 for i, node in enumerate(residual.node_ids)}
+        source, sink = index[source_id], index[sink_id]
+        while True:
+            parent_edge = self._shortest_augmenting_path(residual, source, sink)
+            if parent_edge is None:
+                break
+            path = []
+            x = sink
+            while x != source:
+                e = parent_edge[x]
+                path.append(e)
+                x = residual.src[e]
+            residual.push(path)
+        residual.copy_back(self)
+        return self.flow()
+
+    @staticmethod
+    def _shortest_augmenting_path(residual: _Residual, source: int, sink: int) -> dict[int, int] | None:
+        parent_edge: dict[int, int] = {}
+        visited = bytearray(residual.n)
+        visited[source] = 1
+        queue = deque([source])
+        positive = residual.positive
+        while queue:
+            u = queue.popleft()
+            for v, _, e in positive[u]:
+                if visited[v]:
+                    continue
+                parent_edge[v] = e
+                if v == sink:
+                    return parent_edge
+                visited[v] = 1
+                queue.append(v)
+        return None

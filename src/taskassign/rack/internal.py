@@ -1,0 +1,120 @@
+"""Kafka's internal ``RackAwareTaskAssignor``: the optimiser the high-availability and legacy sticky
+assignors call (assignor spec 7.1-7.7). Build one per rebalance.
+
+Clients are always visited in ProcessId order; the solver (Kafka's exact one or the fast one) comes
+from the configs (``taskassign.rack.solver``), so callers never choose it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
+
+from taskassign.configs import STRATEGY_BALANCE_SUBTOPOLOGY, STRATEGY_MIN_TRAFFIC
+from taskassign.errors import RackAwareOptimizationError
+from taskassign.ids import ProcessId, TaskId
+from taskassign.model import ApplicationState
+from taskassign.rack.balance_subtopology import BalanceSubtopologyGraph, groups_by_subtopology
+from taskassign.rack.cost import CostModel, PartitionScope, RackTable
+from taskassign.rack.enablement import internal_rack_awareness_problem
+from taskassign.rack.min_traffic import MinTrafficGraph
+from taskassign.rack.problem import FlowProblem, GraphConstructor
+from taskassign.rack.solve import Solver, resolve_solver, solve
+from taskassign.rack.standby import optimize_standbys_pairwise, standby_cost
+from taskassign.rack.tags import MoveStandbyPredicate, always_allowed
+
+__all__ = ("RackAwareTaskAssignor",)
+
+
+class RackAwareTaskAssignor:
+    """Rack-aware optimisation of one application state, as Kafka's internal assignors use it."""
+
+    def __init__(self, application_state: ApplicationState) -> None:
+        self._state = application_state
+        self._solver: Solver = resolve_solver(application_state.configs)
+        self._enabled: bool | None = None
+        self._tables: dict[PartitionScope, RackTable] = {}
+
+    @property
+    def solver(self) -> Solver:
+        """The solver the configs selected (``kafka`` or ``min_cost_flow``)."""
+        return self._solver
+
+    def can_enable_rack_aware_assignor(self) -> bool:
+        """Spec 7.1 (internal): strategy != none, every client has a rack, every source partition of every
+        task has rack info, and (only when num.standby.replicas > 0) every changelog partition too.
+        The answer is cached after the first evaluation (the strategy is checked every time)."""
+        if self._state.configs.rack_aware_assignment_strategy not in (
+            STRATEGY_MIN_TRAFFIC, STRATEGY_BALANCE_SUBTOPOLOGY
+        ):
+            return False
+        if self._enabled is None:
+            self._enabled = self.why_disabled() is None
+        return self._enabled
+
+    def why_disabled(self) -> str | None:
+        """Why rack awareness cannot be enabled (None when it can)."""
+        return internal_rack_awareness_problem(self._state, self._table)
+
+    def _table(self, scope: PartitionScope) -> RackTable:
+        table = self._tables.get(scope)
+        if table is None:
+            table = self._tables[scope] = RackTable.build(self._state, scope)
+        return table
+
+    def _active_constructor(self) -> GraphConstructor:
+        strategy = self._state.configs.rack_aware_assignment_strategy
+        if strategy == STRATEGY_MIN_TRAFFIC:
+            return MinTrafficGraph()
+        if strategy == STRATEGY_BALANCE_SUBTOPOLOGY:
+            return BalanceSubtopologyGraph(groups_by_subtopology(self._state.task_ids))
+        raise RackAwareOptimizationError(f"rack.aware.assignment.strategy {strategy!r} has no optimiser")
+
+    def optimize_active_tasks(
+        self,
+        tasks: Sequence[TaskId],
+        active: Mapping[ProcessId, AbstractSet[TaskId]],
+        traffic_cost: int,
+        non_overlap_cost: int,
+    ) -> tuple[dict[ProcessId, set[TaskId]], int]:
+        """Spec 7.6 internal active optimisation over ``tasks`` (sorted TaskIds). ``active`` maps EVERY client
+        to its current active tasks (all of them, also tasks outside ``tasks``). Returns the new active sets
+        for every client (tasks outside ``tasks`` untouched) and Kafka's reported cost. Empty ``tasks`` ->
+        no-op, 0."""
+        result = {client: set(held) for client, held in active.items()}
+        if not tasks:
+            return result, 0
+        costs = CostModel(self._table(PartitionScope.SOURCE), traffic_cost, non_overlap_cost)
+        problem = FlowProblem.of(sorted(tasks), sorted(active), active, costs)
+        solution = solve(problem, self._active_constructor(), self._solver)
+        for task, old, new in zip(problem.tasks, problem.holders, solution.holders, strict=True):
+            if old != new:
+                result[problem.clients[old]].discard(task)
+                result[problem.clients[new]].add(task)
+        return result, solution.cost
+
+    def optimize_standby_tasks(
+        self,
+        active: Mapping[ProcessId, AbstractSet[TaskId]],
+        standby: Mapping[ProcessId, AbstractSet[TaskId]],
+        traffic_cost: int,
+        non_overlap_cost: int,
+        can_move: MoveStandbyPredicate,
+    ) -> tuple[dict[ProcessId, set[TaskId]], int]:
+        """Spec 7.7 internal pairwise standby optimisation. ``can_move(source, destination, task, active,
+        standby)`` is the 4-argument isAllowedTaskMovement evaluated on the CURRENT (partly optimised)
+        assignment; pass ``lambda *a: True`` for the default standby assignor. Returns the new standby sets
+        and the cost."""
+        clients = sorted(set(active) | set(standby))
+        current_active = {c: frozenset(active.get(c, ())) for c in clients}
+        current_standby = {c: set(standby.get(c, ())) for c in clients}
+        costs = CostModel(self._table(PartitionScope.CHANGELOG), traffic_cost, non_overlap_cost)
+
+        def pair_can_move(source: ProcessId, destination: ProcessId, task: TaskId) -> bool:
+            return can_move(source, destination, task, current_active, current_standby)
+
+        optimize_standbys_pairwise(
+            clients, current_active, current_standby, costs, MinTrafficGraph(), self._solver,
+            None if can_move is always_allowed else pair_can_move,
+        )
+        return current_standby, standby_cost(current_standby, costs)

@@ -1,0 +1,60 @@
+"""The tag-diversity move predicate (Kafka's 4-argument ``isAllowedTaskMovement``, assignor spec 6.2).
+
+A standby may move from ``source`` to ``destination`` unless that shrinks the set of distinct client-tag
+entries (``key=value``) covered by the task's replicas: the tags of the other holders plus the source's
+must not outnumber the tags of the other holders plus the destination's. All of a client's tags count,
+not only the keys listed in ``rack.aware.assignment.tags``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Set as AbstractSet
+
+from taskassign.ids import ProcessId, TaskId
+from taskassign.model import ApplicationState
+
+__all__ = ("MoveStandbyPredicate", "always_allowed", "tag_diversity_allows", "tag_diversity_predicate")
+
+#: ``can_move(source, destination, task, active, standby)`` (the internal optimiser's predicate).
+MoveStandbyPredicate = Callable[
+    [ProcessId, ProcessId, TaskId, Mapping[ProcessId, AbstractSet[TaskId]], Mapping[ProcessId, AbstractSet[TaskId]]],
+    bool,
+]
+
+
+def always_allowed(
+    source: ProcessId, destination: ProcessId, task: TaskId,
+    active: Mapping[ProcessId, AbstractSet[TaskId]], standby: Mapping[ProcessId, AbstractSet[TaskId]],
+) -> bool:
+    """The default standby assignor's predicate: every move is allowed."""
+    return True
+
+
+def tag_diversity_allows(
+    tags: Mapping[ProcessId, Mapping[str, str]], source: ProcessId, destination: ProcessId,
+    other_holders: Iterable[ProcessId],
+) -> bool:
+    """True unless moving a replica from ``source`` to ``destination`` loses a distinct tag entry."""
+    others: set[tuple[str, str]] = set()
+    for holder in other_holders:
+        if holder != source and holder != destination:
+            others.update(tags[holder].items())
+    with_source = others | set(tags[source].items())
+    with_destination = others | set(tags[destination].items())
+    return len(with_destination) >= len(with_source)
+
+
+def tag_diversity_predicate(state: ApplicationState) -> MoveStandbyPredicate:
+    """The tag-aware predicate over ``state``'s client tags, evaluated on the assignment it is given."""
+    tags = {pid: client.client_tags for pid, client in state.clients.items()}
+    empty: frozenset[TaskId] = frozenset()
+
+    def can_move(
+        source: ProcessId, destination: ProcessId, task: TaskId,
+        active: Mapping[ProcessId, AbstractSet[TaskId]], standby: Mapping[ProcessId, AbstractSet[TaskId]],
+    ) -> bool:
+        holders = [pid for pid in tags if task in active.get(pid, empty) or task in standby.get(pid, empty)]
+        return tag_diversity_allows(tags, source, destination, holders)
+
+    return can_move

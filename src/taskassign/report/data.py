@@ -1,0 +1,171 @@
+"""Reading a simulation result (``taskassign/simulation/v1``) for the report, with clear errors.
+
+The report only needs part of the document; what it reads is type-checked and every problem raises
+ScenarioError naming the JSON path, so a truncated or hand-edited file fails with a message, not a
+traceback inside matplotlib.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from taskassign._json import JsonObject, describe, fail, load_json_file
+from taskassign.errors import UserInputError
+
+__all__ = ("ClientLoad", "RebalanceRow", "ReportData", "SampleRow", "parse_simulation", "read_simulation")
+
+SIMULATION_FORMAT = "taskassign/simulation/v1"
+SIMULATION_FILE = "simulation.json"
+
+
+@dataclass(frozen=True, slots=True)
+class RebalanceRow:
+    index: int
+    offset_ms: int
+    reasons: tuple[str, ...]
+    error: str
+    probing_rebalance_needed: bool
+    withheld_tasks: int
+    active_records_left: int
+    standby_records_left: int
+    tasks_not_running: int
+    metrics: Mapping[str, int | float]
+
+
+@dataclass(frozen=True, slots=True)
+class SampleRow:
+    offset_ms: int
+    active_records_left: int
+    standby_records_left: int
+    tasks_not_running: int
+    clients_alive: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClientLoad:
+    process_id: str
+    rack: str | None
+    threads: int
+    active: int
+    standby: int
+    state_load: int
+    thread_active: tuple[int, ...]
+    thread_total: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ReportData:
+    """Everything the report shows."""
+
+    source: str
+    scenario: str
+    assignor: str
+    seed: int
+    protocol: str
+    start_ms: int
+    end_ms: int
+    summary: Mapping[str, Any]
+    rebalances: tuple[RebalanceRow, ...]
+    samples: tuple[SampleRow, ...]
+    final_metrics: Mapping[str, int | float]
+    clients: tuple[ClientLoad, ...]
+    rack_traffic: tuple[tuple[str, str, float], ...]
+
+
+def read_simulation(path: str | Path) -> ReportData:
+    """Read ``simulation.json``, or the ``--out`` directory of ``taskassign simulate`` that holds it."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / SIMULATION_FILE
+        if not p.is_file():
+            raise UserInputError(f"{path}: no {SIMULATION_FILE} in this directory (the --out of taskassign simulate)")
+    return parse_simulation(load_json_file(p), source=str(p))
+
+
+def _ints(values: Any, path: str, source: str | None) -> tuple[int, ...]:
+    if not isinstance(values, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        fail(path, f"expected a list of integers, got {describe(values)}", source)
+    return tuple(values)
+
+
+def _numbers(obj: JsonObject, key: str) -> dict[str, int | float]:
+    result: dict[str, int | float] = {}
+    inner = obj.obj(key)
+    for name, value in inner.data.items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            fail(inner.sub(name), f"expected a number, got {describe(value)}", obj.source)
+        result[name] = value
+    return result
+
+
+def parse_simulation(doc: Any, *, source: str | None = None) -> ReportData:
+    root = JsonObject(doc, "$", source)
+    fmt = root.string("format")
+    if fmt != SIMULATION_FORMAT:
+        root.fail("format", f"expected {SIMULATION_FORMAT!r} (the simulation.json of taskassign simulate), "
+                            f"got {fmt!r}")
+    rebalances = []
+    for i, item in enumerate(root.array("rebalances")):
+        row = JsonObject(item, f"$.rebalances[{i}]", source)
+        rebalances.append(RebalanceRow(
+            index=row.integer("index", minimum=0),
+            offset_ms=row.integer("offset_ms", minimum=0),
+            reasons=tuple(row.string_list("reasons", unique=False)),
+            error=row.string("error"),
+            probing_rebalance_needed=row.boolean("probing_rebalance_needed"),
+            withheld_tasks=row.integer("withheld_tasks", minimum=0),
+            active_records_left=row.integer("active_records_left", minimum=0),
+            standby_records_left=row.integer("standby_records_left", minimum=0),
+            tasks_not_running=row.integer("tasks_not_running", minimum=0),
+            metrics=_numbers(row, "metrics"),
+        ))
+    samples = []
+    for i, item in enumerate(root.array("samples")):
+        row = JsonObject(item, f"$.samples[{i}]", source)
+        samples.append(SampleRow(
+            offset_ms=row.integer("offset_ms", minimum=0),
+            active_records_left=row.integer("active_records_left", minimum=0),
+            standby_records_left=row.integer("standby_records_left", minimum=0),
+            tasks_not_running=row.integer("tasks_not_running", minimum=0),
+            clients_alive=row.integer("clients_alive", minimum=0),
+        ))
+    final_metrics: dict[str, int | float] = {}
+    clients: list[ClientLoad] = []
+    traffic: list[tuple[str, str, float]] = []
+    if root.raw("final", None) is not None:
+        final = root.obj("final")
+        final_metrics = _numbers(final, "metrics")
+        for i, item in enumerate(final.array("clients")):
+            c = JsonObject(item, f"{final.sub('clients')}[{i}]", source)
+            clients.append(ClientLoad(
+                process_id=c.string("process_id"), rack=c.string("rack", None, nullable=True),
+                threads=c.integer("threads", minimum=1), active=c.integer("active", minimum=0),
+                standby=c.integer("standby", minimum=0), state_load=c.integer("state_load", minimum=0),
+                thread_active=_ints(c.raw("thread_active"), c.sub("thread_active"), source),
+                thread_total=_ints(c.raw("thread_total"), c.sub("thread_total"), source),
+            ))
+        for i, item in enumerate(final.array("rack_traffic")):
+            cell = JsonObject(item, f"{final.sub('rack_traffic')}[{i}]", source)
+            amount = cell.raw("partitions")
+            if isinstance(amount, bool) or not isinstance(amount, int | float) or amount < 0:
+                cell.fail("partitions", f"expected a number >= 0, got {describe(amount)}")
+            traffic.append((cell.string("client_rack"), cell.string("partition_rack"), float(amount)))
+    summary = root.obj("summary").data
+    return ReportData(
+        source=source or "",
+        scenario=root.string("scenario"),
+        assignor=root.string("assignor"),
+        seed=root.integer("seed"),
+        protocol=root.string("protocol"),
+        start_ms=root.integer("start_ms"),
+        end_ms=root.integer("end_ms"),
+        summary=dict(summary),
+        rebalances=tuple(rebalances),
+        samples=tuple(samples),
+        final_metrics=final_metrics,
+        clients=tuple(clients),
+        rack_traffic=tuple(traffic),
+    )

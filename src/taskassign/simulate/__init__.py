@@ -1,0 +1,11 @@
+"""Rebalance simulation: replay events (joins, crashes, restarts, restores) and watch an assignor converge.
+
+``simulate(scenario, read_events(path), "high_availability")`` returns a SimulationResult; the
+convergence harness of Kafka's TaskAssignorConvergenceTest lives in ``convergence``.
+"""
+
+from taskassign.simulate.events import EventsFile, parse_events, read_events
+from taskassign.simulate.result import RebalanceRecord, SimulationResult
+from taskassign.simulate.runner import simulate
+
+__all__ = ("EventsFile", "RebalanceRecord", "SimulationResult", "parse_events", "read_events", "simulate")

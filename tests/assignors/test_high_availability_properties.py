@@ -1,0 +1,65 @@
+"""Properties of the high-availability assignor on random applications (assignor spec P1-P4, P11, P13)."""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+
+from taskassign.assignors.high_availability import assign_high_availability
+from taskassign.configs import UNBOUNDED_RECOVERY_LAG
+from taskassign.model import ApplicationState, AssignmentError, TaskAssignment
+from taskassign.validation import check_completeness, validate_task_assignment
+from tests.assignors.strategies import applications
+
+
+@pytest.fixture(autouse=True)
+def _quiet_shortfall_warnings(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.ERROR, logger="taskassign.standby")
+
+
+def check_properties(state: ApplicationState, result: TaskAssignment) -> None:
+    configs = state.configs
+    assert validate_task_assignment(state, result) is AssignmentError.NONE  # P1 (one active each), P2
+    report = check_completeness(state, result)
+    assert report.is_complete, report.lines()  # every task active; min(R, C-1) standbys per changelog task
+    holders: Counter[object] = Counter()
+    for assignment in result.assignments:
+        assert not set(assignment.active_tasks()) & set(assignment.standby_tasks())  # P3
+        holders.update(list(assignment.tasks))
+    wanted = min(len(state.clients), 1 + configs.num_standby_replicas)
+    extra = 0
+    for task in state.stateful_task_ids:  # P4: min(C, 1+R) holders, plus at most W warm-up copies in all
+        assert holders[task] >= wanted, task  # (two warm-ups can land on one task: an active and a standby move)
+        extra += holders[task] - wanted
+    assert extra <= configs.max_warmup_replicas
+    for task in state.task_ids:
+        if task not in state.stateful_task_ids:
+            assert holders[task] == 1  # P13: stateless tasks are active only
+    if configs.acceptable_recovery_lag == UNBOUNDED_RECOVERY_LAG:
+        assert not result.probing_rebalance_needed and extra == 0  # P11
+
+
+@settings(max_examples=150)
+@given(applications())
+def test_random_applications_get_valid_complete_assignments(state: ApplicationState) -> None:
+    result = assign_high_availability(state)
+    check_properties(state, result)
+    assert assign_high_availability(state) == result  # deterministic
+
+
+@settings(max_examples=150)
+@given(applications())
+def test_fast_pools_match_kafkas_heap_replayed_step_by_step(state: ApplicationState) -> None:
+    assert assign_high_availability(state) == assign_high_availability(state, java_heap=True)
+
+
+@pytest.mark.slow
+@settings(max_examples=3000)
+@given(applications(max_clients=40))
+def test_fast_pools_match_kafkas_heap_on_many_large_inputs(state: ApplicationState) -> None:
+    fast = assign_high_availability(state)
+    assert fast == assign_high_availability(state, java_heap=True)
+    check_properties(state, fast)

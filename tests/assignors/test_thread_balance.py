@@ -1,0 +1,77 @@
+"""balanceTasksOverThreads (assignor spec 4.4): Kafka's formula, and the pruned pair scan is exact."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from taskassign.assignors._client_state import ClientState
+from taskassign.assignors._thread_balance import balance_tasks_over_threads, should_move_a_task
+from taskassign.ids import ProcessId
+
+
+def clients_with(counts: list[int], capacities: list[int], standby: bool = False) -> list[ClientState]:
+    out, task = [], 0
+    for i, (count, capacity) in enumerate(zip(counts, capacities, strict=True)):
+        client = ClientState(i, ProcessId.of_ints(0, i + 1), capacity)
+        tasks = set(range(task, task + count))
+        task += count
+        (client.standby if standby else client.active).update(tasks)
+        out.append(client)
+    return out
+
+
+def test_should_move_examples_of_the_spec() -> None:
+    one, two = clients_with([2, 1], [1, 2])
+    assert should_move_a_task(one, two)  # skew 1.5, proposed 0
+    six, three = clients_with([5, 4], [6, 3])
+    assert should_move_a_task(three, six) and not should_move_a_task(six, three)
+    a, b = clients_with([3, 2], [1, 1])
+    assert not should_move_a_task(a, b)  # would only invert the imbalance
+    a, b = clients_with([3, 1], [1, 1])
+    assert should_move_a_task(a, b)
+
+
+def test_capacities_six_and_three_end_with_six_and_three() -> None:
+    clients = clients_with([5, 4], [6, 3])
+    balance_tasks_over_threads(clients, standby=False)
+    assert [len(c.active) for c in clients] == [6, 3]
+    assert clients[0].active == {0, 1, 2, 3, 4, 5}  # the 3-thread client gave its lowest task
+
+
+def _naive(clients: list[ClientState], standby: bool) -> None:
+    """Kafka's loop as written: every ordered pair, every pass."""
+    moved = True
+    while moved:
+        moved = False
+        for source in clients:
+            for destination in clients:
+                if destination is source:
+                    continue
+                own = source.standby if standby else source.active
+                for task in sorted(own):
+                    if not should_move_a_task(source, destination):
+                        break
+                    if not destination.has_assigned(task):
+                        own.remove(task)
+                        (destination.standby if standby else destination.active).add(task)
+                        moved = True
+
+
+@given(st.lists(st.tuples(st.integers(0, 12), st.integers(1, 4)), min_size=1, max_size=12), st.booleans())
+def test_pruned_scan_moves_exactly_like_kafkas_loop(spec: list[tuple[int, int]], standby: bool) -> None:
+    counts, capacities = [c for c, _ in spec], [k for _, k in spec]
+    fast, slow = clients_with(counts, capacities, standby), clients_with(counts, capacities, standby)
+    if standby:  # standbys balance around the actives: give everyone an active too
+        for group in (fast, slow):
+            for client in group:
+                client.active.add(1000 + client.index)
+    balance_tasks_over_threads(fast, standby)
+    _naive(slow, standby)
+    assert [(c.active, c.standby) for c in fast] == [(c.active, c.standby) for c in slow]
+
+
+def test_standby_balance_respects_the_movement_predicate() -> None:
+    clients = clients_with([4, 0, 0], [1, 1, 1], standby=True)
+    balance_tasks_over_threads(clients, standby=True, allowed=lambda s, d: d.index != 1)
+    assert [len(c.standby) for c in clients] == [2, 0, 2]

@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from taskassign.cli import app
+from tests.helpers import EXAMPLES_DIR
+from tests.simulate.assignors import DOUBLE_ACTIVE
+
+runner = CliRunner()
+SCENARIO = EXAMPLES_DIR / "scenarios" / "two-racks-one-standby.scenario.json"
+CUSTOM = f"{EXAMPLES_DIR / 'custom_assignor.py'}:StateWeightedStickyAssignor"
+
+
+def write_events(tmp_path: Path, *events: dict[str, object], **settings: object) -> Path:
+    path = tmp_path / "run.events.json"
+    path.write_text(json.dumps({"format": "taskassign/events/v1", **settings, "events": list(events)}))
+    return path
+
+
+JOIN = {"type": "join", "count": 1, "threads": 2, "rack": "rack-a", "tags": {"zone": "eu-west-1a"}}
+
+
+def test_simulate_prints_one_row_per_rebalance_and_a_summary(tmp_path: Path) -> None:
+    events = write_events(tmp_path, {"type": "advance", "ms": 60_000}, JOIN)
+    result = runner.invoke(app, ["simulate", str(SCENARIO), "--events", str(events), "-a", CUSTOM])
+    assert result.exit_code == 0, result.output
+    assert "initial" in result.output and "join" in result.output
+    # the example assignor moves tasks at both rebalances: each handover costs a revocation rebalance
+    assert "4 rebalances (initial 1, join 1, revocation 2); 0 probing; converged at +0:01:00" in result.output
+
+
+def test_out_writes_the_result_files_and_json_matches_them(tmp_path: Path) -> None:
+    events = write_events(tmp_path, {"type": "perturb", "count": 2}, seed=5)
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["simulate", str(SCENARIO), "-e", str(events), "-a", CUSTOM, "-o", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["final.assignment.json", "final.scenario.json",
+                                                     "rebalances.csv", "simulation.json"]
+    assert json.loads(result.stdout) == json.loads((out / "simulation.json").read_text())
+    rows = (out / "rebalances.csv").read_text().splitlines()
+    assert len(rows) == 1 + len(json.loads(result.stdout)["rebalances"])
+    final = runner.invoke(app, ["validate", str(out / "final.scenario.json"), str(out / "final.assignment.json")])
+    assert final.exit_code in (0, 1), final.output  # the final files are readable by the other commands
+
+
+def test_the_same_seed_prints_the_same_document_and_another_seed_may_differ(tmp_path: Path) -> None:
+    events = write_events(tmp_path, {"type": "perturb", "count": 3}, {"type": "advance", "ms": 120_000},
+                          {"type": "perturb", "count": 3})
+    runs = [runner.invoke(app, ["simulate", str(SCENARIO), "-e", str(events), "-a", CUSTOM, "--json",
+                                "--seed", str(seed)]).stdout for seed in (1, 1, 2)]
+    assert runs[0] == runs[1]
+    assert runs[0] != runs[2]
+
+
+def test_bad_events_exit_2_naming_the_path(tmp_path: Path) -> None:
+    events = write_events(tmp_path, {"type": "leave", "client": "00000000-0000-0000-0000-00000000dead"})
+    result = runner.invoke(app, ["simulate", str(SCENARIO), "-e", str(events), "-a", CUSTOM])
+    assert result.exit_code == 2
+    assert "$.events[0]" in result.output and "Traceback" not in result.output
+    typo = write_events(tmp_path, {"type": "advance", "ms": 1, "when": 3})
+    result = runner.invoke(app, ["simulate", str(SCENARIO), "-e", str(typo), "-a", CUSTOM])
+    assert result.exit_code == 2 and "unknown key 'when'" in result.output
+
+
+def test_an_invalid_assignment_exits_1(tmp_path: Path) -> None:
+    events = write_events(tmp_path)
+    result = runner.invoke(app, ["simulate", str(SCENARIO), "-e", str(events), "-a", DOUBLE_ACTIVE])
+    assert result.exit_code == 1
+    assert "ACTIVE_TASK_ASSIGNED_MULTIPLE_TIMES" in result.output and "stopped" in result.output
+
+
+def test_report_writes_the_page(tmp_path: Path) -> None:
+    events = write_events(tmp_path, JOIN)
+    out = tmp_path / "out"
+    simulated = runner.invoke(app, ["simulate", str(SCENARIO), "-e", str(events), "-a", CUSTOM, "-o", str(out)])
+    assert simulated.exit_code == 0, simulated.output
+    page = tmp_path / "report.html"
+    result = runner.invoke(app, ["report", str(out), "--out", str(page)])
+    assert result.exit_code == 0, result.output
+    assert page.read_text().count('src="data:image/png;base64,') == 4
+
+
+def test_report_of_something_else_exits_2(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["report", str(SCENARIO), "--out", str(tmp_path / "r.html")])
+    assert result.exit_code == 2 and "taskassign/simulation/v1" in result.output

@@ -1,0 +1,98 @@
+"""Issue item (1) inside Kafka's internal assignors: every call an assignor makes to the rack optimiser
+is re-run with both solvers on identical inputs. The default solver must reach Kafka's cost with the same
+per-client counts (and, for balance_subtopology, within the same per-subtopology caps); the assignor then
+carries on with Kafka's answer, so its final output must still equal Kafka's golden output.
+
+Covers every registered internal assignor that uses the optimiser (legacy_sticky now; high_availability
+as soon as it is registered) on their golden cases with a rack strategy and complete rack information.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from collections.abc import Set as AbstractSet
+from typing import Any
+
+import pytest
+
+from taskassign.ids import ProcessId, TaskId
+from taskassign.rack.balance_subtopology import groups_by_subtopology
+from taskassign.rack.internal import RackAwareTaskAssignor
+from tests.golden_parity import GoldenCase, golden_cases, internal_rack_info_complete, kafka_solver_overrides, run_case
+
+USERS = {"legacy_sticky": "legacy_sticky", "high_availability": "high_availability"}
+
+
+def _cases() -> list[Any]:
+    params = []
+    for assignor, folder in USERS.items():
+        for case in golden_cases(folder):
+            scenario = case.scenario()
+            if scenario.state.configs.rack_aware_assignment_strategy == "none":
+                continue
+            if not internal_rack_info_complete(scenario):
+                continue
+            params.append(pytest.param(assignor, case, id=f"{assignor}-{case.name}"))
+    return params
+
+
+Sets = Mapping[ProcessId, AbstractSet[TaskId]]
+
+
+def _counts(sets: Sets) -> dict[ProcessId, int]:
+    return {pid: len(tasks) for pid, tasks in sets.items()}
+
+
+def _caps_hold(optimiser: RackAwareTaskAssignor, tasks: list[TaskId], before: Sets, after: Sets) -> bool:
+    total = len(tasks)
+    chosen = set(tasks)
+    for group in groups_by_subtopology(optimiser._state.task_ids):
+        members = chosen.intersection(group)
+        for pid, held in after.items():
+            count = len(chosen & set(before[pid]))
+            cap = 0 if count == 0 else math.ceil(count * 1.0 / total * len(members))
+            if len(members & set(held)) > cap:
+                return False
+    return True
+
+
+@pytest.mark.parametrize(("assignor", "case"), _cases())
+def test_both_solvers_agree_on_every_optimiser_call_and_the_assignor_stays_exact(
+    assignor: str, case: GoldenCase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[str] = []
+    active_call: Callable[..., tuple[dict[ProcessId, set[TaskId]], int]] = RackAwareTaskAssignor.optimize_active_tasks
+    standby_call: Callable[..., tuple[dict[ProcessId, set[TaskId]], int]] = (
+        RackAwareTaskAssignor.optimize_standby_tasks)
+
+    def with_solver(optimiser: RackAwareTaskAssignor, solver: str, call: Callable[..., Any], *args: Any) -> Any:
+        chosen = optimiser._solver
+        optimiser._solver = solver  # type: ignore[assignment]
+        try:
+            return call(optimiser, *args)
+        finally:
+            optimiser._solver = chosen
+
+    def both_active(optimiser: RackAwareTaskAssignor, tasks: Any, active: Sets, *costs: int) -> Any:
+        exact = with_solver(optimiser, "kafka", active_call, tasks, active, *costs)
+        fast = with_solver(optimiser, "min_cost_flow", active_call, tasks, active, *costs)
+        assert fast[1] == exact[1], f"active cost {fast[1]} != Kafka's {exact[1]}"
+        assert _counts(fast[0]) == _counts(exact[0]) == _counts(active)
+        if optimiser._state.configs.rack_aware_assignment_strategy == "balance_subtopology":
+            assert _caps_hold(optimiser, list(tasks), active, fast[0])
+        calls.append("active")
+        return exact
+
+    def both_standby(optimiser: RackAwareTaskAssignor, active: Sets, standby: Sets, *rest: Any) -> Any:
+        exact = with_solver(optimiser, "kafka", standby_call, active, standby, *rest)
+        fast = with_solver(optimiser, "min_cost_flow", standby_call, active, standby, *rest)
+        assert fast[1] == exact[1], f"standby cost {fast[1]} != Kafka's {exact[1]}"
+        assert _counts(fast[0]) == _counts(exact[0])
+        calls.append("standby")
+        return exact
+
+    monkeypatch.setattr(RackAwareTaskAssignor, "optimize_active_tasks", both_active)
+    monkeypatch.setattr(RackAwareTaskAssignor, "optimize_standby_tasks", both_standby)
+    assert run_case(case, assignor, kafka_solver_overrides()) == []
+    assert calls, "the assignor never called the rack optimiser"
