@@ -12,6 +12,16 @@ def by_client(result: dict) -> dict[str, dict]:  # type: ignore[type-arg]
     return {c["process_id"]: c for c in result["clients"]}
 
 
+def test_high_availability_moves_tasks_and_measures_the_restore() -> None:
+    record = app_input(configs={"num.standby.replicas": "1"})
+    result = assign_application(record)  # type: ignore[arg-type]  # the registry default: high_availability
+    assert result["status"] == reasons.STATUS_ASSIGNED and result["assignor"] == "high_availability"
+    metrics = result["metrics"]
+    assert metrics is not None and metrics["unassigned_tasks"] == 0
+    restore = sum(c["records_to_restore"] or 0 for c in result["clients"])
+    assert restore == metrics["records_to_restore"]
+
+
 def test_assigned_application_matches_the_cli_code_path() -> None:
     record = app_input()
     result = assign_application(record, assignor_override="identity")  # type: ignore[arg-type]
@@ -28,17 +38,21 @@ def test_assigned_application_matches_the_cli_code_path() -> None:
         assert clients[pid]["followup_rebalance_deadline_ms"] == doc["followup_rebalance_deadline_ms"]
 
 
-def test_client_rows_carry_restore_cost_from_the_pipeline_lags() -> None:
+def test_client_and_consumer_rows_and_metrics() -> None:
     result = assign_application(app_input(), assignor_override="identity")  # type: ignore[arg-type]
     clients = by_client(result)  # type: ignore[arg-type]
-    # identity: A keeps 0_0 (-2: running) and 1_0 (stateless); B keeps 0_1 (-2) and standby 0_0 (lag 40).
-    assert clients[PID_A]["records_to_restore"] == 0
-    assert clients[PID_B]["records_to_restore"] == 40
+    # identity: nothing moves, so nothing is newly placed and nothing must be restored
+    assert clients[PID_A]["records_to_restore"] == 0 and clients[PID_A]["active_moves_in"] == 0
     assert clients[PID_A]["num_threads"] == 2
+    assert clients[PID_A]["state_load"] == 1  # one store on 0_0 (1_0 is stateless)
     metrics = result["metrics"]
     assert metrics is not None
     assert metrics["tasks"] == 3 and metrics["clients"] == 2 and metrics["threads"] == 3
-    assert metrics["records_to_restore"] == 40
+    assert metrics["active_moves"] == 0
+    consumers = {c["consumer_id"]: c for c in result["consumers"]}
+    assert set(consumers) == {"a-1", "a-2", "b-1"}
+    dealt = [t for c in ("a-1", "a-2") for t in consumers[c]["active_tasks"] + consumers[c]["withheld_tasks"]]
+    assert sorted(dealt) == ["0_0", "1_0"]  # a task another thread still owns waits, withheld (cooperative)
 
 
 def test_assignor_giving_up_keeps_the_previous_assignment_with_an_immediate_followup() -> None:

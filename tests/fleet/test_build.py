@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from taskassign.errors import ConfigError, UserInputError
+from taskassign.errors import ConfigError, TaskassignError, UserInputError
 from taskassign.fleet.build import build_scenario
 from taskassign.ids import ProcessId, TaskId
 from taskassign.scenario import Scenario, parse_scenario, scenario_to_dict
@@ -35,7 +35,6 @@ def test_builds_the_state_the_rows_describe() -> None:
     assert list(b.previous_standby_tasks) == [TaskId(0, 0)]
     assert b.lag_for(TaskId(0, 0)) == 40
     assert a.consumer_previous_tasks == {"a-1": {TaskId(0, 0), TaskId(1, 0)}}
-    assert built.reported_lags[ProcessId(PID_B)] == {TaskId(0, 1): -2, TaskId(0, 0): 40}
     assert built.scenario.raw_configs["num.standby.replicas"] == 1
     assert_round_trips(built.scenario)
 
@@ -62,6 +61,8 @@ def test_racks_tags_hosts_state_bytes_and_leader_round_trip() -> None:
 
 def test_unknown_end_offsets_and_kafka_compat() -> None:
     record = app_input(subtopologies=[block(0, 2, ends=[-3, -3]), block(1, 1, stateful=False)],
+                       clients=[client(PID_A, tasks=[reported(0, 0, "active", -2, -2)]),
+                                client(PID_B, tasks=[reported(0, 0, "standby", 60, -3)])],
                        end_offsets_known=False)
     scenario = build_scenario(record, kafka_compat=True).scenario  # type: ignore[arg-type]
     assert not scenario.state.lag_computation_successful
@@ -101,6 +102,12 @@ def test_grouper_shorter_source_topics_and_source_changelogs() -> None:
         ("other-in", True, False), ("table-in", False, True)]
     assert last.changelog_end_offset_sum == 0 and last.state_bytes is None
     assert first.changelog_partitions[0].rack_ids == {"r1"}
+
+
+def test_a_lag_that_differs_from_the_engines_is_a_bug() -> None:
+    record = app_input(clients=[client(PID_A, tasks=[reported(0, 0, "standby", 60, 41)])])
+    with pytest.raises(TaskassignError, match="differs from the engine's 40"):
+        build_scenario(record)  # type: ignore[arg-type]
 
 
 def test_reports_for_unknown_tasks_or_without_changelog_are_rejected() -> None:

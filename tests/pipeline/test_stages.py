@@ -43,7 +43,8 @@ def blocks(spark: Any) -> dict[tuple[Any, ...], dict[str, Any]]:
 
     partitions = spark.createDataFrame([
         *[tp("a", "in", p, ["r1"]) for p in range(3)], *[tp("a", "short", p) for p in range(2)],
-        tp("a", "a-cl", 0, ["r2"], 10, size=1), tp("a", "a-cl", 1, None, 20, size=2), tp("a", "a-cl", 2, [], 30, size=3),
+        tp("a", "a-cl", 0, ["r2"], 10, size=1), tp("a", "a-cl", 1, None, 20, size=2),
+        tp("a", "a-cl", 2, [], 30, size=3),
         tp("a", "tbl", 0, committed=5), tp("a", "tbl", 1), *[tp("a", "x", p) for p in range(2)],
         tp("b", "bin", 0), tp("b", "bin", 1), tp("b", "b-cl", 0, end=7),
         tp("c", "c-in", 0), tp("c", "cl1", 0, end=LONG_MAX - 10, size=LONG_MAX), tp("c", "cl2", 0, end=100, size=5),
@@ -130,15 +131,15 @@ def test_client_task_lags_merge_reports_like_kafkas_leader(spark: Any) -> None:
 
 
 def test_output_tables_and_fleet_metrics(spark: Any) -> None:
-    from taskassign.fleet.app_metrics import METRIC_COLUMNS
-    from taskassign.pipeline.schemas import APP_RESULT
+    from taskassign.pipeline.schemas import APP_RESULT, METRIC_COLUMNS
 
-    metrics = {m.name: 1 for m in METRIC_COLUMNS} | {"active_tasks_per_thread_spread": 0.5}
+    metrics = {name: 1 for name, _ in METRIC_COLUMNS} | {"active_load_skew": 0.5}
     client = {"process_id": "P", "rack": "r", "num_threads": 2, "active_tasks": ["0_0"], "standby_tasks": [],
-              "followup_rebalance_deadline_ms": None, "records_to_restore": 4, "unknown_lag_tasks": 0}
+              "followup_rebalance_deadline_ms": None, "records_to_restore": 4, "state_load": 1, "active_moves_in": 0}
     results = spark.createDataFrame([
         {"app_id": "a", "status": "ASSIGNED", "error": "NONE", "metrics": metrics, "clients": [client],
-         "consumers": [{"process_id": "P", "consumer_id": "P-1", "active_tasks": ["0_0"], "standby_tasks": []}]},
+         "consumers": [{"process_id": "P", "consumer_id": "P-1", "active_tasks": ["0_0"], "standby_tasks": [],
+                        "withheld_tasks": [], "followup_rebalance_deadline_ms": None}]},
         {"app_id": "b", "status": "KEPT_PREVIOUS", "error": "NONE", "metrics": {**metrics, "tasks": 3},
          "clients": [], "consumers": []},
     ], APP_RESULT)
@@ -151,6 +152,6 @@ def test_output_tables_and_fleet_metrics(spark: Any) -> None:
     assert apps["c",]["status"] == "REJECTED" and apps["c",]["tasks"] is None
     assert apps["b",]["tasks"] == 3
     fleet = _rows(stages.fleet_metrics(stages.app_metrics(results, earlier)), "metric")
-    assert [k[0] for k in fleet] == [m.name for m in METRIC_COLUMNS]
+    assert [k[0] for k in fleet] == [name for name, _ in METRIC_COLUMNS]
     assert fleet["tasks",]["apps"] == 2 and fleet["tasks",]["sum"] == 4.0 and fleet["tasks",]["max"] == 3.0
-    assert fleet["active_tasks_per_thread_spread",]["mean"] == 0.5
+    assert fleet["active_load_skew",]["mean"] == 0.5

@@ -20,7 +20,6 @@ from taskassign.assignors.base import BaseTaskAssignor
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, assignor_display_name, resolve_assignor_class
 from taskassign.configs import KAFKA_COMPAT, AssignmentConfigs
 from taskassign.errors import AssignorNotFoundError, ConfigError, TaskAssignmentException, UserInputError
-from taskassign.fleet.app_metrics import client_restore, compute_app_metrics
 from taskassign.fleet.build import AppInput, BuiltApplication, build_scenario
 from taskassign.fleet.reasons import (
     ASSIGNOR_FAILED,
@@ -34,6 +33,7 @@ from taskassign.fleet.reasons import (
     UNKNOWN_ASSIGNOR,
 )
 from taskassign.leader import RebalanceResult, rebalance
+from taskassign.metrics import AssignmentMetrics, compute_metrics
 from taskassign.model import ApplicationState, AssignmentError, TaskAssignment
 
 __all__ = (
@@ -54,8 +54,10 @@ class ClientResult(TypedDict):
     active_tasks: list[str]
     standby_tasks: list[str]
     followup_rebalance_deadline_ms: int | None
-    records_to_restore: int
-    unknown_lag_tasks: int
+    #: From taskassign.metrics' per-client metrics (None when the assignment could not be measured).
+    records_to_restore: int | None
+    state_load: int | None
+    active_moves_in: int | None
 
 
 class ConsumerResult(TypedDict):
@@ -63,6 +65,8 @@ class ConsumerResult(TypedDict):
     consumer_id: str
     active_tasks: list[str]
     standby_tasks: list[str]
+    withheld_tasks: list[str]
+    followup_rebalance_deadline_ms: int | None
 
 
 class AppResult(TypedDict):
@@ -195,21 +199,33 @@ def _fill(result: AppResult, built: BuiltApplication, outcome: RebalanceResult) 
         result["reason"] = f"the assignment failed Kafka's validation: {outcome.error.name}"
     else:
         result["status"] = STATUS_ASSIGNED
-    result["metrics"] = compute_app_metrics(state, outcome.group, outcome.completeness, built.reported_lags)
+    measured = _measure(built, outcome)
+    result["metrics"] = measured.to_dict() if measured is not None else None
+    per_client = {m.process_id: m for m in measured.client_metrics} if measured is not None else {}
     clients: list[ClientResult] = []
     for pid, assignment in outcome.group.clients.items():
         client = state.clients[pid]
-        active, standby = assignment.active_tasks(), assignment.standby_tasks()
-        restore, unknown = client_restore(state, pid, tuple(active) + tuple(standby),
-                                          built.reported_lags.get(pid, {}))
+        detail = per_client.get(pid)
         clients.append(ClientResult(
             process_id=str(pid), rack=client.rack_id, num_threads=client.num_processing_threads,
-            active_tasks=[str(t) for t in active], standby_tasks=[str(t) for t in standby],
+            active_tasks=[str(t) for t in assignment.active_tasks()],
+            standby_tasks=[str(t) for t in assignment.standby_tasks()],
             followup_rebalance_deadline_ms=assignment.followup_rebalance_deadline,
-            records_to_restore=restore, unknown_lag_tasks=unknown,
+            records_to_restore=detail.records_to_restore if detail else None,
+            state_load=detail.state_load if detail else None,
+            active_moves_in=detail.active_moves_in if detail else None,
         ))
     result["clients"] = clients
     result["consumers"] = _consumers(outcome)
+
+
+def _measure(built: BuiltApplication, outcome: RebalanceResult) -> AssignmentMetrics | None:
+    """taskassign.metrics of the leader's group assignment; None for an assignment that names clients or
+    tasks the application does not have (an invalid assignment cannot be measured)."""
+    try:
+        return compute_metrics(built.scenario.state, outcome.group)
+    except UserInputError:
+        return None
 
 
 def _consumers(outcome: RebalanceResult) -> list[ConsumerResult]:
@@ -223,5 +239,7 @@ def _consumers(outcome: RebalanceResult) -> list[ConsumerResult]:
             rows.append(ConsumerResult(
                 process_id=str(pid), consumer_id=consumer,
                 active_tasks=[str(t) for t in share.active], standby_tasks=[str(t) for t in share.standby],
+                withheld_tasks=[str(t) for t in share.withheld],
+                followup_rebalance_deadline_ms=share.followup_rebalance_deadline,
             ))
     return rows

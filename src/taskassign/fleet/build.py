@@ -18,7 +18,7 @@ from typing import TypedDict
 
 from taskassign._sortedset import SortedFrozenSet
 from taskassign.configs import KAFKA_COMPAT, AssignmentConfigs
-from taskassign.errors import ProcessIdFormatError, UserInputError
+from taskassign.errors import ProcessIdFormatError, TaskassignError, UserInputError
 from taskassign.fleet.tables import OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import (
@@ -28,6 +28,7 @@ from taskassign.model import (
     KafkaStreamsState,
     TaskInfo,
     TaskTopicPartition,
+    compute_lag,
 )
 from taskassign.scenario import Scenario
 
@@ -98,10 +99,9 @@ class AppInput(TypedDict, total=False):
 
 @dataclass(frozen=True, slots=True)
 class BuiltApplication:
-    """The Scenario plus the lags the pipeline computed, keyed by client then task (reported tasks only)."""
+    """The Scenario of one application (room for more of what the pipeline knows about it)."""
 
     scenario: Scenario
-    reported_lags: Mapping[ProcessId, Mapping[TaskId, int]]
 
 
 def build_scenario(app: AppInput, *, kafka_compat: bool = False) -> BuiltApplication:
@@ -118,7 +118,7 @@ def build_scenario(app: AppInput, *, kafka_compat: bool = False) -> BuiltApplica
         raise UserInputError(f"application {app_id!r} has no tasks (no usable subtopology)")
     if not app.get("clients"):
         raise UserInputError(f"application {app_id!r} has no members: a rebalance needs at least one")
-    clients, lags = _clients(app["clients"], tasks, configs)
+    clients = _clients(app["clients"], tasks, configs)
     leader = None
     leader_text = app.get("leader_process_id")
     if leader_text is not None:
@@ -129,7 +129,7 @@ def build_scenario(app: AppInput, *, kafka_compat: bool = False) -> BuiltApplica
     scenario = Scenario(
         name=app_id, state=state, raw_configs=MappingProxyType(configs.to_properties()), leader=leader
     )
-    return BuiltApplication(scenario, MappingProxyType(lags))
+    return BuiltApplication(scenario)
 
 
 def _pid(text: str) -> ProcessId:
@@ -182,9 +182,10 @@ def _tasks(blocks: Sequence[SubtopologyInput]) -> dict[TaskId, TaskInfo]:
 
 def _clients(
     rows: Sequence[ClientInput], tasks: Mapping[TaskId, TaskInfo], configs: AssignmentConfigs
-) -> tuple[dict[ProcessId, KafkaStreamsState], dict[ProcessId, Mapping[TaskId, int]]]:
+) -> dict[ProcessId, KafkaStreamsState]:
+    """Every client with its merged reports. The lag the pipeline's lag stage computed for each reported
+    task must be the engine's own (``compute_lag``): a difference is a bug, never an input error."""
     clients: dict[ProcessId, KafkaStreamsState] = {}
-    all_lags: dict[ProcessId, Mapping[TaskId, int]] = {}
     for row in rows:
         pid = _pid(row["process_id"])
         if pid in clients:
@@ -199,7 +200,6 @@ def _clients(
         active: list[TaskId] = []
         standby: list[TaskId] = []
         offsets: dict[TaskId, int] = {}
-        lags: dict[TaskId, int] = {}
         by_consumer: dict[str, list[TaskId]] = {}
         for t in row["tasks"] or ():
             tid = TaskId(t["subtopology"], t["partition"])
@@ -219,8 +219,10 @@ def _clients(
                 if offset < 0 and offset not in (LATEST_OFFSET, UNKNOWN_OFFSET_SUM):
                     raise UserInputError(f"client {pid}: offset sum {offset} of task {tid} is invalid")
                 offsets[tid] = offset
-                if t["lag"] is not None:
-                    lags[tid] = t["lag"]
+                expected = compute_lag(tasks[tid].changelog_end_offset_sum, offset)
+                if t["lag"] != expected:
+                    raise TaskassignError(f"client {pid}, task {tid}: the pipeline's lag {t['lag']} differs from "
+                                          f"the engine's {expected}")
             for consumer in t["consumers"]:
                 by_consumer.setdefault(consumer, []).append(tid)
         unknown = sorted(set(by_consumer) - set(consumers))
@@ -237,5 +239,4 @@ def _clients(
             rack_id=row["rack"],
             consumer_previous_tasks={c: SortedFrozenSet(ts) for c, ts in by_consumer.items()},
         )
-        all_lags[pid] = MappingProxyType(lags)
-    return clients, all_lags
+    return clients

@@ -25,8 +25,8 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from taskassign.fleet.app_metrics import METRIC_COLUMNS
 from taskassign.fleet.tables import INPUT_TABLES, TableSpec
+from taskassign.metrics import metric_fields
 
 __all__ = (
     "APP_INPUT",
@@ -37,6 +37,7 @@ __all__ = (
     "ERRORS",
     "FLEET_METRICS",
     "INPUT_SCHEMAS",
+    "METRIC_COLUMNS",
     "OUTPUT_SCHEMAS",
     "SOURCE_ROWS",
     "spark_type",
@@ -100,14 +101,18 @@ APP_INPUT = _struct(
     ("source_rows", SOURCE_ROWS),
 )
 
-METRICS = _struct(*((m.name, spark_type(m.type)) for m in METRIC_COLUMNS))
+#: taskassign.metrics' summary metrics, one column each (int -> long, float -> double).
+METRIC_COLUMNS: tuple[tuple[str, DataType], ...] = tuple(
+    (m.name, DoubleType() if m.type is float else LongType()) for m in metric_fields())
+METRICS = _struct(*METRIC_COLUMNS)
 _CLIENT_RESULT = _struct(
     ("process_id", StringType()), ("rack", StringType()), ("num_threads", IntegerType()),
     ("active_tasks", _STRINGS), ("standby_tasks", _STRINGS), ("followup_rebalance_deadline_ms", LongType()),
-    ("records_to_restore", LongType()), ("unknown_lag_tasks", IntegerType()),
+    ("records_to_restore", LongType()), ("state_load", LongType()), ("active_moves_in", IntegerType()),
 )
 _CONSUMER_RESULT = _struct(("process_id", StringType()), ("consumer_id", StringType()),
-                           ("active_tasks", _STRINGS), ("standby_tasks", _STRINGS))
+                           ("active_tasks", _STRINGS), ("standby_tasks", _STRINGS), ("withheld_tasks", _STRINGS),
+                           ("followup_rebalance_deadline_ms", LongType()))
 
 #: What the engine returns per application (taskassign.fleet.application.AppResult).
 APP_RESULT = _struct(
@@ -122,16 +127,17 @@ CLIENT_ASSIGNMENTS = _struct(
     ("app_id", StringType()), ("process_id", StringType()), ("status", StringType()), ("rack", StringType()),
     ("num_threads", IntegerType()), ("num_active", IntegerType()), ("num_standby", IntegerType()),
     ("active_tasks", _STRINGS), ("standby_tasks", _STRINGS), ("followup_rebalance_deadline_ms", LongType()),
-    ("records_to_restore", LongType()), ("unknown_lag_tasks", IntegerType()),
+    ("records_to_restore", LongType()), ("state_load", LongType()), ("active_moves_in", IntegerType()),
 )
 CONSUMER_ASSIGNMENTS = _struct(
     ("app_id", StringType()), ("process_id", StringType()), ("consumer_id", StringType()),
-    ("active_tasks", _STRINGS), ("standby_tasks", _STRINGS),
+    ("active_tasks", _STRINGS), ("standby_tasks", _STRINGS), ("withheld_tasks", _STRINGS),
+    ("followup_rebalance_deadline_ms", LongType()),
 )
 APP_METRICS = _struct(
     ("app_id", StringType()), ("status", StringType()), ("reason_code", StringType()), ("reason", StringType()),
     ("assignor", StringType()), ("error", StringType()), ("probing_rebalance_needed", BooleanType()),
-    ("end_offsets_known", BooleanType()), *((m.name, spark_type(m.type)) for m in METRIC_COLUMNS),
+    ("end_offsets_known", BooleanType()), *METRIC_COLUMNS,
 )
 FLEET_METRICS = _struct(
     ("metric", StringType()), ("apps", LongType()), ("sum", DoubleType()), ("mean", DoubleType()),

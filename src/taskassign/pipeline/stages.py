@@ -32,11 +32,10 @@ from pyspark.sql.types import (
 )
 
 from taskassign.fleet import reasons
-from taskassign.fleet.app_metrics import METRIC_COLUMNS
 from taskassign.fleet.tables import INPUT_TABLES, OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
 from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM
 from taskassign.pipeline import engine_udf
-from taskassign.pipeline.schemas import APP_INPUT, APP_RESULT
+from taskassign.pipeline.schemas import APP_INPUT, APP_RESULT, METRIC_COLUMNS
 from taskassign.pipeline.validate import usable
 
 __all__ = (
@@ -338,8 +337,8 @@ def client_assignments(results: DataFrame) -> DataFrame:
                     F.size(c["standby_tasks"]).alias("num_standby"), c["active_tasks"].alias("active_tasks"),
                     c["standby_tasks"].alias("standby_tasks"),
                     c["followup_rebalance_deadline_ms"].alias("followup_rebalance_deadline_ms"),
-                    c["records_to_restore"].alias("records_to_restore"),
-                    c["unknown_lag_tasks"].alias("unknown_lag_tasks")))
+                    c["records_to_restore"].alias("records_to_restore"), c["state_load"].alias("state_load"),
+                    c["active_moves_in"].alias("active_moves_in")))
 
 
 def consumer_assignments(results: DataFrame) -> DataFrame:
@@ -347,13 +346,15 @@ def consumer_assignments(results: DataFrame) -> DataFrame:
     c = F.col("c")
     return (results.select("app_id", F.explode("consumers").alias("c"))
             .select("app_id", c["process_id"].alias("process_id"), c["consumer_id"].alias("consumer_id"),
-                    c["active_tasks"].alias("active_tasks"), c["standby_tasks"].alias("standby_tasks")))
+                    c["active_tasks"].alias("active_tasks"), c["standby_tasks"].alias("standby_tasks"),
+                    c["withheld_tasks"].alias("withheld_tasks"),
+                    c["followup_rebalance_deadline_ms"].alias("followup_rebalance_deadline_ms")))
 
 
 def app_metrics(results: DataFrame, rejected_before_engine: DataFrame) -> DataFrame:
     """One row per application id: status, outcome and metrics; applications rejected before reaching
     the engine are there too (status REJECTED, metrics null)."""
-    metric_columns = [F.col("metrics")[m.name].alias(m.name) for m in METRIC_COLUMNS]
+    metric_columns = [F.col("metrics")[name].alias(name) for name, _ in METRIC_COLUMNS]
     engine = results.select("app_id", "status", "reason_code", "reason", "assignor", "error",
                             "probing_rebalance_needed", "end_offsets_known", *metric_columns)
     earlier = rejected_before_engine.select(
@@ -361,17 +362,18 @@ def app_metrics(results: DataFrame, rejected_before_engine: DataFrame) -> DataFr
         *[F.lit(None).cast(t).alias(n) for n, t in (("assignor", "string"), ("error", "string"),
                                                      ("probing_rebalance_needed", "boolean"),
                                                      ("end_offsets_known", "boolean"))],
-        *[F.lit(None).cast(m.type).alias(m.name) for m in METRIC_COLUMNS])
+        *[F.lit(None).cast(dtype).alias(name) for name, dtype in METRIC_COLUMNS])
     return engine.unionByName(earlier)
 
 
 def fleet_metrics(metrics: DataFrame) -> DataFrame:
     """Each metric summarised over the applications the engine assigned: count, sum, mean, min,
     median, 95th percentile and max."""
+    names = [name for name, _ in METRIC_COLUMNS]
     ran = metrics.where(F.col("status") != reasons.STATUS_REJECTED).select(
-        "app_id", *[F.col(m.name).cast("double").alias(m.name) for m in METRIC_COLUMNS])
-    long = ran.unpivot("app_id", [m.name for m in METRIC_COLUMNS], "metric", "value")
-    order = {m.name: i for i, m in enumerate(METRIC_COLUMNS)}
+        "app_id", *[F.col(name).cast("double").alias(name) for name in names])
+    long = ran.unpivot("app_id", tuple(names), "metric", "value")
+    order = {name: i for i, name in enumerate(names)}
     position = F.create_map(*[x for name, i in order.items() for x in (F.lit(name), F.lit(i))])
     return (long.groupBy("metric").agg(
         F.count("value").alias("apps"), F.sum("value").alias("sum"), F.avg("value").alias("mean"),
