@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from taskassign.errors import UserInputError
-from taskassign.fleet.tables import INPUT_TABLES
-from taskassign.pipeline.read import MALFORMED, SOURCE_ROW, read_snapshot
+from taskassign.fleet.tables import APPLICATIONS, INPUT_TABLES
+from taskassign.pipeline.read import MALFORMED, SOURCE_ROW, read_snapshot, source_row
 from tests.pipeline.conftest import base_rows, write_snapshot
 
 pytestmark = pytest.mark.spark
@@ -31,12 +31,17 @@ def test_every_format_reads_the_same_typed_rows(spark: Any, tmp_path: Path) -> N
         assert all(r[MALFORMED] is None for r in parquet)
 
 
-def test_source_row_is_the_row_as_read(spark: Any, tmp_path: Path) -> None:
+def test_source_row_is_the_raw_row_when_unreadable_else_the_typed_row(spark: Any, tmp_path: Path) -> None:
     directory = write_snapshot(tmp_path, base_rows(), "csv")
-    row = typed_rows(spark, directory, "applications")[0]
-    assert json.loads(row[SOURCE_ROW]) == {"app_id": "orders-app", "assignor": None,
-                                           "configs": '{"num.standby.replicas": "1"}', "now_ms": "1000",
-                                           "leader_process_id": None}
+    path = directory / "applications.csv"
+    path.write_text(path.read_text() + '"broken-app",,,soon,\n')
+    df = read_snapshot(spark, directory)["applications"].df
+    shown = {r["app_id"]: json.loads(r["row"]) for r in df.select("app_id", source_row(APPLICATIONS).alias("row"))
+             .collect()}
+    assert shown["orders-app"] == {"app_id": "orders-app", "assignor": None, "configs": {"num.standby.replicas": "1"},
+                                   "now_ms": 1000, "leader_process_id": None}
+    assert shown["broken-app"] == {"app_id": "broken-app", "assignor": None, "configs": None, "now_ms": "soon",
+                                   "leader_process_id": None}
 
 
 def test_malformed_csv_lines_and_cells(spark: Any, tmp_path: Path) -> None:
