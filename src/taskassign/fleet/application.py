@@ -229,7 +229,8 @@ def _measure(built: BuiltApplication, outcome: RebalanceResult) -> AssignmentMet
 
 
 def _consumers(outcome: RebalanceResult) -> list[ConsumerResult]:
-    """Each consumer's share, when the leader distributed the tasks over threads (spec 5)."""
+    """Each consumer's share, when the leader distributed the tasks over threads (spec 5); task lists in
+    TaskId order, as in assignment files."""
     per_client: Mapping[Any, Mapping[str, Any]] | None = outcome.group.consumers
     if per_client is None:
         return []
@@ -238,8 +239,9 @@ def _consumers(outcome: RebalanceResult) -> list[ConsumerResult]:
         for consumer, share in consumers.items():
             rows.append(ConsumerResult(
                 process_id=str(pid), consumer_id=consumer,
-                active_tasks=[str(t) for t in share.active], standby_tasks=[str(t) for t in share.standby],
-                withheld_tasks=[str(t) for t in share.withheld],
+                active_tasks=[str(t) for t in sorted(share.active)],
+                standby_tasks=[str(t) for t in sorted(share.standby)],
+                withheld_tasks=[str(t) for t in sorted(share.withheld)],
                 followup_rebalance_deadline_ms=share.followup_rebalance_deadline,
             ))
     return rows

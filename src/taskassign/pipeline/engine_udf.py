@@ -14,6 +14,7 @@ Each factory returns a plain function closed over the run's options; cloudpickle
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -90,6 +91,9 @@ def application_assigner(
     arrow_schema = to_arrow_schema(schema)
 
     def assign(batches: ArrowBatches) -> ArrowBatches:
+        # Assignors log Kafka's warnings (e.g. too few clients for the standbys); over a fleet they would
+        # flood the driver's terminal. What matters per application is in the results.
+        logging.getLogger("taskassign").setLevel(logging.ERROR)
         for batch in batches:
             results = [assign_application(app, assignor_override=assignor_override, kafka_compat=kafka_compat)
                        for app in batch.to_pylist()]

@@ -66,9 +66,11 @@ class OutputDirectory:
         """Where table ``name`` is written during the run."""
         return str(self.staging / name)
 
-    def commit(self, manifest: dict[str, Any]) -> Path:
-        """Write the manifest into the staging directory, then swap it in as the output."""
-        dump_json({**manifest, "format": MANIFEST_FORMAT, "complete": True}, self.staging / MANIFEST_FILE)
+    def commit(self, manifest: dict[str, Any]) -> tuple[Path, dict[str, Any]]:
+        """Write the manifest into the staging directory, then swap it in as the output; returns the
+        output directory and the manifest as written."""
+        written = {"format": MANIFEST_FORMAT, "complete": True, **manifest}
+        dump_json(written, self.staging / MANIFEST_FILE)
         old = None
         if self.final.exists():
             old = self.final.parent / f".{self.final.name}.old-{self.staging.name.rsplit('-', 1)[1]}"
@@ -76,7 +78,7 @@ class OutputDirectory:
         os.rename(self.staging, self.final)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
-        return self.final
+        return self.final, written
 
     def abandon(self) -> None:
         """Remove the staging directory of a failed run (the previous output stays as it was)."""

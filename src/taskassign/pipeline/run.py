@@ -10,7 +10,7 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,10 +19,10 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-import taskassign
 from taskassign.fleet import reasons
 from taskassign.fleet.tables import APPLICATIONS, INPUT_TABLES
 from taskassign.pipeline import stages
+from taskassign.pipeline.manifest import build_manifest
 from taskassign.pipeline.output import OutputDirectory
 from taskassign.pipeline.read import SnapshotTable, read_snapshot, source_row
 from taskassign.pipeline.schemas import ERRORS
@@ -45,10 +45,21 @@ from taskassign.pipeline.validate import (
     with_rules,
 )
 
-__all__ = ("PipelineOptions", "PipelineResult", "Plan", "plan", "release", "run_pipeline")
+__all__ = (
+    "PipelineOptions",
+    "PipelineResult",
+    "Plan",
+    "buckets_for",
+    "count_rows",
+    "plan",
+    "release",
+    "run_pipeline",
+)
 
 #: The engine's raw per-application results, kept in the staging directory until the commit.
 RESULTS = "_results"
+#: Applications per engine call (bucket) before the run uses more buckets.
+APPS_PER_BUCKET = 16
 STEPS = ("read snapshot", "check and derive", "assign applications", "write errors",
          "write assignments and metrics", "commit")
 
@@ -181,6 +192,32 @@ def errors(checked: Mapping[str, DataFrame], results: DataFrame) -> DataFrame:
     return union.select(*[f.name for f in ERRORS.fields])
 
 
+def count_rows(tables: Mapping[str, SnapshotTable]) -> dict[str, int]:
+    """Rows of every input table as read, in one Spark job."""
+    counts: DataFrame | None = None
+    for name, t in tables.items():
+        part = t.df.select(F.lit(name).alias("table"))
+        counts = part if counts is None else counts.unionByName(part)
+    assert counts is not None
+    found = {row["table"]: row["count"] for row in counts.groupBy("table").count().collect()}
+    return {name: int(found.get(name, 0)) for name in tables}
+
+
+def buckets_for(spark: Any, options: PipelineOptions, applications: int) -> int:
+    """Engine calls: one per ``APPS_PER_BUCKET`` applications, at most the session's default (4 per core
+    locally), so a small fleet is not spread over many near-empty tasks."""
+    if options.buckets:
+        return options.buckets
+    most = int(spark.conf.get(BUCKETS_CONF, "8") or 8)
+    return max(1, min(most, -(-applications // APPS_PER_BUCKET)))
+
+
+def _write(df: DataFrame, path: str, *order: str) -> None:
+    """One sorted Parquet file: same input, same rows in the same order (no ``order``: ``df`` is ordered)."""
+    single = df.repartition(1).sortWithinPartitions(*order) if order else df.coalesce(1)
+    single.write.mode("overwrite").parquet(path)
+
+
 def run_pipeline(
     spark: Any, options: PipelineOptions, progress: Callable[[str], None] | None = None
 ) -> PipelineResult:
@@ -205,86 +242,44 @@ def run_pipeline(
     try:
         step(STEPS[0])
         tables = read_snapshot(spark, options.input_dir)
-        rows_in = {name: t.df.count() for name, t in tables.items()}
+        rows_in = count_rows(tables)
+        buckets = buckets_for(spark, options, rows_in["applications"])
         step(STEPS[1])
-        the_plan = plan(spark, options, tables)
+        the_plan = plan(spark, replace(options, buckets=buckets), tables)
         step(STEPS[2])
         stages.assign_applications(the_plan.inputs, options.assignor, options.kafka_compat).write.mode(
             "overwrite").parquet(output.table(RESULTS))
         results = spark.read.parquet(output.table(RESULTS))
         step(STEPS[3])
-        errors(the_plan.checked, results).orderBy("table", "app_id", "reason_code", "source_row").write.mode(
-            "overwrite").parquet(output.table("errors"))
+        _write(errors(the_plan.checked, results), output.table("errors"), "table", "app_id", "reason_code",
+               "source_row")
         step(STEPS[4])
         metrics = stages.app_metrics(results, the_plan.rejected_apps)
-        writes: dict[str, DataFrame] = {
-            "client_assignments": stages.client_assignments(results).orderBy("app_id", "process_id"),
-            "consumer_assignments": stages.consumer_assignments(results).orderBy("app_id", "process_id",
-                                                                                 "consumer_id"),
-            "app_metrics": metrics.orderBy("app_id"),
-            "fleet_metrics": stages.fleet_metrics(metrics),
-        }
-        for name, df in writes.items():
-            df.write.mode("overwrite").parquet(output.table(name))
+        _write(stages.client_assignments(results), output.table("client_assignments"), "app_id", "process_id")
+        _write(stages.consumer_assignments(results), output.table("consumer_assignments"), "app_id", "process_id",
+               "consumer_id")
+        _write(metrics, output.table("app_metrics"), "app_id")
+        _write(stages.fleet_metrics(metrics), output.table("fleet_metrics"))
         step(STEPS[5])
-        manifest = _manifest(spark, options, output, tables, rows_in, started_at)
+        header = {
+            "spark_version": spark.version,
+            "started_at": started_at,
+            "input": {
+                "directory": str(Path(options.input_dir).absolute()),
+                "tables": {n: {"path": t.path, "format": t.format} for n, t in tables.items()},
+            },
+            "options": {"assignor": options.assignor, "kafka_compat": options.kafka_compat, "buckets": buckets},
+        }
+        manifest = build_manifest(output.staging, RESULTS, rows_in, header)
         shutil.rmtree(output.table(RESULTS), ignore_errors=True)
         step(None)
         manifest["timings"]["steps"] = timings
         manifest["timings"]["total_seconds"] = round(time.perf_counter() - started, 3)
-        final = output.commit(manifest)
-        return PipelineResult(final, manifest)
+        final, committed = output.commit(manifest)
+        return PipelineResult(final, committed)
     except BaseException:
         output.abandon()
         raise
     finally:
         if the_plan is not None:
             release(the_plan)
-
-
-def _manifest(
-    spark: Any, options: PipelineOptions, output: OutputDirectory, tables: Mapping[str, SnapshotTable],
-    rows_in: Mapping[str, int], started_at: str,
-) -> dict[str, Any]:
-    """Counts that reconcile (rows in = used + rejected, per table), outcomes, outputs, engine time."""
-    results = spark.read.parquet(output.table(RESULTS))
-    errors_df = spark.read.parquet(output.table("errors"))
-    ran = results.where(F.col("status") != reasons.STATUS_REJECTED)
-    used_row = ran.select(*[F.sum(F.col("source_rows")[n]).alias(n) for n in INPUT_TABLES]).first()
-    time_row = results.select(*[F.sum(c).alias(c) for c in ("build_seconds", "engine_seconds",
-                                                            "metrics_seconds")]).first()
-    rejected_counts = dict(errors_df.where(F.col("effect") == reasons.EFFECT_REJECTED)
-                           .groupBy("table").count().collect())
-    by_reason: dict[str, dict[str, int]] = {reasons.EFFECT_REJECTED: {}, reasons.EFFECT_FLAGGED: {}}
-    for row in errors_df.groupBy("effect", "reason_code").count().collect():
-        by_reason[row["effect"]][row["reason_code"]] = row["count"]
-    app_metrics = spark.read.parquet(output.table("app_metrics"))
-    statuses = {row["status"]: row["count"] for row in app_metrics.groupBy("status").count().collect()}
-    rows: dict[str, dict[str, int]] = {}
-    for name in INPUT_TABLES:
-        used = int((used_row[name] if used_row is not None else 0) or 0)
-        rows[name] = {"in": rows_in[name], "used": used, "rejected": int(rejected_counts.get(name, 0))}
-    outputs = {name: {"path": name, "rows": spark.read.parquet(output.table(name)).count()}
-               for name in ("client_assignments", "consumer_assignments", "app_metrics", "fleet_metrics",
-                            "errors")}
-    return {
-        "taskassign_version": taskassign.__version__,
-        "spark_version": spark.version,
-        "started_at": started_at,
-        "input": {
-            "directory": str(Path(options.input_dir).absolute()),
-            "tables": {n: {"path": t.path, "format": t.format} for n, t in tables.items()},
-        },
-        "options": {"assignor": options.assignor, "kafka_compat": options.kafka_compat,
-                    "buckets": options.buckets},
-        "rows": rows,
-        "reconciled": all(r["in"] == r["used"] + r["rejected"] for r in rows.values()),
-        "applications": {"total": sum(statuses.values()), "by_status": dict(sorted(statuses.items()))},
-        "errors": {effect: dict(sorted(codes.items())) for effect, codes in by_reason.items()},
-        "outputs": outputs,
-        "timings": {
-            "engine_seconds": round(float((time_row[1] if time_row else 0) or 0), 3),
-            "build_seconds": round(float((time_row[0] if time_row else 0) or 0), 3),
-            "metrics_seconds": round(float((time_row[2] if time_row else 0) or 0), 3),
-        },
-    }
