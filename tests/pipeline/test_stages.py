@@ -131,9 +131,9 @@ def test_client_task_lags_merge_reports_like_kafkas_leader(spark: Any) -> None:
 
 
 def test_output_tables_and_fleet_metrics(spark: Any) -> None:
-    from taskassign.pipeline.schemas import APP_RESULT, METRIC_COLUMNS
-
     from pyspark.sql.types import DoubleType
+
+    from taskassign.pipeline.schemas import APP_RESULT, METRIC_COLUMNS
 
     metrics = {name: 1.0 if isinstance(t, DoubleType) else 1 for name, t in METRIC_COLUMNS} | {"active_load_skew": 0.5}
     client = {"process_id": "P", "rack": "r", "num_threads": 2, "active_tasks": ["0_0"], "standby_tasks": [],
