@@ -119,6 +119,7 @@ def test_every_assignment_equals_taskassign_assign_on_the_exported_scenario(
     assert exported[rejected].scenario is None and "INVALID_CONFIG" in (exported[rejected].rejection or "")
 
 
+@pytest.mark.slow
 def test_export_scenario_command_writes_a_file_assign_reads(fleet_output: tuple[Path, str], tmp_path: Path) -> None:
     output, _ = fleet_output
     app_id = sorted(r["app_id"] for r in table(output, "app_metrics") if r["status"] == "ASSIGNED")[0]
@@ -137,6 +138,7 @@ def test_export_scenario_command_writes_a_file_assign_reads(fleet_output: tuple[
     assert missing.exit_code == 2 and "not in the applications table" in missing.output
 
 
+@pytest.mark.slow
 def test_rerunning_into_the_same_output_is_idempotent(spark: Any, fleet_output: tuple[Path, str]) -> None:
     output, _ = fleet_output
     before = {name: table(output, name) for name in TABLES}
@@ -149,6 +151,7 @@ def test_rerunning_into_the_same_output_is_idempotent(spark: Any, fleet_output: 
     assert not list(output.parent.glob(f".{output.name}.*"))
 
 
+@pytest.mark.slow
 def test_a_run_that_dies_leaves_the_previous_output_untouched(
     spark: Any, fleet_output: tuple[Path, str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
