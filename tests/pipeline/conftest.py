@@ -19,6 +19,23 @@ PID_1 = "00000000-0000-0000-0000-000000000001"
 PID_2 = "00000000-0000-0000-0000-000000000002"
 
 
+EXAMPLE_FLEET = Path(__file__).resolve().parents[2] / "examples" / "fleet"
+
+
+@pytest.fixture(scope="session")
+def example_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The shipped example fleet through ``taskassign pipeline run`` (the quickstart's command) on the
+    test session: (output directory, what the command printed)."""
+    from typer.testing import CliRunner
+
+    from taskassign.cli import app
+
+    output = tmp_path_factory.mktemp("example-run") / "fleet-out"
+    result = CliRunner().invoke(app, ["pipeline", "run", "--input", str(EXAMPLE_FLEET), "--output", str(output)])
+    assert result.exit_code == 0, result.output
+    return output, result.stdout
+
+
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
     from taskassign.pipeline.session import build_session

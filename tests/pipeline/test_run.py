@@ -4,6 +4,7 @@ idempotent re-runs, crash safety."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +22,11 @@ from taskassign.pipeline.output import MANIFEST_FILE, read_manifest
 from taskassign.pipeline.run import PipelineOptions, run_pipeline
 from taskassign.scenario import parse_scenario, read_scenario, scenario_to_dict
 from tests.fleet.assignors import spec
-from tests.helpers import EXAMPLES_DIR
-from tests.pipeline.conftest import base_rows, write_snapshot
+from tests.pipeline.conftest import EXAMPLE_FLEET, base_rows, write_snapshot
 
 pytestmark = pytest.mark.spark
 
-FLEET = EXAMPLES_DIR / "fleet"
+FLEET = EXAMPLE_FLEET
 TABLES = ("client_assignments", "consumer_assignments", "app_metrics", "fleet_metrics", "errors")
 runner = CliRunner()
 
@@ -37,12 +37,12 @@ def table(output: Path, name: str) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def fleet_output(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """The example fleet through ``taskassign pipeline run`` (the quickstart's command)."""
-    output = tmp_path_factory.mktemp("run") / "fleet-out"
-    result = runner.invoke(app, ["pipeline", "run", "--input", str(FLEET), "--output", str(output)])
-    assert result.exit_code == 0, result.output
-    return output, result.stdout
+def fleet_output(example_run: tuple[Path, str], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A private copy of the example run's output (some tests re-run into it)."""
+    output, stdout = example_run
+    copy = tmp_path_factory.mktemp("run") / "fleet-out"
+    shutil.copytree(output, copy)
+    return copy, stdout
 
 
 def test_cli_prints_a_fleet_summary(fleet_output: tuple[Path, str]) -> None:
