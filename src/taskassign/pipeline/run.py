@@ -121,7 +121,7 @@ def plan(spark: Any, options: PipelineOptions, tables: Mapping[str, SnapshotTabl
                                                                options.kafka_compat)))
     status = materialise(app_status(apps))
     subs = check_subtopologies(raw["subtopologies"], status)
-    partitions = check_topic_partitions(raw["topic_partitions"], status)
+    partitions = materialise(check_topic_partitions(raw["topic_partitions"], status))
     repartition = check_repartition_topics(raw["repartition_topics"], status, subs)
     counts = materialise(stages.topic_partition_counts(partitions))
     resolved = materialise(stages.resolve_topologies(subs, counts, repartition, apps))

@@ -184,15 +184,19 @@ def task_end_offsets(blocks: DataFrame, partitions: DataFrame, counts: DataFrame
         grouped, ["app_id", "subtopology"]).withColumn(
         "_logged", F.filter("topics", lambda x: x["is_changelog"]))
     logged = F.col("_logged")
-    with_known = with_logged.withColumn(
-        "_sizes_known", F.transform(seq, lambda p: F.forall(logged, lambda x: _at(x["sizes"], p).isNotNull())))
-    return with_known.select(
+    # Most subtopologies have one changelog topic: its arrays are the tasks' (Spark evaluates lambdas
+    # without code generation, so the general per-task sums are kept for the rest).
+    single = F.size(logged) == 1
+    first = F.try_element_at(logged, F.lit(1))
+    summed = F.transform(seq, lambda p: _saturating_sum(logged, lambda x: F.coalesce(_at(x["ends"], p), F.lit(0))))
+    sized = F.transform(seq, lambda p: F.when(
+        F.forall(logged, lambda x: _at(x["sizes"], p).isNotNull()),
+        _saturating_sum(logged, lambda x: _at(x["sizes"], p))))
+    return with_logged.select(
         "app_id", "subtopology", "num_tasks", "stores", "topics",
-        F.transform(seq, lambda p: _saturating_sum(logged, lambda x: F.coalesce(_at(x["ends"], p), F.lit(0))))
-        .alias("end_offset_sums"),
-        F.when(F.size(logged) > 0, F.transform(seq, lambda p: F.when(
-            _at(F.col("_sizes_known"), p), _saturating_sum(logged, lambda x: _at(x["sizes"], p)))))
-        .alias("state_bytes"),
+        F.when(single, F.transform(first["ends"], lambda v: F.coalesce(v, F.lit(0).cast("long"))))
+        .otherwise(summed).alias("end_offset_sums"),
+        F.when(F.size(logged) == 0, F.lit(None)).when(single, first["sizes"]).otherwise(sized).alias("state_bytes"),
         F.exists(logged, lambda x: F.exists(x["ends"], lambda v: v.isNull())).alias("end_offset_missing"))
 
 
