@@ -11,6 +11,7 @@ from taskassign.fleet.generate import FleetSpec, generate_apps, write_fleet
 from taskassign.fleet.tables import INPUT_TABLES
 from taskassign.fleet.topology import SubtopologySpec, resolve_topology
 from taskassign.ids import ProcessId
+from taskassign.wire.subscription_info import SubscriptionInfo
 
 
 def apps(n: int, **kwargs: int) -> list:  # type: ignore[type-arg]
@@ -46,7 +47,12 @@ def test_every_application_is_consistent() -> None:
         tasks = {f"{s.id}_{p}" for s in resolved.subtopologies for p in range(s.num_tasks)}
         consumers = {r["consumer_id"] for r in app.rows["members"]}
         for r in app.rows["members"]:
-            ProcessId(r["process_id"])
+            if r["subscription_info"] is None:
+                ProcessId(r["process_id"])
+                continue
+            info = SubscriptionInfo.decode(r["subscription_info"])
+            assert r["process_id"] is None and info.process_id is not None and info.user_endpoint
+            assert all(str(t) in tasks and (o == -2 or o >= 0) for t, o in info.offset_sums().items())
         for r in app.rows["member_tasks"]:
             assert r["task_id"] in tasks and r["consumer_id"] in consumers
             assert r["offset_sum"] is None or r["offset_sum"] == -2 or r["offset_sum"] >= 0
@@ -106,6 +112,15 @@ def test_rewriting_in_another_format_replaces_the_tables(tmp_path: Path) -> None
     write_fleet(FleetSpec(apps=2), tmp_path, "csv")
     write_fleet(FleetSpec(apps=2), tmp_path, "parquet")
     assert sorted(p.suffix for p in tmp_path.iterdir()) == [".parquet"] * len(INPUT_TABLES)
+
+
+def test_a_quarter_of_the_applications_send_subscription_bytes() -> None:
+    generated = apps(40)
+    with_bytes = [a for a in generated if any(m["subscription_info"] for m in a.rows["members"])]
+    assert 4 <= len(with_bytes) <= 20
+    for app in with_bytes:
+        assert all(m["subscription_info"] for m in app.rows["members"])
+        assert all(r["offset_sum"] is None for r in app.rows["member_tasks"])
 
 
 def test_planted_bad_records_are_in_the_tables(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ def typed_rows(spark: Any, directory: Path, table: str) -> list[dict[str, Any]]:
 
 def test_every_format_reads_the_same_typed_rows(spark: Any, tmp_path: Path) -> None:
     rows = base_rows()
+    rows["members"][2]["subscription_info"] = b"\x00\x00\x00\x0b binary \xff"  # base64 in CSV and JSON
     dirs = {fmt: write_snapshot(tmp_path / fmt, rows, fmt) for fmt in ("parquet", "csv", "json")}
     for table in INPUT_TABLES:
         parquet = [{k: v for k, v in r.items() if k != SOURCE_ROW} for r in typed_rows(spark, dirs["parquet"], table)]
@@ -75,7 +76,7 @@ def test_snapshot_level_mistakes_are_user_errors(spark: Any, tmp_path: Path) -> 
     with pytest.raises(UserInputError, match="table 'members' is missing"):
         read_snapshot(spark, directory)
     directory = write_snapshot(tmp_path / "b", base_rows(), "csv")
-    (directory / "members.csv").write_text("app_id,consumer_id\n")
+    (directory / "members.csv").write_text("app_id,process_id\n")
     with pytest.raises(UserInputError, match="lacks required column"):
         read_snapshot(spark, directory)
     (directory / "members.csv").write_text("app_id,consumer_id,process_id,colour\n")

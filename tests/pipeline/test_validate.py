@@ -8,13 +8,21 @@ from typing import Any
 import pytest
 
 from taskassign.fleet import reasons as R
+from taskassign.ids import ProcessId, TaskId
 from taskassign.pipeline.run import PipelineOptions, Plan, plan
 from taskassign.pipeline.validate import CODE, REASON
+from taskassign.wire.subscription_info import SubscriptionInfo
 from tests.pipeline.conftest import APP, PID_1, base_rows, write_snapshot
 
 pytestmark = pytest.mark.spark
 
 GOOD_PID = "00000000-0000-0000-0000-0000000000aa"
+SUB_PID = "00000000-0000-0000-0000-0000000000bb"
+
+
+def subscription(pid: str, offsets: dict[str, int], host: str = "sub.svc:7070") -> bytes:
+    return SubscriptionInfo.of(11, ProcessId(pid), {TaskId.parse(t): o for t, o in offsets.items()},
+                               user_endpoint=host).encode()
 
 
 def _bad_rows() -> dict[str, list[dict[str, Any]]]:
@@ -59,6 +67,12 @@ def _bad_rows() -> dict[str, list[dict[str, Any]]]:
         {**member, "consumer_id": "dup-c", "process_id": GOOD_PID}, {**member, "consumer_id": "dup-c",
                                                                      "process_id": GOOD_PID},
         {**member, "app_id": "ghost", "consumer_id": "g"},
+        {**member, "consumer_id": "sub-ok", "process_id": None, "host": None, "client_tags": None,
+         "subscription_info": subscription(SUB_PID, {"0_0": 5, "9_9": 3})},
+        {**member, "consumer_id": "sub-garbage", "process_id": None, "subscription_info": b"\x00\x00\x00"},
+        {**member, "consumer_id": "sub-conflict", "process_id": GOOD_PID, "host": None,
+         "subscription_info": subscription(SUB_PID, {})},
+        {**member, "consumer_id": "no-pid", "process_id": None},
     ]
     rows["member_tasks"] += [
         {**task, "task_id": "x1"}, {**task, "consumer_id": "stranger", "task_id": "1_0"},
@@ -70,6 +84,8 @@ def _bad_rows() -> dict[str, list[dict[str, Any]]]:
         {**task, "consumer_id": "c1-2", "task_id": "0_0", "ownership": "standby", "offset_sum": 2},
         {**task, "consumer_id": "c1-1", "task_id": "1_0", "ownership": "standby", "offset_sum": 3},
         {**task, "consumer_id": "c1-1", "task_id": "99999999999_0"},
+        {**task, "consumer_id": "sub-ok", "task_id": "0_1", "ownership": None, "offset_sum": 7},
+        {**task, "consumer_id": "sub-ok", "task_id": "1_0", "ownership": "active", "offset_sum": None},
     ]
     return rows
 
@@ -145,12 +161,28 @@ def test_members(checked: Plan) -> None:
     assert codes_where(rows, app_id="ghost") == [R.UNKNOWN_APPLICATION]
 
 
+def test_members_with_subscription_bytes(checked: Plan) -> None:
+    rows = outcomes(checked, "members")
+    ok = next(r for r in rows if r["consumer_id"] == "sub-ok")
+    assert ok[CODE] is None and (ok["process_id"], ok["host"]) == (SUB_PID, "sub.svc:7070")
+    garbage = next(r for r in rows if r["consumer_id"] == "sub-garbage")
+    assert garbage[CODE] == R.MALFORMED_ROW and "subscription_info" in garbage[REASON]
+    assert codes_where(rows, consumer_id="sub-conflict") == [R.BAD_VALUE]
+    assert codes_where(rows, consumer_id="no-pid") == [R.MISSING_VALUE]
+    reports = outcomes(checked, "member_tasks")
+    decoded = {r["task_id"]: r for r in reports if r["_from_subscription"]}
+    assert decoded["0_0"][CODE] is None and decoded["0_0"]["offset_sum"] == 5
+    assert decoded["9_9"][CODE] == R.UNKNOWN_TASK
+    assert codes_where(reports, consumer_id="sub-ok", task_id="0_1") == [R.BAD_VALUE]  # offsets come from bytes
+    assert codes_where(reports, consumer_id="sub-ok", task_id="1_0") == [""]  # ownership rows are fine
+
+
 def test_member_tasks(checked: Plan) -> None:
     rows = outcomes(checked, "member_tasks")
     assert codes_where(rows, task_id="x1") == [R.BAD_TASK_ID]
     assert codes_where(rows, task_id="99999999999_0") == [R.BAD_TASK_ID]
     assert codes_where(rows, consumer_id="stranger") == [R.UNKNOWN_MEMBER]
-    assert codes_where(rows, task_id="9_9") == [R.UNKNOWN_TASK]
+    assert codes_where(rows, task_id="9_9", _from_subscription=False) == [R.UNKNOWN_TASK]
     assert codes_where(rows, ownership="leader") == [R.BAD_VALUE]
     assert codes_where(rows, offset_sum=-7) == [R.BAD_VALUE]
     assert codes_where(rows, consumer_id="c2-1", task_id="1_0", offset_sum=None) == [R.MISSING_VALUE]
@@ -163,4 +195,7 @@ def test_member_tasks(checked: Plan) -> None:
 def test_every_row_is_kept_and_marked_at_most_once(checked: Plan) -> None:
     bad = _bad_rows()
     for table, rows in bad.items():
-        assert checked.checked[table].count() == len(rows), table
+        df = checked.checked[table]
+        if "_from_subscription" in df.columns:
+            df = df.where(~df["_from_subscription"])
+        assert df.count() == len(rows), table

@@ -11,7 +11,9 @@ is the same whether the fleet has 10 or 10,000 applications. What varies, as in 
 * configs: 0-2 standbys, rack-aware strategies, client tags (KIP-708), recovery lag thresholds;
 * state: skewed changelog end offsets and sizes (a few huge partitions);
 * churn since the last rebalance: clients that joined with nothing, clients that left, restoring
-  actives, standbys at various lags, stale state on disk, brand-new applications with no history.
+  actives, standbys at various lags, stale state on disk, brand-new applications with no history;
+* a quarter of the applications' members send their raw SubscriptionInfo bytes (v7-11) instead of
+  process id, host, tags and offset-sum rows.
 
 ``bad_records`` plants that many faulty rows (unparsable task ids, members of unknown applications,
 changelog partitions without end offsets, invalid configs) for demonstrating the errors table.
@@ -29,6 +31,8 @@ from typing import Any
 
 from taskassign.fleet.snapshot_files import FORMATS, Format, SnapshotWriter, table_file_name
 from taskassign.fleet.tables import INPUT_TABLES, OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
+from taskassign.ids import ProcessId, TaskId
+from taskassign.wire.subscription_info import SubscriptionInfo
 
 __all__ = (
     "BAD_RECORD_KINDS",
@@ -132,6 +136,8 @@ def _generate_app(index: int, spec: FleetSpec) -> GeneratedApp:
     members = _members(rng, app, clients, tagged)
     if not fresh:
         _history(rng, app, subs, ends, clients, members, standbys)
+    if rng.random() < 0.25:
+        _as_subscription_bytes(rng, app, tagged)
     return app
 
 
@@ -252,7 +258,7 @@ def _members(
         for consumer in ids:
             app.rows["members"].append({
                 "app_id": app.app_id, "consumer_id": consumer, "process_id": pid, "rack": client["rack"],
-                "client_tags": tags, "host": client["host"],
+                "client_tags": tags, "host": client["host"], "subscription_info": None,
             })
     return consumers
 
@@ -300,22 +306,47 @@ def _history(
                          "ownership": None, "offset_sum": max(0, end - rng.randint(0, max(1, end)))})
 
 
+def _as_subscription_bytes(rng: random.Random, app: GeneratedApp, tagged: bool) -> None:
+    """Members that send their raw SubscriptionInfo (v7-11; v11 when tags are needed) instead of columns:
+    process id, host, tags and offset sums move into the bytes; member_tasks keeps the ownership-only rows
+    (previous actives without a changelog, which no subscription carries)."""
+    version = 11 if tagged else rng.randint(7, 11)
+    offsets: dict[str, dict[TaskId, int]] = {}
+    kept = []
+    for row in app.rows["member_tasks"]:
+        if row["offset_sum"] is None:
+            kept.append(row)
+        else:
+            offsets.setdefault(row["consumer_id"], {})[TaskId.parse(row["task_id"])] = row["offset_sum"]
+    app.rows["member_tasks"] = kept
+    for member in app.rows["members"]:
+        info = SubscriptionInfo.of(version, ProcessId(member["process_id"]), offsets.get(member["consumer_id"], {}),
+                                   user_endpoint=member["host"], client_tags=member["client_tags"])
+        member.update(subscription_info=info.encode(), process_id=None, host=None,
+                      client_tags=None if version >= 11 else member["client_tags"])
+
+
 BAD_RECORD_KINDS = ("task_id", "unknown_app", "end_offset", "config")
 
 
-def plant_bad_record(app: GeneratedApp, kind: str, rng: random.Random) -> str:
-    """Make one row of ``app`` faulty in the way ``kind`` names; returns what was planted."""
-    if kind == "task_id" and app.rows["member_tasks"]:
+def plant_bad_record(app: GeneratedApp, kind: str, rng: random.Random) -> str | None:
+    """Make one row of ``app`` faulty in the way ``kind`` names; returns what was planted, or None when
+    the application has no row of that kind (no member tasks, no changelog partition)."""
+    if kind == "task_id":
+        if not app.rows["member_tasks"]:
+            return None
         row = rng.choice(app.rows["member_tasks"])
         row["task_id"] = f"x{row['task_id']}"
         return f"{app.app_id}: member_tasks task_id {row['task_id']!r} does not parse"
-    if kind == "unknown_app" and app.rows["members"]:
+    if kind == "unknown_app":
         row = dict(rng.choice(app.rows["members"]))
         row["app_id"] = f"{app.app_id}-decommissioned"
         app.rows["members"].append(row)
         return f"{row['app_id']}: members row of an unknown application"
-    changelogs = [r for r in app.rows["topic_partitions"] if r["topic"].endswith("-changelog")]
-    if kind == "end_offset" and changelogs:
+    if kind == "end_offset":
+        changelogs = [r for r in app.rows["topic_partitions"] if r["topic"].endswith("-changelog")]
+        if not changelogs:
+            return None
         row = rng.choice(changelogs)
         row["end_offset"] = None
         return f"{app.app_id}: changelog partition {row['topic']}-{row['partition']} has no end offset"
@@ -350,10 +381,16 @@ def write_fleet(
     for n in range(spec.bad_records):
         slots.setdefault(rng.randrange(spec.apps), []).append(BAD_RECORD_KINDS[n % len(BAD_RECORD_KINDS)])
     planted: list[str] = []
+    carried: list[str] = []  # kinds the application they fell on could not take: the next one gets them
     with SnapshotWriter(target, fmt) as writer:
         for index, app in enumerate(generate_apps(spec)):
-            for kind in slots.get(index, ()):
-                planted.append(plant_bad_record(app, kind, rng))
+            kinds, carried = carried + slots.get(index, []), []
+            for kind in kinds:
+                done = plant_bad_record(app, kind, rng)
+                if done is None:
+                    carried.append(kind)
+                else:
+                    planted.append(done)
             for table, rows in app.rows.items():
                 writer.write(table, rows)
             if on_app is not None:

@@ -2,11 +2,13 @@
 
 Files are named ``<table>.parquet``, ``<table>.csv`` or ``<table>.jsonl`` inside the snapshot directory;
 rows are streamed in batches, so a fleet of 10^4 applications never sits in memory as Python objects.
-In CSV, array and map cells hold JSON text; an empty cell is null.
+In CSV, array and map cells hold JSON text; an empty cell is null. Binary values (subscription_info) are
+base64 text in CSV and JSON.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -103,7 +105,8 @@ class SnapshotWriter:
             if fh is None:
                 fh = self._text[table] = path.open("w", encoding="utf-8")
             for row in rows:
-                fh.write(json.dumps({c: row.get(c) for c in spec.column_names}, ensure_ascii=False) + "\n")
+                record = {c: _json_value(row.get(c)) for c in spec.column_names}
+                fh.write(json.dumps(record, ensure_ascii=False) + "\n")
         else:
             self._write_arrow(spec, path, rows)
         self.rows_written[table] += len(rows)
@@ -115,8 +118,8 @@ class SnapshotWriter:
             schema = arrow_schema(spec)
             columns = {c.name: [_arrow_value(row.get(c.name), c.type) for row in rows] for c in spec.columns}
         else:
-            schema = pa.schema([pa.field(c.name, pa.string() if c.is_complex else arrow_type(c.type))
-                                for c in spec.columns])
+            schema = pa.schema([pa.field(c.name, pa.string() if c.is_complex or c.type == "binary"
+                                         else arrow_type(c.type)) for c in spec.columns])
             columns = {c.name: [_csv_value(row.get(c.name), c.is_complex) for row in rows] for c in spec.columns}
         table = pa.Table.from_pydict(columns, schema=schema)
         writer = self._writers.get(spec.name)
@@ -139,7 +142,13 @@ def _arrow_value(value: Any, ddl: str) -> Any:
     return value
 
 
+def _json_value(value: Any) -> Any:
+    return base64.b64encode(value).decode("ascii") if isinstance(value, bytes) else value
+
+
 def _csv_value(value: Any, complex_: bool) -> Any:
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
     if value is None or not complex_:
         return value
     return json.dumps(value, ensure_ascii=False)

@@ -139,10 +139,14 @@ MEMBERS = TableSpec(
     (
         Column("app_id", "string", True, "the application"),
         Column("consumer_id", "string", True, "the member id; unique per app"),
-        Column("process_id", "string", True, "UUID of the member's KafkaStreams client"),
+        Column("process_id", "string", False,
+               "UUID of the member's KafkaStreams client; required unless subscription_info carries it"),
         Column("rack", "string", False, "client.rack; the client's rack is its first member's (by consumer_id)"),
         Column("client_tags", "map<string,string>", False, "client.tag.* (KIP-708), at most 5"),
         Column("host", "string", False, "application.server (host:port) for interactive queries"),
+        Column("subscription_info", "binary", False,
+               "the member's raw SubscriptionInfo (v1-11, base64 in CSV/JSON): process id, host, client tags "
+               "and task offset sums are read from it"),
     ),
     key=("app_id", "consumer_id"),
 )

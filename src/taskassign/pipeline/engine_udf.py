@@ -22,10 +22,13 @@ import pyarrow as pa
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import StructType
 
+from taskassign.errors import DecodeError
 from taskassign.fleet.application import assign_application, check_application
 from taskassign.fleet.topology import SubtopologySpec, TopologyError, resolve_topology
+from taskassign.wire.subscription_info import SubscriptionInfo
+from taskassign.wire.versions import LATEST_SUPPORTED_VERSION
 
-__all__ = ("application_assigner", "config_checker", "topology_resolver")
+__all__ = ("application_assigner", "config_checker", "subscription_decoder", "topology_resolver")
 
 ArrowBatches = Iterator[pa.RecordBatch]
 
@@ -54,6 +57,44 @@ def config_checker(
             yield pa.RecordBatch.from_arrays([*batch.columns, *extra], schema=arrow_schema)
 
     return check
+
+
+def decode_subscription(data: bytes | None) -> dict[str, Any]:
+    """What a member's SubscriptionInfo says (process id, host, tags, offset sums), or why it cannot be used."""
+    empty: dict[str, Any] = {"_sub_error": None, "_sub_process_id": None, "_sub_host": None, "_sub_tags": None,
+                             "_sub_offsets": None}
+    if data is None:
+        return empty
+    try:
+        info = SubscriptionInfo.decode(data)
+    except DecodeError as exc:
+        return {**empty, "_sub_error": f"subscription_info: {exc}"}
+    if info.is_future or info.process_id is None:
+        return {**empty, "_sub_error": f"subscription_info: version {info.version} is newer than this leader "
+                                       f"reads ({LATEST_SUPPORTED_VERSION}); Kafka would answer with version "
+                                       "probing"}
+    return {
+        "_sub_error": None,
+        "_sub_process_id": str(info.process_id),
+        "_sub_host": info.user_endpoint,
+        "_sub_tags": list(info.tags().items()) if info.version >= 11 else None,
+        "_sub_offsets": [{"task_id": str(t), "offset_sum": o} for t, o in sorted(info.offset_sums().items())],
+    }
+
+
+def subscription_decoder(schema: StructType) -> Callable[[ArrowBatches], ArrowBatches]:
+    """Members rows in, the same rows plus what their ``subscription_info`` bytes say out (``schema``: the
+    input's columns plus ``_sub_error``, ``_sub_process_id``, ``_sub_host``, ``_sub_tags``, ``_sub_offsets``)."""
+    arrow_schema = to_arrow_schema(schema)
+    extra = [f for f in arrow_schema if f.name.startswith("_sub_")]
+
+    def decode(batches: ArrowBatches) -> ArrowBatches:
+        for batch in batches:
+            decoded = [decode_subscription(data) for data in batch.column("subscription_info").to_pylist()]
+            columns = [pa.array([d[f.name] for d in decoded], f.type) for f in extra]
+            yield pa.RecordBatch.from_arrays([*batch.columns, *columns], schema=arrow_schema)
+
+    return decode
 
 
 def topology_resolver(schema: StructType) -> Callable[[ArrowBatches], ArrowBatches]:

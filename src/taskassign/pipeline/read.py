@@ -51,12 +51,14 @@ _SUFFIXES: Mapping[str, tuple[str, ...]] = {
 
 @dataclass(frozen=True)
 class SnapshotTable:
-    """One input table: where it came from and its typed rows (None path: an absent optional table)."""
+    """One input table: where it came from and its typed rows (None path: an absent optional table).
+    ``columns``: the spec's columns the file has (the others are null)."""
 
     name: str
     path: str | None
     format: str | None
     df: DataFrame
+    columns: tuple[str, ...] = ()
 
 
 def _format_of_directory(directory: Path) -> str | None:
@@ -107,7 +109,8 @@ def read_snapshot(spark: Any, directory: str | Path) -> dict[str, SnapshotTable]
             tables[name] = SnapshotTable(name, None, None, _empty(spark, spec))
             continue
         path, fmt = found
-        tables[name] = SnapshotTable(name, str(path), fmt, read_table(spark, spec, path, fmt))
+        df, columns = read_table(spark, spec, path, fmt)
+        tables[name] = SnapshotTable(name, str(path), fmt, df, columns)
     return tables
 
 
@@ -118,13 +121,13 @@ def _empty(spark: Any, spec: TableSpec) -> DataFrame:
     return empty
 
 
-def read_table(spark: Any, spec: TableSpec, path: Path, fmt: str) -> DataFrame:
-    """Read one table file (or directory) in ``fmt`` and type it by ``spec``."""
+def read_table(spark: Any, spec: TableSpec, path: Path, fmt: str) -> tuple[DataFrame, tuple[str, ...]]:
+    """Read one table file (or directory) in ``fmt`` and type it by ``spec``; also the columns it has."""
     if fmt == "parquet":
         raw = spark.read.parquet(str(path))
         _check_columns(spec, raw.columns, path)
         source = F.to_json(F.struct(*[F.col(c) for c in raw.columns]), {"ignoreNullFields": "false"})
-        return _typed(spec, raw, source, F.lit(None).cast("string"))
+        return _typed(spec, raw, source, F.lit(None).cast("string")), tuple(raw.columns)
     if fmt == "csv":
         header = spark.read.option("header", True).option("escape", '"').csv(str(path)).columns
         _check_columns(spec, header, path)
@@ -134,7 +137,7 @@ def read_table(spark: Any, spec: TableSpec, path: Path, fmt: str) -> DataFrame:
         source = F.to_json(F.struct(*[F.col(c) for c in header]), {"ignoreNullFields": "false"})
         problem = F.when(F.col(_CORRUPT).isNotNull(),
                          F.lit(f"the CSV line does not have the {len(header)} fields of the header"))
-        return _typed(spec, raw, source, problem)
+        return _typed(spec, raw, source, problem), tuple(header)
     lines = spark.read.text(str(path)).where(F.trim("value") != "")
     keys = F.json_object_keys("value")
     known = F.array(*[F.lit(c) for c in spec.column_names])
@@ -145,7 +148,7 @@ def read_table(spark: Any, spec: TableSpec, path: Path, fmt: str) -> DataFrame:
     problem = (F.when(F.col("_keys").isNull(), F.lit("the line is not a JSON object"))
                .when(F.size(unknown) > 0, F.concat(F.lit("unknown key(s) "), F.array_join(unknown, ", "),
                                                    F.lit(f"; table {spec.name} has {', '.join(spec.column_names)}"))))
-    return _typed(spec, raw, F.col(_CORRUPT), problem)
+    return _typed(spec, raw, F.col(_CORRUPT), problem), spec.column_names
 
 
 def _check_columns(spec: TableSpec, columns: list[str], path: Path) -> None:
@@ -175,6 +178,8 @@ def _typed(spec: TableSpec, raw: DataFrame, source: Column, problem: Column) -> 
             continue
         if isinstance(raw_types[column.name], StringType) and column.is_complex:
             converted = F.from_json(value, target.simpleString())
+        elif isinstance(raw_types[column.name], StringType) and column.type == "binary":
+            converted = F.try_to_binary(value, F.lit("base64"))
         else:
             converted = value.try_cast(target)
         typed.append(converted.alias(column.name))

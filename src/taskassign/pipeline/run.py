@@ -134,9 +134,11 @@ def plan(spark: Any, options: PipelineOptions, tables: Mapping[str, SnapshotTabl
     partitions = materialise(check_partition_references(partitions.transform(mark),
                                                         stages.partition_references(blocks)))
     blocks = materialise(stages.with_unknown_end_offsets(stages.task_end_offsets(blocks, partitions, counts)))
-    members = materialise(check_members(raw["members"], status).transform(mark))
+    decoded = stages.decode_subscriptions(raw["members"], "subscription_info" in tables["members"].columns)
+    members = materialise(check_members(decoded, status).transform(mark))
+    reports = stages.subscription_reports(members, raw["member_tasks"])
     member_tasks = materialise(check_member_references(
-        check_member_tasks(raw["member_tasks"], status).transform(mark), members, stages.task_summaries(blocks)))
+        check_member_tasks(reports, status).transform(mark), members, stages.task_summaries(blocks)))
     apps = _with_application_rejects(apps, topology_rejects)
     checked = {"applications": apps, "subtopologies": subs, "repartition_topics": repartition,
                "topic_partitions": partitions, "members": members, "member_tasks": member_tasks}
@@ -171,10 +173,21 @@ def errors(checked: Mapping[str, DataFrame], results: DataFrame) -> DataFrame:
     for name, df in checked.items():
         final = (_with_application_rejects(df, engine_rejects) if name == "applications"
                  else df.transform(mark_rejected_applications(engine_rejects)))
-        parts.append(rejected(final).select(F.lit(name).alias("table"), "app_id",
-                                            F.lit(reasons.EFFECT_REJECTED).alias("effect"),
-                                            F.col(CODE).alias("reason_code"), F.col(REASON).alias("reason"),
-                                            source_row(INPUT_TABLES[name]).alias("source_row")))
+        bad = rejected(final)
+        if name == "member_tasks":
+            # A report decoded from a member's subscription_info is not an input row: it is flagged on the
+            # member (the members row itself was used).
+            decoded = bad.where(F.col("_from_subscription"))
+            bad = bad.where(~F.col("_from_subscription"))
+            parts.append(decoded.select(
+                F.lit("members").alias("table"), "app_id", F.lit(reasons.EFFECT_FLAGGED).alias("effect"),
+                F.col(CODE).alias("reason_code"),
+                F.concat(F.lit("subscription_info of consumer "), F.col("consumer_id"), F.lit(" reports task "),
+                         F.col("task_id"), F.lit(": "), F.col(REASON)).alias("reason"),
+                source_row(INPUT_TABLES[name]).alias("source_row")))
+        parts.append(bad.select(F.lit(name).alias("table"), "app_id", F.lit(reasons.EFFECT_REJECTED).alias("effect"),
+                                F.col(CODE).alias("reason_code"), F.col(REASON).alias("reason"),
+                                source_row(INPUT_TABLES[name]).alias("source_row")))
     ran = results.where(F.col("status") != reasons.STATUS_REJECTED)
     flags = ran.where(F.col("status").isin(reasons.STATUS_KEPT_PREVIOUS, reasons.STATUS_INVALID_ASSIGNMENT)).select(
         "app_id", "reason_code", "reason").unionByName(

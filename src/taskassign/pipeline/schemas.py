@@ -14,6 +14,7 @@ from types import MappingProxyType
 
 from pyspark.sql.types import (
     ArrayType,
+    BinaryType,
     BooleanType,
     DataType,
     DoubleType,
@@ -48,7 +49,7 @@ _ARRAY = re.compile(r"^array<(.+)>$")
 _MAP = re.compile(r"^map<([a-z]+),(.+)>$")
 _SIMPLE: Mapping[str, DataType] = {
     "string": StringType(), "int": IntegerType(), "long": LongType(), "boolean": BooleanType(),
-    "double": DoubleType(),
+    "double": DoubleType(), "binary": BinaryType(),
 }
 
 

@@ -25,6 +25,7 @@ from pyspark.sql.types import (
     ArrayType,
     BooleanType,
     IntegerType,
+    LongType,
     MapType,
     StringType,
     StructField,
@@ -35,6 +36,7 @@ from taskassign.fleet import reasons
 from taskassign.fleet.tables import INPUT_TABLES, OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
 from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM
 from taskassign.pipeline import engine_udf
+from taskassign.pipeline.read import MALFORMED, SOURCE_ROW
 from taskassign.pipeline.schemas import APP_INPUT, APP_RESULT, METRIC_COLUMNS
 from taskassign.pipeline.validate import usable
 
@@ -46,10 +48,12 @@ __all__ = (
     "client_assignments",
     "client_task_lags",
     "consumer_assignments",
+    "decode_subscriptions",
     "derive_tasks",
     "fleet_metrics",
     "partition_references",
     "resolve_topologies",
+    "subscription_reports",
     "task_end_offsets",
     "topic_partition_counts",
 )
@@ -72,6 +76,45 @@ def check_configs(apps: DataFrame, assignor_override: str | None, kafka_compat: 
         StructField("_required_tags", ArrayType(StringType())), StructField("_kafka_compat", BooleanType()),
     ])
     return apps.mapInArrow(engine_udf.config_checker(schema, assignor_override, kafka_compat), schema)
+
+
+SUBSCRIPTION_COLUMNS = (
+    StructField("_sub_error", StringType()), StructField("_sub_process_id", StringType()),
+    StructField("_sub_host", StringType()), StructField("_sub_tags", MapType(StringType(), StringType())),
+    StructField("_sub_offsets", ArrayType(StructType([StructField("task_id", StringType()),
+                                                      StructField("offset_sum", LongType())]))),
+)
+
+
+def decode_subscriptions(members: DataFrame, present: bool = True) -> DataFrame:
+    """Members with what their ``subscription_info`` says (``_sub_*`` columns), and their process id,
+    host and client tags taken from it where the row leaves them null. ``present``: whether the table
+    has the column at all (if not, nothing is decoded)."""
+    if present:
+        schema = StructType([*members.schema.fields, *SUBSCRIPTION_COLUMNS])
+        members = members.mapInArrow(engine_udf.subscription_decoder(schema), schema)
+    else:
+        members = members.select("*", *[F.lit(None).cast(f.dataType).alias(f.name) for f in SUBSCRIPTION_COLUMNS])
+    return members.select(
+        *[c for c in members.columns if c not in ("process_id", "host", "client_tags")],
+        F.coalesce("process_id", "_sub_process_id").alias("process_id"),
+        F.coalesce("host", "_sub_host").alias("host"),
+        F.coalesce("client_tags", "_sub_tags").alias("client_tags"),
+        F.col("process_id").alias("_row_process_id"), F.col("host").alias("_row_host"),
+        F.col("client_tags").alias("_row_tags"))
+
+
+def subscription_reports(members: DataFrame, member_tasks: DataFrame) -> DataFrame:
+    """The member_tasks table plus one report per task offset sum in a usable member's subscription_info
+    (``_from_subscription``; ownership follows from the offset sum, as in Kafka's leader)."""
+    table_rows = member_tasks.withColumn("_from_subscription", F.lit(False))
+    decoded = (usable(members).where(F.col("_sub_offsets").isNotNull())
+               .select("app_id", "consumer_id", F.explode("_sub_offsets").alias("r"))
+               .select("app_id", "consumer_id", F.col("r.task_id").alias("task_id"),
+                       F.lit(None).cast("string").alias("ownership"), F.col("r.offset_sum").alias("offset_sum"),
+                       F.lit(None).cast("string").alias(SOURCE_ROW), F.lit(None).cast("string").alias(MALFORMED),
+                       F.lit(True).alias("_from_subscription")))
+    return table_rows.unionByName(decoded)
 
 
 # -- 2. topology ------------------------------------------------------------------------------------------------
@@ -279,7 +322,10 @@ def _source_row_counts(tables: Mapping[str, DataFrame]) -> DataFrame:
     names = [n for n in INPUT_TABLES if n != "applications"]
     union: DataFrame | None = None
     for name in names:
-        part = usable(tables[name]).select("app_id", F.lit(name).alias("_table"))
+        rows = usable(tables[name])
+        if "_from_subscription" in rows.columns:  # reports decoded from subscription_info are not input rows
+            rows = rows.where(~F.col("_from_subscription"))
+        part = rows.select("app_id", F.lit(name).alias("_table"))
         union = part if union is None else union.unionByName(part)
     assert union is not None
     return union.groupBy("app_id").agg(*[

@@ -210,16 +210,34 @@ def check_topic_partitions(partitions: DataFrame, status: DataFrame) -> DataFram
     ]).drop(_KEY_ROWS)
 
 
+def _entries(tags: Column) -> Column:
+    return F.array_sort(F.map_entries(tags))
+
+
 def check_members(members: DataFrame, status: DataFrame) -> DataFrame:
+    """Members as ``stages.decode_subscriptions`` leaves them (process id, host and tags possibly from
+    the member's subscription_info, which must then agree with the row's own)."""
     pid, host, tags = F.col("process_id"), F.col("host"), F.col("client_tags")
     keys, values = F.map_keys(tags), F.map_values(tags)
     required = F.coalesce(F.col(REQUIRED_TAGS), F.array().cast("array<string>"))
     missing_tags = F.array_except(required, F.coalesce(keys, F.array().cast("array<string>")))
     port = F.regexp_extract(host, HOST_PATTERN, 2).try_cast("int")
+    row_pid, sub_pid = F.col("_row_process_id"), F.col("_sub_process_id")
+    row_tags, sub_tags = F.col("_row_tags"), F.col("_sub_tags")
     joined = members.join(F.broadcast(status.select("app_id", APP_OK, REQUIRED_TAGS)), "app_id", "left")
     return with_rules(_count_duplicates(joined, ["app_id", "consumer_id"]), [
         *_basic_rules(MEMBERS),
+        (F.col("_sub_error").isNotNull(), reasons.MALFORMED_ROW, F.col("_sub_error")),
+        (pid.isNull() | (F.trim(pid) == ""), reasons.MISSING_VALUE,
+         F.lit("column process_id is missing (give it, or subscription_info)")),
         *_app_rules(),
+        (row_pid.isNotNull() & sub_pid.isNotNull() & (F.lower(row_pid) != sub_pid), reasons.BAD_VALUE,
+         _text("process_id ", row_pid, " differs from its subscription_info's ", sub_pid)),
+        (F.col("_row_host").isNotNull() & F.col("_sub_host").isNotNull() & (F.col("_row_host") != F.col("_sub_host")),
+         reasons.BAD_VALUE, _text("host ", F.col("_row_host"), " differs from its subscription_info's ",
+                                  F.col("_sub_host"))),
+        (row_tags.isNotNull() & sub_tags.isNotNull() & (_entries(row_tags) != _entries(sub_tags)), reasons.BAD_VALUE,
+         F.lit("client_tags differ from its subscription_info's")),
         (~pid.rlike(UUID_PATTERN), reasons.BAD_PROCESS_ID, _text("process_id is not a UUID: ", pid)),
         (host.isNotNull() & (~host.rlike(HOST_PATTERN) | port.isNull() | (port > 65535)), reasons.BAD_VALUE,
          _text("host must be host:port (application.server), got ", host)),
@@ -232,7 +250,8 @@ def check_members(members: DataFrame, status: DataFrame) -> DataFrame:
         (F.size(missing_tags) > 0, reasons.MISSING_CLIENT_TAG,
          _text("rack.aware.assignment.tags needs tag(s) ", F.array_join(missing_tags, ", "), " on every member")),
         _duplicate_rule("(app_id, consumer_id)"),
-    ]).drop(REQUIRED_TAGS, _KEY_ROWS)
+    ]).drop(REQUIRED_TAGS, _KEY_ROWS, "_sub_error", "_sub_process_id", "_sub_host", "_sub_tags",
+            "_row_process_id", "_row_host", "_row_tags")
 
 
 def check_member_tasks(member_tasks: DataFrame, status: DataFrame) -> DataFrame:
@@ -282,7 +301,8 @@ def check_member_references(member_tasks: DataFrame, members: DataFrame, tasks: 
     """Member tasks must name a usable member and a task of the application; offset sums only for tasks
     with a changelog. Adds the member's ``process_id``. ``tasks``: one row per subtopology with
     ``num_tasks`` and ``logged`` (stages.task_summaries)."""
-    known_members = usable(members).select("app_id", "consumer_id", "process_id")
+    known_members = usable(members).select("app_id", "consumer_id", "process_id",
+                                           F.col("subscription_info").isNotNull().alias("_has_subscription"))
     known_tasks = tasks.select("app_id", "subtopology", "num_tasks", "logged")
     joined = (member_tasks.join(F.broadcast(known_members), ["app_id", "consumer_id"], "left")
               .join(F.broadcast(known_tasks), ["app_id", "subtopology"], "left"))
@@ -293,7 +313,10 @@ def check_member_references(member_tasks: DataFrame, members: DataFrame, tasks: 
          _text("application ", F.col("app_id"), " has no task ", F.col("task_id"))),
         (F.col("offset_sum").isNotNull() & ~F.col("logged"), reasons.BAD_VALUE,
          _text("task ", F.col("task_id"), " has no changelog, so it has no offset sum")),
-    ]).drop("num_tasks", "logged")
+        (F.col("offset_sum").isNotNull() & F.col("_has_subscription") & ~F.col("_from_subscription"),
+         reasons.BAD_VALUE, _text("consumer ", F.col("consumer_id"), " reports its offset sums in subscription_info; "
+                                  "its member_tasks rows may only give ownership")),
+    ]).drop("num_tasks", "logged", "_has_subscription")
 
 
 def mark_rejected_applications(rejected_apps: DataFrame) -> Callable[[DataFrame], DataFrame]:
