@@ -42,17 +42,13 @@ def assert_same_outputs(output: Path, local: Path) -> None:
         assert rows(output, name) == rows(local, name), name
 
 
-def test_standalone_cluster(tmp_path: Path, example_run: tuple[Path, str]) -> None:
-    with standalone_cluster(tmp_path) as master:
-        result = run_command("--input", str(EXAMPLE_FLEET), "--output", str(tmp_path / "out"), "--master", master)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "20 applications" in result.stdout
-    assert_same_outputs(tmp_path / "out", example_run[0])
-
-
-def test_spark_connect(tmp_path: Path, example_run: tuple[Path, str]) -> None:
-    with connect_server(tmp_path) as remote:
-        result = run_command("--input", str(EXAMPLE_FLEET), "--output", str(tmp_path / "out"), "--remote", remote)
+@pytest.mark.parametrize(("service", "option"), [(standalone_cluster, "--master"), (connect_server, "--remote")],
+                         ids=["standalone-master-and-worker", "spark-connect"])
+def test_the_pipeline_on_a_real_spark_service(
+    tmp_path: Path, example_run: tuple[Path, str], service: Any, option: str,
+) -> None:
+    with service(tmp_path) as url:
+        result = run_command("--input", str(EXAMPLE_FLEET), "--output", str(tmp_path / "out"), option, url)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "20 applications" in result.stdout
     assert_same_outputs(tmp_path / "out", example_run[0])
