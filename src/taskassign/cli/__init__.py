@@ -5,7 +5,9 @@ from __future__ import annotations
 from taskassign.cli import (  # noqa: F401  (registers commands)
     assign,
     assignors,
+    fleet,
     optimize,
+    pipeline,
     rebalance,
     report,
     simulate,

@@ -1,0 +1,198 @@
+"""``taskassign pipeline run`` and ``pipeline export-scenario``: the fleet pipeline on Spark."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console, Group, RenderableType
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from taskassign._json_write import dump_json
+from taskassign.assignors.registry import resolve_assignor_class
+from taskassign.cli._app import app
+from taskassign.cli._common import EXIT_FAILED, handle_errors, stderr_console, stdout_console
+from taskassign.errors import UserInputError
+from taskassign.fleet.reasons import STATUSES
+from taskassign.scenario import scenario_to_dict
+
+pipeline_app = typer.Typer(help="Run the engine over a fleet snapshot on Spark.", no_args_is_help=True)
+app.add_typer(pipeline_app, name="pipeline")
+
+_MASTER_HELP = "Spark master URL (default local[*]; e.g. spark://host:7077)."
+_REMOTE_HELP = "Spark Connect server (sc://host:port) instead of a master."
+
+
+def _parse_conf(entries: list[str]) -> dict[str, str]:
+    conf = {}
+    for entry in entries:
+        key, sep, value = entry.partition("=")
+        if not sep or not key.strip():
+            raise UserInputError(f"--conf expects KEY=VALUE, got {entry!r}")
+        conf[key.strip()] = value
+    return conf
+
+
+@contextmanager
+def _session(master: str | None, remote: str | None, conf: dict[str, str] | None = None) -> Iterator[Any]:
+    """A session for one command, stopped afterwards unless it was already running in this process
+    (an embedding program's or a test's session is left alone)."""
+    from pyspark.sql import SparkSession
+
+    from taskassign.pipeline.session import build_session
+
+    existing = SparkSession.getActiveSession() if remote is None else None
+    spark = build_session(master, remote, conf=conf)
+    try:
+        yield spark
+    finally:
+        if existing is None:
+            spark.stop()
+
+
+@contextmanager
+def _spark_progress(spark: Any, progress: Progress) -> Iterator[None]:
+    """A bar of Spark tasks (classic sessions only: Spark Connect has no status tracker here)."""
+    context = getattr(spark, "sparkContext", None) if type(spark).__module__.startswith("pyspark.sql.classic") \
+        else None
+    if context is None:
+        yield
+        return
+    tracker = context.statusTracker()
+    bar = progress.add_task("spark tasks", total=None)
+    stop = threading.Event()
+
+    def poll() -> None:
+        while not stop.wait(0.5):
+            done = total = 0
+            for stage_id in tracker.getActiveStageIds():
+                info = tracker.getStageInfo(stage_id)
+                if info is not None:
+                    done += info.numCompletedTasks
+                    total += info.numTasks
+            progress.update(bar, completed=done, total=total or None)
+
+    thread = threading.Thread(target=poll, name="spark-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        progress.remove_task(bar)
+
+
+@pipeline_app.command("run")
+@handle_errors
+def run(
+    input_dir: Path = typer.Option(..., "--input", help="Fleet snapshot directory (docs/pipeline.md)."),
+    output_dir: Path = typer.Option(..., "--output", help="Output directory; replaced only when the run completes."),
+    assignor: str | None = typer.Option(
+        None, "--assignor", "-a", help="Assignor for every application (default: each application's own, else "
+                                       "the built-in default)."),
+    master: str | None = typer.Option(None, "--master", help=_MASTER_HELP),
+    remote: str | None = typer.Option(None, "--remote", help=_REMOTE_HELP),
+    kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+    buckets: int | None = typer.Option(None, "--buckets", min=1, help="Engine calls (buckets of applications)."),
+    conf: list[str] = typer.Option([], "--conf", help="Extra Spark config KEY=VALUE (repeatable)."),
+) -> None:
+    """Assign every application of a fleet snapshot and write assignments, metrics, errors and a manifest."""
+    from taskassign.pipeline.run import PipelineOptions, run_pipeline
+
+    if assignor is not None:
+        resolve_assignor_class(assignor)
+    options = PipelineOptions(input_dir, output_dir, assignor, kafka_compat, buckets)
+    console, errors = stdout_console(), stderr_console()
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=errors, transient=True) as progress:
+        step = progress.add_task("starting Spark", total=None)
+        with _session(master, remote, _parse_conf(conf)) as spark, _spark_progress(spark, progress):
+            result = run_pipeline(spark, options, lambda name: progress.update(step, description=name))
+    console.print(fleet_summary(result.manifest, result.output_dir))
+    if not result.manifest["reconciled"]:
+        errors.print("[bold red]row counts do not reconcile (rows in != used + rejected); see manifest.json[/]")
+        raise typer.Exit(EXIT_FAILED)
+
+
+def fleet_summary(manifest: dict[str, Any], output_dir: Path) -> RenderableType:
+    """The end-of-run summary: outcome per application, fleet metrics, row accounting, errors."""
+    import pyarrow.parquet as pq
+
+    timings = manifest["timings"]
+    apps = manifest["applications"]
+    header = Text.assemble(
+        ("fleet ", "dim"), (f"{apps['total']:,} applications", "bold"), ("  output ", "dim"), (str(output_dir), "bold"),
+        ("  in ", "dim"), (f"{timings['total_seconds']:.1f} s", "bold"),
+        (f" (engine {timings['engine_seconds']:.1f} s of worker time)", "dim"),
+    )
+    status = Table(title="applications", show_edge=False, header_style="bold", title_justify="left")
+    status.add_column("status")
+    status.add_column("count", justify="right")
+    status.add_column("meaning", style="dim")
+    for name, meaning in STATUSES.items():
+        count = apps["by_status"].get(name, 0)
+        style = "green" if name == "ASSIGNED" else ("red" if count else "")
+        status.add_row(Text(name, style=style), f"{count:,}", meaning)
+    metrics = Table(title="fleet metrics (over assigned applications)", show_edge=False, header_style="bold",
+                    title_justify="left")
+    for column in ("metric", "sum", "mean", "p95", "max"):
+        metrics.add_column(column, justify="left" if column == "metric" else "right")
+    fleet = pq.read_table(output_dir / "fleet_metrics").to_pylist()
+    for row in fleet:
+        metrics.add_row(row["metric"], *(_number(row[c]) for c in ("sum", "mean", "p95", "max")))
+    rows = Table(title="input rows", show_edge=False, header_style="bold", title_justify="left")
+    for column in ("table", "in", "used", "rejected"):
+        rows.add_column(column, justify="left" if column == "table" else "right")
+    for name, counts in manifest["rows"].items():
+        rows.add_row(name, f"{counts['in']:,}", f"{counts['used']:,}", f"{counts['rejected']:,}")
+    parts: list[RenderableType] = [header, status, metrics, rows]
+    problems = Table(title="errors table", show_edge=False, header_style="bold", title_justify="left")
+    for column in ("effect", "reason", "rows"):
+        problems.add_column(column, justify="right" if column == "rows" else "left")
+    for effect, codes in manifest["errors"].items():
+        for code, count in sorted(codes.items(), key=lambda kv: -kv[1]):
+            problems.add_row(effect, code, f"{count:,}")
+    if problems.row_count:
+        parts.append(problems)
+    check = "rows in = used + rejected for every table" if manifest["reconciled"] else "ROW COUNTS DO NOT RECONCILE"
+    parts.append(Text(check, style="green" if manifest["reconciled"] else "bold red"))
+    return Group(*parts)
+
+
+def _number(value: float | None) -> str:
+    if value is None:
+        return "-"
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.2f}"
+
+
+@pipeline_app.command("export-scenario")
+@handle_errors
+def export_scenario(
+    input_dir: Path = typer.Option(..., "--input", help="Fleet snapshot directory."),
+    app_id: str = typer.Option(..., "--app", help="The application to export."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Scenario file to write (default <app>.scenario.json)."),
+    master: str | None = typer.Option(None, "--master", help=_MASTER_HELP),
+    remote: str | None = typer.Option(None, "--remote", help=_REMOTE_HELP),
+    kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Set taskassign.kafka.compat in its configs."),
+) -> None:
+    """Write one application's scenario file: the exact input the pipeline gives the engine for it."""
+    from taskassign.pipeline.export import export_scenarios
+
+    errors: Console = stderr_console()
+    with errors.status("starting Spark"), _session(master, remote) as spark:
+        errors.print(f"checking and deriving {escape(app_id)}")
+        exported = export_scenarios(spark, input_dir, [app_id], kafka_compat=kafka_compat)[app_id]
+    if exported.scenario is None:
+        raise UserInputError(f"application {app_id!r} cannot be exported: {exported.rejection}")
+    target = out or Path(f"{app_id}.scenario.json")
+    dump_json(scenario_to_dict(exported.scenario), target)
+    stdout_console().print(f"wrote {escape(str(target))}")

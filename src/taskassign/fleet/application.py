@@ -1,0 +1,247 @@
+"""One application of a fleet through the engine: build its Scenario, assign, measure, report.
+
+``assign_application`` is what the pipeline runs for every application inside Spark's Arrow workers
+(and what tests run without Spark). The engine call is ``api.assign_scenario``, the code path of
+``taskassign assign``. Nothing escapes as an exception: an application whose state is invalid comes
+back REJECTED with the reason; one whose assignor raises keeps its previous assignment (KEPT_PREVIOUS,
+the leader's TaskAssignmentException path: identity assignment, immediate follow-up rebalance); one
+whose assignment fails Kafka's validation comes back INVALID_ASSIGNMENT with what the assignor produced.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, TypedDict
+
+from taskassign.api import assign_scenario
+from taskassign.assignors.base import BaseTaskAssignor
+from taskassign.assignors.registry import DEFAULT_ASSIGNOR, assignor_display_name, resolve_assignor_class
+from taskassign.configs import KAFKA_COMPAT, AssignmentConfigs
+from taskassign.errors import AssignorNotFoundError, ConfigError, TaskAssignmentException, UserInputError
+from taskassign.fleet.build import AppInput, BuiltApplication, build_scenario
+from taskassign.fleet.reasons import (
+    ASSIGNOR_FAILED,
+    INVALID_ASSIGNMENT,
+    INVALID_CONFIG,
+    INVALID_STATE,
+    STATUS_ASSIGNED,
+    STATUS_INVALID_ASSIGNMENT,
+    STATUS_KEPT_PREVIOUS,
+    STATUS_REJECTED,
+    UNKNOWN_ASSIGNOR,
+)
+from taskassign.leader import RebalanceResult, rebalance
+from taskassign.metrics import AssignmentMetrics, compute_metrics
+from taskassign.model import ApplicationState, AssignmentError, TaskAssignment
+
+__all__ = (
+    "AppCheck",
+    "AppResult",
+    "ClientResult",
+    "ConsumerResult",
+    "assign_application",
+    "check_application",
+    "effective_assignor",
+)
+
+
+class ClientResult(TypedDict):
+    process_id: str
+    rack: str | None
+    num_threads: int
+    active_tasks: list[str]
+    standby_tasks: list[str]
+    followup_rebalance_deadline_ms: int | None
+    #: From taskassign.metrics' per-client metrics (None when the assignment could not be measured).
+    records_to_restore: int | None
+    state_load: int | None
+    active_moves_in: int | None
+
+
+class ConsumerResult(TypedDict):
+    process_id: str
+    consumer_id: str
+    active_tasks: list[str]
+    standby_tasks: list[str]
+    withheld_tasks: list[str]
+    followup_rebalance_deadline_ms: int | None
+
+
+class AppResult(TypedDict):
+    app_id: str
+    status: str
+    reason_code: str | None
+    reason: str | None
+    assignor: str
+    error: str | None
+    probing_rebalance_needed: bool | None
+    end_offsets_known: bool | None
+    build_seconds: float
+    engine_seconds: float
+    metrics_seconds: float
+    source_rows: dict[str, int] | None
+    metrics: dict[str, int | float] | None
+    clients: list[ClientResult]
+    consumers: list[ConsumerResult]
+
+
+def effective_assignor(app_assignor: str | None, override: str | None) -> str:
+    """The run's ``--assignor`` wins over the application's; neither: the registry's default."""
+    return override or app_assignor or DEFAULT_ASSIGNOR
+
+
+@dataclass(frozen=True, slots=True)
+class AppCheck:
+    """An application row's configs and assignor, checked before any of its other rows are used."""
+
+    code: str | None
+    reason: str | None
+    #: rack.aware.assignment.tags: every member must carry these tags.
+    required_tags: tuple[str, ...] = ()
+    kafka_compat: bool = False
+
+
+def check_application(
+    configs: Mapping[str, str] | None, assignor: str | None, *, assignor_override: str | None = None,
+    kafka_compat: bool = False,
+) -> AppCheck:
+    """INVALID_CONFIG or UNKNOWN_ASSIGNOR with the reason, or no code and what later checks need."""
+    props = dict(configs or {})
+    if kafka_compat:
+        props[KAFKA_COMPAT] = "true"
+    try:
+        parsed = AssignmentConfigs.from_properties(props, coerce_strings=True)
+    except ConfigError as exc:
+        return AppCheck(INVALID_CONFIG, str(exc))
+    try:
+        resolve_assignor_class(effective_assignor(assignor, assignor_override))
+    except AssignorNotFoundError as exc:
+        return AppCheck(UNKNOWN_ASSIGNOR, str(exc))
+    return AppCheck(None, None, parsed.rack_aware_assignment_tags, parsed.kafka_compat)
+
+
+class _FailedAssignor(BaseTaskAssignor):
+    """Replays an assignor's failure as the TaskAssignmentException the leader knows how to handle."""
+
+    def __init__(self, reason: str) -> None:
+        self._reason = reason
+
+    def assign(self, application_state: ApplicationState) -> TaskAssignment:
+        raise TaskAssignmentException(self._reason)
+
+
+def assign_application(
+    app: AppInput, *, assignor_override: str | None = None, kafka_compat: bool = False
+) -> AppResult:
+    """Run one application through the engine; never raises for a problem of the application itself."""
+    assignor = effective_assignor(app.get("assignor"), assignor_override)
+    result = _empty_result(app, assignor_display_name(assignor))
+    started = time.perf_counter()
+    try:
+        built = build_scenario(app, kafka_compat=kafka_compat)
+    except ConfigError as exc:
+        return _rejected(result, INVALID_CONFIG, str(exc), started)
+    except UserInputError as exc:
+        return _rejected(result, INVALID_STATE, str(exc), started)
+    assigned_at = time.perf_counter()
+    result["build_seconds"] = assigned_at - started
+    scenario = built.scenario
+    try:
+        outcome = assign_scenario(scenario, assignor)
+    except AssignorNotFoundError as exc:
+        return _rejected(result, UNKNOWN_ASSIGNOR, str(exc), started)
+    except UserInputError as exc:
+        return _rejected(result, INVALID_CONFIG, str(exc), started)
+    except Exception as exc:
+        reason = f"{type(exc).__name__}: {exc}"
+        outcome = rebalance(scenario.state, _FailedAssignor(reason), assignor_name=result["assignor"],
+                            leader=scenario.leader_process_id, raise_on_error=False)
+    measured_at = time.perf_counter()
+    result["engine_seconds"] = measured_at - assigned_at
+    _fill(result, built, outcome)
+    result["source_rows"] = app.get("source_rows")
+    result["metrics_seconds"] = time.perf_counter() - measured_at
+    return result
+
+
+def _empty_result(app: AppInput, assignor: str) -> AppResult:
+    return AppResult(
+        app_id=app["app_id"], status=STATUS_REJECTED, reason_code=None, reason=None, assignor=assignor,
+        error=None, probing_rebalance_needed=None, end_offsets_known=app.get("end_offsets_known"),
+        build_seconds=0.0, engine_seconds=0.0, metrics_seconds=0.0, source_rows=None, metrics=None,
+        clients=[], consumers=[],
+    )
+
+
+def _rejected(result: AppResult, code: str, reason: str, started: float) -> AppResult:
+    result["status"] = STATUS_REJECTED
+    result["reason_code"] = code
+    result["reason"] = reason
+    result["build_seconds"] = time.perf_counter() - started
+    return result
+
+
+def _fill(result: AppResult, built: BuiltApplication, outcome: RebalanceResult) -> None:
+    state = built.scenario.state
+    result["error"] = outcome.error.name
+    result["probing_rebalance_needed"] = outcome.probing_rebalance_needed
+    result["assignor"] = outcome.assignor
+    if outcome.fallback_reason is not None:
+        result["status"] = STATUS_KEPT_PREVIOUS
+        result["reason_code"] = ASSIGNOR_FAILED
+        result["reason"] = f"the assignor raised ({outcome.fallback_reason}); previous assignment kept, " \
+                           "immediate follow-up rebalance"
+    elif outcome.error is not AssignmentError.NONE:
+        result["status"] = STATUS_INVALID_ASSIGNMENT
+        result["reason_code"] = INVALID_ASSIGNMENT
+        result["reason"] = f"the assignment failed Kafka's validation: {outcome.error.name}"
+    else:
+        result["status"] = STATUS_ASSIGNED
+    measured = _measure(built, outcome)
+    result["metrics"] = measured.to_dict() if measured is not None else None
+    per_client = {m.process_id: m for m in measured.client_metrics} if measured is not None else {}
+    clients: list[ClientResult] = []
+    for pid, assignment in outcome.group.clients.items():
+        client = state.clients[pid]
+        detail = per_client.get(pid)
+        clients.append(ClientResult(
+            process_id=str(pid), rack=client.rack_id, num_threads=client.num_processing_threads,
+            active_tasks=[str(t) for t in assignment.active_tasks()],
+            standby_tasks=[str(t) for t in assignment.standby_tasks()],
+            followup_rebalance_deadline_ms=assignment.followup_rebalance_deadline,
+            records_to_restore=detail.records_to_restore if detail else None,
+            state_load=detail.state_load if detail else None,
+            active_moves_in=detail.active_moves_in if detail else None,
+        ))
+    result["clients"] = clients
+    result["consumers"] = _consumers(outcome)
+
+
+def _measure(built: BuiltApplication, outcome: RebalanceResult) -> AssignmentMetrics | None:
+    """taskassign.metrics of the leader's group assignment; None for an assignment that names clients or
+    tasks the application does not have (an invalid assignment cannot be measured)."""
+    try:
+        return compute_metrics(built.scenario.state, outcome.group)
+    except UserInputError:
+        return None
+
+
+def _consumers(outcome: RebalanceResult) -> list[ConsumerResult]:
+    """Each consumer's share, when the leader distributed the tasks over threads (spec 5); task lists in
+    TaskId order, as in assignment files."""
+    per_client: Mapping[Any, Mapping[str, Any]] | None = outcome.group.consumers
+    if per_client is None:
+        return []
+    rows: list[ConsumerResult] = []
+    for pid, consumers in per_client.items():
+        for consumer, share in consumers.items():
+            rows.append(ConsumerResult(
+                process_id=str(pid), consumer_id=consumer,
+                active_tasks=[str(t) for t in sorted(share.active)],
+                standby_tasks=[str(t) for t in sorted(share.standby)],
+                withheld_tasks=[str(t) for t in sorted(share.withheld)],
+                followup_rebalance_deadline_ms=share.followup_rebalance_deadline,
+            ))
+    return rows

@@ -1,0 +1,60 @@
+"""The run manifest: what went in, what was used and rejected (reconciled per table), what came out.
+
+Counts are read with pyarrow from the staged Parquet outputs (column subsets and file footers), so
+assembling the manifest costs no Spark job. ``rows[table]``: ``in`` counted from the snapshot as read,
+``used`` summed from the engine's per-application ``source_rows`` (applications that reached the
+engine), ``rejected`` counted from the errors table; ``reconciled`` says ``in == used + rejected`` for
+every table, which is checked, not assumed: the three numbers come from three different places.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+import taskassign
+from taskassign.fleet import reasons
+from taskassign.fleet.tables import INPUT_TABLES
+
+__all__ = ("OUTPUT_TABLES", "build_manifest", "parquet_rows")
+
+#: The tables a run writes, in the order the manifest lists them.
+OUTPUT_TABLES = ("client_assignments", "consumer_assignments", "app_metrics", "fleet_metrics", "errors")
+_TIMINGS = ("build_seconds", "engine_seconds", "metrics_seconds")
+
+
+def parquet_rows(directory: str | Path) -> int:
+    """Rows of a Parquet table directory, from its files' footers."""
+    return sum(pq.read_metadata(f).num_rows for f in sorted(Path(directory).glob("*.parquet")))
+
+
+def build_manifest(
+    staging: Path, results: str, rows_in: Mapping[str, int], header: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The manifest of the run staged in ``staging`` (``results``: the engine's raw results table)."""
+    engine = pq.read_table(staging / results, columns=["status", "source_rows", *_TIMINGS])
+    ran = engine.filter(pc.not_equal(engine["status"], reasons.STATUS_REJECTED))
+    used = {name: int(pc.sum(pc.struct_field(ran["source_rows"], name)).as_py() or 0) for name in INPUT_TABLES}
+    errors = pq.read_table(staging / "errors", columns=["table", "effect", "reason_code"]).to_pylist()
+    rejected = Counter(e["table"] for e in errors if e["effect"] == reasons.EFFECT_REJECTED)
+    by_reason: dict[str, Counter[str]] = {reasons.EFFECT_REJECTED: Counter(), reasons.EFFECT_FLAGGED: Counter()}
+    for e in errors:
+        by_reason[e["effect"]][e["reason_code"]] += 1
+    statuses = Counter(pq.read_table(staging / "app_metrics", columns=["status"])["status"].to_pylist())
+    rows = {name: {"in": rows_in[name], "used": used[name], "rejected": rejected.get(name, 0)}
+            for name in INPUT_TABLES}
+    return {
+        "taskassign_version": taskassign.__version__,
+        **header,
+        "rows": rows,
+        "reconciled": all(r["in"] == r["used"] + r["rejected"] for r in rows.values()),
+        "applications": {"total": sum(statuses.values()), "by_status": dict(sorted(statuses.items()))},
+        "errors": {effect: dict(sorted(codes.items())) for effect, codes in by_reason.items()},
+        "outputs": {name: {"path": name, "rows": parquet_rows(staging / name)} for name in OUTPUT_TABLES},
+        "timings": {name: round(float(pc.sum(engine[name]).as_py() or 0.0), 3) for name in _TIMINGS},
+    }

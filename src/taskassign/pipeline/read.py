@@ -1,0 +1,199 @@
+"""Reading a fleet snapshot directory: find each table's files, read them in their format, type them.
+
+Each table is ``<name>.parquet``, ``<name>.csv`` or ``<name>.jsonl``/``<name>.json`` (a file or a
+directory of part files), or a directory ``<name>/`` of such part files. Whatever the format, a table
+comes back with the spec's typed columns plus two bookkeeping columns:
+
+* ``_source_row``: for a row that could not be read, its raw text (a CSV line's fields or a JSON line);
+  null otherwise: the errors table shows a readable row as JSON of its typed columns (``source_row``), so
+  no table carries a JSON copy of every row;
+* ``_malformed``: why the row could not be read (a CSV line with the wrong number of fields, a JSON line
+  that does not parse or has an unknown key, a cell that is not of its column's type), else null.
+
+A missing required table, a missing required column or an unknown column is a UserInputError naming
+the table and the column: those are mistakes in the snapshot as a whole, not in one row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import StringType, StructField, StructType
+
+from taskassign.errors import UserInputError
+from taskassign.fleet.tables import INPUT_TABLES, TableSpec
+from taskassign.pipeline.schemas import spark_type, table_schema
+
+__all__ = (
+    "MALFORMED",
+    "SOURCE_ROW",
+    "SnapshotTable",
+    "locate_table",
+    "read_snapshot",
+    "read_table",
+    "source_row",
+)
+
+SOURCE_ROW = "_source_row"
+MALFORMED = "_malformed"
+_CORRUPT = "_corrupt_record"
+_SUFFIXES: Mapping[str, tuple[str, ...]] = {
+    "parquet": (".parquet",),
+    "csv": (".csv",),
+    "json": (".jsonl", ".json"),
+}
+
+
+@dataclass(frozen=True)
+class SnapshotTable:
+    """One input table: where it came from and its typed rows (None path: an absent optional table).
+    ``columns``: the spec's columns the file has (the others are null)."""
+
+    name: str
+    path: str | None
+    format: str | None
+    df: DataFrame
+    columns: tuple[str, ...] = ()
+
+
+def _format_of_directory(directory: Path) -> str | None:
+    found = set()
+    for child in directory.iterdir():
+        if child.name.startswith(("_", ".")):
+            continue
+        for fmt, suffixes in _SUFFIXES.items():
+            if child.name.endswith(suffixes):
+                found.add(fmt)
+    if len(found) > 1:
+        raise UserInputError(f"{directory}: mixes {' and '.join(sorted(found))} files; use one format per table")
+    return found.pop() if found else None
+
+
+def locate_table(directory: Path, name: str) -> tuple[Path, str] | None:
+    """The path and format of table ``name`` in ``directory``; None if absent; an error if ambiguous."""
+    candidates: list[tuple[Path, str]] = []
+    for fmt, suffixes in _SUFFIXES.items():
+        for suffix in suffixes:
+            path = directory / f"{name}{suffix}"
+            if path.exists():
+                candidates.append((path, fmt))
+    plain = directory / name
+    if plain.is_dir():
+        found = _format_of_directory(plain)
+        if found is None:
+            raise UserInputError(f"{plain}: no .parquet, .csv or .jsonl files in the directory of table {name!r}")
+        candidates.append((plain, found))
+    if len(candidates) > 1:
+        listed = ", ".join(str(path) for path, _ in candidates)
+        raise UserInputError(f"table {name!r} is given more than once ({listed}); keep one")
+    return candidates[0] if candidates else None
+
+
+def read_snapshot(spark: Any, directory: str | Path) -> dict[str, SnapshotTable]:
+    """Every input table of the snapshot in ``directory`` (absent optional tables are empty)."""
+    root = Path(directory)
+    if not root.is_dir():
+        raise UserInputError(f"{root}: not a directory (expected a fleet snapshot: docs/pipeline.md)")
+    tables = {}
+    for name, spec in INPUT_TABLES.items():
+        found = locate_table(root, name)
+        if found is None:
+            if not spec.optional:
+                raise UserInputError(f"{root}: table {name!r} is missing (expected {name}.parquet, {name}.csv, "
+                                     f"{name}.jsonl or a directory {name}/)")
+            tables[name] = SnapshotTable(name, None, None, _empty(spark, spec))
+            continue
+        path, fmt = found
+        df, columns = read_table(spark, spec, path, fmt)
+        tables[name] = SnapshotTable(name, str(path), fmt, df, columns)
+    return tables
+
+
+def _empty(spark: Any, spec: TableSpec) -> DataFrame:
+    schema = StructType([*table_schema(spec).fields, StructField(SOURCE_ROW, StringType()),
+                         StructField(MALFORMED, StringType())])
+    empty: DataFrame = spark.createDataFrame([], schema)
+    return empty
+
+
+def read_table(spark: Any, spec: TableSpec, path: Path, fmt: str) -> tuple[DataFrame, tuple[str, ...]]:
+    """Read one table file (or directory) in ``fmt`` and type it by ``spec``; also the columns it has."""
+    if fmt == "parquet":
+        raw = spark.read.parquet(str(path))
+        _check_columns(spec, raw.columns, path)
+        source = F.to_json(F.struct(*[F.col(c) for c in raw.columns]), {"ignoreNullFields": "false"})
+        return _typed(spec, raw, source, F.lit(None).cast("string")), tuple(raw.columns)
+    if fmt == "csv":
+        header = spark.read.option("header", True).option("escape", '"').csv(str(path)).columns
+        _check_columns(spec, header, path)
+        schema = StructType([*(StructField(c, StringType()) for c in header), StructField(_CORRUPT, StringType())])
+        raw = (spark.read.option("header", True).option("escape", '"').option("mode", "PERMISSIVE")
+               .option("columnNameOfCorruptRecord", _CORRUPT).schema(schema).csv(str(path)))
+        source = F.to_json(F.struct(*[F.col(c) for c in header]), {"ignoreNullFields": "false"})
+        problem = F.when(F.col(_CORRUPT).isNotNull(),
+                         F.lit(f"the CSV line does not have the {len(header)} fields of the header"))
+        return _typed(spec, raw, source, problem), tuple(header)
+    lines = spark.read.text(str(path)).where(F.trim("value") != "")
+    keys = F.json_object_keys("value")
+    known = F.array(*[F.lit(c) for c in spec.column_names])
+    string_schema = StructType([StructField(c, StringType()) for c in spec.column_names])
+    raw = lines.select(F.col("value").alias(_CORRUPT), keys.alias("_keys"),
+                       F.from_json("value", string_schema).alias("_row")).select(_CORRUPT, "_keys", "_row.*")
+    unknown = F.array_except("_keys", known)
+    problem = (F.when(F.col("_keys").isNull(), F.lit("the line is not a JSON object"))
+               .when(F.size(unknown) > 0, F.concat(F.lit("unknown key(s) "), F.array_join(unknown, ", "),
+                                                   F.lit(f"; table {spec.name} has {', '.join(spec.column_names)}"))))
+    return _typed(spec, raw, F.col(_CORRUPT), problem), spec.column_names
+
+
+def _check_columns(spec: TableSpec, columns: list[str], path: Path) -> None:
+    present = set(columns)
+    unknown = [c for c in columns if c not in spec.column_names]
+    if unknown:
+        raise UserInputError(f"{path}: unknown column(s) {', '.join(unknown)} in table {spec.name!r}; its columns "
+                             f"are {', '.join(spec.column_names)}")
+    missing = [c.name for c in spec.columns if c.required and c.name not in present]
+    if missing:
+        raise UserInputError(f"{path}: table {spec.name!r} lacks required column(s) {', '.join(missing)}")
+
+
+def _typed(spec: TableSpec, raw: DataFrame, source: Column, problem: Column) -> DataFrame:
+    """The spec's columns cast from ``raw`` (absent optional columns null), with _source_row and _malformed."""
+    raw_types = {f.name: f.dataType for f in raw.schema.fields}
+    typed: list[Column] = []
+    checks: list[tuple[Column, Column]] = []
+    for column in spec.columns:
+        target = spark_type(column.type)
+        if column.name not in raw_types:
+            typed.append(F.lit(None).cast(target).alias(column.name))
+            continue
+        value = F.col(column.name)
+        if raw_types[column.name] == target:
+            typed.append(value.alias(column.name))
+            continue
+        if isinstance(raw_types[column.name], StringType) and column.is_complex:
+            converted = F.from_json(value, target.simpleString())
+        elif isinstance(raw_types[column.name], StringType) and column.type == "binary":
+            converted = F.try_to_binary(value, F.lit("base64"))
+        else:
+            converted = value.try_cast(target)
+        typed.append(converted.alias(column.name))
+        shown = value.cast("string")
+        checks.append((value.isNotNull() & converted.isNull(),
+                       F.concat(F.lit(f"column {column.name}: "), F.substring(shown, 1, 80),
+                                F.lit(f" is not a {column.type}"))))
+    reason = problem
+    for failed, message in checks:
+        reason = F.coalesce(reason, F.when(failed, message))
+    return raw.select(*typed, F.when(reason.isNotNull(), source).alias(SOURCE_ROW), reason.alias(MALFORMED))
+
+
+def source_row(spec: TableSpec) -> Column:
+    """A row as the errors table shows it: its raw text if it could not be read, else its columns as JSON."""
+    columns = F.struct(*[F.col(c) for c in spec.column_names])
+    return F.coalesce(F.col(SOURCE_ROW), F.to_json(columns, {"ignoreNullFields": "false"}))

@@ -1,0 +1,201 @@
+"""Every row check, on one snapshot full of bad rows (one planning pass for the whole module)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from taskassign.fleet import reasons as R
+from taskassign.ids import ProcessId, TaskId
+from taskassign.pipeline.run import PipelineOptions, Plan, plan
+from taskassign.pipeline.validate import CODE, REASON
+from taskassign.wire.subscription_info import SubscriptionInfo
+from tests.pipeline.conftest import APP, PID_1, base_rows, write_snapshot
+
+pytestmark = pytest.mark.spark
+
+GOOD_PID = "00000000-0000-0000-0000-0000000000aa"
+SUB_PID = "00000000-0000-0000-0000-0000000000bb"
+
+
+def subscription(pid: str, offsets: dict[str, int], host: str = "sub.svc:7070") -> bytes:
+    return SubscriptionInfo.of(11, ProcessId(pid), {TaskId.parse(t): o for t, o in offsets.items()},
+                               user_endpoint=host).encode()
+
+
+def _bad_rows() -> dict[str, list[dict[str, Any]]]:
+    rows = base_rows()
+    app = rows["applications"][0]
+    sub = rows["subtopologies"][1]
+    tp = rows["topic_partitions"][2]
+    member = rows["members"][2]
+    task = rows["member_tasks"][1]
+    rows["applications"] += [
+        {**app, "app_id": "dup"}, {**app, "app_id": "dup"}, {**app, "app_id": " "},
+        {**app, "app_id": "neg-clock", "now_ms": -5}, {**app, "app_id": "bad-leader", "leader_process_id": "zzz"},
+        {**app, "app_id": "bad-config", "configs": {"num.standby.replicas": "x"}},
+        {**app, "app_id": "bad-assignor", "assignor": "no-such-assignor"},
+        {**app, "app_id": "missing-topic"}, {**app, "app_id": "no-members"},
+    ]
+    rows["subtopologies"] += [
+        {**sub, "subtopology": -1, "source_topics": ["t-neg"]},
+        {**sub, "subtopology": 5, "source_topics": ["t5"]}, {**sub, "subtopology": 5, "source_topics": ["t5b"]},
+        {**sub, "subtopology": 6, "source_topics": []},
+        {**sub, "subtopology": 7, "source_topics": ["t7"], "changelog_topics": ["t7-changelog"]},
+        {**sub, "subtopology": 8, "source_topics": ["t8"], "copartition_groups": [["t8", "elsewhere"]]},
+        {**sub, "app_id": "ghost"}, {**sub, "app_id": "bad-config"},
+        {**sub, "app_id": "missing-topic", "source_topics": ["absent"]},
+        {**sub, "app_id": "no-members", "source_topics": ["nm-in"]},
+    ]
+    rows["repartition_topics"] += [
+        {"app_id": APP, "topic": "nobody-reads-me", "num_partitions": None},
+        {"app_id": APP, "topic": "clicks", "num_partitions": 0},
+    ]
+    rows["topic_partitions"] += [
+        {**tp, "partition": -1}, {**tp, "partition": 7, "end_offset": -3},
+        {**tp, "topic": "dup-t", "partition": 0}, {**tp, "topic": "dup-t", "partition": 0},
+        {**tp, "topic": "unrelated", "partition": 0}, {**tp, "app_id": "no-members", "topic": "nm-in"},
+        {**tp, "replica_racks": ["r1", ""], "partition": 9},
+    ]
+    rows["members"] += [
+        {**member, "consumer_id": "bad-pid", "process_id": "zzz"},
+        {**member, "consumer_id": "bad-host", "process_id": GOOD_PID, "host": "nohost"},
+        {**member, "consumer_id": "many-tags", "process_id": GOOD_PID,
+         "client_tags": {f"k{i}": "v" for i in range(6)}},
+        {**member, "consumer_id": "dup-c", "process_id": GOOD_PID}, {**member, "consumer_id": "dup-c",
+                                                                     "process_id": GOOD_PID},
+        {**member, "app_id": "ghost", "consumer_id": "g"},
+        {**member, "consumer_id": "sub-ok", "process_id": None, "host": None, "client_tags": None,
+         "subscription_info": subscription(SUB_PID, {"0_0": 5, "9_9": 3})},
+        {**member, "consumer_id": "sub-garbage", "process_id": None, "subscription_info": b"\x00\x00\x00"},
+        {**member, "consumer_id": "sub-conflict", "process_id": GOOD_PID, "host": None,
+         "subscription_info": subscription(SUB_PID, {})},
+        {**member, "consumer_id": "no-pid", "process_id": None},
+    ]
+    rows["member_tasks"] += [
+        {**task, "task_id": "x1"}, {**task, "consumer_id": "stranger", "task_id": "1_0"},
+        {**task, "task_id": "9_9"}, {**task, "consumer_id": "c1-1", "task_id": "7_7", "ownership": "leader"},
+        {**task, "consumer_id": "c1-1", "task_id": "0_1", "offset_sum": -7, "ownership": None},
+        {**task, "consumer_id": "c2-1", "task_id": "1_0", "ownership": None, "offset_sum": None},
+        {**task, "consumer_id": "c1-2", "task_id": "0_1", "ownership": "standby", "offset_sum": -2},
+        {**task, "consumer_id": "c1-2", "task_id": "0_0", "ownership": "standby", "offset_sum": 1},
+        {**task, "consumer_id": "c1-2", "task_id": "0_0", "ownership": "standby", "offset_sum": 2},
+        {**task, "consumer_id": "c1-1", "task_id": "1_0", "ownership": "standby", "offset_sum": 3},
+        {**task, "consumer_id": "c1-1", "task_id": "99999999999_0"},
+        {**task, "consumer_id": "sub-ok", "task_id": "0_1", "ownership": None, "offset_sum": 7},
+        {**task, "consumer_id": "sub-ok", "task_id": "1_0", "ownership": "active", "offset_sum": None},
+    ]
+    return rows
+
+
+@pytest.fixture(scope="module")
+def checked(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Plan:
+    directory = write_snapshot(tmp_path_factory.mktemp("bad"), _bad_rows())
+    return plan(spark, PipelineOptions(directory, Path("unused")))
+
+
+def outcomes(the_plan: Plan, table: str) -> list[dict[str, Any]]:
+    df = the_plan.checked[table]
+    return [r.asDict(recursive=True) for r in df.collect()]
+
+
+def codes_where(rows: list[dict[str, Any]], **match: Any) -> list[str | None]:
+    return sorted((r[CODE] or "") for r in rows if all(r.get(k) == v for k, v in match.items()))
+
+
+def test_applications(checked: Plan) -> None:
+    rows = outcomes(checked, "applications")
+    assert codes_where(rows, app_id=APP) == [""]
+    assert codes_where(rows, app_id="dup") == [R.DUPLICATE_KEY] * 2
+    assert codes_where(rows, app_id=" ") == [R.MISSING_VALUE]
+    assert codes_where(rows, app_id="neg-clock") == [R.BAD_VALUE]
+    assert codes_where(rows, app_id="bad-leader") == [R.BAD_PROCESS_ID]
+    assert codes_where(rows, app_id="bad-config") == [R.INVALID_CONFIG]
+    assert codes_where(rows, app_id="bad-assignor") == [R.UNKNOWN_ASSIGNOR]
+    assert codes_where(rows, app_id="missing-topic") == [R.MISSING_SOURCE_TOPIC]
+    missing = next(r for r in rows if r["app_id"] == "missing-topic")
+    assert "absent" in missing[REASON]
+    # An application without members passes the row checks; the engine rejects it (INVALID_STATE).
+    assert codes_where(rows, app_id="no-members") == [""]
+
+
+def test_subtopologies(checked: Plan) -> None:
+    rows = outcomes(checked, "subtopologies")
+    assert codes_where(rows, app_id=APP, subtopology=0) == [""]
+    assert codes_where(rows, subtopology=-1) == [R.BAD_VALUE]
+    assert codes_where(rows, subtopology=5) == [R.DUPLICATE_KEY] * 2
+    assert codes_where(rows, subtopology=6) == [R.MISSING_VALUE]
+    assert codes_where(rows, subtopology=7) == [R.BAD_VALUE]
+    assert codes_where(rows, subtopology=8) == [R.BAD_VALUE]
+    assert codes_where(rows, app_id="ghost") == [R.UNKNOWN_APPLICATION]
+    assert codes_where(rows, app_id="bad-config") == [R.APPLICATION_REJECTED]
+    assert codes_where(rows, app_id="missing-topic") == [R.APPLICATION_REJECTED]
+
+
+def test_repartition_topics(checked: Plan) -> None:
+    rows = outcomes(checked, "repartition_topics")
+    assert codes_where(rows, topic="nobody-reads-me") == [R.UNREFERENCED_TOPIC]
+    assert codes_where(rows, topic="clicks") == [R.BAD_VALUE]
+
+
+def test_topic_partitions(checked: Plan) -> None:
+    rows = outcomes(checked, "topic_partitions")
+    assert codes_where(rows, app_id=APP, topic="orders") == ["", ""]
+    assert codes_where(rows, partition=-1) == [R.BAD_VALUE]
+    assert codes_where(rows, partition=7) == [R.BAD_VALUE]
+    assert codes_where(rows, partition=9) == [R.BAD_VALUE]
+    assert codes_where(rows, topic="dup-t") == [R.DUPLICATE_KEY] * 2
+    assert codes_where(rows, topic="unrelated") == [R.UNREFERENCED_TOPIC]
+    assert codes_where(rows, app_id="no-members") == [""]
+
+
+def test_members(checked: Plan) -> None:
+    rows = outcomes(checked, "members")
+    assert codes_where(rows, app_id=APP, process_id=PID_1) == ["", ""]
+    assert codes_where(rows, consumer_id="bad-pid") == [R.BAD_PROCESS_ID]
+    assert codes_where(rows, consumer_id="bad-host") == [R.BAD_VALUE]
+    assert codes_where(rows, consumer_id="many-tags") == [R.BAD_VALUE]
+    assert codes_where(rows, consumer_id="dup-c") == [R.DUPLICATE_KEY] * 2
+    assert codes_where(rows, app_id="ghost") == [R.UNKNOWN_APPLICATION]
+
+
+def test_members_with_subscription_bytes(checked: Plan) -> None:
+    rows = outcomes(checked, "members")
+    ok = next(r for r in rows if r["consumer_id"] == "sub-ok")
+    assert ok[CODE] is None and (ok["process_id"], ok["host"]) == (SUB_PID, "sub.svc:7070")
+    garbage = next(r for r in rows if r["consumer_id"] == "sub-garbage")
+    assert garbage[CODE] == R.MALFORMED_ROW and "subscription_info" in garbage[REASON]
+    assert codes_where(rows, consumer_id="sub-conflict") == [R.BAD_VALUE]
+    assert codes_where(rows, consumer_id="no-pid") == [R.MISSING_VALUE]
+    reports = outcomes(checked, "member_tasks")
+    decoded = {r["task_id"]: r for r in reports if r["_from_subscription"]}
+    assert decoded["0_0"][CODE] is None and decoded["0_0"]["offset_sum"] == 5
+    assert decoded["9_9"][CODE] == R.UNKNOWN_TASK
+    assert codes_where(reports, consumer_id="sub-ok", task_id="0_1") == [R.BAD_VALUE]  # offsets come from bytes
+    assert codes_where(reports, consumer_id="sub-ok", task_id="1_0") == [""]  # ownership rows are fine
+
+
+def test_member_tasks(checked: Plan) -> None:
+    rows = outcomes(checked, "member_tasks")
+    assert codes_where(rows, task_id="x1") == [R.BAD_TASK_ID]
+    assert codes_where(rows, task_id="99999999999_0") == [R.BAD_TASK_ID]
+    assert codes_where(rows, consumer_id="stranger") == [R.UNKNOWN_MEMBER]
+    assert codes_where(rows, task_id="9_9", _from_subscription=False) == [R.UNKNOWN_TASK]
+    assert codes_where(rows, ownership="leader") == [R.BAD_VALUE]
+    assert codes_where(rows, offset_sum=-7) == [R.BAD_VALUE]
+    assert codes_where(rows, consumer_id="c2-1", task_id="1_0", offset_sum=None) == [R.MISSING_VALUE]
+    assert codes_where(rows, consumer_id="c1-2", task_id="0_1") == [R.INCONSISTENT_REPORT]
+    assert codes_where(rows, consumer_id="c1-2", task_id="0_0") == [R.DUPLICATE_KEY] * 2
+    assert codes_where(rows, consumer_id="c1-1", task_id="1_0") == [R.BAD_VALUE]  # no changelog, no offset sum
+    assert codes_where(rows, consumer_id="c1-1", task_id="0_0") == [""]
+
+
+def test_every_row_is_kept_and_marked_at_most_once(checked: Plan) -> None:
+    bad = _bad_rows()
+    for table, rows in bad.items():
+        df = checked.checked[table]
+        if "_from_subscription" in df.columns:
+            df = df.where(~df["_from_subscription"])
+        assert df.count() == len(rows), table
