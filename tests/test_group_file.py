@@ -63,3 +63,22 @@ def test_structural_errors_name_the_json_path() -> None:
 def test_non_streams_member_is_rejected() -> None:
     data = Subscription.of(["topic1"], None, []).encode()
     fails(group([{"member_id": "m", "subscription": data.hex()}]), "$.members[0].subscription", "no user data")
+
+
+def test_repartition_topics_and_copartition_groups_are_checked() -> None:
+    doc = group([member("a", v(11, PID_1))])
+    doc["topology"]["repartition_topics"] = {"nobody-reads-me": None}
+    fails(doc, "$.topology.repartition_topics.nobody-reads-me", "must be a source topic")
+    doc = group([member("a", v(11, PID_1))])
+    doc["topology"]["subtopologies"].append({"id": 1, "source_topics": ["rep"]})
+    doc["topology"]["repartition_topics"] = {"rep": 0}
+    fails(doc, "$.topology.repartition_topics.rep", "expected a partition count")
+    doc = group([member("a", v(11, PID_1))])
+    doc["topology"]["subtopologies"][0]["copartition_groups"] = [["topic1", "elsewhere"]]
+    fails(doc, "$.topology.subtopologies[0].copartition_groups[0][1]", "'elsewhere' is not a source topic")
+    doc = group([member("a", v(11, PID_1))])
+    doc["topology"]["subtopologies"][0]["copartition_groups"] = [[]]
+    fails(doc, "$.topology.subtopologies[0].copartition_groups[0]", "non-empty array")
+    doc = group([member("a", v(11, PID_1))])
+    doc["topology"]["subtopologies"][0]["sink_topics"] = "rep"
+    fails(doc, "$.topology.subtopologies[0].sink_topics", "expected an array")

@@ -223,3 +223,65 @@ def test_end_offsets_source_changelogs_new_changelogs_and_unknown() -> None:
     assert result.state.clients[PID_1].lag_for(T("0_0")) == 10
     unknown = run({**doc, "end_offsets_unknown": True}, "identity")
     assert unknown.state is not None and unknown.state.clients[PID_1].lag_for(T("0_0")) == -3
+
+
+def _repartitioned(members: list[dict[str, Any]], *, fixed: int | None = None, **top: Any) -> dict[str, Any]:
+    """Subtopology 0 reads topic1 (3 partitions) and writes ``rep``; subtopology 1 joins ``rep`` with
+    ``lookup`` (3 partitions): ``rep`` is sized by the leader unless ``fixed``."""
+    doc = group(members, **top)
+    subs = doc["topology"]["subtopologies"]
+    subs[0]["sink_topics"] = ["rep"]
+    subs.append({"id": 1, "source_topics": ["rep", "lookup"], "copartition_groups": [["rep", "lookup"]]})
+    doc["topology"]["repartition_topics"] = {"rep": fixed}
+    doc["topics"]["lookup"] = {"partitions": 3}
+    return doc
+
+
+def test_repartition_topics_are_sized_by_the_leader() -> None:
+    result = run(_repartitioned([member("a", v(11, PID_1)), member("b", v(11, PID_2))]))
+    assert result.error_code is AssignorError.NONE and result.failure is None
+    assigned = {t for i in infos(result).values() for t in i.active_tasks}  # one entry per partition
+    assert assigned == {T(s) for s in ("0_0", "0_1", "0_2", "1_0", "1_1", "1_2")}
+    partitions = sorted(tp for o in result.members.values() for tp in o.assignment.topic_partitions())
+    assert [tp for tp in partitions if tp[0] == "rep"] == [("rep", 0), ("rep", 1), ("rep", 2)]
+
+
+def test_a_repartition_topic_takes_the_count_of_its_external_join_partner() -> None:
+    doc = _repartitioned([member("a", v(11, PID_1))])
+    doc["topics"]["lookup"] = {"partitions": 4}
+    result = run(doc)
+    assert result.failure is None
+    assert {t for i in infos(result).values() for t in i.active_tasks if t.subtopology == 1} == {
+        T(f"1_{p}") for p in range(4)}
+
+
+def test_join_inputs_that_are_not_copartitioned_make_the_leader_fail() -> None:
+    doc = _repartitioned([member("a", v(11, PID_1))])
+    subs = doc["topology"]["subtopologies"]
+    subs[1]["source_topics"].append("lookup2")
+    subs[1]["copartition_groups"] = [["rep", "lookup", "lookup2"]]
+    doc["topics"]["lookup2"] = {"partitions": 4}
+    result = run(doc)
+    assert result.failure is not None and "not co-partitioned" in result.failure and not result.members
+
+
+def test_a_fixed_repartition_count_that_disagrees_with_its_join_partner_fails() -> None:
+    result = run(_repartitioned([member("a", v(11, PID_1))], fixed=5))
+    assert result.failure is not None and "fixed partition count of 5" in result.failure
+
+
+def test_a_repartition_topic_nobody_can_size_is_an_assignment_error() -> None:
+    doc = _repartitioned([member("a", v(11, PID_1))])
+    doc["topology"]["subtopologies"][0]["sink_topics"] = []
+    result = run(doc)
+    assert result.error_code is AssignorError.ASSIGNMENT_ERROR
+    assert all(i.error_code == 3 for i in infos(result).values())
+
+
+def test_an_existing_repartition_topic_with_the_wrong_count_fails() -> None:
+    doc = _repartitioned([member("a", v(11, PID_1))])
+    doc["topics"]["rep"] = {"partitions": 2}
+    result = run(doc)
+    assert result.failure is not None and "exists with 2 partitions, the topology needs 3" in result.failure
+    doc["topics"]["rep"] = {"partitions": [{"partition": p, "racks": ["r1"]} for p in range(3)]}
+    assert run(doc).failure is None

@@ -40,12 +40,15 @@ MAX_PARTITIONS = 1_000_000
 
 @dataclass(frozen=True, slots=True)
 class SubtopologySpec:
-    """One subtopology: its id, the topics it reads, its stores and their changelog topics."""
+    """One subtopology: its id, the topics it reads, its stores and their changelog topics, the topics it
+    writes (only repartition topics matter: they size them) and its co-partition groups (join inputs)."""
 
     id: int
     source_topics: tuple[str, ...]
     stores: tuple[str, ...] = ()
     changelog_topics: tuple[str, ...] = ()
+    sink_topics: tuple[str, ...] = ()
+    copartition_groups: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +95,8 @@ class GroupSpec:
     #: True to simulate a failed end-offset fetch: every changelog end offset sum is unknown (-3).
     end_offsets_unknown: bool = False
     source: str | None = field(default=None, compare=False)
+    #: The topology's repartition topics: the partition count it fixes, or None (the leader computes it).
+    repartition_topics: Mapping[str, int | None] = field(default_factory=lambda: MappingProxyType({}))
 
 
 def read_group(path: str | Path) -> GroupSpec:
@@ -109,7 +114,7 @@ def parse_group(doc: Any, *, source: str | None = None, default_name: str = "gro
     now_ms = root.integer("now_ms", 0, minimum=0)
     raw_configs = root.obj("configs")
     configs = parse_configs(raw_configs)
-    subtopologies = _subtopologies(root.obj("topology"))
+    subtopologies, repartition = _topology(root.obj("topology"))
     topics = _topics(root.obj("topics"))
     members = _members(root.array("members"), source)
     leader = root.string("leader", members[0].member_id)
@@ -119,7 +124,7 @@ def parse_group(doc: Any, *, source: str | None = None, default_name: str = "gro
     root.finish()
     _check_changelogs(subtopologies, topics, unknown_offsets, source)
     return GroupSpec(name, now_ms, configs, MappingProxyType(dict(raw_configs.data)), subtopologies,
-                     MappingProxyType(topics), members, leader, unknown_offsets, source)
+                     MappingProxyType(topics), members, leader, unknown_offsets, source, MappingProxyType(repartition))
 
 
 def _unique_strings(obj: JsonObject, key: str, *, required: bool = False) -> tuple[str, ...]:
@@ -130,9 +135,28 @@ def _unique_strings(obj: JsonObject, key: str, *, required: bool = False) -> tup
     return tuple(values)
 
 
-def _subtopologies(topology: JsonObject) -> tuple[SubtopologySpec, ...]:
+def _topology(topology: JsonObject) -> tuple[tuple[SubtopologySpec, ...], dict[str, int | None]]:
     items = topology.array("subtopologies")
+
+    def partition_count(value: Any, path: str) -> int | None:
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or not 1 <= value <= MAX_PARTITIONS):
+            fail(path, f"expected a partition count (1 to {MAX_PARTITIONS}) or null (the leader computes it), "
+                       f"got {describe(value)}", topology.source)
+        return value
+
+    repartition = topology.map_of("repartition_topics", partition_count)
     topology.finish()
+    subtopologies = _subtopologies(topology, items)
+    sources = {t for s in subtopologies for t in s.source_topics}
+    for name in repartition:
+        if name not in sources:
+            fail(f"{topology.sub('repartition_topics')}.{name}", "a repartition topic must be a source topic of a "
+                                                                 "subtopology", topology.source)
+    return subtopologies, repartition
+
+
+def _subtopologies(topology: JsonObject, items: list[Any]) -> tuple[SubtopologySpec, ...]:
     if not items:
         topology.fail("subtopologies", "a topology needs at least one subtopology")
     result: list[SubtopologySpec] = []
@@ -148,9 +172,18 @@ def _subtopologies(topology: JsonObject) -> tuple[SubtopologySpec, ...]:
         changelogs = _unique_strings(obj, "changelog_topics")
         if changelogs and not stores:
             obj.fail("changelog_topics", "changelog topics belong to state stores: list the stores too")
+        sinks = _unique_strings(obj, "sink_topics")
+        groups = tuple(_copartition_group(obj, j, group) for j, group in enumerate(obj.array("copartition_groups", [])))
         obj.finish()
-        result.append(SubtopologySpec(sid, sources, stores, changelogs))
+        result.append(SubtopologySpec(sid, sources, stores, changelogs, sinks, groups))
     owner: dict[str, int] = {}
+    readable = {t for s in result for t in s.source_topics}
+    for i, s in enumerate(result):
+        for j, group in enumerate(s.copartition_groups):
+            for k, topic in enumerate(group):
+                if topic not in readable:
+                    fail(f"{topology.sub('subtopologies')}[{i}].copartition_groups[{j}][{k}]",
+                         f"{topic!r} is not a source topic of any subtopology", topology.source)
     for s in result:
         for t in s.source_topics:
             if t in owner:
@@ -158,6 +191,17 @@ def _subtopologies(topology: JsonObject) -> tuple[SubtopologySpec, ...]:
                                                     "Kafka lets one subtopology read a topic", topology.source)
             owner[t] = s.id
     return tuple(sorted(result, key=lambda s: s.id))
+
+
+def _copartition_group(obj: JsonObject, j: int, group: Any) -> tuple[str, ...]:
+    """One co-partition group: source topics (of any subtopology) that must have equal partition counts."""
+    path = f"{obj.sub('copartition_groups')}[{j}]"
+    if not isinstance(group, list) or not group:
+        fail(path, f"expected a non-empty array of topic names, got {describe(group)}", obj.source)
+    for k, topic in enumerate(group):
+        if not isinstance(topic, str) or not topic:
+            fail(f"{path}[{k}]", f"expected a topic name, got {describe(topic)}", obj.source)
+    return tuple(dict.fromkeys(group))
 
 
 def _topics(obj: JsonObject) -> dict[str, TopicSpec]:

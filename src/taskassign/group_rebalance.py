@@ -25,6 +25,8 @@ from taskassign._sortedset import SortedFrozenSet
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, assignor_display_name, create_assignor
 from taskassign.configs import KAFKA_COMPAT
 from taskassign.errors import EncodeError, TaskAssignmentException, UserInputError
+from taskassign.fleet.topology import INVALID_TOPOLOGY, TopologyError, resolve_topology
+from taskassign.fleet.topology import SubtopologySpec as TopologySubtopology
 from taskassign.group_file import GroupSpec, SubtopologySpec
 from taskassign.ids import ProcessId, TaskId
 from taskassign.iq_metadata import HostMaps, host_maps
@@ -138,14 +140,21 @@ def rebalance_group(spec: GroupSpec, assignor: str = DEFAULT_ASSIGNOR) -> GroupR
     if any(m.info.error_code == AssignorError.SHUTDOWN_REQUESTED for m in spec.members):
         asking = [m.member_id for m in spec.members if m.info.error_code == AssignorError.SHUTDOWN_REQUESTED]
         return error(AssignorError.SHUTDOWN_REQUESTED, f"shutdown requested by {', '.join(asking)}")
-    missing = sorted({t for s in spec.subtopologies for t in s.source_topics if t not in spec.topics})
+    missing = sorted({t for s in spec.subtopologies for t in s.source_topics
+                      if t not in spec.topics and t not in spec.repartition_topics})
     if missing:
         return error(AssignorError.INCOMPLETE_SOURCE_TOPIC_METADATA, f"missing source topics: {', '.join(missing)}")
+    try:
+        counts = source_partition_counts(spec)
+    except TopologyError as exc:
+        if exc.assignment_error:
+            return error(AssignorError.ASSIGNMENT_ERROR, str(exc))
+        return _failure(spec, name, versions, f"{exc} (Kafka's leader fails: no assignment is sent)", warnings)
     if versions.probing_impossible:
         return error(AssignorError.ASSIGNMENT_ERROR, f"a member on future version {versions.future_version} next to "
                                                      f"a version {versions.min_received} member: probing impossible")
 
-    tasks = _tasks(spec)
+    tasks = _tasks(spec, counts)
     task_of: dict[TopicPartition, TaskId] = {}
     for info in tasks.values():
         for p in info.source_partitions:
@@ -244,12 +253,30 @@ def _rack_warnings(spec: GroupSpec, member_client: Mapping[str, ProcessId]) -> l
     return out
 
 
-def _tasks(spec: GroupSpec) -> dict[TaskId, TaskInfo]:
+def source_partition_counts(spec: GroupSpec) -> dict[int, Mapping[str, int]]:
+    """Spec 1.3: every subtopology's source topics with their partition counts, repartition topics sized
+    and co-partition groups enforced as Kafka's leader does (fleet.topology). Raises TopologyError.
+
+    A repartition topic that already exists in ``topics`` must have the computed count (Kafka's
+    ``makeReady`` fails otherwise)."""
+    external = {name: len(t.partitions) for name, t in spec.topics.items() if name not in spec.repartition_topics}
+    resolved = resolve_topology(
+        [TopologySubtopology(s.id, s.source_topics, s.sink_topics, s.copartition_groups) for s in spec.subtopologies],
+        external, spec.repartition_topics, kafka_compat=spec.configs.kafka_compat)
+    for topic, count in resolved.repartition_partition_counts.items():
+        existing = spec.topics.get(topic)
+        if existing is not None and len(existing.partitions) != count:
+            raise TopologyError(INVALID_TOPOLOGY, f"{existing.path or topic}: repartition topic {topic!r} exists with "
+                                                  f"{len(existing.partitions)} partitions, the topology needs {count}")
+    return {s.id: s.source_partition_counts for s in resolved.subtopologies}
+
+
+def _tasks(spec: GroupSpec, source_counts: Mapping[int, Mapping[str, int]]) -> dict[TaskId, TaskInfo]:
     """Spec 1.4-1.5 and 2.2: tasks per subtopology from its source topics' partition counts, their
     source and changelog partitions with racks, and their changelog end offset sums."""
     tasks: dict[TaskId, TaskInfo] = {}
     for s in spec.subtopologies:
-        counts = {t: len(spec.topics[t].partitions) for t in s.source_topics}
+        counts = source_counts[s.id]
         for p in range(max(counts.values())):
             parts: dict[str, TaskTopicPartition] = {}
             for topic in s.source_topics:

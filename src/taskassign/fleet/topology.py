@@ -36,10 +36,15 @@ __all__ = (
 
 
 class TopologyError(UserInputError):
-    """The topology cannot be turned into tasks; ``code`` says how Kafka's leader would fail."""
+    """The topology cannot be turned into tasks; ``code`` says how Kafka's leader would fail.
 
-    def __init__(self, code: str, message: str) -> None:
+    ``assignment_error``: Kafka raises a TaskAssignmentException here, so its leader answers every member
+    with error code 3 (ASSIGNMENT_ERROR); otherwise (co-partitioning) the exception is fatal to the leader.
+    """
+
+    def __init__(self, code: str, message: str, *, assignment_error: bool = False) -> None:
         self.code = code
+        self.assignment_error = assignment_error
         super().__init__(message)
 
 
@@ -152,7 +157,8 @@ def _size_repartition_topics(
         if pending and not progress:
             unknown = sorted(t for t, n in counts.items() if n is None)
             raise TopologyError(INVALID_TOPOLOGY, f"cannot compute the partition count of repartition topics "
-                                                  f"{unknown}: no subtopology with known inputs writes them")
+                                                  f"{unknown}: no subtopology with known inputs writes them",
+                                assignment_error=True)
 
 
 def _upstream_count(
