@@ -4,9 +4,8 @@ member's assignment, as Kafka times it (host-and-wire spec 7.1).
 
 Round 1: every member sends SubscriptionInfo v11 with no offsets and owns nothing. Round 2: every
 member reports -2 for the actives and 0 for the standbys it got in round 1 and owns its round-1
-partitions. The assignor is pluggable (``--assignor``); the default deals tasks round robin over
-clients with standbys on the following clients, so thread distribution and encoding see the full
-load whichever real assignor is merged.
+partitions. The assignor is pluggable (``--assignor``, a short name or ``module:Class``); the default is
+Kafka's, ``high_availability``.
 
     PYTHONPATH=src python -m benchmarks.group_scale --repeats 3
 """
@@ -19,12 +18,10 @@ import time
 from typing import Any
 
 from benchmarks._results import load_average, report
-from taskassign.assignors.base import BaseTaskAssignor
 from taskassign.configs import AssignmentConfigs
 from taskassign.group_file import GroupSpec, MemberSpec, PartitionSpec, SubtopologySpec, TopicSpec
 from taskassign.group_rebalance import GroupRebalanceResult, rebalance_group
 from taskassign.ids import ProcessId, TaskId
-from taskassign.model import ApplicationState, KafkaStreamsAssignment, TaskAssignment
 from taskassign.wire import AssignmentInfo, Subscription, SubscriptionInfo
 
 CHANGELOG = "streams-assignment-scale-test-store-changelog"
@@ -37,25 +34,6 @@ SHAPES = (
     ("many-standbys", 1_000, 100, 1, 20),
     ("many-threads-per-client", 1_000, 10, 1_000, 1),
 )
-
-
-class RoundRobinAssignor(BaseTaskAssignor):
-    """Task i to client i mod n, its standbys on the next clients (a stand-in with the output size of
-    Kafka's assignors, so that everything around the assignor is measured at full load)."""
-
-    name = "round_robin"
-
-    def assign(self, application_state: ApplicationState) -> TaskAssignment:
-        pids = application_state.process_ids
-        n = len(pids)
-        standbys = min(application_state.configs.num_standby_replicas, n - 1)
-        active: dict[ProcessId, list[TaskId]] = {p: [] for p in pids}
-        standby: dict[ProcessId, list[TaskId]] = {p: [] for p in pids}
-        for i, t in enumerate(application_state.task_ids):
-            active[pids[i % n]].append(t)
-            for k in range(1, standbys + 1):
-                standby[pids[(i + k) % n]].append(t)
-        return TaskAssignment(tuple(KafkaStreamsAssignment.of_tasks(p, active[p], standby[p]) for p in pids))
 
 
 def _spec(partitions: int, members: list[MemberSpec], standbys: int) -> GroupSpec:
@@ -134,7 +112,7 @@ def run(assignor: str, repeats: int) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--assignor", default="benchmarks.group_scale:RoundRobinAssignor")
+    parser.add_argument("--assignor", default="high_availability")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
