@@ -138,7 +138,6 @@ def test_export_scenario_command_writes_a_file_assign_reads(fleet_output: tuple[
     assert missing.exit_code == 2 and "not in the applications table" in missing.output
 
 
-@pytest.mark.slow
 def test_rerunning_into_the_same_output_is_idempotent(spark: Any, fleet_output: tuple[Path, str]) -> None:
     output, _ = fleet_output
     before = {name: table(output, name) for name in TABLES}
@@ -151,7 +150,6 @@ def test_rerunning_into_the_same_output_is_idempotent(spark: Any, fleet_output: 
     assert not list(output.parent.glob(f".{output.name}.*"))
 
 
-@pytest.mark.slow
 def test_a_run_that_dies_leaves_the_previous_output_untouched(
     spark: Any, fleet_output: tuple[Path, str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
