@@ -6,11 +6,18 @@
 Each run is the real command in its own process (its own JVM and Python workers), as a user runs it.
 Per case: wall time of the command (Spark start included) and of the pipeline itself (the manifest's
 ``total_seconds``), tasks per second, peak memory of the whole process tree (driver, JVM, Python
-workers: proportional set size, sampled from /proc every 0.2 s), and how the time splits: ``engine_seconds`` is the engine's own
-assignment work (the assignor and the leader's validation, summed over the Python workers),
-``outside_engine_share`` = 1 - engine_seconds / (pipeline seconds x cores): everything else, Spark and the
-pipeline's Python glue (building Scenarios from records, measuring metrics) included. The machine is shared
-with other jobs: load averages are recorded before and after each run, and medians are reported.
+workers: proportional set size, sampled from /proc every 0.2 s), and how the time splits:
+
+* ``engine_seconds``: the engine's own assignment work (the assignor and the leader's validation),
+  summed over the Python workers;
+* ``outside_engine_share`` = 1 - engine_seconds / (pipeline seconds x cores): everything else, Spark
+  and the pipeline's Python glue (building Scenarios from records, measuring metrics) included;
+* ``spark_share`` = 1 - (engine + build + metrics seconds) / (pipeline seconds x cores): the glue
+  counted as the Python side's, so what is left is what Spark itself costs (reading, checks, joins,
+  shuffles, Arrow transfer, writing, idle cores).
+
+The machine is shared with other jobs: load averages are recorded before and after each run, and
+medians are reported.
 """
 
 from __future__ import annotations
@@ -142,6 +149,8 @@ def _run_once(snapshot: Path, output: Path, assignor: str | None) -> dict[str, A
         "build_seconds": timings["build_seconds"],
         "metrics_seconds": timings["metrics_seconds"],
         "outside_engine_share": round(1 - engine / (pipeline_seconds * CORES), 3),
+        "spark_share": round(1 - (engine + timings["build_seconds"] + timings["metrics_seconds"])
+                             / (pipeline_seconds * CORES), 3),
         "steps": timings["steps"],
         "applications": manifest["applications"],
         "reconciled": manifest["reconciled"],
@@ -164,7 +173,7 @@ def run_case(case: Case, workdir: Path, repeats: int | None, assignor: str | Non
         "generate_seconds": None if generated is None else round(generated, 2),
         "median": {k: median(k) for k in ("command_seconds", "pipeline_seconds", "tasks_per_second",
                                           "peak_memory_mb", "engine_seconds", "build_seconds",
-                                          "metrics_seconds", "outside_engine_share")},
+                                          "metrics_seconds", "outside_engine_share", "spark_share")},
         "runs": runs,
     }
 
