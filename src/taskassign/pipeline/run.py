@@ -15,7 +15,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
@@ -87,7 +86,7 @@ class Plan:
     rejected_apps: DataFrame
     #: One nested record per usable application: the engine's input.
     inputs: DataFrame
-    #: Tables cached for the run (release() drops them).
+    #: Tables checkpointed for the run (release() drops them).
     cached: list[DataFrame] = field(default_factory=list)
 
 
@@ -98,9 +97,11 @@ class PipelineResult:
 
 
 def _materialise(df: DataFrame) -> DataFrame:
-    """Keep ``df`` once computed (memory, spilling to disk): checked tables feed both the engine and the
-    errors table. Unlike a checkpoint, a cached table keeps its partitioning by application."""
-    return df.persist(StorageLevel.MEMORY_AND_DISK)
+    """Compute ``df`` now and keep it (executor memory, spilling to disk), cutting its lineage: every
+    later DataFrame is analysed against a leaf instead of the whole plan behind it, which would otherwise
+    cost more driver time than the work itself on a small fleet. Checked tables feed both the engine and
+    the errors table, so each is computed once."""
+    return df.localCheckpoint(eager=True)
 
 
 def plan(spark: Any, options: PipelineOptions, tables: Mapping[str, SnapshotTable] | None = None) -> Plan:
@@ -151,9 +152,12 @@ def plan(spark: Any, options: PipelineOptions, tables: Mapping[str, SnapshotTabl
 
 
 def release(the_plan: Plan) -> None:
-    """Drop the run's cached tables."""
+    """Drop the run's checkpointed tables now (a long-lived session runs many plans). Spark Connect
+    releases a checkpoint with its DataFrame; classic Spark keeps its blocks until the RDD is unpersisted."""
     for df in the_plan.cached:
-        df.unpersist()
+        jdf = getattr(df, "_jdf", None)
+        if jdf is not None:
+            jdf.queryExecution().logical().rdd().unpersist(False)
 
 
 def _with_application_rejects(apps: DataFrame, rejects: DataFrame) -> DataFrame:
