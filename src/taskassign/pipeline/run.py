@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
@@ -101,7 +102,7 @@ def _materialise(df: DataFrame) -> DataFrame:
     later DataFrame is analysed against a leaf instead of the whole plan behind it, which would otherwise
     cost more driver time than the work itself on a small fleet. Checked tables feed both the engine and
     the errors table, so each is computed once."""
-    return df.localCheckpoint(eager=True)
+    return df.localCheckpoint(eager=True, storageLevel=StorageLevel.MEMORY_AND_DISK)
 
 
 def plan(spark: Any, options: PipelineOptions, tables: Mapping[str, SnapshotTable] | None = None) -> Plan:
