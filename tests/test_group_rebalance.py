@@ -285,3 +285,19 @@ def test_an_existing_repartition_topic_with_the_wrong_count_fails() -> None:
     assert result.failure is not None and "exists with 2 partitions, the topology needs 3" in result.failure
     doc["topics"]["rep"] = {"partitions": [{"partition": p, "racks": ["r1"]} for p in range(3)]}
     assert run(doc).failure is None
+
+
+def test_without_repartition_topics_kafka_compat_skips_the_copartition_check() -> None:
+    def joined(**top: Any) -> dict[str, Any]:
+        doc = group([member("a", v(11, PID_1))], **top)
+        sub = doc["topology"]["subtopologies"][0]
+        sub["source_topics"].append("other")
+        sub["copartition_groups"] = [["topic1", "other"]]
+        doc["topics"]["other"] = {"partitions": 5}
+        return doc
+
+    checked = run(joined())
+    assert checked.failure is not None and "not co-partitioned" in checked.failure
+    kafka = run(joined(configs={"taskassign.kafka.compat": True}))
+    assert kafka.failure is None
+    assert {t for i in infos(kafka).values() for t in i.active_tasks} == {T(f"0_{p}") for p in range(5)}
