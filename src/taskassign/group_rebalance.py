@@ -25,7 +25,7 @@ from taskassign._sortedset import SortedFrozenSet
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, assignor_display_name, create_assignor
 from taskassign.configs import KAFKA_COMPAT
 from taskassign.errors import EncodeError, TaskAssignmentException, UserInputError
-from taskassign.fleet.topology import INVALID_TOPOLOGY, TopologyError, resolve_topology
+from taskassign.fleet.topology import INVALID_TOPOLOGY, MISSING_SOURCE_TOPIC, TopologyError, resolve_topology
 from taskassign.fleet.topology import SubtopologySpec as TopologySubtopology
 from taskassign.group_file import GroupSpec, SubtopologySpec
 from taskassign.ids import ProcessId, TaskId
@@ -140,13 +140,11 @@ def rebalance_group(spec: GroupSpec, assignor: str = DEFAULT_ASSIGNOR) -> GroupR
     if any(m.info.error_code == AssignorError.SHUTDOWN_REQUESTED for m in spec.members):
         asking = [m.member_id for m in spec.members if m.info.error_code == AssignorError.SHUTDOWN_REQUESTED]
         return error(AssignorError.SHUTDOWN_REQUESTED, f"shutdown requested by {', '.join(asking)}")
-    missing = sorted({t for s in spec.subtopologies for t in s.source_topics
-                      if t not in spec.topics and t not in spec.repartition_topics})
-    if missing:
-        return error(AssignorError.INCOMPLETE_SOURCE_TOPIC_METADATA, f"missing source topics: {', '.join(missing)}")
     try:
         counts = source_partition_counts(spec)
     except TopologyError as exc:
+        if exc.code == MISSING_SOURCE_TOPIC:
+            return error(AssignorError.INCOMPLETE_SOURCE_TOPIC_METADATA, str(exc))
         if exc.assignment_error:
             return error(AssignorError.ASSIGNMENT_ERROR, str(exc))
         return _failure(spec, name, versions, f"{exc} (Kafka's leader fails: no assignment is sent)", warnings)
