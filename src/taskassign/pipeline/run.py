@@ -88,7 +88,7 @@ class Plan:
     #: One nested record per usable application: the engine's input.
     inputs: DataFrame
     #: Tables checkpointed for the run (release() drops them).
-    cached: list[DataFrame] = field(default_factory=list)
+    checkpoints: list[DataFrame] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,7 @@ def plan(spark: Any, options: PipelineOptions, tables: Mapping[str, SnapshotTabl
 def release(the_plan: Plan) -> None:
     """Drop the run's checkpointed tables now (a long-lived session runs many plans). Spark Connect
     releases a checkpoint with its DataFrame; classic Spark keeps its blocks until the RDD is unpersisted."""
-    for df in the_plan.cached:
+    for df in the_plan.checkpoints:
         jdf = getattr(df, "_jdf", None)
         if jdf is not None:
             jdf.queryExecution().logical().rdd().unpersist(False)
