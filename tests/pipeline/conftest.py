@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -13,10 +12,10 @@ pytest.importorskip("pyspark", reason="the pipeline tests need pyspark (pip inst
 
 from taskassign.fleet.snapshot_files import SnapshotWriter
 from taskassign.fleet.tables import INPUT_TABLES
+from tests.fleet.snapshots import APP, PID_1, PID_2, base_rows
 
-APP = "orders-app"
-PID_1 = "00000000-0000-0000-0000-000000000001"
-PID_2 = "00000000-0000-0000-0000-000000000002"
+__all__ = ("APP", "EXAMPLE_FLEET", "PID_1", "PID_2", "base_rows", "write_snapshot")
+
 
 
 EXAMPLE_FLEET = Path(__file__).resolve().parents[2] / "examples" / "fleet"
@@ -44,45 +43,6 @@ def spark() -> Iterator[Any]:
                             driver_memory="2g")
     yield session
     session.stop()
-
-
-def base_rows() -> dict[str, list[dict[str, Any]]]:
-    """One small, valid application: a stateful subtopology (2 tasks) and a stateless one (1 task),
-    two clients (the first with two threads), a previous assignment with a standby."""
-    changelog = f"{APP}-counts-changelog"
-    return copy.deepcopy({
-        "applications": [{"app_id": APP, "assignor": None, "configs": {"num.standby.replicas": "1"},
-                          "now_ms": 1_000, "leader_process_id": None}],
-        "subtopologies": [
-            {"app_id": APP, "subtopology": 0, "source_topics": ["orders"], "sink_topics": [], "stores": ["counts"],
-             "changelog_topics": [changelog], "copartition_groups": []},
-            {"app_id": APP, "subtopology": 1, "source_topics": ["clicks"], "sink_topics": [], "stores": [],
-             "changelog_topics": [], "copartition_groups": []},
-        ],
-        "repartition_topics": [],
-        "topic_partitions": [
-            *[{"app_id": APP, "topic": "orders", "partition": p, "replica_racks": ["r1", "r2"], "end_offset": 10,
-               "committed_offset": None, "size_bytes": None} for p in (0, 1)],
-            {"app_id": APP, "topic": "clicks", "partition": 0, "replica_racks": None, "end_offset": 5,
-             "committed_offset": None, "size_bytes": None},
-            *[{"app_id": APP, "topic": changelog, "partition": p, "replica_racks": ["r2"], "end_offset": 100 * (p + 1),
-               "committed_offset": None, "size_bytes": 1_000} for p in (0, 1)],
-        ],
-        "members": [
-            {"app_id": APP, "consumer_id": "c1-1", "process_id": PID_1, "rack": "r1", "client_tags": {},
-             "host": "a:1"},
-            {"app_id": APP, "consumer_id": "c1-2", "process_id": PID_1, "rack": "r1", "client_tags": {},
-             "host": "a:1"},
-            {"app_id": APP, "consumer_id": "c2-1", "process_id": PID_2, "rack": "r2", "client_tags": {},
-             "host": None},
-        ],
-        "member_tasks": [
-            {"app_id": APP, "consumer_id": "c1-1", "task_id": "0_0", "ownership": "active", "offset_sum": -2},
-            {"app_id": APP, "consumer_id": "c1-2", "task_id": "1_0", "ownership": "active", "offset_sum": None},
-            {"app_id": APP, "consumer_id": "c2-1", "task_id": "0_1", "ownership": None, "offset_sum": -2},
-            {"app_id": APP, "consumer_id": "c2-1", "task_id": "0_0", "ownership": "standby", "offset_sum": 70},
-        ],
-    })
 
 
 def write_snapshot(directory: Path, rows: Mapping[str, list[dict[str, Any]]], fmt: str = "parquet") -> Path:

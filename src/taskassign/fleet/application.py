@@ -74,7 +74,7 @@ class AppResult(TypedDict):
     status: str
     reason_code: str | None
     reason: str | None
-    assignor: str
+    assignor: str | None
     error: str | None
     probing_rebalance_needed: bool | None
     end_offsets_known: bool | None

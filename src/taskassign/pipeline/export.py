@@ -1,25 +1,26 @@
 """Applications of a snapshot as scenario files: exactly the Scenario the pipeline hands the engine.
 
-The snapshot goes through the pipeline's own checks and stages (``run.plan``), restricted to the
-requested applications (every check is per application, so the restriction changes nothing), and each
-application's record through ``build_scenario``, as inside the pipeline's workers. ``taskassign assign``
-on the written file therefore computes what the pipeline computed.
+The requested applications' rows go through the pipeline's own gathering and ``fleet.bucket`` (every
+check and derivation is per application, so the restriction changes nothing), up to the engine's input,
+and each record through ``build_scenario``, as inside the pipeline's workers. ``taskassign assign`` on
+the written file therefore computes what the pipeline computed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pyspark.sql import functions as F
 
 from taskassign.errors import UserInputError
+from taskassign.fleet.bucket import process_bucket
 from taskassign.fleet.build import build_scenario
+from taskassign.pipeline import stages
+from taskassign.pipeline.engine_udf import split_tables
 from taskassign.pipeline.read import read_snapshot
-from taskassign.pipeline.run import PipelineOptions, plan, release
-from taskassign.pipeline.validate import CODE, REASON, rejected
 from taskassign.scenario import Scenario
 
 __all__ = ("ExportedApplication", "export_scenarios")
@@ -37,30 +38,25 @@ class ExportedApplication:
 def export_scenarios(
     spark: Any, input_dir: str | Path, app_ids: Sequence[str] | None = None, *, kafka_compat: bool = False
 ) -> dict[str, ExportedApplication]:
-    """The scenario of each application in ``app_ids`` (all applications when None)."""
-    tables = read_snapshot(spark, input_dir)
+    """The scenario of each application in ``app_ids`` (all applications when None), computed on the
+    driver: meant for a few applications, not a whole large fleet."""
+    tables = {name: t.df for name, t in read_snapshot(spark, input_dir).items()}
     if app_ids is not None:
         wanted = list(dict.fromkeys(app_ids))
-        tables = {name: replace(t, df=t.df.where(F.col("app_id").isin(wanted))) for name, t in tables.items()}
-    options = PipelineOptions(Path(input_dir), Path(input_dir), kafka_compat=kafka_compat)
-    the_plan = plan(spark, options, tables)
-    try:
-        records = the_plan.inputs.drop("bucket").toArrow().to_pylist()
-        rejected_rows = (rejected(the_plan.checked["applications"]).where(F.col("app_id").isNotNull())
-                         .select("app_id", CODE, REASON).collect())
-    finally:
-        release(the_plan)
+        tables = {name: df.where(F.col("app_id").isin(wanted)) for name, df in tables.items()}
+    gathered = stages.gather(tables, None).toArrow()
+    bucket = process_bucket(split_tables(gathered), kafka_compat=kafka_compat, run_engine=False)
     result: dict[str, ExportedApplication] = {}
-    for record in records:
-        app_id = record["app_id"]
+    for app_id, record in bucket.inputs.items():
         try:
             built = build_scenario(record, kafka_compat=kafka_compat)
         except UserInputError as exc:
             result[app_id] = ExportedApplication(app_id, None, f"INVALID_STATE: {exc}")
             continue
         result[app_id] = ExportedApplication(app_id, built.scenario)
-    for row in rejected_rows:
-        result.setdefault(row["app_id"], ExportedApplication(row["app_id"], None, f"{row[CODE]}: {row[REASON]}"))
+    for rejected in bucket.results:
+        app_id = rejected["app_id"]
+        result.setdefault(app_id, ExportedApplication(app_id, None, f"{rejected['reason_code']}: {rejected['reason']}"))
     for app_id in app_ids or ():
         result.setdefault(app_id, ExportedApplication(app_id, None, "not in the applications table"))
     return dict(sorted(result.items()))

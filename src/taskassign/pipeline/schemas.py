@@ -40,6 +40,7 @@ __all__ = (
     "INPUT_SCHEMAS",
     "METRIC_COLUMNS",
     "OUTPUT_SCHEMAS",
+    "PROCESSED",
     "SOURCE_ROWS",
     "spark_type",
     "table_schema",
@@ -148,6 +149,11 @@ ERRORS = _struct(
     ("table", StringType()), ("app_id", StringType()), ("effect", StringType()), ("reason_code", StringType()),
     ("reason", StringType()), ("source_row", StringType()),
 )
+
+#: What the pipeline's Python side returns (pipeline.engine_udf): one row per application result, per
+#: errors row, and per bucket (``check_seconds``: its row checks and derivations).
+PROCESSED = _struct(("kind", StringType()), ("app_id", StringType()), ("result", APP_RESULT), ("error", ERRORS),
+                    ("check_seconds", DoubleType()))
 
 #: Every output table's schema, by table (directory) name.
 OUTPUT_SCHEMAS: Mapping[str, StructType] = MappingProxyType({

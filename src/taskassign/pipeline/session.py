@@ -32,12 +32,15 @@ _BASE_CONF: Mapping[str, str] = {
     "spark.sql.session.timeZone": "UTC",
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
-    # Every table is hash-partitioned by app_id once; joins and aggregations keyed by app_id first then
-    # need no further shuffle. Adaptive execution would forget that partitioning at every checkpoint.
+    # The one shuffle (by app_id) makes exactly the run's buckets; adaptive execution would re-plan them.
     "spark.sql.adaptive.enabled": "false",
     "spark.sql.requireAllClusterKeysForCoPartition": "false",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.sql.execution.pythonUDF.arrow.enabled": "true",
+    # No byte limit on the Arrow batches sent to Python (maxRecordsPerBatch still bounds them): with a
+    # limit, Spark measures the batch after every row, which on the gathered rows' wide schema costs more
+    # than writing the rows (the exact Int.MaxValue switches the check off).
+    "spark.sql.execution.arrow.maxBytesPerBatch": "2147483647",
     "spark.python.worker.reuse": "true",
 }
 

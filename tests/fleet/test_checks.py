@@ -1,20 +1,19 @@
-"""Every row check, on one snapshot full of bad rows (one planning pass for the whole module)."""
+"""Every row check, on one bucket full of bad rows (fleet.bucket without the engine; no Spark)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from taskassign.fleet import reasons as R
+from taskassign.fleet.bucket import BucketResult, bucket_table, process_bucket
+from taskassign.fleet.tables import INPUT_TABLES
 from taskassign.ids import ProcessId, TaskId
-from taskassign.pipeline.run import PipelineOptions, Plan, plan
-from taskassign.pipeline.validate import CODE, REASON
 from taskassign.wire.subscription_info import SubscriptionInfo
-from tests.pipeline.conftest import APP, PID_1, base_rows, write_snapshot
+from tests.fleet.snapshots import APP, PID_1, base_rows
 
-pytestmark = pytest.mark.spark
+CODE, REASON = "reject_code", "reject_reason"
 
 GOOD_PID = "00000000-0000-0000-0000-0000000000aa"
 SUB_PID = "00000000-0000-0000-0000-0000000000bb"
@@ -90,22 +89,25 @@ def _bad_rows() -> dict[str, list[dict[str, Any]]]:
     return rows
 
 
+def bucket(rows: dict[str, list[dict[str, Any]]]) -> BucketResult:
+    return process_bucket({n: bucket_table(spec, rows.get(n, [])) for n, spec in INPUT_TABLES.items()},
+                          run_engine=False)
+
+
 @pytest.fixture(scope="module")
-def checked(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Plan:
-    directory = write_snapshot(tmp_path_factory.mktemp("bad"), _bad_rows())
-    return plan(spark, PipelineOptions(directory, Path("unused")))
+def checked() -> BucketResult:
+    return bucket(_bad_rows())
 
 
-def outcomes(the_plan: Plan, table: str) -> list[dict[str, Any]]:
-    df = the_plan.checked[table]
-    return [r.asDict(recursive=True) for r in df.collect()]
+def outcomes(result: BucketResult, table: str) -> list[dict[str, Any]]:
+    return result.outcomes(table)
 
 
 def codes_where(rows: list[dict[str, Any]], **match: Any) -> list[str | None]:
     return sorted((r[CODE] or "") for r in rows if all(r.get(k) == v for k, v in match.items()))
 
 
-def test_applications(checked: Plan) -> None:
+def test_applications(checked: BucketResult) -> None:
     rows = outcomes(checked, "applications")
     assert codes_where(rows, app_id=APP) == [""]
     assert codes_where(rows, app_id="dup") == [R.DUPLICATE_KEY] * 2
@@ -121,7 +123,7 @@ def test_applications(checked: Plan) -> None:
     assert codes_where(rows, app_id="no-members") == [""]
 
 
-def test_subtopologies(checked: Plan) -> None:
+def test_subtopologies(checked: BucketResult) -> None:
     rows = outcomes(checked, "subtopologies")
     assert codes_where(rows, app_id=APP, subtopology=0) == [""]
     assert codes_where(rows, subtopology=-1) == [R.BAD_VALUE]
@@ -134,13 +136,13 @@ def test_subtopologies(checked: Plan) -> None:
     assert codes_where(rows, app_id="missing-topic") == [R.APPLICATION_REJECTED]
 
 
-def test_repartition_topics(checked: Plan) -> None:
+def test_repartition_topics(checked: BucketResult) -> None:
     rows = outcomes(checked, "repartition_topics")
     assert codes_where(rows, topic="nobody-reads-me") == [R.UNREFERENCED_TOPIC]
     assert codes_where(rows, topic="clicks") == [R.BAD_VALUE]
 
 
-def test_topic_partitions(checked: Plan) -> None:
+def test_topic_partitions(checked: BucketResult) -> None:
     rows = outcomes(checked, "topic_partitions")
     assert codes_where(rows, app_id=APP, topic="orders") == ["", ""]
     assert codes_where(rows, partition=-1) == [R.BAD_VALUE]
@@ -151,7 +153,7 @@ def test_topic_partitions(checked: Plan) -> None:
     assert codes_where(rows, app_id="no-members") == [""]
 
 
-def test_members(checked: Plan) -> None:
+def test_members(checked: BucketResult) -> None:
     rows = outcomes(checked, "members")
     assert codes_where(rows, app_id=APP, process_id=PID_1) == ["", ""]
     assert codes_where(rows, consumer_id="bad-pid") == [R.BAD_PROCESS_ID]
@@ -161,7 +163,7 @@ def test_members(checked: Plan) -> None:
     assert codes_where(rows, app_id="ghost") == [R.UNKNOWN_APPLICATION]
 
 
-def test_members_with_subscription_bytes(checked: Plan) -> None:
+def test_members_with_subscription_bytes(checked: BucketResult) -> None:
     rows = outcomes(checked, "members")
     ok = next(r for r in rows if r["consumer_id"] == "sub-ok")
     assert ok[CODE] is None and (ok["process_id"], ok["host"]) == (SUB_PID, "sub.svc:7070")
@@ -177,7 +179,7 @@ def test_members_with_subscription_bytes(checked: Plan) -> None:
     assert codes_where(reports, consumer_id="sub-ok", task_id="1_0") == [""]  # ownership rows are fine
 
 
-def test_member_tasks(checked: Plan) -> None:
+def test_member_tasks(checked: BucketResult) -> None:
     rows = outcomes(checked, "member_tasks")
     assert codes_where(rows, task_id="x1") == [R.BAD_TASK_ID]
     assert codes_where(rows, task_id="99999999999_0") == [R.BAD_TASK_ID]
@@ -192,10 +194,29 @@ def test_member_tasks(checked: Plan) -> None:
     assert codes_where(rows, consumer_id="c1-1", task_id="0_0") == [""]
 
 
-def test_every_row_is_kept_and_marked_at_most_once(checked: Plan) -> None:
+def test_every_row_is_kept_and_marked_at_most_once(checked: BucketResult) -> None:
     bad = _bad_rows()
     for table, rows in bad.items():
-        df = checked.checked[table]
-        if "_from_subscription" in df.columns:
-            df = df.where(~df["_from_subscription"])
-        assert df.count() == len(rows), table
+        kept = [r for r in checked.outcomes(table) if not r.get("_from_subscription")]
+        assert len(kept) == len(rows), table
+        rejected = sum(1 for r in kept if r[CODE] is not None)
+        assert rejected == sum(1 for e in checked.errors if e["table"] == table and e["effect"] == "rejected")
+
+
+def test_row_order_changes_nothing() -> None:
+    rows = _bad_rows()
+    reversed_rows = {name: list(reversed(table)) for name, table in rows.items()}
+    forward, backward = bucket(rows), bucket(reversed_rows)
+    key = sorted
+    assert key(map(repr, forward.errors)) == key(map(repr, backward.errors))
+    assert forward.inputs == backward.inputs
+
+
+def test_a_rejected_row_shows_its_values_as_json() -> None:
+    rows = base_rows()
+    rows["member_tasks"].append({"app_id": APP, "consumer_id": "c1-1", "task_id": "x1", "ownership": "active",
+                                 "offset_sum": None})
+    (error,) = bucket(rows).errors
+    assert (error["table"], error["reason_code"], error["effect"]) == ("member_tasks", R.BAD_TASK_ID, "rejected")
+    assert error["source_row"] == ('{"app_id":"orders-app","consumer_id":"c1-1","task_id":"x1",'
+                                   '"ownership":"active","offset_sum":null}')

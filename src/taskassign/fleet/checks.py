@@ -1,0 +1,342 @@
+"""Row checks of one bucket of a fleet snapshot: each table's rows marked with the first reason they
+cannot be used (fleet.marks), in a fixed order: how the row reads (malformed, missing values), what
+it says of itself (values, formats), its application, its key (duplicates). Checks of what a row
+refers to (tasks, members) need the derived topology and live in fleet.derive.
+
+Every function takes the table as an Arrow table with the spec's columns plus ``_source_row`` and
+``_malformed`` (pipeline.read). The two large tables (topic_partitions, member_tasks: about one row per
+task) are checked column-wise with pyarrow compute; the small ones row by row.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from taskassign.fleet import reasons as R
+from taskassign.fleet.application import check_application
+from taskassign.fleet.marks import Marks, Mask, Reason, Row, duplicate_counts
+from taskassign.fleet.subscriptions import decode_subscription
+from taskassign.fleet.tables import (
+    APPLICATIONS,
+    MEMBER_TASKS,
+    MEMBERS,
+    OWNERSHIP_ACTIVE,
+    OWNERSHIP_STANDBY,
+    REPARTITION_TOPICS,
+    SUBTOPOLOGIES,
+    TOPIC_PARTITIONS,
+    TableSpec,
+)
+
+__all__ = (
+    "MALFORMED",
+    "SOURCE_ROW",
+    "AppStatus",
+    "CheckedMembers",
+    "app_rules",
+    "check_applications",
+    "check_member_tasks",
+    "check_members",
+    "check_repartition_topics",
+    "check_subtopologies",
+    "check_topic_partitions",
+    "reject_applications",
+)
+
+SOURCE_ROW = "_source_row"
+MALFORMED = "_malformed"
+UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+TASK_ID = r"^([0-9]+)_([0-9]+)$"
+HOST = re.compile(r"(.+):([0-9]+)")
+MAX_CLIENT_TAGS, MAX_TAG_KEY, MAX_TAG_VALUE = 5, 20, 30
+INT_MAX = 2**31 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class AppStatus:
+    """An application id of the bucket: usable (its only applications row passed every check) or not."""
+
+    ok: bool
+    required_tags: tuple[str, ...] = ()
+    kafka_compat: bool = False
+
+
+def _column(table: pa.Table, name: str) -> pa.ChunkedArray:
+    return table.column(name)
+
+
+def _np(mask: pa.ChunkedArray | pa.Array) -> Mask:
+    """A boolean Arrow result as a numpy mask (null: false)."""
+    return np.asarray(pc.fill_null(mask, False).to_numpy(zero_copy_only=False), dtype=np.bool_)
+
+
+def _blank(values: pa.ChunkedArray) -> pa.ChunkedArray:
+    return pc.equal(pc.utf8_trim(values, " "), "")
+
+
+def basic_rules(marks: Marks, table: pa.Table, spec: TableSpec) -> None:
+    """Malformed rows, then every required column that is null or empty."""
+    marks.reject(_np(pc.is_valid(_column(table, MALFORMED))), R.MALFORMED_ROW, lambda i, r: str(r[MALFORMED]))
+    for column in spec.columns:
+        if not column.required:
+            continue
+        values = _column(table, column.name)
+        missing = _np(pc.is_null(values))
+        if column.type == "string":
+            missing |= _np(_blank(values))
+        elif column.is_complex:
+            missing |= _np(pc.equal(pc.list_value_length(values), 0))
+        marks.reject(missing, R.MISSING_VALUE, _fixed(f"column {column.name} is missing"))
+
+
+def app_rules(marks: Marks, app_ids: pa.ChunkedArray, status: Mapping[str, AppStatus]) -> None:
+    """Rows of an application that is not in the applications table, or whose row was rejected."""
+    known = pa.array(sorted(status), pa.string())
+    usable = pa.array(sorted(a for a, s in status.items() if s.ok), pa.string())
+    marks.reject(~_np(pc.is_in(app_ids, value_set=known)), R.UNKNOWN_APPLICATION,
+                 lambda i, r: f"application {r['app_id']} is not in the applications table")
+    marks.reject(~_np(pc.is_in(app_ids, value_set=usable)), R.APPLICATION_REJECTED, _rejected_app)
+
+
+def _rejected_app(index: int, row: Row) -> str:
+    return f"application {row['app_id']} was rejected (see its applications row)"
+
+
+def reject_applications(marks: Marks, app_ids: pa.ChunkedArray, rejected: Sequence[str]) -> None:
+    """Rows of applications rejected as a whole later on (topology, engine)."""
+    if rejected:
+        marks.reject(_np(pc.is_in(app_ids, value_set=pa.array(sorted(rejected), pa.string()))),
+                     R.APPLICATION_REJECTED, _rejected_app)
+
+
+def _negative(marks: Marks, table: pa.Table, *names: str) -> None:
+    for name in names:
+        marks.reject(_np(pc.less(_column(table, name), 0)), R.BAD_VALUE, _negative_reason(name))
+
+
+def _fixed(text: str) -> Reason:
+    return lambda index, row: text
+
+
+def _negative_reason(name: str) -> Reason:
+    return lambda index, row: f"{name} is negative: {row[name]}"
+
+
+def _duplicates(marks: Marks, table: pa.Table, key: Sequence[str]) -> None:
+    counts = duplicate_counts(table, key)
+    what = key[0] if len(key) == 1 else f"({', '.join(key)})"
+    marks.reject(counts > 1, R.DUPLICATE_KEY, lambda i, r: f"{counts[i]} rows share this {what}; all are rejected")
+
+
+def _has_blank(values: Sequence[str | None] | None) -> bool:
+    return values is not None and any(v is None or v.strip(" ") == "" for v in values)
+
+
+# -- applications -----------------------------------------------------------------------------------------------
+
+def check_applications(
+    table: pa.Table, assignor_override: str | None, kafka_compat: bool
+) -> tuple[Marks, dict[str, AppStatus]]:
+    """The applications rows (configs and assignor checked by the engine's own validation) and the
+    status of every application id they name."""
+    rows = table.to_pylist()
+    marks = Marks(len(rows))
+    basic_rules(marks, table, APPLICATIONS)
+    _duplicates(marks, table, ["app_id"])
+    _negative(marks, table, "now_ms")
+    leaders = [r["leader_process_id"] for r in rows]
+    marks.reject([p is not None and not UUID.fullmatch(p) for p in leaders], R.BAD_PROCESS_ID,
+                 lambda i, r: f"leader_process_id is not a UUID: {r['leader_process_id']}")
+    checks = [check_application(dict(r["configs"] or ()), r["assignor"], assignor_override=assignor_override,
+                                kafka_compat=kafka_compat) for r in rows]
+    marks.reject([c.code is not None for c in checks], [c.code for c in checks], lambda i, r: str(checks[i].reason))
+    rows_per_app: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        if r["app_id"] is not None:
+            rows_per_app.setdefault(r["app_id"], []).append(i)
+    status = {}
+    for app_id, indices in rows_per_app.items():
+        single = len(indices) == 1 and bool(marks.usable[indices[0]])
+        check = checks[indices[0]]
+        status[app_id] = AppStatus(single, check.required_tags, check.kafka_compat) if single else AppStatus(False)
+    return marks, status
+
+
+# -- subtopologies and repartition topics -----------------------------------------------------------------------
+
+def check_subtopologies(table: pa.Table, status: Mapping[str, AppStatus]) -> Marks:
+    rows = table.to_pylist()
+    marks = Marks(len(rows))
+    basic_rules(marks, table, SUBTOPOLOGIES)
+    app_rules(marks, _column(table, "app_id"), status)
+    _negative(marks, table, "subtopology")
+    for name in ("source_topics", "sink_topics", "stores", "changelog_topics"):
+        marks.reject([_has_blank(r[name]) for r in rows], R.BAD_VALUE,
+                     _fixed(f"{name} has a null or empty topic/store name"))
+
+    def bad_groups(row: Row) -> bool:
+        sources = set(row["source_topics"] or ())
+        return any(g is None or _has_blank(g) or any(t not in sources for t in g)
+                   for g in row["copartition_groups"] or ())
+
+    marks.reject([bad_groups(r) for r in rows], R.BAD_VALUE,
+                 lambda i, r: "copartition_groups must list this subtopology's own source topics")
+    marks.reject([bool(r["changelog_topics"]) and not r["stores"] for r in rows], R.BAD_VALUE,
+                 lambda i, r: "changelog_topics without stores: changelogs back state stores")
+    _duplicates(marks, table, ["app_id", "subtopology"])
+    return marks
+
+
+def check_repartition_topics(
+    table: pa.Table, status: Mapping[str, AppStatus], read_topics: Mapping[str, frozenset[str]]
+) -> Marks:
+    """``read_topics``: per application, the source topics of its usable subtopologies."""
+    marks = Marks(table.num_rows)
+    basic_rules(marks, table, REPARTITION_TOPICS)
+    app_rules(marks, _column(table, "app_id"), status)
+    marks.reject(_np(pc.less_equal(_column(table, "num_partitions"), 0)), R.BAD_VALUE,
+                 lambda i, r: f"num_partitions must be positive: {r['num_partitions']}")
+    _duplicates(marks, table, ["app_id", "topic"])
+    apps, topics = _column(table, "app_id").to_pylist(), _column(table, "topic").to_pylist()
+    marks.reject([t not in read_topics.get(a, ()) for a, t in zip(apps, topics, strict=True)], R.UNREFERENCED_TOPIC,
+                 lambda i, r: f"no subtopology of application {r['app_id']} reads repartition topic {r['topic']}")
+    return marks
+
+
+# -- topic partitions -------------------------------------------------------------------------------------------
+
+def check_topic_partitions(table: pa.Table, status: Mapping[str, AppStatus]) -> Marks:
+    """The checks that need nothing but the row and its application (references to tasks come later)."""
+    marks = Marks(table.num_rows)
+    basic_rules(marks, table, TOPIC_PARTITIONS)
+    app_rules(marks, _column(table, "app_id"), status)
+    _negative(marks, table, "partition", "end_offset", "committed_offset", "size_bytes")
+    racks = _column(table, "replica_racks")
+    blank = np.zeros(table.num_rows, dtype=np.bool_)
+    if table.num_rows:
+        flat = pc.list_flatten(racks)
+        bad = _np(pc.or_kleene(pc.is_null(flat), _blank(flat)))
+        if bad.any():
+            parents = pc.list_parent_indices(racks).to_numpy()
+            blank[parents[bad]] = True
+    marks.reject(blank, R.BAD_VALUE, lambda i, r: "replica_racks has a null or empty rack")
+    _duplicates(marks, table, ["app_id", "topic", "partition"])
+    return marks
+
+
+# -- members ----------------------------------------------------------------------------------------------------
+
+@dataclass
+class CheckedMembers:
+    """Members with what their subscription_info says: process id, host and tags taken from it where the
+    row leaves them null; ``reports`` are its task offset sums (app_id, consumer_id, task_id, offset_sum)."""
+
+    rows: list[dict[str, Any]]
+    marks: Marks
+    reports: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _entries(tags: Any) -> list[tuple[str, str]]:
+    return sorted(tags.items() if isinstance(tags, Mapping) else tags)
+
+
+def check_members(table: pa.Table, status: Mapping[str, AppStatus]) -> CheckedMembers:
+    rows = table.to_pylist()
+    decoded = [decode_subscription(r.get("subscription_info")) for r in rows]
+    for r, d in zip(rows, decoded, strict=True):
+        r["_row_process_id"], r["_row_host"], r["_row_tags"] = r["process_id"], r["host"], r["client_tags"]
+        r["process_id"] = r["process_id"] if r["process_id"] is not None else d["_sub_process_id"]
+        r["host"] = r["host"] if r["host"] is not None else d["_sub_host"]
+        r["client_tags"] = r["client_tags"] if r["client_tags"] is not None else d["_sub_tags"]
+        r["_has_subscription"] = r.get("subscription_info") is not None
+    marks = Marks(len(rows))
+    basic_rules(marks, table, MEMBERS)
+    marks.reject([d["_sub_error"] is not None for d in decoded], R.MALFORMED_ROW, lambda i, r: decoded[i]["_sub_error"])
+    marks.reject([r["process_id"] is None or r["process_id"].strip(" ") == "" for r in rows], R.MISSING_VALUE,
+                 lambda i, r: "column process_id is missing (give it, or subscription_info)")
+    app_rules(marks, _column(table, "app_id"), status)
+    marks.reject([r["_row_process_id"] is not None and d["_sub_process_id"] is not None
+                  and r["_row_process_id"].lower() != d["_sub_process_id"] for r, d in zip(rows, decoded, strict=True)],
+                 R.BAD_VALUE, lambda i, r: f"process_id {r['_row_process_id']} differs from its subscription_info's "
+                                           f"{decoded[i]['_sub_process_id']}")
+    marks.reject([r["_row_host"] is not None and d["_sub_host"] is not None and r["_row_host"] != d["_sub_host"]
+                  for r, d in zip(rows, decoded, strict=True)],
+                 R.BAD_VALUE, lambda i, r: f"host {r['_row_host']} differs from its subscription_info's "
+                                           f"{decoded[i]['_sub_host']}")
+    marks.reject([r["_row_tags"] is not None and d["_sub_tags"] is not None
+                  and _entries(r["_row_tags"]) != _entries(d["_sub_tags"]) for r, d in zip(rows, decoded, strict=True)],
+                 R.BAD_VALUE, lambda i, r: "client_tags differ from its subscription_info's")
+    marks.reject([not UUID.fullmatch(r["process_id"] or "") for r in rows], R.BAD_PROCESS_ID,
+                 lambda i, r: f"process_id is not a UUID: {r['process_id']}")
+    marks.reject([r["host"] is not None and not _valid_host(r["host"]) for r in rows], R.BAD_VALUE,
+                 lambda i, r: f"host must be host:port (application.server), got {r['host']}")
+    tags = [_entries(r["client_tags"] or ()) for r in rows]
+    marks.reject([len(t) > MAX_CLIENT_TAGS for t in tags], R.BAD_VALUE,
+                 lambda i, r: f"at most {MAX_CLIENT_TAGS} client tags are allowed")
+    marks.reject([any(not 0 < len(k) <= MAX_TAG_KEY for k, _ in t) for t in tags], R.BAD_VALUE,
+                 lambda i, r: f"client tag keys must have 1 to {MAX_TAG_KEY} characters")
+    marks.reject([any(v is None or len(v) > MAX_TAG_VALUE for _, v in t) for t in tags], R.BAD_VALUE,
+                 lambda i, r: f"client tag values must be non-null with at most {MAX_TAG_VALUE} characters")
+    missing = [_missing_tags(status.get(r["app_id"] or ""), t) for r, t in zip(rows, tags, strict=True)]
+    marks.reject([bool(m) for m in missing], R.MISSING_CLIENT_TAG,
+                 lambda i, r: f"rack.aware.assignment.tags needs tag(s) {', '.join(missing[i])} on every member")
+    _duplicates(marks, table, ["app_id", "consumer_id"])
+    reports = [{"app_id": r["app_id"], "consumer_id": r["consumer_id"], "task_id": o["task_id"], "ownership": None,
+                "offset_sum": o["offset_sum"], SOURCE_ROW: None, MALFORMED: None}
+               for r, d, ok in zip(rows, decoded, marks.usable, strict=True) if ok and d["_sub_offsets"]
+               for o in d["_sub_offsets"]]
+    return CheckedMembers(rows, marks, reports)
+
+
+def _valid_host(host: str) -> bool:
+    found = HOST.fullmatch(host)
+    return found is not None and len(found.group(2)) <= 10 and int(found.group(2)) <= 65535
+
+
+def _missing_tags(status: AppStatus | None, tags: list[tuple[str, str]]) -> list[str]:
+    have = {k for k, _ in tags}
+    required = status.required_tags if status is not None else ()
+    return [t for t in dict.fromkeys(required) if t not in have]
+
+
+# -- member tasks -----------------------------------------------------------------------------------------------
+
+def check_member_tasks(table: pa.Table, status: Mapping[str, AppStatus]) -> tuple[pa.Table, Marks]:
+    """The row's own checks; returns the table with the parsed ``subtopology`` and ``partition`` of
+    ``task_id`` added (null where it does not parse). ``table`` has ``_from_subscription``: reports
+    decoded from a member's subscription_info, checked like rows but not input rows themselves."""
+    text = _column(table, "task_id")
+    parts = pc.extract_regex(text, r"^(?P<s>[0-9]{1,10})_(?P<p>[0-9]{1,10})$")
+    subs = pc.cast(pc.struct_field(parts, "s"), pa.int64())
+    partitions = pc.cast(pc.struct_field(parts, "p"), pa.int64())
+    fits = pc.and_(pc.less_equal(subs, INT_MAX), pc.less_equal(partitions, INT_MAX))
+    subs = pc.if_else(fits, subs, None).cast(pa.int32())
+    partitions = pc.if_else(fits, partitions, None).cast(pa.int32())
+    table = table.append_column("subtopology", subs).append_column("partition", partitions)
+    marks = Marks(table.num_rows)
+    basic_rules(marks, table, MEMBER_TASKS)
+    app_rules(marks, _column(table, "app_id"), status)
+    marks.reject(_np(pc.or_kleene(pc.is_null(subs), pc.is_null(partitions))), R.BAD_TASK_ID,
+                 lambda i, r: f"task id {r['task_id']} does not parse: expected '<subtopology>_<partition>' "
+                              "(non-negative 32-bit integers)")
+    ownership, offset = _column(table, "ownership"), _column(table, "offset_sum")
+    known = pc.is_in(ownership, value_set=pa.array([OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY]))
+    marks.reject(_np(pc.and_(pc.is_valid(ownership), pc.invert(known))), R.BAD_VALUE,
+                 lambda i, r: f"ownership must be 'active', 'standby' or null, got {r['ownership']}")
+    marks.reject(_np(pc.or_(pc.less(offset, -3), pc.equal(offset, -1))), R.BAD_VALUE,
+                 lambda i, r: f"offset_sum must be -2 (running active), -3 (unknown) or >= 0, got {r['offset_sum']}")
+    marks.reject(_np(pc.and_(pc.is_null(ownership), pc.is_null(offset))), R.MISSING_VALUE,
+                 lambda i, r: "the row reports neither ownership nor an offset sum")
+    marks.reject(_np(pc.and_(pc.equal(ownership, OWNERSHIP_STANDBY), pc.equal(offset, -2))), R.INCONSISTENT_REPORT,
+                 lambda i, r: "ownership 'standby' with offset_sum -2, which means a running active task")
+    counts = duplicate_counts(table, ["app_id", "consumer_id", "subtopology", "partition"])
+    marks.reject(counts > 1, R.DUPLICATE_KEY,
+                 lambda i, r: f"{counts[i]} rows share this (app_id, consumer_id, task); all are rejected")
+    return table, marks

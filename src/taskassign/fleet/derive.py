@@ -1,0 +1,397 @@
+"""From one bucket's checked rows to what the engine needs, per application (host-and-wire spec in brackets):
+
+* ``topic_counts``, ``resolve_topologies``: the topics in the metadata, repartition topics sized,
+  co-partitioning enforced, each subtopology's task count [1.3];
+* ``subtopology_blocks``: Kafka's partition grouper, the topics each subtopology's tasks read or restore
+  from [1.4, 1.5]; ``partition_references`` and ``check_partition_references`` (unused partitions,
+  changelog partitions without an end offset);
+* ``task_metadata``: per task, replica racks per topic, the changelog end-offset sum (committed offsets
+  for source-changelog topics, 0 for a changelog not yet created, Long.MAX_VALUE on overflow) and state
+  size; an unknown end makes every end of the application -3 [2.2, 2.4];
+* ``check_member_references`` and ``client_inputs``: members' reports merged per client, as Kafka's
+  leader merges them, with each reported task's lag [1.6, 2.3].
+
+The large tables stay columnar (pyarrow, numpy); Python objects are built once, in the shapes
+fleet.build reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from taskassign.fleet import reasons as R
+from taskassign.fleet.build import ClientInput, ClientTaskInput, SubtopologyInput, TopicInput
+from taskassign.fleet.checks import AppStatus
+from taskassign.fleet.marks import Marks, Row
+from taskassign.fleet.tables import OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
+from taskassign.fleet.topology import ResolvedTopology, SubtopologySpec, TopologyError, resolve_topology
+from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM, compute_lag
+
+__all__ = (
+    "Block",
+    "TaskMetadata",
+    "check_member_references",
+    "check_partition_references",
+    "client_inputs",
+    "partition_references",
+    "resolve_topologies",
+    "subtopology_blocks",
+    "task_metadata",
+    "topic_counts",
+)
+
+LONG_MAX = 2**63 - 1
+_SEP = "\x1f"
+IntArray = npt.NDArray[np.int64]
+
+
+def _int_column(table: pa.Table, name: str, fill: int = 0) -> tuple[IntArray, npt.NDArray[np.bool_]]:
+    """A nullable integer column as (values with nulls filled, validity)."""
+    column = table.column(name)
+    valid = np.asarray(pc.is_valid(column).to_numpy(zero_copy_only=False), dtype=np.bool_)
+    values = np.asarray(pc.fill_null(column, fill).to_numpy(zero_copy_only=False), dtype=np.int64)
+    return values, valid
+
+
+def _key(*columns: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Several string columns as one (a separator no name contains)."""
+    return pc.binary_join_element_wise(*[pc.cast(c, pa.string()) for c in columns], "\x00")
+
+
+def _encoded(key: pa.ChunkedArray) -> tuple[npt.NDArray[np.int64], list[Any]]:
+    """Dictionary codes of a column (-1 for null) and its distinct values."""
+    encoded = pc.dictionary_encode(key.combine_chunks() if isinstance(key, pa.ChunkedArray) else key)
+    codes = np.asarray(pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    return codes, encoded.dictionary.to_pylist()
+
+
+# -- topology ---------------------------------------------------------------------------------------------------
+
+def topic_counts(partitions: pa.Table, usable: npt.NDArray[np.bool_]) -> dict[str, dict[str, int]]:
+    """Per application, each topic present in the metadata with its highest partition + 1."""
+    rows = partitions.select(["app_id", "topic", "partition"]).filter(pa.array(usable))
+    grouped = rows.group_by(["app_id", "topic"]).aggregate([("partition", "max")])
+    counts: dict[str, dict[str, int]] = {}
+    for app, topic, top in zip(grouped["app_id"].to_pylist(), grouped["topic"].to_pylist(),
+                               grouped["partition_max"].to_pylist(), strict=True):
+        counts.setdefault(app, {})[topic] = top + 1
+    return counts
+
+
+def resolve_topologies(
+    subtopologies: Sequence[Row], counts: Mapping[str, Mapping[str, int]],
+    repartition: Sequence[Row], status: Mapping[str, AppStatus],
+) -> tuple[dict[str, ResolvedTopology], dict[str, tuple[str, str]]]:
+    """Every application with usable subtopologies resolved, or its error (code, reason).
+    ``subtopologies`` and ``repartition`` are the usable rows."""
+    subs: dict[str, list[SubtopologySpec]] = {}
+    for r in subtopologies:
+        subs.setdefault(r["app_id"], []).append(SubtopologySpec(
+            r["subtopology"], tuple(r["source_topics"]), tuple(r["sink_topics"] or ()),
+            tuple(tuple(g) for g in r["copartition_groups"] or ())))
+    topics: dict[str, dict[str, int | None]] = {}
+    for r in repartition:
+        topics.setdefault(r["app_id"], {})[r["topic"]] = r["num_partitions"]
+    resolved, errors = {}, {}
+    for app_id in sorted(subs):
+        try:
+            resolved[app_id] = resolve_topology(subs[app_id], counts.get(app_id, {}), topics.get(app_id, {}),
+                                                kafka_compat=status[app_id].kafka_compat)
+        except TopologyError as exc:
+            errors[app_id] = (exc.code, str(exc))
+    return resolved, errors
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A subtopology's tasks 0..num_tasks-1 and every topic they read (source) or restore from
+    (changelog): (topic, is_source, is_changelog, num_partitions), sorted by topic."""
+
+    subtopology: int
+    num_tasks: int
+    stores: tuple[str, ...]
+    topics: tuple[tuple[str, bool, bool, int], ...]
+
+    @property
+    def logged(self) -> bool:
+        return any(t[2] for t in self.topics)
+
+
+def subtopology_blocks(resolved: ResolvedTopology, subtopologies: Sequence[Row]) -> list[Block]:
+    """Kafka's partition grouper: a source topic gives task p its partition p while the topic has one; a
+    changelog topic gives every task its partition p. A source-changelog topic is one entry with both
+    flags; ``subtopologies`` are the application's usable rows."""
+    rows = {r["subtopology"]: r for r in subtopologies}
+    blocks = []
+    for sub in resolved.subtopologies:
+        row = rows[sub.id]
+        changelogs = list(dict.fromkeys(row["changelog_topics"] or ()))
+        counts = sub.source_partition_counts
+        topics = [(t, True, t in changelogs, n) for t, n in counts.items()]
+        topics += [(t, False, True, sub.num_tasks) for t in changelogs if t not in counts]
+        blocks.append(Block(sub.id, sub.num_tasks, tuple(row["stores"] or ()), tuple(sorted(topics))))
+    return blocks
+
+
+# -- partitions and end offsets ---------------------------------------------------------------------------------
+
+def partition_references(blocks: Mapping[str, Sequence[Block]]) -> dict[tuple[str, str], tuple[int, bool]]:
+    """(app_id, topic) -> (limit, needs_end_offset): tasks use partitions below ``limit``; changelog topics
+    that are not source-changelog topics need an end offset (a source-changelog's is the committed one)."""
+    refs: dict[tuple[str, str], tuple[int, bool]] = {}
+    for app_id, app_blocks in blocks.items():
+        for block in app_blocks:
+            for topic, is_source, is_changelog, partitions in block.topics:
+                limit = block.num_tasks if is_changelog else partitions
+                before = refs.get((app_id, topic), (0, False))
+                refs[app_id, topic] = (max(before[0], limit), before[1] or (is_changelog and not is_source))
+    return refs
+
+
+def check_partition_references(
+    partitions: pa.Table, marks: Marks, refs: Mapping[tuple[str, str], tuple[int, bool]]
+) -> None:
+    """Partitions no task reads or restores from are unused; a changelog partition without its end offset
+    cannot be used (its application's lags become unknown, spec 2.4)."""
+    codes, keys = _encoded(_key(partitions.column("app_id"), partitions.column("topic")))
+    per_key = [refs.get(tuple(k.split("\x00", 1)), (-1, False)) if k is not None else (-1, False) for k in keys]
+    limits = np.array([r[0] for r in per_key] + [-1], dtype=np.int64)[codes]
+    needs = np.array([r[1] for r in per_key] + [False], dtype=np.bool_)[codes]
+    partition, valid = _int_column(partitions, "partition")
+    marks.reject((limits < 0) | (partition >= limits) | ~valid, R.UNREFERENCED_TOPIC,
+                 lambda i, r: f"no task of application {r['app_id']} reads or restores from {r['topic']}-"
+                              f"{r['partition']}")
+    _, has_end = _int_column(partitions, "end_offset")
+    marks.reject(needs & ~has_end, R.MISSING_END_OFFSET,
+                 lambda i, r: f"changelog partition {r['topic']}-{r['partition']} has no end_offset; every lag of "
+                              f"application {r['app_id']} becomes unknown (-3)")
+
+
+@dataclass(frozen=True)
+class TaskMetadata:
+    """An application's subtopologies as fleet.build reads them, and whether every end offset is known."""
+
+    subtopologies: list[SubtopologyInput]
+    end_offsets_known: bool
+
+
+class _PartitionIndex:
+    """The usable partition rows sorted by (app, topic, partition), sliced per (app, topic)."""
+
+    def __init__(self, partitions: pa.Table) -> None:
+        t = partitions.take(pc.sort_indices(partitions, [("app_id", "ascending"), ("topic", "ascending"),
+                                                         ("partition", "ascending")]))
+        codes, keys = _encoded(_key(t.column("app_id"), t.column("topic")))
+        starts = np.flatnonzero(np.diff(codes, prepend=-2) != 0)
+        stops = np.append(starts[1:], len(codes)) if len(codes) else starts
+        self.slices = {tuple(keys[codes[s]].split("\x00", 1)): (int(s), int(e))
+                       for s, e in zip(starts.tolist(), stops.tolist(), strict=True)}
+        self.partition, _ = _int_column(t, "partition")
+        self.end, self.has_end = _int_column(t, "end_offset")
+        self.committed, _ = _int_column(t, "committed_offset")
+        self.size, self.has_size = _int_column(t, "size_bytes")
+        rack_codes, rack_texts = _encoded(pc.binary_join(t.column("replica_racks"), _SEP))
+        self.rack_code = rack_codes
+        self.rack_values: list[list[str]] = [text.split(_SEP) if text else [] for text in rack_texts]
+
+    def positions(self, app_id: str, topic: str, num_tasks: int) -> npt.NDArray[np.int64]:
+        """Row of partition p of the topic for every task p (-1: no row)."""
+        found = np.full(num_tasks, -1, dtype=np.int64)
+        span = self.slices.get((app_id, topic))
+        if span is not None:
+            rows = np.arange(span[0], span[1], dtype=np.int64)
+            parts = self.partition[span[0]:span[1]]
+            inside = parts < num_tasks
+            found[parts[inside]] = rows[inside]
+        return found
+
+    def racks(self, positions: npt.NDArray[np.int64]) -> list[list[str] | None]:
+        codes = _at(self.rack_code, positions, -1)
+        values = self.rack_values
+        return [values[c] if c >= 0 else None for c in codes.tolist()]
+
+
+def _at(values: npt.NDArray[Any], positions: npt.NDArray[np.int64], fill: Any) -> npt.NDArray[Any]:
+    """``values[p]`` for every position, ``fill`` where the position is -1."""
+    found = np.full(len(positions), fill, dtype=values.dtype)
+    present = positions >= 0
+    found[present] = values[positions[present]]
+    return found
+
+
+def _saturating_add(total: IntArray, values: IntArray) -> IntArray:
+    over = total > LONG_MAX - values
+    return np.where(over, LONG_MAX, total + np.where(over, 0, values))
+
+
+def task_metadata(
+    partitions: pa.Table, blocks: Mapping[str, Sequence[Block]], counts: Mapping[str, Mapping[str, int]]
+) -> dict[str, TaskMetadata]:
+    """Per application, each subtopology's tasks with racks, end-offset sums and state sizes.
+    ``partitions`` are the usable rows; ``counts`` the topics present in the metadata (before the
+    reference checks: a topic that exists ends where its metadata says, else at 0)."""
+    index = _PartitionIndex(partitions)
+    result = {}
+    for app_id, app_blocks in blocks.items():
+        subtopologies: list[SubtopologyInput] = []
+        known = True
+        existing = counts.get(app_id, {})
+        for block in app_blocks:
+            n = block.num_tasks
+            topics: list[TopicInput] = []
+            ends = np.zeros(n, dtype=np.int64)
+            sizes: IntArray | None = None
+            sized = np.ones(n, dtype=np.bool_)
+            for topic, is_source, is_changelog, num_partitions in block.topics:
+                at = index.positions(app_id, topic, n)
+                topics.append(TopicInput(topic=topic, is_source=is_source, is_changelog=is_changelog,
+                                         num_partitions=num_partitions, racks=index.racks(at)))
+                if not is_changelog:
+                    continue
+                if is_source:
+                    part = _at(index.committed, at, 0)
+                elif topic not in existing:
+                    part = np.zeros(n, dtype=np.int64)
+                else:
+                    has = _at(index.has_end, at, False)
+                    known = known and bool(has.all())
+                    part = _at(index.end, at, 0)
+                ends = _saturating_add(ends, part)
+                size_ok = _at(index.has_size, at, False)
+                size = _at(index.size, at, 0)
+                sizes = size if sizes is None else _saturating_add(sizes, size)
+                sized &= size_ok
+            state: list[int | None] | None = None
+            if sizes is not None:
+                values = sizes.astype(object)
+                values[~sized] = None
+                state = values.tolist()
+            subtopologies.append(SubtopologyInput(subtopology=block.subtopology, num_tasks=n,
+                                                  stores=list(block.stores), topics=topics,
+                                                  end_offset_sums=ends.tolist(), state_bytes=state))
+        if not known:
+            for sub, block in zip(subtopologies, app_blocks, strict=True):
+                if block.logged:
+                    sub["end_offset_sums"] = [UNKNOWN_OFFSET_SUM] * block.num_tasks
+        result[app_id] = TaskMetadata(subtopologies, known)
+    return result
+
+
+# -- members' reports -------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MemberInfo:
+    process_id: str
+    has_subscription: bool
+
+
+def check_member_references(
+    reports: pa.Table, marks: Marks, members: Mapping[tuple[str, str], MemberInfo],
+    blocks: Mapping[str, Sequence[Block]],
+) -> npt.NDArray[np.int64]:
+    """Reports must name a usable member and a task of the application; offset sums only for tasks with a
+    changelog, and only from subscription_info when the member sent it. Returns each row's member
+    (index into ``sorted(members)``, -1: none)."""
+    member_keys = sorted(members)
+    member_index = {k: i for i, k in enumerate(member_keys)}
+    codes, keys = _encoded(_key(reports.column("app_id"), reports.column("consumer_id")))
+    per_key = [member_index.get(tuple(k.split("\x00", 1)), -1) if k is not None else -1 for k in keys]
+    member = np.array([*per_key, -1], dtype=np.int64)[codes]
+    has_subscription = np.array([members[k].has_subscription for k in member_keys] + [False])[member]
+    tasks = {(a, b.subtopology): (b.num_tasks, b.logged) for a, bs in blocks.items() for b in bs}
+    sub_codes, sub_keys = _encoded(_key(reports.column("app_id"), reports.column("subtopology")))
+    per_sub = [tasks.get((k.split("\x00", 1)[0], int(k.split("\x00", 1)[1])), (-1, False)) if k is not None
+               else (-1, False) for k in sub_keys]
+    num_tasks = np.array([t[0] for t in per_sub] + [-1], dtype=np.int64)[sub_codes]
+    logged = np.array([t[1] for t in per_sub] + [False], dtype=np.bool_)[sub_codes]
+    partition, _ = _int_column(reports, "partition", -1)
+    _, has_offset = _int_column(reports, "offset_sum")
+    from_subscription = np.asarray(reports.column("_from_subscription").to_numpy(zero_copy_only=False), np.bool_)
+    marks.reject(member < 0, R.UNKNOWN_MEMBER,
+                 lambda i, r: f"consumer {r['consumer_id']} is not a usable member of application {r['app_id']}")
+    marks.reject((num_tasks < 0) | (partition >= num_tasks), R.UNKNOWN_TASK,
+                 lambda i, r: f"application {r['app_id']} has no task {r['task_id']}")
+    marks.reject(has_offset & ~logged, R.BAD_VALUE,
+                 lambda i, r: f"task {r['task_id']} has no changelog, so it has no offset sum")
+    marks.reject(has_offset & has_subscription & ~from_subscription, R.BAD_VALUE,
+                 lambda i, r: f"consumer {r['consumer_id']} reports its offset sums in subscription_info; its "
+                              "member_tasks rows may only give ownership")
+    return member
+
+
+def client_inputs(
+    members: Sequence[Row], reports: pa.Table, member_of_report: npt.NDArray[np.int64],
+    member_keys: Sequence[tuple[str, str]], ends: Mapping[str, Mapping[int, Sequence[int]]],
+) -> dict[str, list[ClientInput]]:
+    """Per application, its clients (usable members grouped by process id; rack, tags and host of the
+    first member by consumer id) with their merged reports. Merging follows Kafka's leader: a task is a
+    previous active if a member owned it as active or reported -2 (running), else a previous standby; the
+    offset sum of the client's last consumer (in consumer-id order) that reported one wins. ``reports``
+    are the usable rows, ``ends`` each subtopology's end-offset sums per application."""
+    process = np.array([*_pids(members, member_keys), ""], dtype=object)
+    pids = process[member_of_report]
+    table = pa.table({
+        "app_id": reports.column("app_id"), "process_id": pa.array(pids, pa.string()),
+        "subtopology": reports.column("subtopology"), "partition": reports.column("partition"),
+        "consumer_id": reports.column("consumer_id"), "ownership": reports.column("ownership"),
+        "offset_sum": reports.column("offset_sum"),
+    })
+    order = pc.sort_indices(table, [(c, "ascending") for c in ("app_id", "process_id", "subtopology", "partition",
+                                                               "consumer_id")])
+    t = table.take(order)
+    client_codes, client_keys = _encoded(_key(t.column("app_id"), t.column("process_id")))
+    sub = np.asarray(t.column("subtopology").to_numpy(zero_copy_only=False), dtype=np.int64)
+    part = np.asarray(t.column("partition").to_numpy(zero_copy_only=False), dtype=np.int64)
+    offset, has_offset = _int_column(t, "offset_sum")
+    ownership = t.column("ownership")
+    active = np.asarray(pc.fill_null(pc.equal(ownership, OWNERSHIP_ACTIVE), False).to_numpy(zero_copy_only=False),
+                        dtype=np.bool_)
+    active |= np.asarray(pc.is_null(ownership).to_numpy(zero_copy_only=False), np.bool_) & has_offset & (
+        offset == LATEST_OFFSET)
+    consumers = t.column("consumer_id").to_pylist()
+    n = t.num_rows
+    reported: dict[tuple[str, str], list[ClientTaskInput]] = {}
+    if n:
+        changed = np.ones(n, dtype=np.bool_)
+        changed[1:] = (client_codes[1:] != client_codes[:-1]) | (sub[1:] != sub[:-1]) | (part[1:] != part[:-1])
+        starts = np.flatnonzero(changed)
+        stops = np.append(starts[1:], n)
+        group_active = np.maximum.reduceat(active.astype(np.int8), starts).astype(bool)
+        last_offset = np.maximum.reduceat(np.where(has_offset, np.arange(n), -1), starts)
+        for s, e, is_active, last in zip(starts.tolist(), stops.tolist(), group_active.tolist(),
+                                         last_offset.tolist(), strict=True):
+            app_id, pid = client_keys[client_codes[s]].split("\x00", 1)
+            subtopology, partition = int(sub[s]), int(part[s])
+            offset_sum = int(offset[last]) if last >= 0 else None
+            lag = None
+            if offset_sum is not None:
+                lag = compute_lag(ends[app_id][subtopology][partition], offset_sum)
+            reported.setdefault((app_id, pid), []).append(ClientTaskInput(
+                subtopology=subtopology, partition=partition,
+                ownership=OWNERSHIP_ACTIVE if is_active else OWNERSHIP_STANDBY, offset_sum=offset_sum, lag=lag,
+                consumers=consumers[s:e]))
+    by_client: dict[tuple[str, str], list[Row]] = {}
+    for row in members:
+        by_client.setdefault((row["app_id"], row["process_id"]), []).append(row)
+    clients: dict[str, list[ClientInput]] = {}
+    for (app_id, pid), rows in sorted(by_client.items()):
+        rows = sorted(rows, key=lambda r: r["consumer_id"])
+        first = rows[0]
+        tags = first["client_tags"]
+        clients.setdefault(app_id, []).append(ClientInput(
+            process_id=pid, rack=first["rack"], tags=list(tags.items() if isinstance(tags, Mapping) else tags)
+            if tags is not None else None, host=first["host"], consumers=[r["consumer_id"] for r in rows],
+            tasks=reported.get((app_id, pid), [])))
+    return clients
+
+
+def _pids(members: Sequence[Row], member_keys: Sequence[tuple[str, str]]) -> list[str]:
+    by_key = {(r["app_id"], r["consumer_id"]): r["process_id"] for r in members}
+    return [by_key[k] for k in member_keys]
