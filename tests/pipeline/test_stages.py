@@ -45,8 +45,9 @@ def test_process_applications_returns_results_errors_and_timings(spark: Any, sna
     tables = {name: t.df for name, t in read_snapshot(spark, snapshot).items()}
     processed = stages.process_applications(stages.gather(tables, 2), None, False).cache()
     kinds = _rows(processed.groupBy("kind").count(), "kind")
-    assert {k[0]: v["count"] for k, v in kinds.items()} == {"result": 2, "error": 2, "bucket": 2}
-    results = _rows(stages.results(processed), "app_id")
+    assert {k[0]: v["count"] for k, v in kinds.items()} == {"app": 2, "client": 2, "consumer": 3, "error": 2,
+                                                            "bucket": 2}
+    results = _rows(stages.app_rows(processed), "app_id")
     assert results[APP,]["status"] == R.STATUS_ASSIGNED and results[APP,]["source_rows"]["member_tasks"] == 4
     assert (results["other",]["status"], results["other",]["reason_code"]) == (R.STATUS_REJECTED,
                                                                                R.UNKNOWN_ASSIGNOR)
@@ -59,28 +60,36 @@ def test_process_applications_returns_results_errors_and_timings(spark: Any, sna
 def test_output_tables_and_fleet_metrics(spark: Any) -> None:
     from pyspark.sql.types import DoubleType
 
-    from taskassign.pipeline.schemas import APP_RESULT, METRIC_COLUMNS
+    from taskassign.fleet.outputs import app_row, client_rows, consumer_rows
+    from taskassign.pipeline.schemas import METRIC_COLUMNS, PROCESSED
 
     metrics = {name: 1.0 if isinstance(t, DoubleType) else 1 for name, t in METRIC_COLUMNS} | {"active_load_skew": 0.5}
     client = {"process_id": "P", "rack": "r", "num_threads": 2, "active_tasks": ["0_0"], "standby_tasks": [],
               "followup_rebalance_deadline_ms": None, "records_to_restore": 4, "state_load": 1, "active_moves_in": 0}
-    results = spark.createDataFrame([
-        {"app_id": "a", "status": "ASSIGNED", "error": "NONE", "metrics": metrics, "clients": [client],
+    base = {"reason_code": None, "reason": None, "assignor": "HighAvailabilityTaskAssignor", "error": "NONE",
+            "probing_rebalance_needed": False, "end_offsets_known": True, "build_seconds": 0.0,
+            "engine_seconds": 0.0, "metrics_seconds": 0.0, "source_rows": None}
+    results: list[Any] = [
+        {**base, "app_id": "a", "status": "ASSIGNED", "metrics": metrics, "clients": [client],
          "consumers": [{"process_id": "P", "consumer_id": "P-1", "active_tasks": ["0_0"], "standby_tasks": [],
                         "withheld_tasks": [], "followup_rebalance_deadline_ms": None}]},
-        {"app_id": "b", "status": "KEPT_PREVIOUS", "error": "NONE", "metrics": {**metrics, "tasks": 3},
-         "clients": [], "consumers": []},
-        {"app_id": "c", "status": "REJECTED", "reason_code": "INVALID_CONFIG", "reason": "bad", "clients": [],
+        {**base, "app_id": "b", "status": "KEPT_PREVIOUS", "metrics": {**metrics, "tasks": 3}, "clients": [],
          "consumers": []},
-    ], APP_RESULT)
-    clients = stages.client_assignments(results).collect()
-    assert [(r["app_id"], r["num_active"], r["num_standby"], r["records_to_restore"]) for r in clients] == [
-        ("a", 1, 0, 4)]
-    assert [r["consumer_id"] for r in stages.consumer_assignments(results).collect()] == ["P-1"]
-    apps = _rows(stages.app_metrics(results), "app_id")
+        {**base, "app_id": "c", "status": "REJECTED", "reason_code": "INVALID_CONFIG", "reason": "bad",
+         "metrics": None, "clients": [], "consumers": []},
+    ]
+    rows = [{"kind": "app", "app": app_row(r)} for r in results]
+    rows += [{"kind": "client", "client": c} for r in results for c in client_rows(r)]
+    rows += [{"kind": "consumer", "consumer": c} for r in results for c in consumer_rows(r)]
+    processed = spark.createDataFrame(rows, PROCESSED)
+    clients = stages.client_assignments(processed).collect()
+    assert [(r["app_id"], r["status"], r["num_active"], r["num_standby"], r["records_to_restore"]) for r in clients] == [
+        ("a", "ASSIGNED", 1, 0, 4)]
+    assert [r["consumer_id"] for r in stages.consumer_assignments(processed).collect()] == ["P-1"]
+    apps = _rows(stages.app_metrics(processed), "app_id")
     assert apps["c",]["status"] == "REJECTED" and apps["c",]["tasks"] is None
     assert apps["b",]["tasks"] == 3
-    fleet = _rows(stages.fleet_metrics(stages.app_metrics(results)), "metric")
+    fleet = _rows(stages.fleet_metrics(stages.app_metrics(processed)), "metric")
     assert [k[0] for k in fleet] == [name for name, _ in METRIC_COLUMNS]
     assert fleet["tasks",]["apps"] == 2 and fleet["tasks",]["sum"] == 4.0 and fleet["tasks",]["max"] == 3.0
     assert fleet["active_load_skew",]["mean"] == 0.5

@@ -4,11 +4,13 @@
 partitioned by application) arrive as Arrow record batches. ``bucket_processor`` collects its
 partition's batches, splits them back into the input tables and runs ``fleet.bucket.process_bucket``:
 row checks, derivations, the engine and the errors rows, for every application of the bucket in one
-Python call. What comes back is one row per result, per errors row and per bucket (its timing).
+Python call. What comes back is one row per row of every output table (app_metrics, client and consumer
+assignments, errors) and one per bucket (its timings).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -19,17 +21,19 @@ from pyspark.sql.types import StructType
 
 from taskassign.fleet.bucket import BucketResult, process_bucket
 from taskassign.fleet.checks import MALFORMED, SOURCE_ROW
+from taskassign.fleet.outputs import app_row, client_rows, consumer_rows
 from taskassign.fleet.tables import INPUT_TABLES
 
-__all__ = ("KIND_BUCKET", "KIND_ERROR", "KIND_RESULT", "TABLE", "bucket_processor", "split_tables")
+__all__ = ("KIND_APP", "KIND_BUCKET", "KIND_CLIENT", "KIND_CONSUMER", "KIND_ERROR", "TABLE", "bucket_processor",
+           "split_tables")
 
 ArrowBatches = Iterator[pa.RecordBatch]
 
 #: The column of gathered rows that says which input table a row is from (its position in INPUT_TABLES).
 TABLE = "_table"
-KIND_RESULT, KIND_ERROR, KIND_BUCKET = "result", "error", "bucket"
-#: Results per output record batch (an application's result holds all its task ids).
-RESULTS_PER_BATCH = 32
+KIND_APP, KIND_CLIENT, KIND_CONSUMER, KIND_ERROR, KIND_BUCKET = "app", "client", "consumer", "error", "bucket"
+#: Applications per output record batch (their client rows hold all their task ids).
+APPS_PER_BATCH = 32
 
 
 def split_tables(gathered: pa.Table) -> dict[str, pa.Table]:
@@ -43,15 +47,16 @@ def split_tables(gathered: pa.Table) -> dict[str, pa.Table]:
 
 
 def _records(result: BucketResult) -> Iterator[list[dict[str, Any]]]:
+    """The bucket's output rows, a few applications' rows per record batch."""
     chunk: list[dict[str, Any]] = []
-    for app in result.results:
-        chunk.append({"kind": KIND_RESULT, "app_id": app["app_id"], "result": app})
-        if len(chunk) >= RESULTS_PER_BATCH:
+    for n, app in enumerate(result.results, 1):
+        chunk.append({"kind": KIND_APP, "app": app_row(app)})
+        chunk += [{"kind": KIND_CLIENT, "client": row} for row in client_rows(app)]
+        chunk += [{"kind": KIND_CONSUMER, "consumer": row} for row in consumer_rows(app)]
+        if n % APPS_PER_BATCH == 0:
             yield chunk
             chunk = []
-    chunk += [{"kind": KIND_ERROR, "app_id": e["app_id"], "error": e} for e in result.errors]
-    chunk.append({"kind": KIND_BUCKET, "check_seconds": result.check_seconds})
-    yield chunk
+    yield chunk + [{"kind": KIND_ERROR, "error": e} for e in result.errors]
 
 
 def bucket_processor(
@@ -65,10 +70,19 @@ def bucket_processor(
         collected = list(batches)
         if not collected:
             return
+        # The worker's own time (excluding waits for Spark to send or take batches): the Python side of
+        # the run's time split (docs/pipeline.md, Performance).
+        started = time.perf_counter()
         tables: Mapping[str, pa.Table] = split_tables(pa.Table.from_batches(collected))
         del collected
         result = process_bucket(tables, assignor_override=assignor_override, kafka_compat=kafka_compat)
+        spent = time.perf_counter() - started
         for chunk in _records(result):
-            yield pa.RecordBatch.from_pylist(chunk, schema=arrow_schema)
+            converting = time.perf_counter()
+            batch = pa.RecordBatch.from_pylist(chunk, schema=arrow_schema)
+            spent += time.perf_counter() - converting
+            yield batch
+        yield pa.RecordBatch.from_pylist([{"kind": KIND_BUCKET, "check_seconds": result.check_seconds,
+                                           "python_seconds": spent}], schema=arrow_schema)
 
     return process

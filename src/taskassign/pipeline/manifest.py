@@ -28,6 +28,7 @@ __all__ = ("OUTPUT_TABLES", "build_manifest", "parquet_rows")
 #: The tables a run writes, in the order the manifest lists them.
 OUTPUT_TABLES = ("client_assignments", "consumer_assignments", "app_metrics", "fleet_metrics", "errors")
 _TIMINGS = ("build_seconds", "engine_seconds", "metrics_seconds")
+_BUCKET_TIMINGS = ("python_seconds", "check_seconds")
 
 
 def parquet_rows(directory: str | Path) -> int:
@@ -39,9 +40,9 @@ def build_manifest(
     staging: Path, processed: str, rows_in: Mapping[str, int], header: Mapping[str, Any]
 ) -> dict[str, Any]:
     """The manifest of the run staged in ``staging`` (``processed``: what the Python side returned)."""
-    raw = pq.read_table(staging / processed, columns=["kind", "result", "check_seconds"])
-    engine = pa.table({name: pc.struct_field(raw["result"], name) for name in ("status", "source_rows", *_TIMINGS)})
-    engine = engine.filter(pc.equal(raw["kind"], "result"))
+    raw = pq.read_table(staging / processed, columns=["kind", "app", *_BUCKET_TIMINGS])
+    engine = pa.table({name: pc.struct_field(raw["app"], name) for name in ("status", "source_rows", *_TIMINGS)})
+    engine = engine.filter(pc.equal(raw["kind"], "app"))
     ran = engine.filter(pc.not_equal(engine["status"], reasons.STATUS_REJECTED))
     used = {name: int(pc.sum(pc.struct_field(ran["source_rows"], name)).as_py() or 0) for name in INPUT_TABLES}
     errors = pq.read_table(staging / "errors", columns=["table", "effect", "reason_code"]).to_pylist()
@@ -60,6 +61,6 @@ def build_manifest(
         "applications": {"total": sum(statuses.values()), "by_status": dict(sorted(statuses.items()))},
         "errors": {effect: dict(sorted(codes.items())) for effect, codes in by_reason.items()},
         "outputs": {name: {"path": name, "rows": parquet_rows(staging / name)} for name in OUTPUT_TABLES},
-        "timings": {"check_seconds": round(float(pc.sum(raw["check_seconds"]).as_py() or 0.0), 3),
+        "timings": {**{name: round(float(pc.sum(raw[name]).as_py() or 0.0), 3) for name in _BUCKET_TIMINGS},
                     **{name: round(float(pc.sum(engine[name]).as_py() or 0.0), 3) for name in _TIMINGS}},
     }

@@ -21,8 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
+from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql.pandas.types import from_arrow_schema
 from pyspark.sql.types import StringType, StructField, StructType
 
 from taskassign.errors import UserInputError
@@ -124,7 +127,8 @@ def _empty(spark: Any, spec: TableSpec) -> DataFrame:
 def read_table(spark: Any, spec: TableSpec, path: Path, fmt: str) -> tuple[DataFrame, tuple[str, ...]]:
     """Read one table file (or directory) in ``fmt`` and type it by ``spec``; also the columns it has."""
     if fmt == "parquet":
-        raw = spark.read.parquet(str(path))
+        footer = _parquet_schema(path)
+        raw = (spark.read.schema(footer) if footer is not None else spark.read).parquet(str(path))
         _check_columns(spec, raw.columns, path)
         source = F.to_json(F.struct(*[F.col(c) for c in raw.columns]), {"ignoreNullFields": "false"})
         return _typed(spec, raw, source, F.lit(None).cast("string")), tuple(raw.columns)
@@ -149,6 +153,21 @@ def read_table(spark: Any, spec: TableSpec, path: Path, fmt: str) -> tuple[DataF
                .when(F.size(unknown) > 0, F.concat(F.lit("unknown key(s) "), F.array_join(unknown, ", "),
                                                    F.lit(f"; table {spec.name} has {', '.join(spec.column_names)}"))))
     return _typed(spec, raw, F.col(_CORRUPT), problem), spec.column_names
+
+
+def _parquet_schema(path: Path) -> StructType | None:
+    """The Spark schema of a Parquet table from its first file's footer, read here: given to Spark, it
+    spares the schema-inference job Spark otherwise runs per table. None if pyarrow's reading of the
+    footer has no Spark equivalent (Spark then infers it)."""
+    files = [path] if path.is_file() else [f for f in sorted(path.rglob("*.parquet"))
+                                           if not any(p.startswith(("_", ".")) for p in f.relative_to(path).parts)]
+    if not files:
+        return None
+    try:
+        schema: StructType = from_arrow_schema(pq.read_schema(files[0]))
+    except (TypeError, ValueError, OSError, PySparkException):
+        return None
+    return schema
 
 
 def _check_columns(spec: TableSpec, columns: list[str], path: Path) -> None:

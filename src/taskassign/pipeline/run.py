@@ -10,11 +10,13 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
@@ -38,7 +40,7 @@ __all__ = (
 PROCESSED = "_processed"
 #: Applications per bucket (one Python call) before the run uses more buckets.
 APPS_PER_BUCKET = 16
-STEPS = ("read snapshot", "check, derive and assign", "write errors", "write assignments and metrics", "commit")
+STEPS = ("read snapshot", "check, derive and assign", "write outputs", "commit")
 
 
 @dataclass(frozen=True)
@@ -67,14 +69,31 @@ def processed(spark: Any, options: PipelineOptions, tables: Mapping[str, Snapsho
 
 
 def count_rows(tables: Mapping[str, SnapshotTable]) -> dict[str, int]:
-    """Rows of every input table as read, in one Spark job."""
-    counts: DataFrame | None = None
+    """Rows of every input table as read: Parquet tables from their files' footers (no Spark job), the
+    others counted by Spark, in one job."""
+    found: dict[str, int] = {}
+    counted: DataFrame | None = None
     for name, t in tables.items():
-        part = t.df.select(F.lit(name).alias("table"))
-        counts = part if counts is None else counts.unionByName(part)
-    assert counts is not None
-    found = {row["table"]: row["count"] for row in counts.groupBy("table").count().collect()}
-    return {name: int(found.get(name, 0)) for name in tables}
+        if t.path is None:
+            found[name] = 0
+        elif t.format == "parquet":
+            found[name] = parquet_file_rows(Path(t.path))
+        else:
+            part = t.df.select(F.lit(name).alias("table"))
+            counted = part if counted is None else counted.unionByName(part)
+    if counted is not None:
+        found.update({row["table"]: int(row["count"]) for row in counted.groupBy("table").count().collect()})
+    return {name: found.get(name, 0) for name in tables}
+
+
+def parquet_file_rows(path: Path) -> int:
+    """Rows of a Parquet file, or of the part files under a directory as Spark lists them (names starting
+    with ``_`` or ``.`` are hidden), from the footers."""
+    if path.is_file():
+        return int(pq.read_metadata(path).num_rows)
+    files = [f for f in sorted(path.rglob("*")) if f.is_file()
+             and not any(part.startswith(("_", ".")) for part in f.relative_to(path).parts)]
+    return sum(int(pq.read_metadata(f).num_rows) for f in files)
 
 
 def buckets_for(spark: Any, options: PipelineOptions, applications: int) -> int:
@@ -90,6 +109,24 @@ def _write(df: DataFrame, path: str, *order: str) -> None:
     """One sorted Parquet file: same input, same rows in the same order (no ``order``: ``df`` is ordered)."""
     single = df.repartition(1).sortWithinPartitions(*order) if order else df.coalesce(1)
     single.write.mode("overwrite").parquet(path)
+
+
+def _write_outputs(spark: Any, done: DataFrame, output: OutputDirectory) -> None:
+    """The output tables from what the Python side returned. They are small next to the input, so each
+    write is mostly a Spark job's fixed cost: they run as concurrent jobs."""
+
+    writes: list[Callable[[], None]] = [
+        lambda: _write(stages.app_metrics(done), output.table("app_metrics"), "app_id"),
+        lambda: _write(stages.fleet_metrics(stages.app_metrics(done)), output.table("fleet_metrics")),
+        lambda: _write(stages.client_assignments(done), output.table("client_assignments"), "app_id", "process_id"),
+        lambda: _write(stages.consumer_assignments(done), output.table("consumer_assignments"), "app_id",
+                       "process_id", "consumer_id"),
+        lambda: _write(stages.errors(done), output.table("errors"), "table", "app_id", "effect", "reason_code",
+                       "source_row", "reason"),
+    ]
+    with ThreadPoolExecutor(max_workers=len(writes), thread_name_prefix="taskassign-write") as pool:
+        for future in [pool.submit(write) for write in writes]:
+            future.result()
 
 
 def run_pipeline(
@@ -121,17 +158,8 @@ def run_pipeline(
         processed(spark, options, tables, buckets).write.mode("overwrite").parquet(output.table(PROCESSED))
         done = spark.read.parquet(output.table(PROCESSED))
         step(STEPS[2])
-        _write(stages.errors(done), output.table("errors"), "table", "app_id", "effect", "reason_code",
-               "source_row", "reason")
+        _write_outputs(spark, done, output)
         step(STEPS[3])
-        results = stages.results(done)
-        metrics = stages.app_metrics(results)
-        _write(stages.client_assignments(results), output.table("client_assignments"), "app_id", "process_id")
-        _write(stages.consumer_assignments(results), output.table("consumer_assignments"), "app_id", "process_id",
-               "consumer_id")
-        _write(metrics, output.table("app_metrics"), "app_id")
-        _write(stages.fleet_metrics(metrics), output.table("fleet_metrics"))
-        step(STEPS[4])
         header = {
             "spark_version": spark.version,
             "started_at": started_at,

@@ -33,6 +33,7 @@ __all__ = (
     "APP_INPUT",
     "APP_METRICS",
     "APP_RESULT",
+    "APP_ROW",
     "CLIENT_ASSIGNMENTS",
     "CONSUMER_ASSIGNMENTS",
     "ERRORS",
@@ -150,10 +151,18 @@ ERRORS = _struct(
     ("reason", StringType()), ("source_row", StringType()),
 )
 
-#: What the pipeline's Python side returns (pipeline.engine_udf): one row per application result, per
-#: errors row, and per bucket (``check_seconds``: its row checks and derivations).
-PROCESSED = _struct(("kind", StringType()), ("app_id", StringType()), ("result", APP_RESULT), ("error", ERRORS),
-                    ("check_seconds", DoubleType()))
+#: An app_metrics row plus what the manifest reads per application: input rows used and timings.
+APP_ROW = _struct(*[(f.name, f.dataType) for f in APP_METRICS.fields], ("source_rows", SOURCE_ROWS),
+                  ("build_seconds", DoubleType()), ("engine_seconds", DoubleType()),
+                  ("metrics_seconds", DoubleType()))
+
+#: What the pipeline's Python side returns (pipeline.engine_udf), one row per output row: ``kind`` says
+#: which struct is set (``app``, ``client``, ``consumer``, ``error``), and one ``bucket`` row per bucket
+#: carries its timings (``check_seconds``: row checks and derivations; ``python_seconds``: all of its
+#: time in taskassign's code, Arrow conversions included).
+PROCESSED = _struct(("kind", StringType()), ("app", APP_ROW), ("client", CLIENT_ASSIGNMENTS),
+                    ("consumer", CONSUMER_ASSIGNMENTS), ("error", ERRORS),
+                    ("check_seconds", DoubleType()), ("python_seconds", DoubleType()))
 
 #: Every output table's schema, by table (directory) name.
 OUTPUT_SCHEMAS: Mapping[str, StructType] = MappingProxyType({

@@ -4,9 +4,9 @@
    holds every row of its applications.
 2. ``process_applications``: each bucket is one Python call (fleet.bucket.process_bucket, through Arrow)
    that checks every row, derives tasks, end-offset sums and lags [host-and-wire spec 1.3-1.6, 2.2-2.4],
-   runs the engine on each application and returns results, errors rows and its timing.
-3. ``results``, ``errors``: the processed rows by kind.
-4. ``client_assignments``, ``consumer_assignments``, ``app_metrics``, ``fleet_metrics``: the outputs.
+   runs the engine on each application and returns the rows of every output table and its timings.
+3. ``app_metrics``, ``client_assignments``, ``consumer_assignments``, ``errors``: the processed rows by
+   kind (the Python side returns them flat); ``fleet_metrics``: every metric summarised over the fleet.
 
 Spark reads, shuffles, moves rows to and from Python as Arrow, aggregates the fleet metrics and writes;
 everything that is per application runs in the bucket, where it costs no extra pass over the data.
@@ -18,20 +18,29 @@ from collections.abc import Mapping
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql.types import StructType
 
 from taskassign.fleet import reasons
 from taskassign.pipeline import engine_udf
-from taskassign.pipeline.schemas import ERRORS, METRIC_COLUMNS, PROCESSED
+from taskassign.pipeline.schemas import (
+    APP_METRICS,
+    APP_ROW,
+    CLIENT_ASSIGNMENTS,
+    CONSUMER_ASSIGNMENTS,
+    ERRORS,
+    METRIC_COLUMNS,
+    PROCESSED,
+)
 
 __all__ = (
     "app_metrics",
+    "app_rows",
     "client_assignments",
     "consumer_assignments",
     "errors",
     "fleet_metrics",
     "gather",
     "process_applications",
-    "results",
 )
 
 
@@ -57,50 +66,36 @@ def process_applications(gathered: DataFrame, assignor_override: str | None, kaf
     return gathered.mapInArrow(processor, PROCESSED)
 
 
-# -- 3. by kind -------------------------------------------------------------------------------------------------
+# -- 3. outputs -------------------------------------------------------------------------------------------------
 
-def results(processed: DataFrame) -> DataFrame:
-    """APP_RESULT per application id of the applications table."""
-    return processed.where(F.col("kind") == engine_udf.KIND_RESULT).select("result.*")
+def _of_kind(processed: DataFrame, kind: str, schema: StructType) -> DataFrame:
+    return processed.where(F.col("kind") == kind).select(*[F.col(kind)[f.name].alias(f.name) for f in schema.fields])
+
+
+def app_rows(processed: DataFrame) -> DataFrame:
+    """APP_ROW per application id of the applications table: app_metrics plus source rows and timings."""
+    return _of_kind(processed, engine_udf.KIND_APP, APP_ROW)
+
+
+def app_metrics(processed: DataFrame) -> DataFrame:
+    """One row per application id: status, outcome and metrics (null for an application the engine did
+    not assign)."""
+    return _of_kind(processed, engine_udf.KIND_APP, APP_METRICS)
+
+
+def client_assignments(processed: DataFrame) -> DataFrame:
+    """One row per client of every application the engine ran (KEPT_PREVIOUS and INVALID_ASSIGNMENT too)."""
+    return _of_kind(processed, engine_udf.KIND_CLIENT, CLIENT_ASSIGNMENTS)
+
+
+def consumer_assignments(processed: DataFrame) -> DataFrame:
+    """One row per consumer (thread), when the leader distributed each client's tasks over its threads."""
+    return _of_kind(processed, engine_udf.KIND_CONSUMER, CONSUMER_ASSIGNMENTS)
 
 
 def errors(processed: DataFrame) -> DataFrame:
-    """ERRORS: every rejected input row and every flagged application."""
-    return processed.where(F.col("kind") == engine_udf.KIND_ERROR).select(
-        *[F.col("error")[f.name].alias(f.name) for f in ERRORS.fields])
-
-
-# -- 4. outputs -------------------------------------------------------------------------------------------------
-
-def client_assignments(results: DataFrame) -> DataFrame:
-    """One row per client of every assigned application (KEPT_PREVIOUS and INVALID_ASSIGNMENT too)."""
-    c = F.col("c")
-    return (results.select("app_id", "status", F.explode("clients").alias("c"))
-            .select("app_id", c["process_id"].alias("process_id"), "status", c["rack"].alias("rack"),
-                    c["num_threads"].alias("num_threads"), F.size(c["active_tasks"]).alias("num_active"),
-                    F.size(c["standby_tasks"]).alias("num_standby"), c["active_tasks"].alias("active_tasks"),
-                    c["standby_tasks"].alias("standby_tasks"),
-                    c["followup_rebalance_deadline_ms"].alias("followup_rebalance_deadline_ms"),
-                    c["records_to_restore"].alias("records_to_restore"), c["state_load"].alias("state_load"),
-                    c["active_moves_in"].alias("active_moves_in")))
-
-
-def consumer_assignments(results: DataFrame) -> DataFrame:
-    """One row per consumer (thread), when the leader distributed each client's tasks over its threads."""
-    c = F.col("c")
-    return (results.select("app_id", F.explode("consumers").alias("c"))
-            .select("app_id", c["process_id"].alias("process_id"), c["consumer_id"].alias("consumer_id"),
-                    c["active_tasks"].alias("active_tasks"), c["standby_tasks"].alias("standby_tasks"),
-                    c["withheld_tasks"].alias("withheld_tasks"),
-                    c["followup_rebalance_deadline_ms"].alias("followup_rebalance_deadline_ms")))
-
-
-def app_metrics(results: DataFrame) -> DataFrame:
-    """One row per application id: status, outcome and metrics (null for an application the engine did
-    not assign)."""
-    metric_columns = [F.col("metrics")[name].alias(name) for name, _ in METRIC_COLUMNS]
-    return results.select("app_id", "status", "reason_code", "reason", "assignor", "error",
-                          "probing_rebalance_needed", "end_offsets_known", *metric_columns)
+    """Every rejected input row and every flagged application."""
+    return _of_kind(processed, engine_udf.KIND_ERROR, ERRORS)
 
 
 def fleet_metrics(metrics: DataFrame) -> DataFrame:
