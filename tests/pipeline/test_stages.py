@@ -82,9 +82,9 @@ def test_output_tables_and_fleet_metrics(spark: Any) -> None:
     rows += [{"kind": "client", "client": c} for r in results for c in client_rows(r)]
     rows += [{"kind": "consumer", "consumer": c} for r in results for c in consumer_rows(r)]
     processed = spark.createDataFrame(rows, PROCESSED)
-    clients = stages.client_assignments(processed).collect()
-    assert [(r["app_id"], r["status"], r["num_active"], r["num_standby"], r["records_to_restore"]) for r in clients] == [
-        ("a", "ASSIGNED", 1, 0, 4)]
+    clients = [(r["app_id"], r["status"], r["num_active"], r["num_standby"], r["records_to_restore"])
+               for r in stages.client_assignments(processed).collect()]
+    assert clients == [("a", "ASSIGNED", 1, 0, 4)]
     assert [r["consumer_id"] for r in stages.consumer_assignments(processed).collect()] == ["P-1"]
     apps = _rows(stages.app_metrics(processed), "app_id")
     assert apps["c",]["status"] == "REJECTED" and apps["c",]["tasks"] is None

@@ -100,7 +100,7 @@ def run(
     master: str | None = typer.Option(None, "--master", help=_MASTER_HELP),
     remote: str | None = typer.Option(None, "--remote", help=_REMOTE_HELP),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
-    buckets: int | None = typer.Option(None, "--buckets", min=1, help="Engine calls (buckets of applications)."),
+    buckets: int | None = typer.Option(None, "--buckets", min=1, help="Buckets of applications (Python calls)."),
     conf: list[str] = typer.Option([], "--conf", help="Extra Spark config KEY=VALUE (repeatable)."),
 ) -> None:
     """Assign every application of a fleet snapshot and write assignments, metrics, errors and a manifest."""

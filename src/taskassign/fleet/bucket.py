@@ -30,7 +30,7 @@ import pyarrow as pa
 
 from taskassign.fleet import reasons as R
 from taskassign.fleet.application import AppResult, assign_application
-from taskassign.fleet.build import AppInput
+from taskassign.fleet.build import AppInput, ClientInput
 from taskassign.fleet.checks import (
     MALFORMED,
     SOURCE_ROW,
@@ -46,6 +46,7 @@ from taskassign.fleet.checks import (
 from taskassign.fleet.derive import (
     Block,
     MemberInfo,
+    TaskMetadata,
     check_member_references,
     check_partition_references,
     client_inputs,
@@ -136,6 +137,22 @@ def process_bucket(
     apps, status = check_applications(tables["applications"], assignor_override, kafka_compat)
     checked = {"applications": _Checked(INPUT_TABLES["applications"], tables["applications"], apps,
                                         tables["applications"].to_pylist())}
+    metadata, blocks, rejected = _topologies(tables, status, checked)
+    clients = _clients(tables, status, checked, blocks, metadata, rejected)
+    inputs = _inputs(checked, metadata, clients)
+    check_seconds = time.perf_counter() - started
+    results = _assign(inputs, checked, assignor_override, kafka_compat) if run_engine else []
+    results += _rejected_before_engine(checked["applications"], status, set(inputs))
+    results.sort(key=lambda r: r["app_id"])
+    return BucketResult(results, _errors(checked, results), inputs, check_seconds, checked)
+
+
+def _topologies(
+    tables: Mapping[str, pa.Table], status: Mapping[str, AppStatus], checked: dict[str, _Checked]
+) -> tuple[dict[str, TaskMetadata], dict[str, list[Block]], list[str]]:
+    """Steps 1-3 for the topology tables: subtopologies, repartition topics and topic partitions checked,
+    topologies resolved (applications whose topology fails are rejected with their rows), tasks and their
+    partitions' metadata. Returns the metadata and blocks per application, and the rejected ids."""
     subs_table = tables["subtopologies"]
     subs = _Checked(INPUT_TABLES["subtopologies"], subs_table, check_subtopologies(subs_table, status),
                     subs_table.to_pylist())
@@ -158,46 +175,52 @@ def process_bucket(
     subs_by_app: dict[str, list[Row]] = {}
     for r in usable_subs:
         subs_by_app.setdefault(r["app_id"], []).append(r)
-    blocks: dict[str, list[Block]] = {a: subtopology_blocks(t, subs_by_app[a]) for a, t in resolved.items()}
+    blocks = {a: subtopology_blocks(t, subs_by_app[a]) for a, t in resolved.items()}
     check_partition_references(partitions_table, partitions.marks, partition_references(blocks))
     metadata = task_metadata(partitions_table.filter(pa.array(partitions.marks.usable)), blocks, counts)
+    checked.update({"subtopologies": subs, "repartition_topics": repartition, "topic_partitions": partitions})
+    return metadata, blocks, rejected
 
+
+def _clients(
+    tables: Mapping[str, pa.Table], status: Mapping[str, AppStatus], checked: dict[str, _Checked],
+    blocks: Mapping[str, Sequence[Block]], metadata: Mapping[str, TaskMetadata], rejected: Sequence[str],
+) -> dict[str, list[ClientInput]]:
+    """Steps 1 and 4 for members and their reports: checked, merged per client, with lags."""
     members = check_members(tables["members"], status)
     reject_applications(members.marks, tables["members"].column("app_id"), rejected)
     checked_members = _Checked(MEMBERS, tables["members"], members.marks, members.rows)
     reports_table = _with_reports(tables["member_tasks"], members.reports)
     reports_table, report_marks = check_member_tasks(reports_table, status)
     reject_applications(report_marks, reports_table.column("app_id"), rejected)
-    reports = _Checked(MEMBER_TASKS, reports_table, report_marks)
     usable_members = checked_members.usable_rows()
     member_info = {(r["app_id"], r["consumer_id"]): MemberInfo(r["process_id"], r["_has_subscription"])
                    for r in usable_members}
     member_of = check_member_references(reports_table, report_marks, member_info, blocks)
     ends = {a: {s["subtopology"]: s["end_offset_sums"] or () for s in m.subtopologies} for a, m in metadata.items()}
     usable = report_marks.usable
-    clients = client_inputs(usable_members, reports_table.filter(pa.array(usable)), member_of[usable],
-                            sorted(member_info), ends)
-    checked.update({"subtopologies": subs, "repartition_topics": repartition, "topic_partitions": partitions,
-                    "members": checked_members, "member_tasks": reports})
-    inputs = _inputs(checked, status, metadata, clients)
-    check_seconds = time.perf_counter() - started
+    checked.update({"members": checked_members, "member_tasks": _Checked(MEMBER_TASKS, reports_table, report_marks)})
+    return client_inputs(usable_members, reports_table.filter(pa.array(usable)), member_of[usable],
+                         sorted(member_info), ends)
 
-    results: list[AppResult] = []
-    if run_engine:
-        # Assignors log Kafka's warnings (e.g. too few clients for the standbys); over a fleet they would
-        # flood the output. What matters per application is in its result.
-        logging.getLogger("taskassign").setLevel(logging.ERROR)
-        results = [assign_application(inputs[a], assignor_override=assignor_override, kafka_compat=kafka_compat)
-                   for a in sorted(inputs)]
-        engine_rejects = {r["app_id"]: (r["reason_code"] or R.INVALID_STATE, r["reason"] or "")
-                          for r in results if r["status"] == R.STATUS_REJECTED}
-        _reject_whole(checked["applications"], engine_rejects)
-        for name, t in checked.items():
-            if name != "applications":
-                reject_applications(t.marks, t.table.column("app_id"), sorted(engine_rejects))
-    results += _rejected_before_engine(checked["applications"], status, set(inputs))
-    results.sort(key=lambda r: r["app_id"])
-    return BucketResult(results, _errors(checked, results), inputs, check_seconds, checked)
+
+def _assign(
+    inputs: Mapping[str, AppInput], checked: Mapping[str, _Checked], assignor_override: str | None,
+    kafka_compat: bool,
+) -> list[AppResult]:
+    """Step 5: every application through the engine; the rows of those it rejects are rejected too."""
+    # Assignors log Kafka's warnings (e.g. too few clients for the standbys); over a fleet they would
+    # flood the output. What matters per application is in its result.
+    logging.getLogger("taskassign").setLevel(logging.ERROR)
+    results = [assign_application(inputs[a], assignor_override=assignor_override, kafka_compat=kafka_compat)
+               for a in sorted(inputs)]
+    engine_rejects = {r["app_id"]: (r["reason_code"] or R.INVALID_STATE, r["reason"] or "")
+                      for r in results if r["status"] == R.STATUS_REJECTED}
+    _reject_whole(checked["applications"], engine_rejects)
+    for name, t in checked.items():
+        if name != "applications":
+            reject_applications(t.marks, t.table.column("app_id"), sorted(engine_rejects))
+    return results
 
 
 def _reject_whole(apps: _Checked, rejections: Mapping[str, tuple[str, str]]) -> None:
@@ -218,8 +241,7 @@ def _with_reports(member_tasks: pa.Table, decoded: Sequence[Row]) -> pa.Table:
 
 
 def _inputs(
-    checked: Mapping[str, _Checked], status: Mapping[str, AppStatus], metadata: Mapping[str, Any],
-    clients: Mapping[str, Any],
+    checked: Mapping[str, _Checked], metadata: Mapping[str, TaskMetadata], clients: Mapping[str, list[ClientInput]],
 ) -> dict[str, AppInput]:
     """The engine's record of every application whose applications row is usable."""
     used: dict[str, Counter[str]] = {}

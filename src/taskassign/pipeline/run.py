@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from taskassign.pipeline import stages
+from taskassign.pipeline import schemas, stages
 from taskassign.pipeline.manifest import build_manifest
 from taskassign.pipeline.output import OutputDirectory
 from taskassign.pipeline.read import SnapshotTable, read_snapshot
@@ -97,7 +97,7 @@ def parquet_file_rows(path: Path) -> int:
 
 
 def buckets_for(spark: Any, options: PipelineOptions, applications: int) -> int:
-    """Buckets: one per ``APPS_PER_BUCKET`` applications, at most the session's default (4 per core
+    """Buckets: one per ``APPS_PER_BUCKET`` applications, at most the session's default (16 per core
     locally), so a small fleet is not spread over many near-empty tasks."""
     if options.buckets:
         return options.buckets
@@ -156,7 +156,7 @@ def run_pipeline(
         buckets = buckets_for(spark, options, rows_in["applications"])
         step(STEPS[1])
         processed(spark, options, tables, buckets).write.mode("overwrite").parquet(output.table(PROCESSED))
-        done = spark.read.parquet(output.table(PROCESSED))
+        done = spark.read.schema(schemas.PROCESSED).parquet(output.table(PROCESSED))
         step(STEPS[2])
         _write_outputs(spark, done, output)
         step(STEPS[3])
