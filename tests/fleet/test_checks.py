@@ -207,8 +207,7 @@ def test_row_order_changes_nothing() -> None:
     rows = _bad_rows()
     reversed_rows = {name: list(reversed(table)) for name, table in rows.items()}
     forward, backward = bucket(rows), bucket(reversed_rows)
-    key = sorted
-    assert key(map(repr, forward.errors)) == key(map(repr, backward.errors))
+    assert sorted(map(repr, forward.errors)) == sorted(map(repr, backward.errors))
     assert forward.inputs == backward.inputs
 
 
@@ -220,3 +219,20 @@ def test_a_rejected_row_shows_its_values_as_json() -> None:
     assert (error["table"], error["reason_code"], error["effect"]) == ("member_tasks", R.BAD_TASK_ID, "rejected")
     assert error["source_row"] == ('{"app_id":"orders-app","consumer_id":"c1-1","task_id":"x1",'
                                    '"ownership":"active","offset_sum":null}')
+
+
+def test_one_bucket_per_application_changes_nothing() -> None:
+    """Every check and derivation is per application, so how applications are bucketed cannot matter."""
+    rows = _bad_rows()
+    apps = sorted({r.get("app_id") or "" for table in rows.values() for r in table})
+    together = process_bucket({n: bucket_table(spec, rows.get(n, [])) for n, spec in INPUT_TABLES.items()})
+    errors: list[str] = []
+    results: list[str] = []
+    for app in apps:
+        alone = process_bucket({n: bucket_table(spec, [r for r in rows.get(n, []) if (r.get("app_id") or "") == app])
+                                for n, spec in INPUT_TABLES.items()})
+        errors += map(repr, alone.errors)
+        results += (repr({k: v for k, v in r.items() if not k.endswith("_seconds")}) for r in alone.results)
+    assert sorted(errors) == sorted(map(repr, together.errors))
+    assert sorted(results) == sorted(repr({k: v for k, v in r.items() if not k.endswith("_seconds")})
+                                     for r in together.results)

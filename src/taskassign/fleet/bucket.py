@@ -13,7 +13,8 @@ needs nothing from outside itself. In order:
    and every flagged application (assignor failed, invalid assignment, unknown end offsets).
 
 Nothing here depends on row order: inputs arrive in whatever order the shuffle delivers them, and
-every grouping is sorted.
+every grouping is sorted. It imports no pyspark (tests run it on plain Arrow tables), but needs pyarrow,
+which comes with taskassign[spark].
 """
 
 from __future__ import annotations
