@@ -1,8 +1,8 @@
 """One application's rows, as the pipeline nests them, turned into the engine's Scenario.
 
-The pipeline's stages validate, derive and merge the snapshot tables (tasks from the topology, end-offset
-sums, per-client merged reports and lags) and hand each application to the engine as one nested record,
-``AppInput`` below (plain dicts and lists, as ``pyarrow`` gives them). ``build_scenario`` turns that
+The pipeline's buckets check, derive and merge the snapshot tables (fleet.bucket and fleet.derive: tasks
+from the topology, end-offset sums, per-client merged reports and lags) and hand each application to
+the engine as one nested record, ``AppInput`` below (plain dicts and lists). ``build_scenario`` turns that
 record into the Scenario that ``taskassign assign`` would read from the application's exported scenario
 file: ``parse_scenario(scenario_to_dict(built)) == built`` (tested), so the pipeline and the CLI run the
 same engine call on the same input. It is written for speed (10^6 tasks per run): no JSON validation,

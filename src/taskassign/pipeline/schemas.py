@@ -1,9 +1,8 @@
-"""Spark schemas of every table the pipeline reads, hands to the engine, and writes.
+"""Spark schemas of every table the pipeline reads, gets back from its Python side, and writes.
 
 Input schemas come from the engine-side table specs (taskassign.fleet.tables), so the generator, the
-readers and docs/pipeline.md share one definition. ``APP_INPUT`` is the nested record of one
-application that the engine receives (taskassign.fleet.build.AppInput), ``APP_RESULT`` what it returns
-(taskassign.fleet.application.AppResult); the output tables are flattened from ``APP_RESULT``.
+readers and docs/pipeline.md share one definition. ``PROCESSED`` is what the Python side returns: the
+rows of every output table, already flat (taskassign.fleet.outputs).
 """
 
 from __future__ import annotations
@@ -30,9 +29,7 @@ from taskassign.fleet.tables import INPUT_TABLES, TableSpec
 from taskassign.metrics import metric_fields
 
 __all__ = (
-    "APP_INPUT",
     "APP_METRICS",
-    "APP_RESULT",
     "APP_ROW",
     "CLIENT_ASSIGNMENTS",
     "CONSUMER_ASSIGNMENTS",
@@ -84,47 +81,9 @@ INPUT_SCHEMAS: Mapping[str, StructType] = MappingProxyType({
 #: How many input rows of each table went into one application (the manifest's "used" counts).
 SOURCE_ROWS = _struct(*((name, LongType()) for name in INPUT_TABLES))
 
-_TOPIC = _struct(("topic", StringType()), ("is_source", BooleanType()), ("is_changelog", BooleanType()),
-                 ("num_partitions", IntegerType()), ("racks", ArrayType(_STRINGS)))
-_SUBTOPOLOGY = _struct(("subtopology", IntegerType()), ("num_tasks", IntegerType()), ("stores", _STRINGS),
-                       ("topics", ArrayType(_TOPIC)), ("end_offset_sums", ArrayType(LongType())),
-                       ("state_bytes", ArrayType(LongType())))
-_CLIENT_TASK = _struct(("subtopology", IntegerType()), ("partition", IntegerType()), ("ownership", StringType()),
-                       ("offset_sum", LongType()), ("lag", LongType()), ("consumers", _STRINGS))
-_CLIENT = _struct(("process_id", StringType()), ("rack", StringType()),
-                  ("tags", MapType(StringType(), StringType())), ("host", StringType()),
-                  ("consumers", _STRINGS), ("tasks", ArrayType(_CLIENT_TASK)))
-
-#: One application as the engine receives it (taskassign.fleet.build.AppInput) plus its bucket.
-APP_INPUT = _struct(
-    ("app_id", StringType()), ("bucket", IntegerType()), ("assignor", StringType()),
-    ("configs", MapType(StringType(), StringType())), ("now_ms", LongType()), ("leader_process_id", StringType()),
-    ("end_offsets_known", BooleanType()), ("subtopologies", ArrayType(_SUBTOPOLOGY)),
-    ("clients", ArrayType(_CLIENT)),
-    ("source_rows", SOURCE_ROWS),
-)
-
 #: taskassign.metrics' summary metrics, one column each (int -> long, float -> double).
 METRIC_COLUMNS: tuple[tuple[str, DataType], ...] = tuple(
     (m.name, DoubleType() if m.type is float else LongType()) for m in metric_fields())
-METRICS = _struct(*METRIC_COLUMNS)
-_CLIENT_RESULT = _struct(
-    ("process_id", StringType()), ("rack", StringType()), ("num_threads", IntegerType()),
-    ("active_tasks", _STRINGS), ("standby_tasks", _STRINGS), ("followup_rebalance_deadline_ms", LongType()),
-    ("records_to_restore", LongType()), ("state_load", LongType()), ("active_moves_in", IntegerType()),
-)
-_CONSUMER_RESULT = _struct(("process_id", StringType()), ("consumer_id", StringType()),
-                           ("active_tasks", _STRINGS), ("standby_tasks", _STRINGS), ("withheld_tasks", _STRINGS),
-                           ("followup_rebalance_deadline_ms", LongType()))
-
-#: What the engine returns per application (taskassign.fleet.application.AppResult).
-APP_RESULT = _struct(
-    ("app_id", StringType()), ("status", StringType()), ("reason_code", StringType()), ("reason", StringType()),
-    ("assignor", StringType()), ("error", StringType()), ("probing_rebalance_needed", BooleanType()),
-    ("end_offsets_known", BooleanType()), ("build_seconds", DoubleType()), ("engine_seconds", DoubleType()),
-    ("metrics_seconds", DoubleType()), ("source_rows", SOURCE_ROWS), ("metrics", METRICS),
-    ("clients", ArrayType(_CLIENT_RESULT)), ("consumers", ArrayType(_CONSUMER_RESULT)),
-)
 
 CLIENT_ASSIGNMENTS = _struct(
     ("app_id", StringType()), ("process_id", StringType()), ("status", StringType()), ("rack", StringType()),
