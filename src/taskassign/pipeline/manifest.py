@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 import taskassign
 from taskassign.fleet import reasons
 from taskassign.fleet.tables import INPUT_TABLES
+from taskassign.pipeline.read import parquet_files
 
 __all__ = ("OUTPUT_TABLES", "build_manifest", "parquet_rows")
 
@@ -31,9 +32,9 @@ _TIMINGS = ("build_seconds", "engine_seconds", "metrics_seconds")
 _BUCKET_TIMINGS = ("python_seconds", "check_seconds")
 
 
-def parquet_rows(directory: str | Path) -> int:
-    """Rows of a Parquet table directory, from its files' footers."""
-    return sum(pq.read_metadata(f).num_rows for f in sorted(Path(directory).glob("*.parquet")))
+def parquet_rows(path: str | Path) -> int:
+    """Rows of a Parquet table (a file or a directory of part files), from its files' footers."""
+    return sum(int(pq.read_metadata(f).num_rows) for f in parquet_files(Path(path)))
 
 
 def build_manifest(

@@ -37,6 +37,7 @@ __all__ = (
     "SOURCE_ROW",
     "SnapshotTable",
     "locate_table",
+    "parquet_files",
     "read_snapshot",
     "read_table",
     "source_row",
@@ -155,12 +156,20 @@ def read_table(spark: Any, spec: TableSpec, path: Path, fmt: str) -> tuple[DataF
     return _typed(spec, raw, F.col(_CORRUPT), problem), spec.column_names
 
 
+def parquet_files(path: Path) -> list[Path]:
+    """The files of a Parquet table as Spark reads them: the file itself, or every file under the
+    directory except hidden ones (a name in the path starting with ``_`` or ``.``), sorted."""
+    if path.is_file():
+        return [path]
+    return [f for f in sorted(path.rglob("*"))
+            if f.is_file() and not any(part.startswith(("_", ".")) for part in f.relative_to(path).parts)]
+
+
 def _parquet_schema(path: Path) -> StructType | None:
     """The Spark schema of a Parquet table from its first file's footer, read here: given to Spark, it
     spares the schema-inference job Spark otherwise runs per table. None if pyarrow's reading of the
     footer has no Spark equivalent (Spark then infers it)."""
-    files = [path] if path.is_file() else [f for f in sorted(path.rglob("*.parquet"))
-                                           if not any(p.startswith(("_", ".")) for p in f.relative_to(path).parts)]
+    files = parquet_files(path)
     if not files:
         return None
     try:

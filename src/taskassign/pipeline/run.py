@@ -16,12 +16,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from taskassign.pipeline import schemas, stages
-from taskassign.pipeline.manifest import build_manifest
+from taskassign.pipeline.manifest import build_manifest, parquet_rows
 from taskassign.pipeline.output import OutputDirectory
 from taskassign.pipeline.read import SnapshotTable, read_snapshot
 from taskassign.pipeline.session import BUCKETS_CONF
@@ -63,7 +62,6 @@ class PipelineResult:
 
 def processed(spark: Any, options: PipelineOptions, tables: Mapping[str, SnapshotTable], buckets: int) -> DataFrame:
     """Every application of the snapshot checked, derived and assigned (schemas.PROCESSED), lazily."""
-    spark.conf.set("spark.sql.shuffle.partitions", str(buckets))
     gathered = stages.gather({name: t.df for name, t in tables.items()}, buckets)
     return stages.process_applications(gathered, options.assignor, options.kafka_compat)
 
@@ -77,23 +75,13 @@ def count_rows(tables: Mapping[str, SnapshotTable]) -> dict[str, int]:
         if t.path is None:
             found[name] = 0
         elif t.format == "parquet":
-            found[name] = parquet_file_rows(Path(t.path))
+            found[name] = parquet_rows(t.path)
         else:
             part = t.df.select(F.lit(name).alias("table"))
             counted = part if counted is None else counted.unionByName(part)
     if counted is not None:
         found.update({row["table"]: int(row["count"]) for row in counted.groupBy("table").count().collect()})
     return {name: found.get(name, 0) for name in tables}
-
-
-def parquet_file_rows(path: Path) -> int:
-    """Rows of a Parquet file, or of the part files under a directory as Spark lists them (names starting
-    with ``_`` or ``.`` are hidden), from the footers."""
-    if path.is_file():
-        return int(pq.read_metadata(path).num_rows)
-    files = [f for f in sorted(path.rglob("*")) if f.is_file()
-             and not any(part.startswith(("_", ".")) for part in f.relative_to(path).parts)]
-    return sum(int(pq.read_metadata(f).num_rows) for f in files)
 
 
 def buckets_for(spark: Any, options: PipelineOptions, applications: int) -> int:
