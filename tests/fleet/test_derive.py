@@ -134,16 +134,15 @@ def test_member_references() -> None:
                         ("a", "c1", "0_2", "active", None, False), ("a", "c1", "1_0", None, 3, False),
                         ("a", "s1", "0_0", None, 3, False), ("a", "s1", "0_0", None, 3, True)])
     marks = Marks(reports.num_rows)
-    member = check_member_references(reports, marks, members, blocks)
+    process_ids = check_member_references(reports, marks, members, blocks)
     codes = [marks.code_of(i) if not marks.usable[i] else None for i in range(reports.num_rows)]
     assert codes == [None, R.UNKNOWN_MEMBER, R.UNKNOWN_TASK, R.BAD_VALUE, R.BAD_VALUE, None]
-    assert member.tolist() == [0, -1, 0, 0, 1, 1]
+    assert process_ids.tolist() == ["P1", None, "P1", "P1", "P2", "P2"]
 
 
 def test_client_inputs_merge_reports_like_kafkas_leader() -> None:
     members = [{"app_id": "a", "consumer_id": c, "process_id": p, "rack": f"rack-{c}", "client_tags": [("z", c)],
                 "host": None} for c, p in (("c2", "P1"), ("c1", "P1"), ("d1", "P2"))]
-    keys = sorted((m["app_id"], m["consumer_id"]) for m in members)
     reports = _reports([
         ("a", "c1", "0_0", None, -2, False),  # c1 runs it ...
         ("a", "c2", "0_0", "standby", 7, False),  # ... c2 (later consumer id) reported 7: its offset wins
@@ -151,8 +150,8 @@ def test_client_inputs_merge_reports_like_kafkas_leader() -> None:
         ("a", "c2", "0_2", "active", None, False),
         ("a", "d1", "0_0", None, -3, False),
     ])
-    member_of = np.array([keys.index(("a", c)) for c in ("c1", "c2", "c1", "c2", "d1")])
-    merged = client_inputs(members, reports, member_of, keys, {"a": {0: [10, 20, 30]}})
+    process_ids = np.array(["P1", "P1", "P1", "P1", "P2"], dtype=object)
+    merged = client_inputs(members, reports, process_ids, {"a": {0: [10, 20, 30]}})
     clients = {c["process_id"]: c for c in merged["a"]}
     p1 = clients["P1"]
     assert (p1["consumers"], p1["rack"], p1["tags"]) == (["c1", "c2"], "rack-c1", [("z", "c1")])

@@ -136,8 +136,8 @@ def process_bucket(
     engine, for exporting scenarios)."""
     started = time.perf_counter()
     apps, status = check_applications(tables["applications"], assignor_override, kafka_compat)
-    checked = {"applications": _Checked(INPUT_TABLES["applications"], tables["applications"], apps,
-                                        tables["applications"].to_pylist())}
+    checked = {"applications": _Checked(INPUT_TABLES["applications"], tables["applications"], apps.marks,
+                                        apps.rows)}
     metadata, blocks, rejected = _topologies(tables, status, checked)
     clients = _clients(tables, status, checked, blocks, metadata, rejected)
     inputs = _inputs(checked, metadata, clients)
@@ -155,8 +155,8 @@ def _topologies(
     topologies resolved (applications whose topology fails are rejected with their rows), tasks and their
     partitions' metadata. Returns the metadata and blocks per application, and the rejected ids."""
     subs_table = tables["subtopologies"]
-    subs = _Checked(INPUT_TABLES["subtopologies"], subs_table, check_subtopologies(subs_table, status),
-                    subs_table.to_pylist())
+    checked_subs = check_subtopologies(subs_table, status)
+    subs = _Checked(INPUT_TABLES["subtopologies"], subs_table, checked_subs.marks, checked_subs.rows)
     usable_subs = subs.usable_rows()
     read: dict[str, set[str]] = {}
     for r in usable_subs:
@@ -197,12 +197,11 @@ def _clients(
     usable_members = checked_members.usable_rows()
     member_info = {(r["app_id"], r["consumer_id"]): MemberInfo(r["process_id"], r["_has_subscription"])
                    for r in usable_members}
-    member_of = check_member_references(reports_table, report_marks, member_info, blocks)
+    process_ids = check_member_references(reports_table, report_marks, member_info, blocks)
     ends = {a: {s["subtopology"]: s["end_offset_sums"] or () for s in m.subtopologies} for a, m in metadata.items()}
     usable = report_marks.usable
     checked.update({"members": checked_members, "member_tasks": _Checked(MEMBER_TASKS, reports_table, report_marks)})
-    return client_inputs(usable_members, reports_table.filter(pa.array(usable)), member_of[usable],
-                         sorted(member_info), ends)
+    return client_inputs(usable_members, reports_table.filter(pa.array(usable)), process_ids[usable], ends)
 
 
 def _assign(

@@ -40,6 +40,7 @@ __all__ = (
     "SOURCE_ROW",
     "AppStatus",
     "CheckedMembers",
+    "CheckedRows",
     "app_rules",
     "check_applications",
     "check_member_tasks",
@@ -68,10 +69,6 @@ class AppStatus:
     kafka_compat: bool = False
 
 
-def _column(table: pa.Table, name: str) -> pa.ChunkedArray:
-    return table.column(name)
-
-
 def _np(mask: pa.ChunkedArray | pa.Array) -> Mask:
     """A boolean Arrow result as a numpy mask (null: false)."""
     return np.asarray(pc.fill_null(mask, False).to_numpy(zero_copy_only=False), dtype=np.bool_)
@@ -83,11 +80,11 @@ def _blank(values: pa.ChunkedArray) -> pa.ChunkedArray:
 
 def basic_rules(marks: Marks, table: pa.Table, spec: TableSpec) -> None:
     """Malformed rows, then every required column that is null or empty."""
-    marks.reject(_np(pc.is_valid(_column(table, MALFORMED))), R.MALFORMED_ROW, lambda i, r: str(r[MALFORMED]))
+    marks.reject(_np(pc.is_valid(table.column(MALFORMED))), R.MALFORMED_ROW, lambda i, r: str(r[MALFORMED]))
     for column in spec.columns:
         if not column.required:
             continue
-        values = _column(table, column.name)
+        values = table.column(column.name)
         missing = _np(pc.is_null(values))
         if column.type == "string":
             missing |= _np(_blank(values))
@@ -118,7 +115,7 @@ def reject_applications(marks: Marks, app_ids: pa.ChunkedArray, rejected: Sequen
 
 def _negative(marks: Marks, table: pa.Table, *names: str) -> None:
     for name in names:
-        marks.reject(_np(pc.less(_column(table, name), 0)), R.BAD_VALUE, _negative_reason(name))
+        marks.reject(_np(pc.less(table.column(name), 0)), R.BAD_VALUE, _negative_reason(name))
 
 
 def _fixed(text: str) -> Reason:
@@ -139,11 +136,19 @@ def _has_blank(values: Sequence[str | None] | None) -> bool:
     return values is not None and any(v is None or v.strip(" ") == "" for v in values)
 
 
+@dataclass
+class CheckedRows:
+    """A small table's rows as Python values (as the checks read them) with their marks."""
+
+    rows: list[dict[str, Any]]
+    marks: Marks
+
+
 # -- applications -----------------------------------------------------------------------------------------------
 
 def check_applications(
     table: pa.Table, assignor_override: str | None, kafka_compat: bool
-) -> tuple[Marks, dict[str, AppStatus]]:
+) -> tuple[CheckedRows, dict[str, AppStatus]]:
     """The applications rows (configs and assignor checked by the engine's own validation) and the
     status of every application id they name."""
     rows = table.to_pylist()
@@ -161,21 +166,22 @@ def check_applications(
     for i, r in enumerate(rows):
         if r["app_id"] is not None:
             rows_per_app.setdefault(r["app_id"], []).append(i)
+    usable = marks.usable
     status = {}
     for app_id, indices in rows_per_app.items():
-        single = len(indices) == 1 and bool(marks.usable[indices[0]])
+        single = len(indices) == 1 and bool(usable[indices[0]])
         check = checks[indices[0]]
         status[app_id] = AppStatus(single, check.required_tags, check.kafka_compat) if single else AppStatus(False)
-    return marks, status
+    return CheckedRows(rows, marks), status
 
 
 # -- subtopologies and repartition topics -----------------------------------------------------------------------
 
-def check_subtopologies(table: pa.Table, status: Mapping[str, AppStatus]) -> Marks:
+def check_subtopologies(table: pa.Table, status: Mapping[str, AppStatus]) -> CheckedRows:
     rows = table.to_pylist()
     marks = Marks(len(rows))
     basic_rules(marks, table, SUBTOPOLOGIES)
-    app_rules(marks, _column(table, "app_id"), status)
+    app_rules(marks, table.column("app_id"), status)
     _negative(marks, table, "subtopology")
     for name in ("source_topics", "sink_topics", "stores", "changelog_topics"):
         marks.reject([_has_blank(r[name]) for r in rows], R.BAD_VALUE,
@@ -191,7 +197,7 @@ def check_subtopologies(table: pa.Table, status: Mapping[str, AppStatus]) -> Mar
     marks.reject([bool(r["changelog_topics"]) and not r["stores"] for r in rows], R.BAD_VALUE,
                  lambda i, r: "changelog_topics without stores: changelogs back state stores")
     _duplicates(marks, table, ["app_id", "subtopology"])
-    return marks
+    return CheckedRows(rows, marks)
 
 
 def check_repartition_topics(
@@ -200,11 +206,11 @@ def check_repartition_topics(
     """``read_topics``: per application, the source topics of its usable subtopologies."""
     marks = Marks(table.num_rows)
     basic_rules(marks, table, REPARTITION_TOPICS)
-    app_rules(marks, _column(table, "app_id"), status)
-    marks.reject(_np(pc.less_equal(_column(table, "num_partitions"), 0)), R.BAD_VALUE,
+    app_rules(marks, table.column("app_id"), status)
+    marks.reject(_np(pc.less_equal(table.column("num_partitions"), 0)), R.BAD_VALUE,
                  lambda i, r: f"num_partitions must be positive: {r['num_partitions']}")
     _duplicates(marks, table, ["app_id", "topic"])
-    apps, topics = _column(table, "app_id").to_pylist(), _column(table, "topic").to_pylist()
+    apps, topics = table.column("app_id").to_pylist(), table.column("topic").to_pylist()
     marks.reject([t not in read_topics.get(a, ()) for a, t in zip(apps, topics, strict=True)], R.UNREFERENCED_TOPIC,
                  lambda i, r: f"no subtopology of application {r['app_id']} reads repartition topic {r['topic']}")
     return marks
@@ -216,9 +222,9 @@ def check_topic_partitions(table: pa.Table, status: Mapping[str, AppStatus]) -> 
     """The checks that need nothing but the row and its application (references to tasks come later)."""
     marks = Marks(table.num_rows)
     basic_rules(marks, table, TOPIC_PARTITIONS)
-    app_rules(marks, _column(table, "app_id"), status)
+    app_rules(marks, table.column("app_id"), status)
     _negative(marks, table, "partition", "end_offset", "committed_offset", "size_bytes")
-    racks = _column(table, "replica_racks")
+    racks = table.column("replica_racks")
     blank = np.zeros(table.num_rows, dtype=np.bool_)
     if table.num_rows:
         flat = pc.list_flatten(racks)
@@ -234,12 +240,10 @@ def check_topic_partitions(table: pa.Table, status: Mapping[str, AppStatus]) -> 
 # -- members ----------------------------------------------------------------------------------------------------
 
 @dataclass
-class CheckedMembers:
+class CheckedMembers(CheckedRows):
     """Members with what their subscription_info says: process id, host and tags taken from it where the
     row leaves them null; ``reports`` are its task offset sums (app_id, consumer_id, task_id, offset_sum)."""
 
-    rows: list[dict[str, Any]]
-    marks: Marks
     reports: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -261,7 +265,7 @@ def check_members(table: pa.Table, status: Mapping[str, AppStatus]) -> CheckedMe
     marks.reject([d["_sub_error"] is not None for d in decoded], R.MALFORMED_ROW, lambda i, r: decoded[i]["_sub_error"])
     marks.reject([r["process_id"] is None or r["process_id"].strip(" ") == "" for r in rows], R.MISSING_VALUE,
                  lambda i, r: "column process_id is missing (give it, or subscription_info)")
-    app_rules(marks, _column(table, "app_id"), status)
+    app_rules(marks, table.column("app_id"), status)
     marks.reject([r["_row_process_id"] is not None and d["_sub_process_id"] is not None
                   and r["_row_process_id"].lower() != d["_sub_process_id"] for r, d in zip(rows, decoded, strict=True)],
                  R.BAD_VALUE, lambda i, r: f"process_id {r['_row_process_id']} differs from its subscription_info's "
@@ -312,7 +316,7 @@ def check_member_tasks(table: pa.Table, status: Mapping[str, AppStatus]) -> tupl
     """The row's own checks; returns the table with the parsed ``subtopology`` and ``partition`` of
     ``task_id`` added (null where it does not parse). ``table`` has ``_from_subscription``: reports
     decoded from a member's subscription_info, checked like rows but not input rows themselves."""
-    text = _column(table, "task_id")
+    text = table.column("task_id")
     parts = pc.extract_regex(text, r"^(?P<s>[0-9]{1,10})_(?P<p>[0-9]{1,10})$")
     subs = pc.cast(pc.struct_field(parts, "s"), pa.int64())
     partitions = pc.cast(pc.struct_field(parts, "p"), pa.int64())
@@ -322,11 +326,11 @@ def check_member_tasks(table: pa.Table, status: Mapping[str, AppStatus]) -> tupl
     table = table.append_column("subtopology", subs).append_column("partition", partitions)
     marks = Marks(table.num_rows)
     basic_rules(marks, table, MEMBER_TASKS)
-    app_rules(marks, _column(table, "app_id"), status)
+    app_rules(marks, table.column("app_id"), status)
     marks.reject(_np(pc.or_kleene(pc.is_null(subs), pc.is_null(partitions))), R.BAD_TASK_ID,
                  lambda i, r: f"task id {r['task_id']} does not parse: expected '<subtopology>_<partition>' "
                               "(non-negative 32-bit integers)")
-    ownership, offset = _column(table, "ownership"), _column(table, "offset_sum")
+    ownership, offset = table.column("ownership"), table.column("offset_sum")
     known = pc.is_in(ownership, value_set=pa.array([OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY]))
     marks.reject(_np(pc.and_(pc.is_valid(ownership), pc.invert(known))), R.BAD_VALUE,
                  lambda i, r: f"ownership must be 'active', 'standby' or null, got {r['ownership']}")

@@ -295,26 +295,27 @@ class MemberInfo:
 def check_member_references(
     reports: pa.Table, marks: Marks, members: Mapping[tuple[str, str], MemberInfo],
     blocks: Mapping[str, Sequence[Block]],
-) -> npt.NDArray[np.int64]:
+) -> npt.NDArray[np.object_]:
     """Reports must name a usable member and a task of the application; offset sums only for tasks with a
-    changelog, and only from subscription_info when the member sent it. Returns each row's member
-    (index into ``sorted(members)``, -1: none)."""
-    member_keys = sorted(members)
-    member_index = {k: i for i, k in enumerate(member_keys)}
+    changelog, and only from subscription_info when the member sent it. Returns each row's member's
+    process id (None: no usable member)."""
     codes, keys = _encoded(_key(reports.column("app_id"), reports.column("consumer_id")))
-    per_key = [member_index.get(tuple(k.split("\x00", 1)), -1) if k is not None else -1 for k in keys]
-    member = np.array([*per_key, -1], dtype=np.int64)[codes]
-    has_subscription = np.array([members[k].has_subscription for k in member_keys] + [False])[member]
+    found = [members.get(tuple(k.split("\x00", 1))) if k is not None else None for k in keys]
+    known = np.array([m is not None for m in found] + [False], dtype=np.bool_)[codes]
+    process_ids = np.array([m.process_id if m is not None else None for m in found] + [None], dtype=object)[codes]
+    has_subscription = np.array([m is not None and m.has_subscription for m in found] + [False])[codes]
     tasks = {(a, b.subtopology): (b.num_tasks, b.logged) for a, bs in blocks.items() for b in bs}
     sub_codes, sub_keys = _encoded(_key(reports.column("app_id"), reports.column("subtopology")))
-    per_sub = [tasks.get((k.split("\x00", 1)[0], int(k.split("\x00", 1)[1])), (-1, False)) if k is not None
-               else (-1, False) for k in sub_keys]
+    per_sub = []
+    for k in sub_keys:
+        app_id, sub = k.split("\x00", 1) if k is not None else ("", "-1")
+        per_sub.append(tasks.get((app_id, int(sub)), (-1, False)))
     num_tasks = np.array([t[0] for t in per_sub] + [-1], dtype=np.int64)[sub_codes]
     logged = np.array([t[1] for t in per_sub] + [False], dtype=np.bool_)[sub_codes]
     partition, _ = _int_column(reports, "partition", -1)
     _, has_offset = _int_column(reports, "offset_sum")
     from_subscription = np.asarray(reports.column("_from_subscription").to_numpy(zero_copy_only=False), np.bool_)
-    marks.reject(member < 0, R.UNKNOWN_MEMBER,
+    marks.reject(~known, R.UNKNOWN_MEMBER,
                  lambda i, r: f"consumer {r['consumer_id']} is not a usable member of application {r['app_id']}")
     marks.reject((num_tasks < 0) | (partition >= num_tasks), R.UNKNOWN_TASK,
                  lambda i, r: f"application {r['app_id']} has no task {r['task_id']}")
@@ -323,22 +324,21 @@ def check_member_references(
     marks.reject(has_offset & has_subscription & ~from_subscription, R.BAD_VALUE,
                  lambda i, r: f"consumer {r['consumer_id']} reports its offset sums in subscription_info; its "
                               "member_tasks rows may only give ownership")
-    return member
+    return process_ids
 
 
 def client_inputs(
-    members: Sequence[Row], reports: pa.Table, member_of_report: npt.NDArray[np.int64],
-    member_keys: Sequence[tuple[str, str]], ends: Mapping[str, Mapping[int, Sequence[int]]],
+    members: Sequence[Row], reports: pa.Table, process_ids: npt.NDArray[np.object_],
+    ends: Mapping[str, Mapping[int, Sequence[int]]],
 ) -> dict[str, list[ClientInput]]:
     """Per application, its clients (usable members grouped by process id; rack, tags and host of the
     first member by consumer id) with their merged reports. Merging follows Kafka's leader: a task is a
     previous active if a member owned it as active or reported -2 (running), else a previous standby; the
     offset sum of the client's last consumer (in consumer-id order) that reported one wins. ``reports``
-    are the usable rows, ``ends`` each subtopology's end-offset sums per application."""
-    process = np.array([*_pids(members, member_keys), ""], dtype=object)
-    pids = process[member_of_report]
+    are the usable rows with their members' ``process_ids`` (check_member_references), ``ends`` each
+    subtopology's end-offset sums per application."""
     table = pa.table({
-        "app_id": reports.column("app_id"), "process_id": pa.array(pids, pa.string()),
+        "app_id": reports.column("app_id"), "process_id": pa.array(process_ids, pa.string()),
         "subtopology": reports.column("subtopology"), "partition": reports.column("partition"),
         "consumer_id": reports.column("consumer_id"), "ownership": reports.column("ownership"),
         "offset_sum": reports.column("offset_sum"),
@@ -390,8 +390,3 @@ def client_inputs(
             if tags is not None else None, host=first["host"], consumers=[r["consumer_id"] for r in rows],
             tasks=reported.get((app_id, pid), [])))
     return clients
-
-
-def _pids(members: Sequence[Row], member_keys: Sequence[tuple[str, str]]) -> list[str]:
-    by_key = {(r["app_id"], r["consumer_id"]): r["process_id"] for r in members}
-    return [by_key[k] for k in member_keys]
