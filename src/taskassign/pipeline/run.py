@@ -94,8 +94,9 @@ def buckets_for(spark: Any, options: PipelineOptions, applications: int) -> int:
 
 
 def _write(df: DataFrame, path: str, *order: str) -> None:
-    """One sorted Parquet file: same input, same rows in the same order (no ``order``: ``df`` is ordered)."""
-    single = df.repartition(1).sortWithinPartitions(*order) if order else df.coalesce(1)
+    """One sorted Parquet file: same input, same rows in the same order (no ``order``: ``df`` is ordered).
+    The outputs are small, so one task reads, sorts and writes each (no shuffle into one partition)."""
+    single = df.coalesce(1).sortWithinPartitions(*order) if order else df.coalesce(1)
     single.write.mode("overwrite").parquet(path)
 
 

@@ -66,6 +66,20 @@ logger.submit.level = error
 """
 
 
+#: HotSpot's optimising compiler (C2) starts on a method after 5,000 calls by default. A pipeline run is
+#: short and goes through much Spark code once (readers, generated code, writers): in a traced run of 1,000
+#: applications x 1,000 tasks on 2 cores, C2's compiler threads took 18 s of CPU next to 13 s for Spark's
+#: tasks, CPU the Python workers then lacked. Ten times the thresholds leave C2 to the really hot code: its
+#: threads took 11 s, the tasks no longer (docs/pipeline.md, Performance).
+_JIT_OPTIONS = ("-XX:Tier4InvocationThreshold=50000", "-XX:Tier4MinInvocationThreshold=20000",
+                "-XX:Tier4CompileThreshold=60000", "-XX:Tier4BackEdgeThreshold=400000")
+
+
+def _java_options() -> str:
+    """The JVMs' options: a quiet log and the compiler thresholds of a short-lived JVM."""
+    return " ".join((_quiet_logging(), *_JIT_OPTIONS))
+
+
 def _quiet_logging() -> str:
     """JVM options that keep Spark's log at ERROR: the CLI shows its own progress and summary."""
     path = Path(tempfile.gettempdir()) / "taskassign-log4j2.properties"
@@ -120,8 +134,8 @@ def build_session(
             "spark.default.parallelism": str(max(2, 2 * parallelism)),
             "spark.driver.memory": driver_memory,
             "spark.executorEnv.PYSPARK_PYTHON": sys.executable,
-            "spark.driver.extraJavaOptions": _quiet_logging(),
-            "spark.executor.extraJavaOptions": _quiet_logging(),
+            "spark.driver.extraJavaOptions": _java_options(),
+            "spark.executor.extraJavaOptions": _java_options(),
         })
         builder = SparkSession.builder.master(resolved)
     settings.update(conf or {})

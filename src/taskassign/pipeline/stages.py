@@ -101,11 +101,11 @@ def errors(processed: DataFrame) -> DataFrame:
 def fleet_metrics(metrics: DataFrame) -> DataFrame:
     """Each metric summarised over the applications the engine assigned: count, sum, mean, min,
     median, 95th percentile and max, in one partition (one row per application in, a few dozen out: a
-    shuffle and a range-partitioned sort would cost more than the work)."""
+    shuffle and a range-partitioned sort would cost more than the work, so one task does it all)."""
     names = [name for name, _ in METRIC_COLUMNS]
     ran = metrics.where(F.col("status") != reasons.STATUS_REJECTED).select(
         "app_id", *[F.col(name).cast("double").alias(name) for name in names])
-    long = ran.unpivot("app_id", tuple(names), "metric", "value").repartition(1)
+    long = ran.unpivot("app_id", tuple(names), "metric", "value").coalesce(1)
     order = {name: i for i, name in enumerate(names)}
     position = F.create_map(*[x for name, i in order.items() for x in (F.lit(name), F.lit(i))])
     return (long.groupBy("metric").agg(
