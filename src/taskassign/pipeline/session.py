@@ -67,10 +67,10 @@ logger.submit.level = error
 
 
 #: HotSpot's optimising compiler (C2) starts on a method after 5,000 calls by default. A pipeline run is
-#: short and goes through much Spark code once (readers, generated code, writers): in a traced run of 1,000
-#: applications x 1,000 tasks on 2 cores, C2's compiler threads took 18 s of CPU next to 13 s for Spark's
-#: tasks, CPU the Python workers then lacked. Ten times the thresholds leave C2 to the really hot code: its
-#: threads took 11 s, the tasks no longer (docs/pipeline.md, Performance).
+#: short and goes through much Spark code once (readers, generated code, writers): in paired runs of 1,000
+#: applications x 1,000 tasks on 2 cores, the compiler threads took 26-30 s of CPU next to ~19 s for Spark's
+#: tasks, CPU the Python workers then lacked. Ten times the thresholds leave C2 to the really hot code: the
+#: compiler threads took 17-18 s and the tasks no longer (docs/pipeline.md, Performance).
 _JIT_OPTIONS = ("-XX:Tier4InvocationThreshold=50000", "-XX:Tier4MinInvocationThreshold=20000",
                 "-XX:Tier4CompileThreshold=60000", "-XX:Tier4BackEdgeThreshold=400000")
 
