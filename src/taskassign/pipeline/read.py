@@ -29,6 +29,7 @@ from pyspark.sql.pandas.types import from_arrow_schema
 from pyspark.sql.types import StringType, StructField, StructType
 
 from taskassign.errors import UserInputError
+from taskassign.fleet.checks import MALFORMED, SOURCE_ROW
 from taskassign.fleet.tables import INPUT_TABLES, TableSpec
 from taskassign.pipeline.schemas import spark_type, table_schema
 
@@ -43,8 +44,6 @@ __all__ = (
     "source_row",
 )
 
-SOURCE_ROW = "_source_row"
-MALFORMED = "_malformed"
 _CORRUPT = "_corrupt_record"
 _SUFFIXES: Mapping[str, tuple[str, ...]] = {
     "parquet": (".parquet",),
