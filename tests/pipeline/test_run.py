@@ -16,7 +16,7 @@ from taskassign.api import assign_scenario, result_to_document
 from taskassign.cli import app
 from taskassign.errors import UserInputError
 from taskassign.fleet import reasons as R
-from taskassign.pipeline import run as run_module
+from taskassign.pipeline import assemble as assemble_module
 from taskassign.pipeline.export import export_scenarios
 from taskassign.pipeline.output import MANIFEST_FILE, read_manifest
 from taskassign.pipeline.run import PipelineOptions, run_pipeline
@@ -160,7 +160,7 @@ def test_a_run_that_dies_leaves_the_previous_output_untouched(
     def dies(metrics: Any) -> Any:
         raise RuntimeError("worker lost")
 
-    monkeypatch.setattr(run_module.stages, "fleet_metrics", dies)
+    monkeypatch.setattr(assemble_module, "fleet_metrics", dies)
     with pytest.raises(RuntimeError, match="worker lost"):
         run_pipeline(spark, PipelineOptions(FLEET, output))
     assert (output / MANIFEST_FILE).read_text() == manifest

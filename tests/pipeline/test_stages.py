@@ -1,5 +1,5 @@
-"""The Spark stages on hand-made inputs: gathering, the Python side, outputs (the per-application checks
-and derivations are tested without Spark in tests/fleet)."""
+"""The Spark stages on hand-made inputs: gathering and the Python side (the per-application checks and
+derivations are tested without Spark in tests/fleet, the output tables' assembly in test_assemble)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,28 @@ import pytest
 
 from taskassign.fleet import reasons as R
 from taskassign.pipeline import stages
+from taskassign.pipeline.ipc import from_ipc
 from taskassign.pipeline.read import read_snapshot
-from tests.pipeline.conftest import APP, PID_2, base_rows, write_snapshot
+from tests.pipeline.conftest import APP, PID_1, PID_2, base_rows, write_snapshot
 
 pytestmark = pytest.mark.spark
 
 
-def _rows(df: Any, *keys: str) -> dict[tuple[Any, ...], dict[str, Any]]:
-    return {tuple(r[k] for k in keys): r.asDict(recursive=True) for r in df.collect()}
+def _decoded(processed: Any) -> dict[str, list[dict[str, Any]]]:
+    """Every row the buckets returned, by kind (decoded from their IPC streams); timings under "bucket"."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for row in processed.collect():
+        if row["kind"] == "bucket":
+            found.setdefault("bucket", []).append(row.asDict())
+            continue
+        rows = from_ipc(row["payload"]).to_pylist()
+        assert len(rows) == row["rows"] > 0
+        found.setdefault(row["kind"], []).extend(rows)
+    return found
+
+
+def _by(rows: list[dict[str, Any]], *keys: str) -> dict[tuple[Any, ...], dict[str, Any]]:
+    return {tuple(r[k] for k in keys): r for r in rows}
 
 
 @pytest.fixture(scope="module")
@@ -43,53 +57,21 @@ def test_gather_puts_every_row_of_an_application_in_one_partition(spark: Any, sn
 
 def test_process_applications_returns_results_errors_and_timings(spark: Any, snapshot: Path) -> None:
     tables = {name: t.df for name, t in read_snapshot(spark, snapshot).items()}
-    processed = stages.process_applications(stages.gather(tables, 2), None, False).cache()
-    kinds = _rows(processed.groupBy("kind").count(), "kind")
-    assert {k[0]: v["count"] for k, v in kinds.items()} == {"app": 2, "client": 2, "consumer": 3, "error": 2,
-                                                            "bucket": 2}
-    results = _rows(stages.app_rows(processed), "app_id")
+    processed = stages.process_applications(stages.gather(tables, 2), None, False)
+    found = _decoded(processed)
+    assert {kind: len(rows) for kind, rows in found.items()} == {"app": 2, "client": 2, "consumer": 3, "error": 2,
+                                                                "bucket": 2}
+    assert all(b["python_seconds"] > 0 and b["check_seconds"] > 0 for b in found["bucket"])
+    results = _by(found["app"], "app_id")
     assert results[APP,]["status"] == R.STATUS_ASSIGNED and results[APP,]["source_rows"]["member_tasks"] == 4
     assert (results["other",]["status"], results["other",]["reason_code"]) == (R.STATUS_REJECTED,
                                                                                R.UNKNOWN_ASSIGNOR)
-    errors = _rows(stages.errors(processed), "table", "app_id")
+    assert {r["process_id"] for r in found["client"]} == {PID_1, PID_2}
+    # Every client's tasks over its consumers (a task being revoked elsewhere is withheld, not yet active).
+    for client in found["client"]:
+        consumers = [r for r in found["consumer"] if r["process_id"] == client["process_id"]]
+        assert sorted(t for r in consumers for t in r["active_tasks"] + r["withheld_tasks"]) == client["active_tasks"]
+        assert sorted(t for r in consumers for t in r["standby_tasks"]) == client["standby_tasks"]
+    errors = _by(found["error"], "table", "app_id")
     assert errors["members", "ghost"]["reason_code"] == R.UNKNOWN_APPLICATION
     assert errors["applications", "other"]["effect"] == "rejected"
-    processed.unpersist()
-
-
-def test_output_tables_and_fleet_metrics(spark: Any) -> None:
-    from pyspark.sql.types import DoubleType
-
-    from taskassign.fleet.outputs import app_row, client_rows, consumer_rows
-    from taskassign.pipeline.schemas import METRIC_COLUMNS, PROCESSED
-
-    metrics = {name: 1.0 if isinstance(t, DoubleType) else 1 for name, t in METRIC_COLUMNS} | {"active_load_skew": 0.5}
-    client = {"process_id": "P", "rack": "r", "num_threads": 2, "active_tasks": ["0_0"], "standby_tasks": [],
-              "followup_rebalance_deadline_ms": None, "records_to_restore": 4, "state_load": 1, "active_moves_in": 0}
-    base = {"reason_code": None, "reason": None, "assignor": "HighAvailabilityTaskAssignor", "error": "NONE",
-            "probing_rebalance_needed": False, "end_offsets_known": True, "build_seconds": 0.0,
-            "engine_seconds": 0.0, "metrics_seconds": 0.0, "source_rows": None}
-    results: list[Any] = [
-        {**base, "app_id": "a", "status": "ASSIGNED", "metrics": metrics, "clients": [client],
-         "consumers": [{"process_id": "P", "consumer_id": "P-1", "active_tasks": ["0_0"], "standby_tasks": [],
-                        "withheld_tasks": [], "followup_rebalance_deadline_ms": None}]},
-        {**base, "app_id": "b", "status": "KEPT_PREVIOUS", "metrics": {**metrics, "tasks": 3}, "clients": [],
-         "consumers": []},
-        {**base, "app_id": "c", "status": "REJECTED", "reason_code": "INVALID_CONFIG", "reason": "bad",
-         "metrics": None, "clients": [], "consumers": []},
-    ]
-    rows = [{"kind": "app", "app": app_row(r)} for r in results]
-    rows += [{"kind": "client", "client": c} for r in results for c in client_rows(r)]
-    rows += [{"kind": "consumer", "consumer": c} for r in results for c in consumer_rows(r)]
-    processed = spark.createDataFrame(rows, PROCESSED)
-    clients = [(r["app_id"], r["status"], r["num_active"], r["num_standby"], r["records_to_restore"])
-               for r in stages.client_assignments(processed).collect()]
-    assert clients == [("a", "ASSIGNED", 1, 0, 4)]
-    assert [r["consumer_id"] for r in stages.consumer_assignments(processed).collect()] == ["P-1"]
-    apps = _rows(stages.app_metrics(processed), "app_id")
-    assert apps["c",]["status"] == "REJECTED" and apps["c",]["tasks"] is None
-    assert apps["b",]["tasks"] == 3
-    fleet = _rows(stages.fleet_metrics(stages.app_metrics(processed)), "metric")
-    assert [k[0] for k in fleet] == [name for name, _ in METRIC_COLUMNS]
-    assert fleet["tasks",]["apps"] == 2 and fleet["tasks",]["sum"] == 4.0 and fleet["tasks",]["max"] == 3.0
-    assert fleet["active_load_skew",]["mean"] == 0.5

@@ -4,8 +4,9 @@
 partitioned by application) arrive as Arrow record batches. ``bucket_processor`` collects its
 partition's batches, splits them back into the input tables and runs ``fleet.bucket.process_bucket``:
 row checks, derivations, the engine and the errors rows, for every application of the bucket in one
-Python call. What comes back is one row per row of every output table (app_metrics, client and consumer
-assignments, errors) and one per bucket (its timings).
+Python call. What comes back (pipeline.schemas.PROCESSED) is the rows of every output table as Arrow IPC
+streams, a few applications per stream and kind (per application, client, consumer, errors), and one
+row per bucket with its timings.
 """
 
 from __future__ import annotations
@@ -23,16 +24,17 @@ from taskassign.fleet.bucket import BucketResult, process_bucket
 from taskassign.fleet.checks import MALFORMED, SOURCE_ROW
 from taskassign.fleet.outputs import app_row, client_rows, consumer_rows
 from taskassign.fleet.tables import INPUT_TABLES
+from taskassign.pipeline.ipc import to_ipc
+from taskassign.pipeline.schemas import KIND_APP, KIND_BUCKET, KIND_CLIENT, KIND_CONSUMER, KIND_ERROR, KIND_SCHEMAS
 
-__all__ = ("KIND_APP", "KIND_BUCKET", "KIND_CLIENT", "KIND_CONSUMER", "KIND_ERROR", "TABLE", "bucket_processor",
-           "split_tables")
+__all__ = ("TABLE", "bucket_processor", "split_tables")
 
 ArrowBatches = Iterator[pa.RecordBatch]
 
 #: The column of gathered rows that says which input table a row is from (its position in INPUT_TABLES).
 TABLE = "_table"
-KIND_APP, KIND_CLIENT, KIND_CONSUMER, KIND_ERROR, KIND_BUCKET = "app", "client", "consumer", "error", "bucket"
-#: Applications per output record batch (their client rows hold all their task ids).
+#: Applications per IPC stream of each kind (their client rows hold all their task ids): bounds a stream's
+#: size, which Spark holds in memory as one value.
 APPS_PER_BATCH = 32
 
 
@@ -46,25 +48,26 @@ def split_tables(gathered: pa.Table) -> dict[str, pa.Table]:
     return tables
 
 
-def _records(result: BucketResult) -> Iterator[list[dict[str, Any]]]:
-    """The bucket's output rows, a few applications' rows per record batch."""
-    chunk: list[dict[str, Any]] = []
+def _chunks(result: BucketResult) -> Iterator[dict[str, list[dict[str, Any]]]]:
+    """The bucket's output rows by kind, a few applications' rows at a time (errors rows with the last)."""
+    chunk: dict[str, list[dict[str, Any]]] = {KIND_APP: [], KIND_CLIENT: [], KIND_CONSUMER: []}
     for n, app in enumerate(result.results, 1):
-        chunk.append({"kind": KIND_APP, "app": app_row(app)})
-        chunk += [{"kind": KIND_CLIENT, "client": row} for row in client_rows(app)]
-        chunk += [{"kind": KIND_CONSUMER, "consumer": row} for row in consumer_rows(app)]
+        chunk[KIND_APP].append(app_row(app))
+        chunk[KIND_CLIENT] += client_rows(app)
+        chunk[KIND_CONSUMER] += consumer_rows(app)
         if n % APPS_PER_BATCH == 0:
             yield chunk
-            chunk = []
-    yield chunk + [{"kind": KIND_ERROR, "error": e} for e in result.errors]
+            chunk = {KIND_APP: [], KIND_CLIENT: [], KIND_CONSUMER: []}
+    yield chunk | {KIND_ERROR: [dict(error) for error in result.errors]}
 
 
 def bucket_processor(
     schema: StructType, assignor_override: str | None, kafka_compat: bool
 ) -> Callable[[ArrowBatches], ArrowBatches]:
-    """Gathered rows of one bucket in, its results, errors rows and timing out (``schema``:
-    pipeline.schemas.PROCESSED)."""
+    """Gathered rows of one bucket in; its results and errors rows (as IPC streams) and its timings out
+    (``schema``: pipeline.schemas.PROCESSED)."""
     arrow_schema = to_arrow_schema(schema)
+    kind_schemas = {kind: to_arrow_schema(struct) for kind, struct in KIND_SCHEMAS.items()}
 
     def process(batches: ArrowBatches) -> ArrowBatches:
         collected = list(batches)
@@ -77,9 +80,12 @@ def bucket_processor(
         del collected
         result = process_bucket(tables, assignor_override=assignor_override, kafka_compat=kafka_compat)
         spent = time.perf_counter() - started
-        for chunk in _records(result):
+        for chunk in _chunks(result):
             converting = time.perf_counter()
-            batch = pa.RecordBatch.from_pylist(chunk, schema=arrow_schema)
+            streams = [{"kind": kind, "rows": len(rows),
+                        "payload": to_ipc(pa.Table.from_pylist(rows, schema=kind_schemas[kind]))}
+                       for kind, rows in chunk.items() if rows]
+            batch = pa.RecordBatch.from_pylist(streams, schema=arrow_schema)
             spent += time.perf_counter() - converting
             yield batch
         yield pa.RecordBatch.from_pylist([{"kind": KIND_BUCKET, "check_seconds": result.check_seconds,

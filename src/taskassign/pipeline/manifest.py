@@ -1,11 +1,10 @@
 """The run manifest: what went in, what was used and rejected (reconciled per table), what came out.
 
-Counts are read with pyarrow from the staged Parquet outputs (column subsets and file footers), so
-assembling the manifest costs no Spark job. ``rows[table]``: ``in`` counted from the snapshot as read,
-``used`` summed from the per-application ``source_rows`` of the applications the engine ran, ``rejected``
-counted from the errors table; ``reconciled`` says ``in == used + rejected`` for every table, which is
-checked, not assumed: ``in`` is counted by Spark as it reads, the other two by the buckets' Python side,
-and a row the Python side lost or counted twice breaks it.
+Built from the tables the driver assembled (pipeline.assemble), so it costs no Spark job. ``rows[table]``:
+``in`` counted from the snapshot as read, ``used`` summed from the per-application ``source_rows`` of the
+applications the engine ran, ``rejected`` counted from the errors table; ``reconciled`` says
+``in == used + rejected`` for every table, which is checked, not assumed: ``in`` is counted by Spark as it
+reads, the other two by the buckets' Python side, and a row the Python side lost or counted twice breaks it.
 """
 
 from __future__ import annotations
@@ -15,13 +14,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 import taskassign
 from taskassign.fleet import reasons
 from taskassign.fleet.tables import INPUT_TABLES
+from taskassign.pipeline.assemble import Assembled
 from taskassign.pipeline.read import parquet_files
 
 __all__ = ("OUTPUT_TABLES", "build_manifest", "parquet_rows")
@@ -29,7 +28,6 @@ __all__ = ("OUTPUT_TABLES", "build_manifest", "parquet_rows")
 #: The tables a run writes, in the order the manifest lists them.
 OUTPUT_TABLES = ("client_assignments", "consumer_assignments", "app_metrics", "fleet_metrics", "errors")
 _TIMINGS = ("build_seconds", "engine_seconds", "metrics_seconds")
-_BUCKET_TIMINGS = ("python_seconds", "check_seconds")
 
 
 def parquet_rows(path: str | Path) -> int:
@@ -38,20 +36,18 @@ def parquet_rows(path: str | Path) -> int:
 
 
 def build_manifest(
-    staging: Path, processed: str, rows_in: Mapping[str, int], header: Mapping[str, Any]
+    assembled: Assembled, bucket_timings: Mapping[str, float], rows_in: Mapping[str, int], header: Mapping[str, Any]
 ) -> dict[str, Any]:
-    """The manifest of the run staged in ``staging`` (``processed``: what the Python side returned)."""
-    raw = pq.read_table(staging / processed, columns=["kind", "app", *_BUCKET_TIMINGS])
-    engine = pa.table({name: pc.struct_field(raw["app"], name) for name in ("status", "source_rows", *_TIMINGS)})
-    engine = engine.filter(pc.equal(raw["kind"], "app"))
-    ran = engine.filter(pc.not_equal(engine["status"], reasons.STATUS_REJECTED))
+    """The manifest of a run: ``assembled`` outputs, the buckets' summed timings, the input rows as read."""
+    apps = assembled.apps
+    ran = apps.filter(pc.not_equal(apps["status"], reasons.STATUS_REJECTED))
     used = {name: int(pc.sum(pc.struct_field(ran["source_rows"], name)).as_py() or 0) for name in INPUT_TABLES}
-    errors = pq.read_table(staging / "errors", columns=["table", "effect", "reason_code"]).to_pylist()
+    errors = assembled.errors.select(["table", "effect", "reason_code"]).to_pylist()
     rejected = Counter(e["table"] for e in errors if e["effect"] == reasons.EFFECT_REJECTED)
     by_reason: dict[str, Counter[str]] = {reasons.EFFECT_REJECTED: Counter(), reasons.EFFECT_FLAGGED: Counter()}
     for e in errors:
         by_reason[e["effect"]][e["reason_code"]] += 1
-    statuses = Counter(pq.read_table(staging / "app_metrics", columns=["status"])["status"].to_pylist())
+    statuses = Counter(apps["status"].to_pylist())
     rows = {name: {"in": rows_in[name], "used": used[name], "rejected": rejected.get(name, 0)}
             for name in INPUT_TABLES}
     return {
@@ -61,7 +57,7 @@ def build_manifest(
         "reconciled": all(r["in"] == r["used"] + r["rejected"] for r in rows.values()),
         "applications": {"total": sum(statuses.values()), "by_status": dict(sorted(statuses.items()))},
         "errors": {effect: dict(sorted(codes.items())) for effect, codes in by_reason.items()},
-        "outputs": {name: {"path": name, "rows": parquet_rows(staging / name)} for name in OUTPUT_TABLES},
-        "timings": {**{name: round(float(pc.sum(raw[name]).as_py() or 0.0), 3) for name in _BUCKET_TIMINGS},
-                    **{name: round(float(pc.sum(engine[name]).as_py() or 0.0), 3) for name in _TIMINGS}},
+        "outputs": {name: {"path": name, "rows": assembled.rows[name]} for name in OUTPUT_TABLES},
+        "timings": {**bucket_timings,
+                    **{name: round(float(pc.sum(apps[name]).as_py() or 0.0), 3) for name in _TIMINGS}},
     }

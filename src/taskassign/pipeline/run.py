@@ -1,8 +1,9 @@
 """A pipeline run: read the snapshot, process every application (one shuffle, one Python pass), write, commit.
 
 This module only wires; the work is in ``stages`` (the DataFrame stages), ``fleet.bucket`` (everything
-per application, inside the Python workers) and ``output`` (staging and commit). ``run_pipeline``
-executes the steps, reporting each to ``progress``, and commits the output with its manifest.
+per application, inside the Python workers), ``assemble`` (the output tables from the results Spark
+staged) and ``output`` (staging and commit). ``run_pipeline`` executes the steps, reporting each to
+``progress``, and commits the output with its manifest.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,7 +19,8 @@ from typing import Any
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from taskassign.pipeline import schemas, stages
+from taskassign.pipeline import stages
+from taskassign.pipeline.assemble import assemble_outputs, bucket_timings
 from taskassign.pipeline.manifest import build_manifest, parquet_rows
 from taskassign.pipeline.output import OutputDirectory
 from taskassign.pipeline.read import SnapshotTable, read_snapshot
@@ -35,7 +36,7 @@ __all__ = (
 )
 
 #: What the Python side returned (results, errors rows, timings), kept in the staging directory until the
-#: commit: every output is read from it, so the engine runs once.
+#: outputs are assembled from it, so the engine runs once.
 PROCESSED = "_processed"
 #: Applications per bucket (one Python call) before the run uses more buckets.
 APPS_PER_BUCKET = 16
@@ -93,31 +94,6 @@ def buckets_for(spark: Any, options: PipelineOptions, applications: int) -> int:
     return max(1, min(most, -(-applications // APPS_PER_BUCKET)))
 
 
-def _write(df: DataFrame, path: str, *order: str) -> None:
-    """One sorted Parquet file: same input, same rows in the same order (no ``order``: ``df`` is ordered).
-    The outputs are small, so one task reads, sorts and writes each (no shuffle into one partition)."""
-    single = df.coalesce(1).sortWithinPartitions(*order) if order else df.coalesce(1)
-    single.write.mode("overwrite").parquet(path)
-
-
-def _write_outputs(spark: Any, done: DataFrame, output: OutputDirectory) -> None:
-    """The output tables from what the Python side returned. They are small next to the input, so each
-    write is mostly a Spark job's fixed cost: they run as concurrent jobs."""
-
-    writes: list[Callable[[], None]] = [
-        lambda: _write(stages.app_metrics(done), output.table("app_metrics"), "app_id"),
-        lambda: _write(stages.fleet_metrics(stages.app_metrics(done)), output.table("fleet_metrics")),
-        lambda: _write(stages.client_assignments(done), output.table("client_assignments"), "app_id", "process_id"),
-        lambda: _write(stages.consumer_assignments(done), output.table("consumer_assignments"), "app_id",
-                       "process_id", "consumer_id"),
-        lambda: _write(stages.errors(done), output.table("errors"), "table", "app_id", "effect", "reason_code",
-                       "source_row", "reason"),
-    ]
-    with ThreadPoolExecutor(max_workers=len(writes), thread_name_prefix="taskassign-write") as pool:
-        for future in [pool.submit(write) for write in writes]:
-            future.result()
-
-
 def run_pipeline(
     spark: Any, options: PipelineOptions, progress: Callable[[str], None] | None = None
 ) -> PipelineResult:
@@ -144,10 +120,10 @@ def run_pipeline(
         rows_in = count_rows(tables)
         buckets = buckets_for(spark, options, rows_in["applications"])
         step(STEPS[1])
-        processed(spark, options, tables, buckets).write.mode("overwrite").parquet(output.table(PROCESSED))
-        done = spark.read.schema(schemas.PROCESSED).parquet(output.table(PROCESSED))
+        staged = Path(output.table(PROCESSED))
+        processed(spark, options, tables, buckets).write.mode("overwrite").parquet(str(staged))
         step(STEPS[2])
-        _write_outputs(spark, done, output)
+        assembled = assemble_outputs(staged, output.staging)
         step(STEPS[3])
         header = {
             "spark_version": spark.version,
@@ -158,8 +134,8 @@ def run_pipeline(
             },
             "options": {"assignor": options.assignor, "kafka_compat": options.kafka_compat, "buckets": buckets},
         }
-        manifest = build_manifest(output.staging, PROCESSED, rows_in, header)
-        shutil.rmtree(output.table(PROCESSED), ignore_errors=True)
+        manifest = build_manifest(assembled, bucket_timings(staged), rows_in, header)
+        shutil.rmtree(staged, ignore_errors=True)
         step(None)
         manifest["timings"]["steps"] = timings
         manifest["timings"]["total_seconds"] = round(time.perf_counter() - started, 3)

@@ -2,7 +2,8 @@
 
 Input schemas come from the engine-side table specs (taskassign.fleet.tables), so the generator, the
 readers and docs/pipeline.md share one definition. ``PROCESSED`` is what the Python side returns: the
-rows of every output table, already flat (taskassign.fleet.outputs).
+rows of every output table, already flat (taskassign.fleet.outputs), as Arrow IPC streams; ``KIND_SCHEMAS``
+says which schema each stream has.
 """
 
 from __future__ import annotations
@@ -36,6 +37,12 @@ __all__ = (
     "ERRORS",
     "FLEET_METRICS",
     "INPUT_SCHEMAS",
+    "KIND_APP",
+    "KIND_BUCKET",
+    "KIND_CLIENT",
+    "KIND_CONSUMER",
+    "KIND_ERROR",
+    "KIND_SCHEMAS",
     "METRIC_COLUMNS",
     "OUTPUT_SCHEMAS",
     "PROCESSED",
@@ -115,12 +122,18 @@ APP_ROW = _struct(*[(f.name, f.dataType) for f in APP_METRICS.fields], ("source_
                   ("build_seconds", DoubleType()), ("engine_seconds", DoubleType()),
                   ("metrics_seconds", DoubleType()))
 
-#: What the pipeline's Python side returns (pipeline.engine_udf), one row per output row: ``kind`` says
-#: which struct is set (``app``, ``client``, ``consumer``, ``error``), and one ``bucket`` row per bucket
-#: carries its timings (``check_seconds``: row checks and derivations; ``python_seconds``: all of its
-#: time in taskassign's code, Arrow conversions included).
-PROCESSED = _struct(("kind", StringType()), ("app", APP_ROW), ("client", CLIENT_ASSIGNMENTS),
-                    ("consumer", CONSUMER_ASSIGNMENTS), ("error", ERRORS),
+KIND_APP, KIND_CLIENT, KIND_CONSUMER, KIND_ERROR, KIND_BUCKET = "app", "client", "consumer", "error", "bucket"
+#: The rows a bucket returns, by kind: per application (APP_ROW), client, consumer, and errors rows.
+KIND_SCHEMAS: Mapping[str, StructType] = MappingProxyType({
+    KIND_APP: APP_ROW, KIND_CLIENT: CLIENT_ASSIGNMENTS, KIND_CONSUMER: CONSUMER_ASSIGNMENTS, KIND_ERROR: ERRORS,
+})
+
+#: What the pipeline's Python side returns (pipeline.engine_udf). Each row holds ``rows`` rows of one kind
+#: (KIND_SCHEMAS) as an Arrow IPC stream in ``payload``, a few applications' rows per stream: Spark moves and
+#: stores them as bytes, never value by value. One ``bucket`` row per bucket carries its timings
+#: (``check_seconds``: row checks and derivations; ``python_seconds``: all of its time in taskassign's code,
+#: Arrow conversions included).
+PROCESSED = _struct(("kind", StringType()), ("rows", LongType()), ("payload", BinaryType()),
                     ("check_seconds", DoubleType()), ("python_seconds", DoubleType()))
 
 #: Every output table's schema, by table (directory) name.

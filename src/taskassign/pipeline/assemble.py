@@ -1,0 +1,131 @@
+"""The output tables, assembled by the driver from what the buckets returned.
+
+Spark persists the buckets' results (schemas.PROCESSED: each output table's rows as Arrow IPC streams)
+in the staging directory; here the driver reads them back with pyarrow, one output table at a time, sorts
+each and writes it as one Parquet file, and summarises the fleet's metrics. The outputs are small next
+to the input (a row per client, consumer and application), and writing them through Spark cost more than
+the rest of a run's Spark work after the shuffle: five jobs converting every task id into Spark's rows and
+back into Parquet (docs/pipeline.md, Performance).
+
+Memory: one output table at a time, decoded from its streams and sorted (about 2x the table: for 1,000
+applications of 1,000 tasks, the largest table holds 26,506 rows with 1.5 M task ids, ~30 MB).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from pyspark.sql.pandas.types import to_arrow_schema
+
+from taskassign.fleet import reasons
+from taskassign.pipeline.ipc import from_ipc
+from taskassign.pipeline.schemas import (
+    APP_METRICS,
+    FLEET_METRICS,
+    KIND_APP,
+    KIND_BUCKET,
+    KIND_CLIENT,
+    KIND_CONSUMER,
+    KIND_ERROR,
+    KIND_SCHEMAS,
+    METRIC_COLUMNS,
+    OUTPUT_SCHEMAS,
+)
+
+__all__ = ("OUTPUT_FILE", "SORT_KEYS", "Assembled", "assemble_outputs", "bucket_timings", "fleet_metrics",
+           "rows_of_kind")
+
+#: Each output table is a directory holding this one Parquet file.
+OUTPUT_FILE = "part-00000.parquet"
+#: Every table's rows in a fixed order (nulls first), so the same input gives the same files.
+SORT_KEYS: Mapping[str, tuple[str, ...]] = {
+    "app_metrics": ("app_id",),
+    "client_assignments": ("app_id", "process_id"),
+    "consumer_assignments": ("app_id", "process_id", "consumer_id"),
+    "errors": ("table", "app_id", "effect", "reason_code", "source_row", "reason"),
+}
+_KIND_OF = {"app_metrics": KIND_APP, "client_assignments": KIND_CLIENT, "consumer_assignments": KIND_CONSUMER,
+            "errors": KIND_ERROR}
+_FLEET_STATISTICS = ("apps", "sum", "mean", "min", "p50", "p95", "max")
+
+
+@dataclass(frozen=True)
+class Assembled:
+    """What the manifest needs from a run's results: every application's row (schemas.APP_ROW, with the
+    input rows it used and its timings), the errors table, and the rows written per output table."""
+
+    apps: pa.Table
+    errors: pa.Table
+    rows: Mapping[str, int]
+
+
+def rows_of_kind(processed: Path, kind: str) -> pa.Table:
+    """Every row of one kind (schemas.KIND_SCHEMAS) the buckets returned, from the staged results."""
+    schema = to_arrow_schema(KIND_SCHEMAS[kind])
+    streams = pq.read_table(processed, columns=["payload"], filters=[("kind", "=", kind)]).column("payload")
+    tables = [from_ipc(payload.as_buffer()) for payload in streams]
+    if not tables:
+        return schema.empty_table()
+    found = pa.concat_tables(tables)
+    if not found.schema.equals(schema):
+        raise ValueError(f"staged {kind} rows have schema {found.schema}, expected {schema}")
+    return found
+
+
+def bucket_timings(processed: Path) -> dict[str, float]:
+    """The buckets' timings summed over the run (python_seconds, check_seconds)."""
+    rows = pq.read_table(processed, columns=["python_seconds", "check_seconds"], filters=[("kind", "=", KIND_BUCKET)])
+    return {name: round(float(pc.sum(rows[name]).as_py() or 0.0), 3) for name in rows.column_names}
+
+
+def _sorted(table: pa.Table, keys: tuple[str, ...]) -> pa.Table:
+    return table.sort_by([(key, "ascending", "at_start") for key in keys])
+
+
+def fleet_metrics(app_metrics: pa.Table) -> pa.Table:
+    """Each metric summarised over the applications the engine ran (every status but REJECTED): count of
+    known values, exact sum, mean, min, median, 95th percentile (linear interpolation) and max; a row per
+    metric, none when no application ran."""
+    schema = to_arrow_schema(FLEET_METRICS)
+    ran = app_metrics.filter(pc.not_equal(app_metrics["status"], reasons.STATUS_REJECTED))
+    if ran.num_rows == 0:
+        return schema.empty_table()
+    rows = []
+    for name, _ in METRIC_COLUMNS:
+        values = np.sort(ran[name].drop_null().cast(pa.float64()).to_numpy())
+        if len(values) == 0:
+            rows.append({"metric": name, "apps": 0})
+            continue
+        total = math.fsum(values.tolist())
+        statistics = (len(values), total, total / len(values), values[0], np.percentile(values, 50),
+                      np.percentile(values, 95), values[-1])
+        rows.append({"metric": name} | {key: value.item() if isinstance(value, np.generic) else value
+                                        for key, value in zip(_FLEET_STATISTICS, statistics, strict=True)})
+    return pa.Table.from_pylist(rows, schema=schema)
+
+
+def _write(table: pa.Table, directory: Path) -> int:
+    directory.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, directory / OUTPUT_FILE)
+    return int(table.num_rows)
+
+
+def assemble_outputs(processed: Path, staging: Path) -> Assembled:
+    """Write every output table (OUTPUT_SCHEMAS) into ``staging`` from the results staged in ``processed``."""
+    written: dict[str, int] = {}
+    apps = _sorted(rows_of_kind(processed, KIND_APP), SORT_KEYS["app_metrics"])
+    app_metrics = apps.select(to_arrow_schema(APP_METRICS).names)
+    written["app_metrics"] = _write(app_metrics, staging / "app_metrics")
+    written["fleet_metrics"] = _write(fleet_metrics(app_metrics), staging / "fleet_metrics")
+    for name in ("client_assignments", "consumer_assignments"):
+        written[name] = _write(_sorted(rows_of_kind(processed, _KIND_OF[name]), SORT_KEYS[name]), staging / name)
+    errors = _sorted(rows_of_kind(processed, KIND_ERROR), SORT_KEYS["errors"])
+    written["errors"] = _write(errors, staging / "errors")
+    return Assembled(apps, errors, {name: written[name] for name in OUTPUT_SCHEMAS})
