@@ -20,6 +20,7 @@ from taskassign.pipeline import assemble as assemble_module
 from taskassign.pipeline.export import export_scenarios
 from taskassign.pipeline.output import MANIFEST_FILE, read_manifest
 from taskassign.pipeline.run import PipelineOptions, run_pipeline
+from taskassign.pipeline.schemas import OUTPUT_SCHEMAS
 from taskassign.scenario import parse_scenario, read_scenario, scenario_to_dict
 from tests.fleet.assignors import spec
 from tests.pipeline.conftest import EXAMPLE_FLEET, base_rows, write_snapshot
@@ -64,6 +65,14 @@ def test_manifest_reconciles_every_table(fleet_output: tuple[Path, str]) -> None
         assert counts["rejected"] == sum(1 for e in errors if e["table"] == name and e["effect"] == "rejected")
     assert manifest["applications"]["by_status"] == {"ASSIGNED": 19, "REJECTED": 1}
     assert {n: manifest["outputs"][n]["rows"] for n in TABLES} == {n: len(table(output, n)) for n in TABLES}
+
+
+def test_spark_reads_every_output_with_its_documented_schema(spark: Any, fleet_output: tuple[Path, str]) -> None:
+    output, _ = fleet_output
+    for name, schema in OUTPUT_SCHEMAS.items():
+        df = spark.read.parquet(str(output / name))
+        assert [(f.name, f.dataType) for f in df.schema.fields] == [(f.name, f.dataType) for f in schema.fields]
+        assert df.count() == len(table(output, name)), name
 
 
 def test_planted_bad_records_are_in_the_errors_table(fleet_output: tuple[Path, str]) -> None:
