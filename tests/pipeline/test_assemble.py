@@ -15,7 +15,7 @@ from pyspark.sql.types import DoubleType
 
 from taskassign.fleet.outputs import app_row, client_rows, consumer_rows
 from taskassign.pipeline import assemble
-from taskassign.pipeline.assemble import OUTPUT_FILE, assemble_outputs, bucket_timings, fleet_metrics, rows_of_kind
+from taskassign.pipeline.assemble import OUTPUT_FILE, assemble_outputs, fleet_metrics, read_staged, rows_of_kind
 from taskassign.pipeline.ipc import to_ipc
 from taskassign.pipeline.schemas import APP_METRICS, KIND_SCHEMAS, METRIC_COLUMNS, OUTPUT_SCHEMAS, PROCESSED
 
@@ -112,7 +112,7 @@ def test_every_output_table_is_written_sorted_with_its_schema(staged: Path, tmp_
     # What the manifest reads: every application's row with its timings, and the errors.
     assert assembled.apps.column("engine_seconds").to_pylist() == [0.5, 0.5, 0.5]
     assert assembled.errors.num_rows == 3
-    assert bucket_timings(staged) == {"python_seconds": 3.25, "check_seconds": 0.75}
+    assert dict(assembled.timings) == {"python_seconds": 3.25, "check_seconds": 0.75}
 
 
 def test_a_kind_no_bucket_returned_is_an_empty_table_with_its_schema(tmp_path: Path) -> None:
@@ -127,7 +127,7 @@ def test_a_stream_with_another_schema_is_refused(tmp_path: Path) -> None:
     wrong = {"kind": "client", "rows": 1, "payload": to_ipc(pa.table({"app_id": ["a"]}))}
     staged = _stage(tmp_path / "_processed", [[wrong]])
     with pytest.raises(ValueError, match="staged client rows have schema"):
-        rows_of_kind(staged, "client")
+        rows_of_kind(read_staged(staged), "client")
 
 
 def _app_metrics(rows: list[dict[str, Any]]) -> pa.Table:

@@ -7,8 +7,9 @@ to the input (a row per client, consumer and application), but their rows hold e
 five Spark jobs, converting every task id into Spark's rows and back into Parquet, they took ~5 s and
 ~11 s of JVM CPU of a 1,000 x 1,000 run; here ~0.5 s (docs/pipeline.md, Performance).
 
-Memory: one output table at a time, decoded from its streams and sorted (about twice the table: for 1,000
-applications of 1,000 tasks the largest, consumer_assignments, is 52,865 rows with 1.5 M task ids, 20 MB).
+The staged results are read once; the tables are decoded from them without copies, and one sorted table
+is built at a time. Memory: about the outputs' size plus the largest table (for 1,000 applications of
+1,000 tasks the largest, consumer_assignments, is 52,865 rows with 1.5 M task ids, 20 MB).
 """
 
 from __future__ import annotations
@@ -37,10 +38,11 @@ from taskassign.pipeline.schemas import (
     KIND_SCHEMAS,
     METRIC_COLUMNS,
     OUTPUT_SCHEMAS,
+    PROCESSED,
 )
 
 __all__ = ("OUTPUT_FILE", "SORT_KEYS", "Assembled", "assemble_outputs", "bucket_timings", "fleet_metrics",
-           "rows_of_kind")
+           "read_staged", "rows_of_kind")
 
 #: Each output table is a directory holding this one Parquet file.
 OUTPUT_FILE = "part-00000.parquet"
@@ -59,18 +61,26 @@ _FLEET_STATISTICS = ("apps", "sum", "mean", "min", "p50", "p95", "max")
 @dataclass(frozen=True)
 class Assembled:
     """What the manifest needs from a run's results: every application's row (schemas.APP_ROW, with the
-    input rows it used and its timings), the errors table, and the rows written per output table."""
+    input rows it used and its timings), the errors table, the rows written per output table, and the
+    buckets' timings summed (bucket_timings)."""
 
     apps: pa.Table
     errors: pa.Table
     rows: Mapping[str, int]
+    timings: Mapping[str, float]
 
 
-def rows_of_kind(processed: Path, kind: str) -> pa.Table:
+def read_staged(processed: Path) -> pa.Table:
+    """The staged results (schemas.PROCESSED rows), as Spark wrote them."""
+    return pq.read_table(processed, columns=to_arrow_schema(PROCESSED).names)
+
+
+def rows_of_kind(staged: pa.Table, kind: str) -> pa.Table:
     """Every row of one kind (schemas.KIND_SCHEMAS) the buckets returned, from the staged results."""
     schema = to_arrow_schema(KIND_SCHEMAS[kind])
-    streams = pq.read_table(processed, columns=["payload"], filters=[("kind", "=", kind)]).column("payload")
-    tables = [from_ipc(payload.as_buffer()) for payload in streams]
+    payloads = staged.column("payload")
+    tables = [from_ipc(payloads[int(i)].as_buffer())
+              for i in pc.indices_nonzero(pc.fill_null(pc.equal(staged["kind"], kind), False)).to_numpy()]
     if not tables:
         return schema.empty_table()
     found = pa.concat_tables(tables)
@@ -79,10 +89,10 @@ def rows_of_kind(processed: Path, kind: str) -> pa.Table:
     return found
 
 
-def bucket_timings(processed: Path) -> dict[str, float]:
+def bucket_timings(staged: pa.Table) -> dict[str, float]:
     """The buckets' timings summed over the run (python_seconds, check_seconds)."""
-    rows = pq.read_table(processed, columns=["python_seconds", "check_seconds"], filters=[("kind", "=", KIND_BUCKET)])
-    return {name: round(float(pc.sum(rows[name]).as_py() or 0.0), 3) for name in rows.column_names}
+    rows = staged.filter(pc.equal(staged["kind"], KIND_BUCKET))
+    return {name: round(float(pc.sum(rows[name]).as_py() or 0.0), 3) for name in ("python_seconds", "check_seconds")}
 
 
 def _sorted(table: pa.Table, keys: tuple[str, ...]) -> pa.Table:
@@ -119,13 +129,14 @@ def _write(table: pa.Table, directory: Path) -> int:
 
 def assemble_outputs(processed: Path, staging: Path) -> Assembled:
     """Write every output table (OUTPUT_SCHEMAS) into ``staging`` from the results staged in ``processed``."""
+    staged = read_staged(processed)
     written: dict[str, int] = {}
-    apps = _sorted(rows_of_kind(processed, KIND_APP), SORT_KEYS["app_metrics"])
+    apps = _sorted(rows_of_kind(staged, KIND_APP), SORT_KEYS["app_metrics"])
     app_metrics = apps.select(to_arrow_schema(APP_METRICS).names)
     written["app_metrics"] = _write(app_metrics, staging / "app_metrics")
     written["fleet_metrics"] = _write(fleet_metrics(app_metrics), staging / "fleet_metrics")
     for name in ("client_assignments", "consumer_assignments"):
-        written[name] = _write(_sorted(rows_of_kind(processed, _KIND_OF[name]), SORT_KEYS[name]), staging / name)
-    errors = _sorted(rows_of_kind(processed, KIND_ERROR), SORT_KEYS["errors"])
+        written[name] = _write(_sorted(rows_of_kind(staged, _KIND_OF[name]), SORT_KEYS[name]), staging / name)
+    errors = _sorted(rows_of_kind(staged, KIND_ERROR), SORT_KEYS["errors"])
     written["errors"] = _write(errors, staging / "errors")
-    return Assembled(apps, errors, {name: written[name] for name in OUTPUT_SCHEMAS})
+    return Assembled(apps, errors, {name: written[name] for name in OUTPUT_SCHEMAS}, bucket_timings(staged))

@@ -11,34 +11,24 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 import taskassign
 from taskassign.fleet import reasons
 from taskassign.fleet.tables import INPUT_TABLES
 from taskassign.pipeline.assemble import Assembled
-from taskassign.pipeline.read import parquet_files
 
-__all__ = ("OUTPUT_TABLES", "build_manifest", "parquet_rows")
+__all__ = ("OUTPUT_TABLES", "build_manifest")
 
 #: The tables a run writes, in the order the manifest lists them.
 OUTPUT_TABLES = ("client_assignments", "consumer_assignments", "app_metrics", "fleet_metrics", "errors")
 _TIMINGS = ("build_seconds", "engine_seconds", "metrics_seconds")
 
 
-def parquet_rows(path: str | Path) -> int:
-    """Rows of a Parquet table (a file or a directory of part files), from its files' footers."""
-    return sum(int(pq.read_metadata(f).num_rows) for f in parquet_files(Path(path)))
-
-
-def build_manifest(
-    assembled: Assembled, bucket_timings: Mapping[str, float], rows_in: Mapping[str, int], header: Mapping[str, Any]
-) -> dict[str, Any]:
-    """The manifest of a run: ``assembled`` outputs, the buckets' summed timings, the input rows as read."""
+def build_manifest(assembled: Assembled, rows_in: Mapping[str, int], header: Mapping[str, Any]) -> dict[str, Any]:
+    """The manifest of a run: its ``assembled`` outputs and timings, and the input rows as read."""
     apps = assembled.apps
     ran = apps.filter(pc.not_equal(apps["status"], reasons.STATUS_REJECTED))
     used = {name: int(pc.sum(pc.struct_field(ran["source_rows"], name)).as_py() or 0) for name in INPUT_TABLES}
@@ -58,6 +48,6 @@ def build_manifest(
         "applications": {"total": sum(statuses.values()), "by_status": dict(sorted(statuses.items()))},
         "errors": {effect: dict(sorted(codes.items())) for effect, codes in by_reason.items()},
         "outputs": {name: {"path": name, "rows": assembled.rows[name]} for name in OUTPUT_TABLES},
-        "timings": {**bucket_timings,
+        "timings": {**assembled.timings,
                     **{name: round(float(pc.sum(apps[name]).as_py() or 0.0), 3) for name in _TIMINGS}},
     }

@@ -39,6 +39,7 @@ __all__ = (
     "SnapshotTable",
     "locate_table",
     "parquet_files",
+    "parquet_rows",
     "read_snapshot",
     "read_table",
     "source_row",
@@ -162,6 +163,11 @@ def parquet_files(path: Path) -> list[Path]:
         return [path]
     return [f for f in sorted(path.rglob("*"))
             if f.is_file() and not any(part.startswith(("_", ".")) for part in f.relative_to(path).parts)]
+
+
+def parquet_rows(path: str | Path) -> int:
+    """Rows of a Parquet table (a file or a directory of part files), from its files' footers."""
+    return sum(int(pq.read_metadata(f).num_rows) for f in parquet_files(Path(path)))
 
 
 def _parquet_schema(path: Path) -> StructType | None:

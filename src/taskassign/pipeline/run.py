@@ -20,10 +20,10 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from taskassign.pipeline import stages
-from taskassign.pipeline.assemble import assemble_outputs, bucket_timings
-from taskassign.pipeline.manifest import build_manifest, parquet_rows
+from taskassign.pipeline.assemble import assemble_outputs
+from taskassign.pipeline.manifest import build_manifest
 from taskassign.pipeline.output import OutputDirectory
-from taskassign.pipeline.read import SnapshotTable, read_snapshot
+from taskassign.pipeline.read import SnapshotTable, parquet_rows, read_snapshot
 from taskassign.pipeline.session import BUCKETS_CONF
 
 __all__ = (
@@ -134,7 +134,7 @@ def run_pipeline(
             },
             "options": {"assignor": options.assignor, "kafka_compat": options.kafka_compat, "buckets": buckets},
         }
-        manifest = build_manifest(assembled, bucket_timings(staged), rows_in, header)
+        manifest = build_manifest(assembled, rows_in, header)
         shutil.rmtree(staged, ignore_errors=True)
         step(None)
         manifest["timings"]["steps"] = timings
