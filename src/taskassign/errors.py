@@ -11,41 +11,65 @@ The tree::
     │   ├── AssignorNotFoundError        an assignor name or ``module:Class`` path does not resolve
     │   ├── RackAwareOptimizationError   a rack-aware optimisation's input is inconsistent (a task held by
     │   │                                two clients or none, missing rack information)
+    │   ├── TopologyError                a topology cannot be turned into tasks (``code``: how Kafka's leader fails)
+    │   ├── ReportUnavailableError       the HTML report needs matplotlib, which is not installed
     │   └── WireFormatError              bytes or a message are not valid Kafka wire data
     │       ├── DecodeError              bytes do not decode (names the field and byte offset)
     │       └── EncodeError              a message value cannot be encoded (names the field)
     ├── TaskAssignmentException          an assignor gives up; the leader keeps the previous assignment
     ├── InvalidAssignmentError           the assignor's output failed validation (Kafka's StreamsException)
     ├── LagsNotRequestedError            ``lag_for`` on a state built with ``compute_task_lags=False``
-    └── TaskNotStatefulError (LookupError)  ``lag_for`` of a task that has no changelog (so no lag)
+    ├── TaskNotStatefulError (LookupError)  ``lag_for`` of a task that has no changelog (so no lag)
+    └── GraphError (ValueError)          an invalid min-cost-flow graph (Kafka's ``Graph`` exceptions)
+
+``AssignmentError`` is not an exception but KIP-924's enum of validation outcomes; it lives here, at
+the bottom of the package, because both the contract (``model``) and the exceptions use it.
 
 The dual inheritance keeps ``except ValueError`` working for callers that do not know taskassign.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from taskassign.model import AssignmentError
+import enum
 
 __all__ = (
+    "AssignmentError",
     "AssignorNotFoundError",
     "ConfigError",
     "DecodeError",
     "EncodeError",
+    "GraphError",
     "InvalidAssignmentError",
     "LagsNotRequestedError",
     "ProcessIdFormatError",
     "RackAwareOptimizationError",
+    "ReportUnavailableError",
     "ScenarioError",
     "TaskAssignmentException",
     "TaskIdFormatError",
     "TaskNotStatefulError",
     "TaskassignError",
+    "TopologyError",
     "UserInputError",
     "WireFormatError",
 )
+
+
+class AssignmentError(enum.Enum):
+    """KIP-924's validation outcome for an assignor's TaskAssignment.
+
+    ``ACTIVE_AND_STANDBY_TASK_ASSIGNED_TO_SAME_KAFKASTREAMS`` comes from KIP-924's first revision;
+    Kafka's validator never returns it (its map cannot hold both). taskassign returns it, after
+    Kafka's own checks, when two entries for one client place a task as active and as standby.
+    """
+
+    NONE = 0
+    ACTIVE_TASK_ASSIGNED_MULTIPLE_TIMES = 1
+    ACTIVE_AND_STANDBY_TASK_ASSIGNED_TO_SAME_KAFKASTREAMS = 2
+    INVALID_STANDBY_TASK = 3
+    MISSING_PROCESS_ID = 4
+    UNKNOWN_PROCESS_ID = 5
+    UNKNOWN_TASK_ID = 6
 
 
 class TaskassignError(Exception):
@@ -90,6 +114,23 @@ class AssignorNotFoundError(UserInputError):
 class RackAwareOptimizationError(UserInputError):
     """The input of a rack-aware optimisation is inconsistent: a task held by two clients or by none,
     a client or partition without rack information (Kafka's IllegalArgumentException/IllegalStateException)."""
+
+
+class TopologyError(UserInputError):
+    """The topology cannot be turned into tasks; ``code`` says how Kafka's leader would fail.
+
+    ``assignment_error``: Kafka raises a TaskAssignmentException here, so its leader answers every member
+    with error code 3 (ASSIGNMENT_ERROR); otherwise (co-partitioning) the exception is fatal to the leader.
+    """
+
+    def __init__(self, code: str, message: str, *, assignment_error: bool = False) -> None:
+        self.code = code
+        self.assignment_error = assignment_error
+        super().__init__(message)
+
+
+class ReportUnavailableError(UserInputError):
+    """matplotlib is not installed."""
 
 
 class WireFormatError(UserInputError):
@@ -155,3 +196,7 @@ class LagsNotRequestedError(TaskassignError):
 
 class TaskNotStatefulError(TaskassignError, LookupError):
     """A lag was asked for a task without a changelog: only such tasks have lags (Kafka's IllegalStateException)."""
+
+
+class GraphError(TaskassignError, ValueError):
+    """An invalid flow graph (Kafka's IllegalArgumentException / IllegalStateException from ``Graph``)."""

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from taskassign._sortedset import SortedFrozenSet
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, assignor_display_name, create_assignor
 from taskassign.configs import KAFKA_COMPAT
 from taskassign.errors import EncodeError, TaskAssignmentException, UserInputError
@@ -38,6 +37,7 @@ from taskassign.model import (
     AssignmentError,
     ConsumerAssignment,
     KafkaStreamsState,
+    SortedFrozenSet,
     TaskInfo,
     TaskTopicPartition,
 )

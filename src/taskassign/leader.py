@@ -39,8 +39,8 @@ from taskassign.model import (
     TaskAssignment,
 )
 from taskassign.ownership import PartitionOwnership, ownership_from_state
+from taskassign.task_assignment_utils import identity_assignment
 from taskassign.threads import ClientThreadsInput, distribute_client
-from taskassign.utils import identity_assignment
 from taskassign.validation import CompletenessReport, check_completeness, validate_and_check_completeness
 
 __all__ = ("IMMEDIATE_FOLLOWUP_MS", "RebalanceResult", "rebalance")

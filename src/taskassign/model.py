@@ -8,14 +8,18 @@ nothing an assignor does can depend on hash order.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
-from taskassign._sortedset import SortedFrozenSet
 from taskassign.configs import AssignmentConfigs
-from taskassign.errors import LagsNotRequestedError, TaskAssignmentException, TaskNotStatefulError
+from taskassign.errors import (
+    AssignmentError,
+    LagsNotRequestedError,
+    TaskAssignmentException,
+    TaskNotStatefulError,
+)
 from taskassign.ids import ProcessId, TaskId
 
 __all__ = (
@@ -40,6 +44,67 @@ __all__ = (
     "new_assigned_task",
     "new_consumer_assignment",
 )
+
+class _Comparable(Protocol):
+    def __lt__(self, other: Any, /) -> bool: ...
+
+
+T = TypeVar("T", bound=_Comparable)
+
+class SortedFrozenSet(Set[T], Generic[T]):
+    """Immutable set with sorted iteration, like Java's TreeSet seen read-only. Build with
+    ``SortedFrozenSet(iterable)``.
+
+    Kafka hands assignors ``SortedSet``s and iterates them in natural order; a plain ``frozenset`` would
+    iterate in hash order, which depends on ``PYTHONHASHSEED`` for some keys. This keeps O(1) membership
+    and a deterministic, sorted iteration.
+    """
+
+    __slots__ = ("_items", "_members")
+
+    def __init__(self, items: Iterable[T] = ()) -> None:
+        members = frozenset(items)
+        self._members: frozenset[T] = members
+        self._items: tuple[T, ...] = tuple(sorted(members))
+
+    @classmethod
+    def from_sorted_unique(cls, items: tuple[T, ...]) -> SortedFrozenSet[T]:
+        """Wrap a tuple the caller guarantees is sorted and duplicate-free (no re-sort)."""
+        new = cls.__new__(cls)
+        object.__setattr__(new, "_items", items)
+        object.__setattr__(new, "_members", frozenset(items))
+        return new
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._members
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, index: int) -> T:
+        return self._items[index]
+
+    def __hash__(self) -> int:
+        return hash(self._members)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, SortedFrozenSet):
+            return self._members == other._members
+        if isinstance(other, Set):
+            return self._members == frozenset(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(str(x) for x in self._items) + "}"
+
+    @property
+    def items(self) -> tuple[T, ...]:
+        """The elements as a sorted tuple."""
+        return self._items
+
 
 #: Offset sum / lag of a task the client runs as a RUNNING active (Kafka's ``Task.LATEST_OFFSET``).
 LATEST_OFFSET = -2
@@ -389,23 +454,6 @@ class TaskAssignment:
     def by_process(self) -> dict[ProcessId, KafkaStreamsAssignment]:
         """The assignments keyed by ProcessId (a later entry for the same process wins, as in Kafka)."""
         return {a.process_id: a for a in self.assignments}
-
-
-class AssignmentError(enum.Enum):
-    """KIP-924's validation outcome for an assignor's TaskAssignment.
-
-    ``ACTIVE_AND_STANDBY_TASK_ASSIGNED_TO_SAME_KAFKASTREAMS`` comes from KIP-924's first revision;
-    Kafka's validator never returns it (its map cannot hold both). taskassign returns it, after
-    Kafka's own checks, when two entries for one client place a task as active and as standby.
-    """
-
-    NONE = 0
-    ACTIVE_TASK_ASSIGNED_MULTIPLE_TIMES = 1
-    ACTIVE_AND_STANDBY_TASK_ASSIGNED_TO_SAME_KAFKASTREAMS = 2
-    INVALID_STANDBY_TASK = 3
-    MISSING_PROCESS_ID = 4
-    UNKNOWN_PROCESS_ID = 5
-    UNKNOWN_TASK_ID = 6
 
 
 @dataclass(frozen=True, slots=True)

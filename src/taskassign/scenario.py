@@ -16,7 +16,6 @@ from typing import Any
 
 from taskassign._json import JsonObject, check_int, describe, fail, load_json_file
 from taskassign._json_write import dump_json
-from taskassign._sortedset import SortedFrozenSet
 from taskassign.configs import CONFIG_KEYS, AssignmentConfigs
 from taskassign.errors import ConfigError, ProcessIdFormatError, TaskIdFormatError
 from taskassign.ids import ProcessId, TaskId
@@ -26,6 +25,7 @@ from taskassign.model import (
     ApplicationState,
     KafkaStreamsAssignment,
     KafkaStreamsState,
+    SortedFrozenSet,
     TaskInfo,
     TaskTopicPartition,
 )

@@ -17,7 +17,7 @@ from taskassign.rack.public import (
     optimize_active,
     optimize_standby,
 )
-from taskassign.utils import optimize_rack_aware_active_tasks, optimize_rack_aware_standby_tasks
+from taskassign.task_assignment_utils import optimize_rack_aware_active_tasks, optimize_rack_aware_standby_tasks
 from tests.helpers import PID, PID_1, PID_2, PID_3, PID_4, tid
 from tests.rack.instances import racked_client, racked_state, racked_task
 

@@ -6,8 +6,7 @@ from dataclasses import replace
 
 from hypothesis import strategies as st
 
-from taskassign._sortedset import SortedFrozenSet
-from taskassign.model import ApplicationState
+from taskassign.model import ApplicationState, SortedFrozenSet
 from tests.assignors.strategies import applications
 
 RACKS = ("r1", "r2", "r3")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from taskassign.assignors.base import BaseTaskAssignor
 from taskassign.model import ApplicationState, TaskAssignment
-from taskassign.utils import identity_assignment
+from taskassign.task_assignment_utils import identity_assignment
 
 __all__ = ("IdentityTaskAssignor",)
 

@@ -24,7 +24,7 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-from taskassign import utils
+from taskassign import task_assignment_utils as utils
 from taskassign.assignors._sticky_placement import StickyPlacement, warn_standby_shortfalls
 from taskassign.assignors.base import BaseTaskAssignor
 from taskassign.configs import STRATEGY_NONE

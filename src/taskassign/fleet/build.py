@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TypedDict
 
-from taskassign._sortedset import SortedFrozenSet
 from taskassign.configs import KAFKA_COMPAT, AssignmentConfigs
 from taskassign.errors import ProcessIdFormatError, TaskassignError, UserInputError
 from taskassign.fleet.tables import OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
@@ -26,6 +25,7 @@ from taskassign.model import (
     UNKNOWN_OFFSET_SUM,
     ApplicationState,
     KafkaStreamsState,
+    SortedFrozenSet,
     TaskInfo,
     TaskTopicPartition,
     compute_lag,

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from taskassign._java_order import hash_iteration_order
-from taskassign.errors import UserInputError
+from taskassign.errors import TopologyError
 from taskassign.fleet.reasons import INVALID_TOPOLOGY, MISSING_SOURCE_TOPIC
 
 __all__ = (
@@ -33,19 +33,6 @@ __all__ = (
     "TopologyError",
     "resolve_topology",
 )
-
-
-class TopologyError(UserInputError):
-    """The topology cannot be turned into tasks; ``code`` says how Kafka's leader would fail.
-
-    ``assignment_error``: Kafka raises a TaskAssignmentException here, so its leader answers every member
-    with error code 3 (ASSIGNMENT_ERROR); otherwise (co-partitioning) the exception is fatal to the leader.
-    """
-
-    def __init__(self, code: str, message: str, *, assignment_error: bool = False) -> None:
-        self.code = code
-        self.assignment_error = assignment_error
-        super().__init__(message)
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,14 +33,12 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from taskassign.errors import GraphError
+
 __all__ = ("Graph", "GraphEdge", "GraphError")
 
 #: Longest period the search looks for before jumping ahead (longer ones are simulated round by round).
 MAX_PERIOD = 12
-
-
-class GraphError(ValueError):
-    """An invalid flow graph (Kafka's IllegalArgumentException / IllegalStateException from ``Graph``)."""
 
 
 class GraphEdge:

@@ -8,15 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from taskassign.errors import UserInputError
+from taskassign.errors import ReportUnavailableError
 from taskassign.report.data import ReportData, parse_simulation, read_simulation
 
 __all__ = ("ReportData", "ReportUnavailableError", "build_report", "parse_simulation", "read_simulation",
            "write_report")
-
-
-class ReportUnavailableError(UserInputError):
-    """matplotlib is not installed."""
 
 
 def build_report(data: ReportData) -> str:

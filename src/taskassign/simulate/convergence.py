@@ -18,7 +18,6 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from taskassign._sortedset import SortedFrozenSet
 from taskassign.assignors.base import TaskAssignor
 from taskassign.assignors.registry import create_assignor
 from taskassign.configs import AssignmentConfigs
@@ -29,6 +28,7 @@ from taskassign.model import (
     ApplicationState,
     KafkaStreamsAssignment,
     KafkaStreamsState,
+    SortedFrozenSet,
     TaskAssignment,
     TaskInfo,
     TaskTopicPartition,

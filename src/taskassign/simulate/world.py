@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from taskassign._sortedset import SortedFrozenSet
 from taskassign.errors import UserInputError
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import (
@@ -25,6 +24,7 @@ from taskassign.model import (
     ApplicationState,
     GroupAssignment,
     KafkaStreamsState,
+    SortedFrozenSet,
     TaskInfo,
 )
 from taskassign.scenario import Scenario

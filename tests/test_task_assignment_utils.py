@@ -10,7 +10,7 @@ from taskassign.configs import AssignmentConfigs
 from taskassign.errors import UserInputError
 from taskassign.ids import ProcessId
 from taskassign.model import ApplicationState, AssignmentError, KafkaStreamsAssignment, TaskAssignment
-from taskassign.utils import default_standby_task_assignment, identity_assignment
+from taskassign.task_assignment_utils import default_standby_task_assignment, identity_assignment
 from taskassign.validation import check_completeness, validate_task_assignment
 from tests.assignors.strategies import applications
 from tests.helpers import PID, PID_1, PID_2, PID_3, TASK_0_0, TASK_0_1, TASK_1_0, app_state, client, task, tid
@@ -104,3 +104,13 @@ def test_standby_helper_on_high_availability_actives_is_valid_and_complete(state
     assignment = TaskAssignment(tuple(result.values()))
     assert validate_task_assignment(state, assignment) is AssignmentError.NONE
     assert check_completeness(state, assignment).is_complete
+
+
+def test_old_module_name_still_serves_plugins() -> None:
+    """``taskassign.utils`` was the module's name in 0.1: plug-ins that import from it keep working."""
+    import taskassign.task_assignment_utils as current
+    import taskassign.utils as old
+
+    for name in old.__all__:
+        assert getattr(old, name) is getattr(current, name)
+    assert set(old.__all__) == set(current.__all__)
