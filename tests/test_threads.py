@@ -8,10 +8,10 @@ from dataclasses import replace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from taskassign._java_order import JavaPriorityQueue, UniqueJavaPriorityQueue, hash_iteration_order
 from taskassign.errors import TaskAssignmentException
 from taskassign.followups import with_consumer_followups
 from taskassign.ids import TaskId
+from taskassign.internals.java_order import JavaPriorityQueue, UniqueJavaPriorityQueue, hash_iteration_order
 from taskassign.model import ConsumerAssignment
 from taskassign.threads import ClientThreadsInput, _owned_elsewhere, assign_tasks_to_threads, distribute_client
 from tests.helpers import tid

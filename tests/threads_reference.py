@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Mapping, Sequence
 
-from taskassign._java_order import JavaPriorityQueue
 from taskassign.errors import TaskAssignmentException
 from taskassign.ids import TaskId
+from taskassign.internals.java_order import JavaPriorityQueue
 
 _NO_TASKS: tuple[TaskId, ...] = ()
 

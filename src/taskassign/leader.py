@@ -23,11 +23,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from taskassign._java_order import hash_iteration_order
 from taskassign.assignors.base import TaskAssignor
 from taskassign.errors import InvalidAssignmentError, TaskassignError, TaskAssignmentException
 from taskassign.followups import IMMEDIATE_FOLLOWUP_MS, client_assignments
 from taskassign.ids import ProcessId, TaskId
+from taskassign.internals.java_order import hash_iteration_order
 from taskassign.model import (
     ACTIVE,
     ApplicationState,

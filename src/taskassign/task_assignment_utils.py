@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from taskassign._java_order import hash_iteration_order, java_hash
-from taskassign.assignors._client_state import ClientState, task_numbers
-from taskassign.assignors._constrained_priority_set import fast_pool_factory
 from taskassign.errors import UserInputError
 from taskassign.ids import ProcessId, TaskId
+from taskassign.internals.client_state import ClientState, task_numbers
+from taskassign.internals.constrained_priority_set import fast_pool_factory
+from taskassign.internals.java_order import hash_iteration_order, java_hash
 from taskassign.model import ACTIVE, STANDBY, ApplicationState, KafkaStreamsAssignment, new_assigned_task
 from taskassign.rack.public import RackAwareOptimizationParams, optimize_active, optimize_standby
 from taskassign.standby.client_tag_aware import ClientTagAwareStandbyTaskAssignor

@@ -9,8 +9,8 @@ Rack optimisation is not transcribed (the rack optimiser has its own tests).
 
 from __future__ import annotations
 
-from taskassign._java_order import JavaHashMap, hash_iteration_order, hashset_copy_capacity, hashset_copy_order
 from taskassign.ids import ProcessId, TaskId
+from taskassign.internals.java_order import JavaHashMap, hash_iteration_order, hashset_copy_capacity, hashset_copy_order
 from taskassign.model import ApplicationState
 
 

@@ -6,14 +6,14 @@ from collections.abc import Mapping
 
 import pytest
 
-from taskassign.assignors._client_state import ClientState, client_states, task_numbers
-from taskassign.assignors._constrained_priority_set import PoolFactory, fast_pool_factory, java_pool_factory
-from taskassign.assignors._lags import LagTable
 from taskassign.assignors._task_movement import (
     WarmupBudget,
     assign_active_task_movements,
     assign_standby_task_movements,
 )
+from taskassign.internals.client_state import ClientState, client_states, task_numbers
+from taskassign.internals.constrained_priority_set import PoolFactory, fast_pool_factory, java_pool_factory
+from taskassign.internals.lags import LagTable
 from taskassign.model import ApplicationState
 from tests.helpers import PID_1, PID_2, PID_3, app_state, client, task
 

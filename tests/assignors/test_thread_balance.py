@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from taskassign.assignors._client_state import ClientState
 from taskassign.assignors._thread_balance import balance_tasks_over_threads, should_move_a_task
 from taskassign.ids import ProcessId
+from taskassign.internals.client_state import ClientState
 
 
 def clients_with(counts: list[int], capacities: list[int], standby: bool = False) -> list[ClientState]:

@@ -7,9 +7,9 @@ from dataclasses import FrozenInstanceError
 
 import pytest
 
-from taskassign._java_order import hash_iteration_order
 from taskassign.errors import ConfigError, RackAwareOptimizationError
 from taskassign.ids import ProcessId
+from taskassign.internals.java_order import hash_iteration_order
 from taskassign.model import ApplicationState, KafkaStreamsAssignment
 from taskassign.rack.public import (
     RackAwareOptimizationParams,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from taskassign.assignors._client_state import ClientState
-from taskassign.assignors._constrained_priority_set import PoolFactory, fast_pool_factory, java_pool_factory
 from taskassign.ids import TaskId
+from taskassign.internals.client_state import ClientState
+from taskassign.internals.constrained_priority_set import PoolFactory, fast_pool_factory, java_pool_factory
 from tests.helpers import PID, tid
 
 TASKS: tuple[TaskId, ...] = tuple(tid(f"{s}_{p}") for s in range(3) for p in range(4))

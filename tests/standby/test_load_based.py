@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from taskassign.assignors._client_state import ClientState
+from taskassign.internals.client_state import ClientState
 from taskassign.standby.base import not_holding_by_assigned_load, place_all_least_loaded, place_least_loaded
 from taskassign.standby.load_based import LoadBasedStandbyTaskAssignor
 from tests.helpers import PID

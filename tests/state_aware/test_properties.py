@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-from taskassign.assignors._lags import is_caught_up
 from taskassign.assignors.state_aware import StateAwareTaskAssignor
 from taskassign.configs import UNBOUNDED_RECOVERY_LAG
+from taskassign.internals.lags import is_caught_up
 from taskassign.leader import rebalance
 from taskassign.model import ApplicationState, AssignmentError, KafkaStreamsState, TaskAssignment
 from taskassign.state_aware import assign_state_aware

@@ -9,7 +9,7 @@ loads by larger capacity (``hasMoreAvailableCapacityThan``), the public one does
 standbys in which order, the result type) stays in the assignor modules.
 
 Ties are decided by the iteration order of Java HashMaps/HashSets, reproduced with
-``taskassign._java_order`` (JDK 17) from how the golden cases were produced (tests/golden/README.md):
+``taskassign.internals.java_order`` (JDK 17) from how the golden cases were produced (tests/golden/README.md):
 clients in a HashMap filled in ProcessId order, all tasks the key set of a HashMap filled in TaskId
 order. Clients and tasks are dense indices here (ProcessId order, TaskId order) for speed.
 """
@@ -22,16 +22,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any
 
-from taskassign._java_order import (
+from taskassign.assignors._task_pairs import TaskPairs
+from taskassign.errors import TaskAssignmentException
+from taskassign.ids import ProcessId, TaskId
+from taskassign.internals.java_order import (
     HashSubsetOrder,
     JavaHashMap,
     grown_capacity,
     hash_iteration_order,
     hashset_copy_capacity,
 )
-from taskassign.assignors._task_pairs import TaskPairs
-from taskassign.errors import TaskAssignmentException
-from taskassign.ids import ProcessId, TaskId
 from taskassign.model import ApplicationState
 
 __all__ = ("StickyPlacement", "warn_standby_shortfalls")

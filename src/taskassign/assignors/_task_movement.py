@@ -13,10 +13,10 @@ from itertools import chain
 
 import numpy as np
 
-from taskassign._java_order import priority_queue_poll_order
-from taskassign.assignors._client_state import ClientState
-from taskassign.assignors._constrained_priority_set import ClientPool, PoolFactory
-from taskassign.assignors._lags import LagTable, Movements
+from taskassign.internals.client_state import ClientState
+from taskassign.internals.constrained_priority_set import ClientPool, PoolFactory
+from taskassign.internals.java_order import priority_queue_poll_order
+from taskassign.internals.lags import LagTable, Movements
 
 __all__ = ("WarmupBudget", "assign_active_task_movements", "assign_standby_task_movements")
 

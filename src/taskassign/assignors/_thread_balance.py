@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from taskassign.assignors._client_state import ClientState
+from taskassign.internals.client_state import ClientState
 
 __all__ = ("balance_tasks_over_threads", "should_move_a_task")
 

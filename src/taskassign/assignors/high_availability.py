@@ -17,13 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from taskassign.assignors._client_state import ClientState, client_states, task_numbers, to_task_assignment
-from taskassign.assignors._constrained_priority_set import (
-    PoolFactory,
-    fast_pool_factory,
-    java_pool_factory,
-)
-from taskassign.assignors._lags import LagTable
 from taskassign.assignors._task_movement import (
     WarmupBudget,
     assign_active_task_movements,
@@ -34,6 +27,13 @@ from taskassign.assignors.base import BaseTaskAssignor
 from taskassign.configs import STRATEGY_NONE, AssignmentConfigs
 from taskassign.errors import TaskassignError
 from taskassign.ids import TaskId
+from taskassign.internals.client_state import ClientState, client_states, task_numbers, to_task_assignment
+from taskassign.internals.constrained_priority_set import (
+    PoolFactory,
+    fast_pool_factory,
+    java_pool_factory,
+)
+from taskassign.internals.lags import LagTable
 from taskassign.model import ApplicationState, TaskAssignment
 from taskassign.rack.internal import RackAwareTaskAssignor
 from taskassign.standby import choose_standby_assignor

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import logging
 
-from taskassign._java_order import hash_iteration_order, hashset_copy_order
 from taskassign.assignors._sticky_placement import StickyPlacement, warn_standby_shortfalls
 from taskassign.assignors.base import BaseTaskAssignor
 from taskassign.configs import STRATEGY_NONE
+from taskassign.internals.java_order import hash_iteration_order, hashset_copy_order
 from taskassign.model import ApplicationState, KafkaStreamsAssignment, TaskAssignment
 from taskassign.rack.internal import RackAwareTaskAssignor
 from taskassign.rack.tags import always_allowed

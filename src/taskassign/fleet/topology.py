@@ -20,9 +20,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from taskassign._java_order import hash_iteration_order
 from taskassign.errors import TopologyError
 from taskassign.fleet.reasons import INVALID_TOPOLOGY, MISSING_SOURCE_TOPIC
+from taskassign.internals.java_order import hash_iteration_order
 
 __all__ = (
     "INVALID_TOPOLOGY",

@@ -21,7 +21,6 @@ import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
-from taskassign._java_order import hash_iteration_order
 from taskassign.configs import (
     RACK_AWARE_ASSIGNMENT_NON_OVERLAP_COST,
     RACK_AWARE_ASSIGNMENT_TRAFFIC_COST,
@@ -29,6 +28,7 @@ from taskassign.configs import (
 )
 from taskassign.errors import ConfigError, RackAwareOptimizationError
 from taskassign.ids import ProcessId, TaskId
+from taskassign.internals.java_order import hash_iteration_order
 from taskassign.model import ApplicationState, AssignedTask, KafkaStreamsAssignment, SortedFrozenSet
 from taskassign.rack.balance_subtopology import BalanceSubtopologyGraph, groups_by_subtopology_number
 from taskassign.rack.cost import CostModel, PartitionScope, RackTable

@@ -8,9 +8,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from typing import Protocol
 
-from taskassign.assignors._client_state import ClientState
-from taskassign.assignors._constrained_priority_set import ClientPool, PoolFactory
 from taskassign.ids import ProcessId, TaskId
+from taskassign.internals.client_state import ClientState
+from taskassign.internals.constrained_priority_set import ClientPool, PoolFactory
 
 __all__ = (
     "StandbyMovePredicate",

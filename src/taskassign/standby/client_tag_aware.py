@@ -12,10 +12,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 
-from taskassign._java_order import JavaHashMap
-from taskassign.assignors._client_state import ClientState
-from taskassign.assignors._constrained_priority_set import ClientPool, PoolFactory
 from taskassign.ids import ProcessId, TaskId
+from taskassign.internals.client_state import ClientState
+from taskassign.internals.constrained_priority_set import ClientPool, PoolFactory
+from taskassign.internals.java_order import JavaHashMap
 from taskassign.standby.base import (
     StandbyMovePredicate,
     log_shortfalls,

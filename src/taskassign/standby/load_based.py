@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from taskassign.assignors._client_state import ClientState
-from taskassign.assignors._constrained_priority_set import PoolFactory
 from taskassign.ids import TaskId
+from taskassign.internals.client_state import ClientState
+from taskassign.internals.constrained_priority_set import PoolFactory
 from taskassign.standby.base import (
     StandbyMovePredicate,
     always_allowed,

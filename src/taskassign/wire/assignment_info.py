@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from taskassign._java_order import hash_iteration_order
 from taskassign.errors import EncodeError
 from taskassign.ids import TaskId
+from taskassign.internals.java_order import hash_iteration_order
 from taskassign.wire._codec import (
     INT32,
     INT64,

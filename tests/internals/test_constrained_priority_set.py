@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from taskassign.assignors._constrained_priority_set import (
+from taskassign.ids import ProcessId, TaskId
+from taskassign.internals.constrained_priority_set import (
     ClientPool,
     ConstrainedPrioritySet,
     IndexedConstrainedPrioritySet,
 )
-from taskassign.assignors._deferred_heap_set import DeferredJavaPrioritySet, hash_set_layout
-from taskassign.ids import ProcessId, TaskId
+from taskassign.internals.deferred_heap_set import DeferredJavaPrioritySet, hash_set_layout
 from tests.helpers import PID_1, PID_2, PID_3, TASK_0_0, TASK_0_1
 
 ANY = TaskId(0, 0)

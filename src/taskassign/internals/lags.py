@@ -19,7 +19,7 @@ import numpy as np
 
 from taskassign.configs import UNBOUNDED_RECOVERY_LAG
 from taskassign.ids import TaskId
-from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM, ApplicationState
+from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM, ApplicationState, compute_lag
 
 __all__ = ("LagTable", "TaskLags", "is_caught_up")
 
@@ -136,15 +136,10 @@ def reported_lags(reports: Reports, numbers: Mapping[TaskId, int], ends: Mapping
             number = numbers.get(task_id)
             if number is None or number not in ends:
                 continue
-            own[number] = lag = _lag(ends[number], offset)
+            own[number] = lag = compute_lag(ends[number], offset)
             by_task.setdefault(number, {})[client] = lag
         by_client.append(own)
     return by_client, dict(sorted(by_task.items()))
-
-
-def _lag(end: int, offset: int) -> int:
-    """-2 / -3 stay; a client ahead of the changelog restores from scratch (lag = end)."""
-    return offset if offset in (LATEST_OFFSET, UNKNOWN_OFFSET_SUM) else end if end < offset else end - offset
 
 
 class LagTable:

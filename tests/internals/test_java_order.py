@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import random
 
-from taskassign._java_order import (
+from taskassign.ids import ProcessId, TaskId
+from taskassign.internals.java_order import (
     HashSubsetOrder,
     JavaHashMap,
     JavaPriorityQueue,
@@ -18,7 +19,6 @@ from taskassign._java_order import (
     java_heap_remove_at,
     priority_queue_poll_order,
 )
-from taskassign.ids import ProcessId, TaskId
 
 
 def ids(*texts: str) -> list[TaskId]:

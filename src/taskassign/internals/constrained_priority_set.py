@@ -27,8 +27,8 @@ import heapq
 from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Generic, Protocol, TypeVar
 
-from taskassign._java_order import JavaHashMap, JavaPriorityQueue, java_hash
-from taskassign.assignors._deferred_heap_set import DeferredJavaPrioritySet
+from taskassign.internals.deferred_heap_set import DeferredJavaPrioritySet
+from taskassign.internals.java_order import JavaHashMap, JavaPriorityQueue, java_hash
 
 __all__ = (
     "ClientPool",

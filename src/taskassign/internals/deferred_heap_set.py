@@ -32,7 +32,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Collection, Iterable, Sequence
 
-from taskassign._java_order import (
+from taskassign.internals.java_order import (
     JavaHashMap,
     grown_capacity,
     java_heap_is_valid,

@@ -7,10 +7,10 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from taskassign.assignors._client_state import task_numbers
-from taskassign.assignors._lags import LagTable, is_caught_up, reported_lags
 from taskassign.configs import UNBOUNDED_RECOVERY_LAG
 from taskassign.ids import TaskId
+from taskassign.internals.client_state import task_numbers
+from taskassign.internals.lags import LagTable, is_caught_up, reported_lags
 from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM, ApplicationState
 from tests.assignors.strategies import applications
 from tests.helpers import PID, PID_1, PID_2, PID_3, app_state, client, task
