@@ -24,7 +24,7 @@ from taskassign.assignors._task_movement import (
 )
 from taskassign.assignors._thread_balance import balance_tasks_over_threads
 from taskassign.assignors.base import BaseTaskAssignor
-from taskassign.configs import STRATEGY_NONE, AssignmentConfigs
+from taskassign.configs import AssignmentConfigs
 from taskassign.errors import TaskassignError
 from taskassign.ids import TaskId
 from taskassign.internals.client_state import ClientState, client_states, task_numbers, to_task_assignment
@@ -35,7 +35,13 @@ from taskassign.internals.constrained_priority_set import (
 )
 from taskassign.internals.lags import LagTable
 from taskassign.model import ApplicationState, TaskAssignment
-from taskassign.rack.internal import RackAwareTaskAssignor
+from taskassign.rack.cost import (
+    DEFAULT_NON_OVERLAP_COST,
+    DEFAULT_TRAFFIC_COST,
+    STATELESS_NON_OVERLAP_COST,
+    STATELESS_TRAFFIC_COST,
+)
+from taskassign.rack.internal import RackAwareTaskAssignor, make_rack_aware_assignor
 from taskassign.standby import choose_standby_assignor
 from taskassign.standby.base import StandbyMovePredicate
 
@@ -49,19 +55,6 @@ __all__ = (
     "make_rack_aware_assignor",
 )
 
-#: Kafka's HA defaults for stateful actives and standbys when the costs are not configured.
-DEFAULT_TRAFFIC_COST = 10
-DEFAULT_NON_OVERLAP_COST = 1
-#: Fixed costs for stateless actives (configured costs are ignored for them).
-STATELESS_TRAFFIC_COST = 1
-STATELESS_NON_OVERLAP_COST = 0
-
-def make_rack_aware_assignor(application_state: ApplicationState) -> RackAwareTaskAssignor | None:
-    """The rack-aware optimiser when the strategy is not ``none`` and the rack information allows it."""
-    if application_state.configs.rack_aware_assignment_strategy == STRATEGY_NONE:
-        return None  # Kafka answers "cannot enable" first, without building anything
-    optimizer = RackAwareTaskAssignor(application_state)
-    return optimizer if optimizer.can_enable_rack_aware_assignor() else None
 
 
 class HighAvailabilityTaskAssignor(BaseTaskAssignor):

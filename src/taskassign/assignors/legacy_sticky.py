@@ -15,10 +15,15 @@ import logging
 
 from taskassign.assignors._sticky_placement import StickyPlacement, warn_standby_shortfalls
 from taskassign.assignors.base import BaseTaskAssignor
-from taskassign.configs import STRATEGY_NONE
 from taskassign.internals.java_order import hash_iteration_order, hashset_copy_order
 from taskassign.model import ApplicationState, KafkaStreamsAssignment, TaskAssignment
-from taskassign.rack.internal import RackAwareTaskAssignor
+from taskassign.rack.cost import (
+    DEFAULT_STICKY_NON_OVERLAP_COST,
+    DEFAULT_STICKY_TRAFFIC_COST,
+    STATELESS_NON_OVERLAP_COST,
+    STATELESS_TRAFFIC_COST,
+)
+from taskassign.rack.internal import make_rack_aware_assignor
 from taskassign.rack.tags import always_allowed
 
 __all__ = (
@@ -32,18 +37,6 @@ __all__ = (
 
 log = logging.getLogger(__name__)
 
-DEFAULT_STICKY_TRAFFIC_COST = 1
-DEFAULT_STICKY_NON_OVERLAP_COST = 10
-STATELESS_TRAFFIC_COST = 1
-STATELESS_NON_OVERLAP_COST = 0
-
-
-def _internal_rack_optimiser(state: ApplicationState) -> RackAwareTaskAssignor | None:
-    """Kafka's internal RackAwareTaskAssignor when it can be enabled (spec 7.1), else None."""
-    if state.configs.rack_aware_assignment_strategy == STRATEGY_NONE:
-        return None  # what can_enable_rack_aware_assignor answers first, without building anything
-    optimiser = RackAwareTaskAssignor(state)
-    return optimiser if optimiser.can_enable_rack_aware_assignor() else None
 
 
 def legacy_sticky_assignment(
@@ -60,7 +53,7 @@ def legacy_sticky_assignment(
     placement = StickyPlacement(state, capacity_tiebreak=True)
     placement.assign_actives(must_preserve=must_preserve_active_task_assignment)
     configs = state.configs
-    optimiser = _internal_rack_optimiser(state) if rack_aware else None
+    optimiser = make_rack_aware_assignor(state) if rack_aware else None
     traffic = configs.rack_aware_traffic_cost
     traffic = DEFAULT_STICKY_TRAFFIC_COST if traffic is None else traffic
     non_overlap = configs.rack_aware_non_overlap_cost

@@ -39,7 +39,7 @@ BUILTIN_ASSIGNORS: Mapping[str, tuple[str, str]] = {
                        "Kafka's FallbackPriorTaskAssignor: previous actives stay put, probing rebalance requested"),
     "sticky": ("taskassign.assignors.sticky:StickyTaskAssignor",
                "Kafka's public KIP-924 StickyTaskAssignor (task.assignor.class)"),
-    "state_aware": ("taskassign.assignors.state_aware:StateAwareTaskAssignor",
+    "state_aware": ("taskassign.assignors.state_aware.assignor:StateAwareTaskAssignor",
                     "balances state bytes per thread (KAFKA-6583) with high-availability moves, rack-aware, "
                     "explains every move"),
     "sticky_preserve": ("taskassign.assignors.sticky:StickyPreserveTaskAssignor",

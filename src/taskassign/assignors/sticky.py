@@ -30,6 +30,7 @@ from taskassign.assignors.base import BaseTaskAssignor
 from taskassign.configs import STRATEGY_NONE
 from taskassign.ids import ProcessId
 from taskassign.model import ApplicationState, KafkaStreamsAssignment, TaskAssignment
+from taskassign.rack.cost import DEFAULT_STICKY_NON_OVERLAP_COST, DEFAULT_STICKY_TRAFFIC_COST
 
 __all__ = (
     "DEFAULT_STICKY_NON_OVERLAP_COST",
@@ -40,8 +41,6 @@ __all__ = (
 
 log = logging.getLogger(__name__)
 
-DEFAULT_STICKY_TRAFFIC_COST = 1
-DEFAULT_STICKY_NON_OVERLAP_COST = 10
 #: Deadline of the follow-up rebalance the preserving variant requests (Instant.ofEpochMilli(0)).
 IMMEDIATE_FOLLOWUP_MS = 0
 
@@ -63,7 +62,7 @@ class StickyTaskAssignor(BaseTaskAssignor):
         if rack_state is not None:
             self._optimise(placement, rack_state, active=True)
 
-        replicas = state.assignment_configs().num_standby_replicas
+        replicas = state.configs.num_standby_replicas
         index = placement.task_index
         with_changelog = [index[t] for t, info in state.all_tasks().items() if info.has_changelog]
         warn_standby_shortfalls(log, placement.assign_standbys(with_changelog, replicas), replicas)
@@ -81,7 +80,7 @@ class StickyTaskAssignor(BaseTaskAssignor):
     @staticmethod
     def _optimise(placement: StickyPlacement, state: ApplicationState, *, active: bool) -> None:
         """One pass of TaskAssignmentUtils' public rack optimisation over the current assignment."""
-        configs = state.assignment_configs()
+        configs = state.configs
         params = utils.RackAwareOptimizationParams.of(state)
         current: dict[ProcessId, KafkaStreamsAssignment] = {}
         actives, standbys = placement.sets_by_process(active=True), placement.sets_by_process(active=False)
@@ -124,7 +123,7 @@ def _rack_optimisation_state(state: ApplicationState) -> ApplicationState | None
     Kafka optimises only when both costs are configured; by default taskassign fills an unset cost
     with the sticky default (1 traffic, 10 non-overlap), as Kafka's constants intend.
     """
-    configs = state.assignment_configs()
+    configs = state.configs
     if configs.rack_aware_assignment_strategy == STRATEGY_NONE:
         return None  # TaskAssignmentUtils would skip it: nothing to build
     traffic, non_overlap = configs.rack_aware_traffic_cost, configs.rack_aware_non_overlap_cost

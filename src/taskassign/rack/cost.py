@@ -25,7 +25,28 @@ from taskassign.errors import RackAwareOptimizationError
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import ApplicationState, TaskInfo, TaskTopicPartition
 
-__all__ = ("CostModel", "PartitionScope", "RackTable")
+__all__ = (
+    "DEFAULT_NON_OVERLAP_COST",
+    "DEFAULT_STICKY_NON_OVERLAP_COST",
+    "DEFAULT_STICKY_TRAFFIC_COST",
+    "DEFAULT_TRAFFIC_COST",
+    "STATELESS_NON_OVERLAP_COST",
+    "STATELESS_TRAFFIC_COST",
+    "CostModel",
+    "PartitionScope",
+    "RackTable",
+)
+
+#: Kafka's costs when ``rack.aware.assignment.traffic_cost`` / ``non_overlap_cost`` are not configured:
+#: the high-availability assignor (and the optimisers of ``taskassign optimize``) ...
+DEFAULT_TRAFFIC_COST = 10
+DEFAULT_NON_OVERLAP_COST = 1
+#: ... and the sticky assignors (legacy and KIP-924), which weigh stickiness above traffic.
+DEFAULT_STICKY_TRAFFIC_COST = 1
+DEFAULT_STICKY_NON_OVERLAP_COST = 10
+#: Fixed costs of the internal optimiser's stateless-active pass (configured costs are ignored for it).
+STATELESS_TRAFFIC_COST = 1
+STATELESS_NON_OVERLAP_COST = 0
 
 
 class PartitionScope(enum.Enum):

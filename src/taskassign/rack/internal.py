@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
-from taskassign.configs import STRATEGY_BALANCE_SUBTOPOLOGY, STRATEGY_MIN_TRAFFIC
+from taskassign.configs import STRATEGY_BALANCE_SUBTOPOLOGY, STRATEGY_MIN_TRAFFIC, STRATEGY_NONE
 from taskassign.errors import RackAwareOptimizationError
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import ApplicationState
@@ -23,7 +23,7 @@ from taskassign.rack.solve import Solver, resolve_solver, solve
 from taskassign.rack.standby import optimize_standbys_pairwise, standby_cost
 from taskassign.rack.tags import MoveStandbyPredicate, always_allowed
 
-__all__ = ("RackAwareTaskAssignor",)
+__all__ = ("RackAwareTaskAssignor", "make_rack_aware_assignor")
 
 
 class RackAwareTaskAssignor:
@@ -118,3 +118,12 @@ class RackAwareTaskAssignor:
             None if can_move is always_allowed else pair_can_move,
         )
         return current_standby, standby_cost(current_standby, costs)
+
+
+def make_rack_aware_assignor(application_state: ApplicationState) -> RackAwareTaskAssignor | None:
+    """The internal optimiser when it can be enabled (spec 7.1), else None: what the high-availability
+    and legacy sticky assignors ask before each optimisation pass."""
+    if application_state.configs.rack_aware_assignment_strategy == STRATEGY_NONE:
+        return None  # Kafka answers "cannot enable" first, without building anything
+    optimizer = RackAwareTaskAssignor(application_state)
+    return optimizer if optimizer.can_enable_rack_aware_assignor() else None

@@ -26,7 +26,13 @@ from taskassign.assignment_file import assignment_to_dict
 from taskassign.errors import RackAwareOptimizationError
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import ApplicationState, AssignedTask, GroupAssignment, KafkaStreamsAssignment
-from taskassign.rack.cost import CostModel, PartitionScope, RackTable
+from taskassign.rack.cost import (
+    DEFAULT_NON_OVERLAP_COST,
+    DEFAULT_TRAFFIC_COST,
+    CostModel,
+    PartitionScope,
+    RackTable,
+)
 from taskassign.rack.enablement import partition_rack_problem
 from taskassign.rack.internal import RackAwareTaskAssignor
 from taskassign.rack.public import RackAwareOptimizationParams, optimize_active, optimize_standby
@@ -36,10 +42,6 @@ from taskassign.rack.tags import always_allowed, tag_diversity_predicate
 from taskassign.scenario import Scenario
 
 __all__ = ("Api", "Role", "ScenarioOptimization", "TaskSelection", "optimization_document", "optimize_scenario")
-
-#: The high-availability assignor's costs when none are configured (what the internal API uses).
-DEFAULT_TRAFFIC_COST = 10
-DEFAULT_NON_OVERLAP_COST = 1
 
 
 class Role(enum.StrEnum):

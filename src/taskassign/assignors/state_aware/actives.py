@@ -28,9 +28,9 @@ import enum
 from dataclasses import dataclass, field
 from typing import cast
 
-from taskassign.state_aware.bins import EPSILON, Bins
-from taskassign.state_aware.problem import Problem
-from taskassign.state_aware.search import LocalSearch, pull_key
+from taskassign.assignors.state_aware.bins import EPSILON, Bins
+from taskassign.assignors.state_aware.problem import Problem
+from taskassign.assignors.state_aware.search import LocalSearch, pull_key
 
 __all__ = ("ActivePlan", "Reason", "plan_actives")
 

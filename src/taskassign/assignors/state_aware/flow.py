@@ -29,9 +29,9 @@ from collections.abc import Sequence
 import numpy as np
 from ortools.graph.python import min_cost_flow
 
-from taskassign.state_aware.actives import ActivePlan, Reason
-from taskassign.state_aware.bins import EPSILON
-from taskassign.state_aware.problem import Problem
+from taskassign.assignors.state_aware.actives import ActivePlan, Reason
+from taskassign.assignors.state_aware.bins import EPSILON
+from taskassign.assignors.state_aware.problem import Problem
 
 __all__ = ("CLASS_RATIO", "remap_actives")
 

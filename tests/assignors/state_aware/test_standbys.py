@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from taskassign.state_aware import assign_state_aware
+from taskassign.assignors.state_aware import assign_state_aware
+from tests.assignors.state_aware.helpers import actives, running, sized, standbys
 from tests.helpers import PID, app_state, client
-from tests.state_aware.helpers import actives, running, sized, standbys
 
 ZONES = {1: "a", 2: "a", 3: "b", 4: "b"}
 

@@ -1,4 +1,4 @@
-"""The state-aware assignor's knobs, read from the ``taskassign.state_aware.*`` configs (docs/configs.md)."""
+"""The state-aware assignor's knobs, read from the ``taskassign.assignors.state_aware.*`` configs (docs/configs.md)."""
 
 from __future__ import annotations
 

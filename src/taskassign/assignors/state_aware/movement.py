@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from taskassign.state_aware.bins import EPSILON, Bins
-from taskassign.state_aware.problem import Problem
+from taskassign.assignors.state_aware.bins import EPSILON, Bins
+from taskassign.assignors.state_aware.problem import Problem
 
 __all__ = ("Transition", "plan_transition")
 

@@ -19,10 +19,10 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
+from taskassign.assignors.state_aware.bins import EPSILON, Bins
+from taskassign.assignors.state_aware.problem import Problem
+from taskassign.assignors.state_aware.search import LocalSearch, pull_key
 from taskassign.standby.client_tag_aware import keeps_tag_diversity
-from taskassign.state_aware.bins import EPSILON, Bins
-from taskassign.state_aware.problem import Problem
-from taskassign.state_aware.search import LocalSearch, pull_key
 
 __all__ = ("StandbyPlan", "plan_standbys")
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from taskassign.state_aware.bins import Bins
+from taskassign.assignors.state_aware.bins import Bins
 
 
 def bins(**kwargs: object) -> Bins:

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from taskassign.assignors.state_aware.weights import task_weights
 from taskassign.model import TaskInfo
-from taskassign.state_aware.weights import task_weights
 from tests.helpers import task, tid
 
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from taskassign.assignors.state_aware import assign_state_aware
+from taskassign.assignors.state_aware.actives import active_bins
+from taskassign.assignors.state_aware.movement import plan_transition
+from taskassign.assignors.state_aware.problem import Problem
+from taskassign.assignors.state_aware.settings import Settings
 from taskassign.configs import UNBOUNDED_RECOVERY_LAG
-from taskassign.state_aware import assign_state_aware
-from taskassign.state_aware.actives import active_bins
-from taskassign.state_aware.movement import plan_transition
-from taskassign.state_aware.problem import Problem
-from taskassign.state_aware.settings import Settings
+from tests.assignors.state_aware.helpers import actives, running, sized, standbys
 from tests.helpers import PID, PID_1, PID_2, app_state, client
-from tests.state_aware.helpers import actives, running, sized, standbys
 
 FOUR = [sized(f"0_{i}", 2) for i in range(4)]
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from taskassign.state_aware.actives import Reason, plan_actives
-from taskassign.state_aware.flow import remap_actives
-from taskassign.state_aware.problem import Problem
-from taskassign.state_aware.settings import Settings
+from taskassign.assignors.state_aware.actives import Reason, plan_actives
+from taskassign.assignors.state_aware.flow import remap_actives
+from taskassign.assignors.state_aware.problem import Problem
+from taskassign.assignors.state_aware.settings import Settings
+from tests.assignors.state_aware.helpers import running, sized
 from tests.helpers import PID_2, app_state, client
-from tests.state_aware.helpers import running, sized
 
 
 def test_the_flow_sheds_the_task_whose_partitions_are_on_the_other_rack() -> None:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from taskassign.state_aware.actives import ActivePlan, Reason
-from taskassign.state_aware.movement import Transition
-from taskassign.state_aware.problem import Problem
-from taskassign.state_aware.standbys import StandbyPlan
+from taskassign.assignors.state_aware.actives import ActivePlan, Reason
+from taskassign.assignors.state_aware.movement import Transition
+from taskassign.assignors.state_aware.problem import Problem
+from taskassign.assignors.state_aware.standbys import StandbyPlan
 
 __all__ = ("explain",)
 

@@ -4,22 +4,22 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from taskassign.assignors.state_aware.actives import plan_actives, settle_actives
+from taskassign.assignors.state_aware.explain import explain
+from taskassign.assignors.state_aware.flow import remap_actives
+from taskassign.assignors.state_aware.movement import plan_transition
+from taskassign.assignors.state_aware.problem import Problem
+from taskassign.assignors.state_aware.settings import Settings
+from taskassign.assignors.state_aware.standbys import plan_standbys
 from taskassign.errors import TaskassignError
 from taskassign.model import ACTIVE, STANDBY, ApplicationState, AssignedTask, KafkaStreamsAssignment, TaskAssignment
-from taskassign.state_aware.actives import plan_actives, settle_actives
-from taskassign.state_aware.explain import explain
-from taskassign.state_aware.flow import remap_actives
-from taskassign.state_aware.movement import plan_transition
-from taskassign.state_aware.problem import Problem
-from taskassign.state_aware.settings import Settings
-from taskassign.state_aware.standbys import plan_standbys
 
 __all__ = ("assign_state_aware",)
 
 
 def assign_state_aware(application_state: ApplicationState, settings: Settings | None = None) -> TaskAssignment:
     """Assign every task of ``application_state`` (docs/state-aware.md). ``settings`` default to the
-    ``taskassign.state_aware.*`` configs of the state."""
+    ``taskassign.assignors.state_aware.*`` configs of the state."""
     if not application_state.clients:
         if application_state.tasks:
             raise TaskassignError("the application has tasks but no clients to run them")

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from taskassign.assignors.state_aware.settings import Settings
+from taskassign.assignors.state_aware.weights import TaskWeights, task_weights
 from taskassign.errors import UserInputError
 from taskassign.ids import ProcessId, TaskId
 from taskassign.internals.client_state import task_numbers
 from taskassign.internals.lags import LagTable
 from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM, ApplicationState
-from taskassign.state_aware.settings import Settings
-from taskassign.state_aware.weights import TaskWeights, task_weights
 
 __all__ = ("Problem", "RackView")
 

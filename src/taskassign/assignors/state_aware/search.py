@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from taskassign.state_aware.bins import EPSILON, MOVE_OVERHEAD
+from taskassign.assignors.state_aware.bins import EPSILON, MOVE_OVERHEAD
 
 __all__ = ("LocalSearch", "pull_key")
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from taskassign.state_aware import assign_state_aware
+from taskassign.assignors.state_aware import assign_state_aware
+from tests.assignors.state_aware.helpers import running, sized
 from tests.helpers import PID, PID_1, PID_2, app_state, client
-from tests.state_aware.helpers import running, sized
 
 
 def test_a_move_for_balance_names_the_clients_the_loads_and_the_cost() -> None:

@@ -4,9 +4,9 @@ import re
 
 import pytest
 
+from taskassign.assignors.state_aware.settings import Settings
 from taskassign.configs import AssignmentConfigs
 from taskassign.errors import ConfigError
-from taskassign.state_aware.settings import Settings
 
 
 def test_defaults_and_overrides_from_the_configs() -> None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from taskassign.state_aware.actives import Reason, plan_actives, settle_actives
-from taskassign.state_aware.problem import Problem
-from taskassign.state_aware.settings import Settings
+from taskassign.assignors.state_aware.actives import Reason, plan_actives, settle_actives
+from taskassign.assignors.state_aware.problem import Problem
+from taskassign.assignors.state_aware.settings import Settings
+from tests.assignors.state_aware.helpers import running, sized
 from tests.helpers import PID, app_state, client, task
-from tests.state_aware.helpers import running, sized
 
 
 def plan(state, **settings):  # type: ignore[no-untyped-def]
