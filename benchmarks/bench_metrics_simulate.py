@@ -27,6 +27,7 @@ from typing import Any
 from benchmarks._results import load_average, report, timed
 from taskassign.assignors.registry import BUILTIN_ASSIGNORS, create_assignor
 from taskassign.configs import AssignmentConfigs
+from taskassign.formats.scenario import Scenario
 from taskassign.ids import ProcessId, TaskId
 from taskassign.metrics import compute_metrics
 from taskassign.model import (
@@ -38,7 +39,6 @@ from taskassign.model import (
     TaskInfo,
     TaskTopicPartition,
 )
-from taskassign.scenario import Scenario
 from taskassign.simulate import parse_events, simulate
 
 SUBTOPOLOGIES = 20

@@ -62,6 +62,7 @@ from typing import Any
 from benchmarks._results import load_average, report, timed
 from taskassign.assignors.registry import create_assignor
 from taskassign.configs import AssignmentConfigs
+from taskassign.formats.scenario import Scenario
 from taskassign.ids import ProcessId, TaskId
 from taskassign.metrics import AssignmentMetrics, compute_metrics
 from taskassign.model import (
@@ -72,7 +73,6 @@ from taskassign.model import (
     TaskInfo,
     TaskTopicPartition,
 )
-from taskassign.scenario import Scenario
 from taskassign.simulate import parse_events, simulate
 
 ASSIGNORS = ("high_availability", "sticky", "state_aware")

@@ -20,9 +20,9 @@ from typing import Any
 
 from benchmarks._results import load_average, report
 from taskassign.errors import DecodeError
+from taskassign.formats.wire_documents import MESSAGE_KINDS, message_to_json
 from taskassign.ids import ProcessId, TaskId
 from taskassign.wire import Assignment, AssignmentInfo, HostInfo, Subscription, SubscriptionInfo
-from taskassign.wire.documents import MESSAGE_KINDS, message_to_json
 
 ALPHABET = "abcXYZ-_.09:\0é中𝄞"
 

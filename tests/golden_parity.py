@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from taskassign.api import assign_scenario, result_to_document
-from taskassign.scenario import Scenario, read_scenario, with_config_overrides
+from taskassign.formats.scenario import Scenario, read_scenario, with_config_overrides
 from tests.helpers import GOLDEN_DIR
 
 

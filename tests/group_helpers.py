@@ -6,10 +6,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from taskassign.assignors.base import BaseTaskAssignor
+from taskassign.formats.wire_documents import message_to_json
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import ApplicationState, KafkaStreamsAssignment, TaskAssignment
 from taskassign.wire import Subscription, SubscriptionInfo
-from taskassign.wire.documents import message_to_json
 
 Owned = Iterable[tuple[str, int]]
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from taskassign.group_file import parse_group
+from taskassign.formats.group import parse_group
 from taskassign.group_rebalance import FUTURE_PROCESS_ID, GroupRebalanceResult, rebalance_group
 from taskassign.ids import TaskId
 from taskassign.wire import AssignmentInfo, AssignorError, HostInfo, SubscriptionInfo

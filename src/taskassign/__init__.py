@@ -4,6 +4,7 @@ from taskassign.api import assign_scenario, result_to_document
 from taskassign.assignors.base import BaseTaskAssignor, TaskAssignor
 from taskassign.configs import AssignmentConfigs
 from taskassign.errors import TaskassignError, TaskAssignmentException
+from taskassign.formats.scenario import Scenario, read_scenario
 from taskassign.ids import ProcessId, TaskId
 from taskassign.leader import RebalanceResult, rebalance
 from taskassign.model import (
@@ -16,7 +17,6 @@ from taskassign.model import (
     TaskInfo,
     TaskTopicPartition,
 )
-from taskassign.scenario import Scenario, read_scenario
 from taskassign.validation import validate_task_assignment
 
 __version__ = "0.1.0"

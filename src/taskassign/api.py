@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from taskassign.assignment_file import EXTRA_KEYS, assignment_to_dict
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, assignor_display_name, create_assignor
+from taskassign.formats.assignment import EXTRA_KEYS, assignment_to_dict
+from taskassign.formats.scenario import Scenario
 from taskassign.leader import RebalanceResult, rebalance
-from taskassign.scenario import Scenario
 
 __all__ = ("assign_scenario", "result_to_document")
 

@@ -8,8 +8,8 @@ import base64
 from typing import Any
 
 from taskassign.api import result_to_document
+from taskassign.formats.wire_documents import message_to_json
 from taskassign.group_rebalance import GroupRebalanceResult
-from taskassign.wire.documents import message_to_json
 
 __all__ = ("GROUP_ASSIGNMENT_FORMAT", "group_result_to_document")
 

@@ -26,7 +26,7 @@ from taskassign.configs import KAFKA_COMPAT
 from taskassign.errors import EncodeError, TaskAssignmentException, UserInputError
 from taskassign.fleet.topology import INVALID_TOPOLOGY, MISSING_SOURCE_TOPIC, TopologyError, resolve_topology
 from taskassign.fleet.topology import SubtopologySpec as TopologySubtopology
-from taskassign.group_file import GroupSpec, SubtopologySpec
+from taskassign.formats.group import GroupSpec, SubtopologySpec
 from taskassign.ids import ProcessId, TaskId
 from taskassign.iq_metadata import HostMaps, host_maps
 from taskassign.leader import RebalanceResult, rebalance

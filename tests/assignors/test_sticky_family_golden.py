@@ -13,8 +13,8 @@ from __future__ import annotations
 import pytest
 
 from taskassign.api import assign_scenario
+from taskassign.formats.scenario import with_config_overrides
 from taskassign.model import AssignmentError
-from taskassign.scenario import with_config_overrides
 from tests.golden_parity import (
     RACK_SOLVER_KEY,
     GoldenCase,

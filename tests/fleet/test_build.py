@@ -4,8 +4,8 @@ import pytest
 
 from taskassign.errors import ConfigError, TaskassignError, UserInputError
 from taskassign.fleet.build import build_scenario
+from taskassign.formats.scenario import Scenario, parse_scenario, scenario_to_dict
 from taskassign.ids import ProcessId, TaskId
-from taskassign.scenario import Scenario, parse_scenario, scenario_to_dict
 from tests.fleet.inputs import PID_A, PID_B, app_input, block, client, reported
 
 

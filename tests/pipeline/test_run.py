@@ -16,12 +16,12 @@ from taskassign.api import assign_scenario, result_to_document
 from taskassign.cli import app
 from taskassign.errors import UserInputError
 from taskassign.fleet import reasons as R
+from taskassign.formats.scenario import parse_scenario, read_scenario, scenario_to_dict
 from taskassign.pipeline import assemble as assemble_module
 from taskassign.pipeline.export import export_scenarios
 from taskassign.pipeline.output import MANIFEST_FILE, read_manifest
 from taskassign.pipeline.run import PipelineOptions, run_pipeline
 from taskassign.pipeline.schemas import OUTPUT_SCHEMAS
-from taskassign.scenario import parse_scenario, read_scenario, scenario_to_dict
 from tests.fleet.assignors import spec
 from tests.pipeline.conftest import EXAMPLE_FLEET, base_rows, write_snapshot
 

@@ -7,10 +7,10 @@ from types import MappingProxyType
 from typing import Any
 
 from taskassign.configs import AssignmentConfigs
+from taskassign.formats.events import parse_events
+from taskassign.formats.scenario import Scenario
 from taskassign.ids import ProcessId
 from taskassign.model import ApplicationState, KafkaStreamsState
-from taskassign.scenario import Scenario
-from taskassign.simulate.events import parse_events
 from tests.helpers import PID_1, task
 
 

@@ -14,9 +14,9 @@ import pytest
 
 from taskassign.assignors.registry import BUILTIN_ASSIGNORS
 from taskassign.configs import AssignmentConfigs
+from taskassign.formats.scenario import Scenario
 from taskassign.ids import ProcessId
 from taskassign.model import ApplicationState, KafkaStreamsState
-from taskassign.scenario import Scenario
 from taskassign.simulate import simulate
 from taskassign.simulate.result import SimulationResult
 from tests.helpers import PID_1, PID_2, PID_3, task, tid

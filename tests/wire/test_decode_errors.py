@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from taskassign.errors import DecodeError, UserInputError
+from taskassign.formats.wire_documents import MESSAGE_KINDS, message_to_json
 from taskassign.ids import ProcessId, TaskId
 from taskassign.wire import Assignment, AssignmentInfo, HostInfo, Subscription, SubscriptionInfo
-from taskassign.wire.documents import MESSAGE_KINDS, message_to_json
 from tests.wire.strategies import assignment_infos, assignments, subscription_infos, subscriptions
 
 PID = ProcessId.of_ints(0, 1)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
+from taskassign.formats.wire_documents import message_from_json, message_to_json
 from taskassign.wire import Assignment, AssignmentInfo, Subscription, SubscriptionInfo
-from taskassign.wire.documents import message_from_json, message_to_json
 from tests.wire.strategies import assignment_infos, assignments, subscription_infos, subscriptions
 
 CODECS = {

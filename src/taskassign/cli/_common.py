@@ -14,7 +14,7 @@ from rich.markup import escape
 
 from taskassign.configs import KAFKA_COMPAT
 from taskassign.errors import InvalidAssignmentError, TaskassignError, UserInputError
-from taskassign.scenario import Scenario, read_scenario, with_config_overrides
+from taskassign.formats.scenario import Scenario, read_scenario, with_config_overrides
 
 P = ParamSpec("P")
 R = TypeVar("R")

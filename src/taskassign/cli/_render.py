@@ -8,10 +8,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from taskassign.formats.scenario import Scenario
 from taskassign.ids import TaskId
 from taskassign.leader import RebalanceResult
 from taskassign.model import AssignmentError
-from taskassign.scenario import Scenario
 from taskassign.validation import CompletenessReport
 
 MAX_CLIENT_ROWS = 60

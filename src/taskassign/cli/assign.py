@@ -10,7 +10,6 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from taskassign._json_write import dump_json, to_json_text
 from taskassign.api import assign_scenario, result_to_document
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, resolve_assignor_class
 from taskassign.cli._app import app
@@ -26,11 +25,12 @@ from taskassign.cli._common import (
 from taskassign.cli._metrics_render import metrics_table
 from taskassign.cli._render import error_text, explanation_text, result_summary
 from taskassign.errors import UserInputError
+from taskassign.formats.json_io import dump_json, to_json_text
+from taskassign.formats.scenario import Scenario
 from taskassign.leader import RebalanceResult
 from taskassign.metrics import compute_metrics
 from taskassign.model import AssignmentError
 from taskassign.moves import EXPLANATIONS, explanations
-from taskassign.scenario import Scenario
 
 
 @app.command()

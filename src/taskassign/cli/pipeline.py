@@ -15,13 +15,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from rich.table import Table
 from rich.text import Text
 
-from taskassign._json_write import dump_json
 from taskassign.assignors.registry import resolve_assignor_class
 from taskassign.cli._app import app
 from taskassign.cli._common import EXIT_FAILED, handle_errors, stderr_console, stdout_console
 from taskassign.errors import UserInputError
 from taskassign.fleet.reasons import STATUSES
-from taskassign.scenario import scenario_to_dict
+from taskassign.formats.json_io import dump_json
+from taskassign.formats.scenario import scenario_to_dict
 
 pipeline_app = typer.Typer(help="Run the engine over a fleet snapshot on Spark.", no_args_is_help=True)
 app.add_typer(pipeline_app, name="pipeline")

@@ -11,14 +11,14 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from taskassign._json_write import dump_json, to_json_text
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, resolve_assignor_class
 from taskassign.cli._app import app
 from taskassign.cli._common import EXIT_FAILED, handle_errors, stderr_console, stdout_console
 from taskassign.cli._render import task_preview
 from taskassign.configs import KAFKA_COMPAT
+from taskassign.formats.group import GroupSpec, read_group
+from taskassign.formats.json_io import dump_json, to_json_text
 from taskassign.group_document import group_result_to_document
-from taskassign.group_file import GroupSpec, read_group
 from taskassign.group_rebalance import GroupRebalanceResult, rebalance_group
 from taskassign.wire.versions import AssignorError
 

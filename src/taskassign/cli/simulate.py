@@ -11,11 +11,11 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from taskassign._json_write import to_json_text
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, resolve_assignor_class
 from taskassign.cli._app import app
 from taskassign.cli._common import EXIT_FAILED, handle_errors, load_scenario, stderr_console, stdout_console
 from taskassign.cli._metrics_render import format_value
+from taskassign.formats.json_io import to_json_text
 from taskassign.simulate import RebalanceRecord, SimulationResult, read_events, simulate
 
 MAX_ROWS = 200

@@ -7,10 +7,10 @@ from pathlib import Path
 import typer
 from rich.text import Text
 
-from taskassign.assignment_file import read_assignment
 from taskassign.cli._app import app
 from taskassign.cli._common import EXIT_FAILED, handle_errors, load_scenario, stdout_console
 from taskassign.cli._render import completeness_text, error_text
+from taskassign.formats.assignment import read_assignment
 from taskassign.model import AssignmentError
 from taskassign.validation import check_completeness, validate_task_assignment
 

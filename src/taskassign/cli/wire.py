@@ -11,12 +11,17 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from taskassign._json import load_json_text
-from taskassign._json_write import to_json_text
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, stderr_console, stdout_console
 from taskassign.errors import DecodeError, UserInputError
-from taskassign.wire.documents import WIRE_FORMAT, bytes_from_text, decode_message, message_from_json, message_to_json
+from taskassign.formats.json_io import load_json_text, to_json_text
+from taskassign.formats.wire_documents import (
+    WIRE_FORMAT,
+    bytes_from_text,
+    decode_message,
+    message_from_json,
+    message_to_json,
+)
 
 
 class Kind(StrEnum):

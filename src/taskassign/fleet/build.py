@@ -19,6 +19,7 @@ from typing import TypedDict
 from taskassign.configs import KAFKA_COMPAT, AssignmentConfigs
 from taskassign.errors import ProcessIdFormatError, TaskassignError, UserInputError
 from taskassign.fleet.tables import OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
+from taskassign.formats.scenario import Scenario
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import (
     LATEST_OFFSET,
@@ -30,7 +31,6 @@ from taskassign.model import (
     TaskTopicPartition,
     compute_lag,
 )
-from taskassign.scenario import Scenario
 
 __all__ = (
     "AppInput",

@@ -18,10 +18,10 @@ from pyspark.sql import functions as F
 from taskassign.errors import UserInputError
 from taskassign.fleet.bucket import process_bucket
 from taskassign.fleet.build import build_scenario
+from taskassign.formats.scenario import Scenario
 from taskassign.pipeline import stages
 from taskassign.pipeline.engine_udf import split_tables
 from taskassign.pipeline.read import read_snapshot
-from taskassign.scenario import Scenario
 
 __all__ = ("ExportedApplication", "export_scenarios")
 

@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from taskassign._json import load_json_file
-from taskassign._json_write import dump_json
 from taskassign.errors import UserInputError
+from taskassign.formats.json_io import dump_json, load_json_file
 
 __all__ = ("MANIFEST_FILE", "MANIFEST_FORMAT", "OutputDirectory", "read_manifest")
 

@@ -22,8 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from taskassign.assignment_file import assignment_to_dict
 from taskassign.errors import RackAwareOptimizationError
+from taskassign.formats.assignment import assignment_to_dict
+from taskassign.formats.scenario import Scenario
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import ApplicationState, AssignedTask, GroupAssignment, KafkaStreamsAssignment
 from taskassign.rack.cost import (
@@ -39,7 +40,6 @@ from taskassign.rack.public import RackAwareOptimizationParams, optimize_active,
 from taskassign.rack.solve import resolve_solver
 from taskassign.rack.standby import standby_cost
 from taskassign.rack.tags import always_allowed, tag_diversity_predicate
-from taskassign.scenario import Scenario
 
 __all__ = ("Api", "Role", "ScenarioOptimization", "TaskSelection", "optimization_document", "optimize_scenario")
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from taskassign._json import JsonObject, describe, fail, load_json_file
 from taskassign.errors import UserInputError
+from taskassign.formats.json_io import JsonObject, describe, fail, load_json_file
 
 __all__ = ("ClientLoad", "RebalanceRow", "ReportData", "SampleRow", "parse_simulation", "read_simulation")
 
@@ -103,10 +103,7 @@ def _numbers(obj: JsonObject, key: str) -> dict[str, int | float]:
 
 def parse_simulation(doc: Any, *, source: str | None = None) -> ReportData:
     root = JsonObject(doc, "$", source)
-    fmt = root.string("format")
-    if fmt != SIMULATION_FORMAT:
-        root.fail("format", f"expected {SIMULATION_FORMAT!r} (the simulation.json of taskassign simulate), "
-                            f"got {fmt!r}")
+    root.expect_format(SIMULATION_FORMAT, what=" (the simulation.json of taskassign simulate)")
     rebalances = []
     for i, item in enumerate(root.array("rebalances")):
         row = JsonObject(item, f"$.rebalances[{i}]", source)

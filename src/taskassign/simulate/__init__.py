@@ -4,7 +4,7 @@
 convergence harness of Kafka's TaskAssignorConvergenceTest lives in ``convergence``.
 """
 
-from taskassign.simulate.events import EventsFile, parse_events, read_events
+from taskassign.formats.events import EventsFile, parse_events, read_events
 from taskassign.simulate.result import RebalanceRecord, SimulationResult
 from taskassign.simulate.runner import simulate
 

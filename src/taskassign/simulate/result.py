@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taskassign._json_write import dump_json
 from taskassign.api import result_to_document
+from taskassign.formats.json_io import dump_json
+from taskassign.formats.scenario import Scenario, write_scenario
 from taskassign.leader import RebalanceResult
 from taskassign.metrics import AssignmentMetrics, metric_fields
 from taskassign.model import ApplicationState
-from taskassign.scenario import Scenario, write_scenario
 from taskassign.simulate.world import Sample
 
 __all__ = ("SIMULATION_FORMAT", "RebalanceRecord", "SimulationResult")

@@ -24,12 +24,7 @@ from dataclasses import dataclass
 from taskassign.api import assign_scenario
 from taskassign.configs import REBALANCE_PROTOCOL
 from taskassign.errors import UserInputError
-from taskassign.ids import ProcessId
-from taskassign.leader import RebalanceResult
-from taskassign.metrics import AssignmentMetrics, compute_metrics
-from taskassign.model import AssignmentError
-from taskassign.scenario import Scenario, with_config_overrides
-from taskassign.simulate.events import (
+from taskassign.formats.events import (
     Advance,
     AppendRate,
     ClientSelector,
@@ -46,6 +41,11 @@ from taskassign.simulate.events import (
     RestoreRate,
     RollingRestart,
 )
+from taskassign.formats.scenario import Scenario, with_config_overrides
+from taskassign.ids import ProcessId
+from taskassign.leader import RebalanceResult
+from taskassign.metrics import AssignmentMetrics, compute_metrics
+from taskassign.model import AssignmentError
 from taskassign.simulate.result import RebalanceRecord, SimulationResult
 from taskassign.simulate.world import World
 

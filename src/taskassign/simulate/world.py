@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from taskassign.errors import UserInputError
+from taskassign.formats.scenario import Scenario
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import (
     LATEST_OFFSET,
@@ -27,7 +28,6 @@ from taskassign.model import (
     SortedFrozenSet,
     TaskInfo,
 )
-from taskassign.scenario import Scenario
 from taskassign.simulate.restore import RateCarry, share_restore
 
 __all__ = ("FollowUp", "Sample", "SimClient", "Store", "World")

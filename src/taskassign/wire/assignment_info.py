@@ -20,7 +20,7 @@ from typing import Any
 from taskassign.errors import EncodeError
 from taskassign.ids import TaskId
 from taskassign.internals.java_order import hash_iteration_order
-from taskassign.wire._codec import (
+from taskassign.wire.codec import (
     INT32,
     INT64,
     JCHARS,

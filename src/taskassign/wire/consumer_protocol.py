@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from taskassign.errors import EncodeError
-from taskassign.wire._codec import (
+from taskassign.wire.codec import (
     INT16,
     INT32,
     KSTRING,

@@ -19,7 +19,7 @@ from typing import Any
 from taskassign.errors import EncodeError
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM
-from taskassign.wire._codec import (
+from taskassign.wire.codec import (
     INT8,
     INT32,
     INT64,

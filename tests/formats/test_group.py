@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from taskassign.errors import DecodeError, ScenarioError
-from taskassign.group_file import parse_group, read_group
+from taskassign.formats.group import parse_group, read_group
 from taskassign.wire import Subscription
 from tests.group_helpers import group, member, member_json, v
 from tests.helpers import EXAMPLES_DIR, PID_1, PID_2

@@ -14,12 +14,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from taskassign._json import JsonObject, describe, fail, load_json_file
 from taskassign.configs import AssignmentConfigs
 from taskassign.errors import DecodeError, UserInputError
-from taskassign.scenario import parse_configs
+from taskassign.formats.json_io import JsonObject, describe, fail, load_json_file
+from taskassign.formats.scenario import parse_configs
+from taskassign.formats.wire_documents import bytes_from_text, message_from_json
 from taskassign.wire.consumer_protocol import Subscription
-from taskassign.wire.documents import bytes_from_text, message_from_json
 from taskassign.wire.subscription_info import SubscriptionInfo
 
 __all__ = (
@@ -107,9 +107,7 @@ def read_group(path: str | Path) -> GroupSpec:
 
 def parse_group(doc: Any, *, source: str | None = None, default_name: str = "group") -> GroupSpec:
     root = JsonObject(doc, "$", source)
-    fmt = root.string("format")
-    if fmt != GROUP_FORMAT:
-        root.fail("format", f"expected {GROUP_FORMAT!r}, got {fmt!r}")
+    root.expect_format(GROUP_FORMAT)
     name = root.string("name", default_name, non_empty=True)
     now_ms = root.integer("now_ms", 0, minimum=0)
     raw_configs = root.obj("configs")

@@ -14,10 +14,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from taskassign._json import JsonObject, check_int, describe, fail, load_json_file
-from taskassign._json_write import dump_json
 from taskassign.configs import CONFIG_KEYS, AssignmentConfigs
 from taskassign.errors import ConfigError, ProcessIdFormatError, TaskIdFormatError
+from taskassign.formats.json_io import JsonObject, check_int, describe, dump_json, fail, load_json_file
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import (
     LATEST_OFFSET,
@@ -81,9 +80,7 @@ def read_scenario(path: str | Path) -> Scenario:
 def parse_scenario(doc: Any, *, source: str | None = None, default_name: str = "scenario") -> Scenario:
     """Validate a decoded scenario document and build its ApplicationState."""
     root = JsonObject(doc, "$", source)
-    fmt = root.string("format")
-    if fmt != SCENARIO_FORMAT:
-        root.fail("format", f"expected {SCENARIO_FORMAT!r}, got {fmt!r}")
+    root.expect_format(SCENARIO_FORMAT)
     name = root.string("name", default_name, non_empty=True)
     now_ms = root.integer("now_ms", 0, minimum=0)
     raw_configs = root.obj("configs")

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from taskassign.errors import ScenarioError
+from taskassign.formats.scenario import parse_scenario, read_scenario, scenario_to_dict, write_scenario
 from taskassign.ids import ProcessId, TaskId
-from taskassign.scenario import parse_scenario, read_scenario, scenario_to_dict, write_scenario
 from tests.helpers import GOLDEN_DIR, scenario_doc
 
 Doc = dict[str, Any]
@@ -80,7 +80,7 @@ BAD_INPUTS: list[tuple[str, Callable[[Doc], None], str, str]] = [
     ("unknown top-level key", _set(["extra"], 1), "$.extra", "unknown key 'extra'"),
     ("unknown task key", _set(["tasks", 0, "storez"], []), "$.tasks[0].storez", "unknown key"),
     ("unknown client key", _set(["clients", 0, "thread"], 2), "$.clients[0].thread", "unknown key"),
-    ("wrong format", _set(["format"], "taskassign/scenario/v9"), "$.format", "expected"),
+    ("wrong format", _set(["format"], "taskassign/formats/scenario/v9"), "$.format", "expected"),
     ("wrong type: tasks", _set(["tasks"], {}), "$.tasks", "expected an array"),
     ("wrong type: partition", _set(["tasks", 0, "partitions", 0, "partition"], "0"),
      "$.tasks[0].partitions[0].partition", "expected an integer"),

@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 
 from taskassign.errors import ScenarioError
-from taskassign.simulate.events import (
+from taskassign.formats.events import (
     Advance,
     AppendRate,
     ClientSelector,

@@ -16,12 +16,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from taskassign._json import JsonObject, check_int, describe, fail
 from taskassign.errors import ProcessIdFormatError, TaskIdFormatError, UserInputError
+from taskassign.formats.json_io import JsonObject, check_int, describe, fail
 from taskassign.ids import ProcessId, TaskId
 from taskassign.wire import assignment_info, consumer_protocol, subscription_info
-from taskassign.wire._codec import ANY_VERSION_ABOVE, Field
 from taskassign.wire.assignment_info import AssignmentInfo
+from taskassign.wire.codec import ANY_VERSION_ABOVE, Field
 from taskassign.wire.consumer_protocol import Assignment, Subscription
 from taskassign.wire.subscription_info import SubscriptionInfo
 from taskassign.wire.types import HostInfo, TopicPartition
@@ -313,9 +313,7 @@ def message_from_json(doc: Any, *, path: str = "$", source: str | None = None) -
     """Build the message a JSON document describes; errors name the JSON path."""
     obj = JsonObject(doc, path, source)
     if obj.has("format"):
-        fmt = obj.string("format")
-        if fmt != WIRE_FORMAT:
-            obj.fail("format", f"expected {WIRE_FORMAT!r}, got {fmt!r}")
+        obj.expect_format(WIRE_FORMAT)
     kind = obj.string("message")
     if kind not in _SCHEMAS:
         obj.fail("message", f"unknown message {kind!r}; one of {', '.join(_SCHEMAS)}")

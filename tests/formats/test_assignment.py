@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from taskassign.assignment_file import assignment_to_dict, parse_assignment, read_assignment, write_assignment
 from taskassign.errors import ScenarioError
+from taskassign.formats.assignment import assignment_to_dict, parse_assignment, read_assignment, write_assignment
 from taskassign.model import AssignmentError, ConsumerAssignment, GroupAssignment, KafkaStreamsAssignment
 from tests.helpers import GOLDEN_DIR, PID_1, PID_2, TASK_0_0, TASK_0_1, TASK_1_0
 

@@ -5,9 +5,9 @@ from typing import Any
 import pytest
 
 from taskassign.errors import ScenarioError, UserInputError
+from taskassign.formats.wire_documents import bytes_from_text, message_from_json, message_to_json, task_to_json
 from taskassign.ids import ProcessId, TaskId
 from taskassign.wire import AssignmentInfo, SubscriptionInfo
-from taskassign.wire.documents import bytes_from_text, message_from_json, message_to_json, task_to_json
 
 
 def fails(doc: dict[str, Any], path: str, text: str) -> None:

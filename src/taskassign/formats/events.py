@@ -14,9 +14,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from taskassign._json import JsonObject, describe, fail, load_json_file
+from taskassign.formats.json_io import JsonObject, describe, fail, load_json_file
+from taskassign.formats.scenario import _process_id  # the scenario reader's check: same messages
 from taskassign.ids import ProcessId, TaskId
-from taskassign.scenario import _process_id  # the scenario reader's check: same messages
 
 __all__ = (
     "EVENTS_FORMAT",
@@ -203,9 +203,7 @@ def read_events(path: str | Path) -> EventsFile:
 def parse_events(doc: Any, *, source: str | None = None) -> EventsFile:
     """Validate a decoded events document."""
     root = JsonObject(doc, "$", source)
-    fmt = root.string("format")
-    if fmt != EVENTS_FORMAT:
-        root.fail("format", f"expected {EVENTS_FORMAT!r}, got {fmt!r}")
+    root.expect_format(EVENTS_FORMAT)
     seed = root.integer("seed", 0)
     protocol = root.string("protocol", None, nullable=True)
     if protocol is not None and protocol not in PROTOCOLS:

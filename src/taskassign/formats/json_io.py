@@ -1,11 +1,15 @@
-"""Reading JSON documents with errors that name the JSON path of the offending value.
+"""JSON in and out: reading documents with errors that name the JSON path of the offending value, and
+writing them deterministically (same document, same bytes; atomically, so a crash never leaves half a file).
 
 Every check raises ScenarioError(path, message); paths look like ``$.tasks[3].partitions[0].topic``.
+Every taskassign file starts with a ``format`` tag (``taskassign/<kind>/v1``); ``expect_format`` checks it.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -15,9 +19,11 @@ from taskassign.errors import ScenarioError, UserInputError
 __all__ = (
     "JsonObject",
     "describe",
+    "dump_json",
     "fail",
     "load_json_file",
     "load_json_text",
+    "to_json_text",
 )
 
 T = TypeVar("T")
@@ -108,6 +114,13 @@ class JsonObject:
 
     def fail(self, key: str | None, message: str) -> NoReturn:
         fail(self.sub(key) if key else self.path, message, self.source)
+
+    def expect_format(self, expected: str, *, what: str = "") -> None:
+        """The document's ``format`` tag must be ``expected`` (``what`` says which file that is), so that a
+        file of another kind fails on its first key instead of somewhere inside."""
+        fmt = self.string("format")
+        if fmt != expected:
+            self.fail("format", f"expected {expected!r}{what}, got {fmt!r}")
 
     def has(self, key: str) -> bool:
         return key in self.data
@@ -202,3 +215,24 @@ def check_int(
 
 def as_mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
+
+
+# --- writing ----------------------------------------------------------------------------------------
+
+
+def to_json_text(doc: Any, *, indent: int | None = 2) -> str:
+    return json.dumps(doc, indent=indent, ensure_ascii=False) + "\n"
+
+
+def dump_json(doc: Any, path: str | Path, *, indent: int | None = 2) -> None:
+    """Write ``doc`` atomically (temp file + rename), so a crash never leaves a half-written file."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(to_json_text(doc, indent=indent))
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -13,9 +13,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from taskassign._json import JsonObject, fail, load_json_file
-from taskassign._json_write import dump_json
 from taskassign.errors import ProcessIdFormatError, TaskIdFormatError
+from taskassign.formats.json_io import JsonObject, dump_json, fail, load_json_file
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import (
     AssignmentError,
@@ -58,9 +57,7 @@ def read_assignment(path: str | Path) -> AssignmentDocument:
 
 def parse_assignment(doc: Any, *, source: str | None = None) -> AssignmentDocument:
     root = JsonObject(doc, "$", source)
-    fmt = root.string("format")
-    if fmt != ASSIGNMENT_FORMAT:
-        root.fail("format", f"expected {ASSIGNMENT_FORMAT!r}, got {fmt!r}")
+    root.expect_format(ASSIGNMENT_FORMAT)
     assignor = root.string("assignor", "unknown")
     error_name = root.string("error", "NONE")
     try:
