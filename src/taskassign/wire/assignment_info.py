@@ -15,7 +15,7 @@ maps, entries in Java ``HashMap`` order.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from taskassign.errors import EncodeError
 from taskassign.ids import TaskId
@@ -26,11 +26,11 @@ from taskassign.wire.codec import (
     JCHARS,
     JUTF,
     Array,
+    DecodableMessage,
     FieldProblem,
     Reader,
     Struct,
     Writer,
-    decode_message,
     encode_message,
     field,
     read_fields,
@@ -164,8 +164,10 @@ FIELDS = (
 
 
 @dataclass(frozen=True, slots=True)
-class AssignmentInfo:
+class AssignmentInfo(DecodableMessage):
     """One member's AssignmentInfo. Fields outside ``version`` are not written (as in Kafka)."""
+
+    MESSAGE: ClassVar[str] = MESSAGE
 
     version: int
     #: v3+: the highest version every member supports (drives version probing).
@@ -198,17 +200,6 @@ class AssignmentInfo:
     def _write(self, w: Writer) -> None:
         INT32.write(w, self.version)
         write_fields(FIELDS, self.version, w, self)
-
-    @classmethod
-    def decode(cls, data: bytes, *, base: int = 0) -> AssignmentInfo:
-        """Decode Kafka's bytes; DecodeError names the field and the byte offset (plus ``base``).
-        Trailing bytes are ignored, as Kafka does."""
-        return cls.decode_prefix(data, base=base)[0]
-
-    @classmethod
-    def decode_prefix(cls, data: bytes, *, base: int = 0) -> tuple[AssignmentInfo, int]:
-        """Decode and also return how many bytes the message took (the rest is trailing)."""
-        return decode_message(MESSAGE, data, base, cls._read)
 
     @classmethod
     def _read(cls, r: Reader) -> AssignmentInfo:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, Self, TypeVar
 
 from taskassign.errors import DecodeError, EncodeError
 from taskassign.ids import ProcessId, TaskId
@@ -610,3 +610,27 @@ def decode_message(message: str, data: bytes, base: int, read: Callable[[Reader]
         raise DecodeError(message, join_path(problem.path), problem.offset, problem.reason,
                           version=r.version) from None
     return value, r.pos
+
+
+class DecodableMessage:
+    """``decode`` and ``decode_prefix`` for every wire message, written once: a message class names
+    itself in ``MESSAGE`` (for errors) and reads its fields in ``_read``."""
+
+    __slots__ = ()
+
+    MESSAGE: ClassVar[str]
+
+    @classmethod
+    def _read(cls, r: Reader) -> Self:
+        raise NotImplementedError
+
+    @classmethod
+    def decode(cls, data: bytes, *, base: int = 0) -> Self:
+        """Decode Kafka's bytes; DecodeError names the field and the byte offset (plus ``base``).
+        Trailing bytes are ignored, as Kafka does."""
+        return cls.decode_prefix(data, base=base)[0]
+
+    @classmethod
+    def decode_prefix(cls, data: bytes, *, base: int = 0) -> tuple[Self, int]:
+        """Decode and also return how many bytes the message took (the rest is trailing)."""
+        return decode_message(cls.MESSAGE, data, base, cls._read)

@@ -19,11 +19,11 @@ from taskassign.wire.codec import (
     NULLABLE_KBYTES,
     NULLABLE_KSTRING,
     Array,
+    DecodableMessage,
     FieldProblem,
     Reader,
     Struct,
     Writer,
-    decode_message,
     encode_message,
     field,
     read_fields,
@@ -80,14 +80,11 @@ def _check_version(message: str, version: int) -> None:
         raise EncodeError(message, "version", f"version must be 0 to 32767, got {version}", version=version)
 
 
-def _decode(message: str, table: Any, data: bytes, base: int) -> tuple[tuple[int, dict[str, Any]], int]:
-    def read(r: Reader) -> tuple[int, dict[str, Any]]:
-        version = read_version(r, INT16)
-        if version < 0:
-            raise FieldProblem(base, f"negative version {version}").under("version")
-        return version, read_fields(table, min(version, CONSUMER_PROTOCOL_LATEST_VERSION), r)
-
-    return decode_message(message, data, base, read)
+def _read_versioned(table: Any, r: Reader) -> tuple[int, dict[str, Any]]:
+    version = read_version(r, INT16)
+    if version < 0:
+        raise FieldProblem(r.base, f"negative version {version}").under("version")
+    return version, read_fields(table, min(version, CONSUMER_PROTOCOL_LATEST_VERSION), r)
 
 
 def _encode(message: str, table: Any, value: Any) -> bytes:
@@ -101,7 +98,7 @@ def _encode(message: str, table: Any, value: Any) -> bytes:
 
 
 @dataclass(frozen=True, slots=True)
-class Subscription:
+class Subscription(DecodableMessage):
     """A member's JoinGroup metadata for the ``stream`` protocol."""
 
     version: int = CONSUMER_PROTOCOL_LATEST_VERSION
@@ -147,18 +144,13 @@ class Subscription:
         return _encode(self.MESSAGE, SUBSCRIPTION_FIELDS, self)
 
     @classmethod
-    def decode(cls, data: bytes, *, base: int = 0) -> Subscription:
-        return cls.decode_prefix(data, base=base)[0]
-
-    @classmethod
-    def decode_prefix(cls, data: bytes, *, base: int = 0) -> tuple[Subscription, int]:
-        """Decode and also return how many bytes the message took (the rest is trailing)."""
-        (version, values), size = _decode(cls.MESSAGE, SUBSCRIPTION_FIELDS, data, base)
-        return cls(version, **values), size
+    def _read(cls, r: Reader) -> Subscription:
+        version, values = _read_versioned(SUBSCRIPTION_FIELDS, r)
+        return cls(version, **values)
 
 
 @dataclass(frozen=True, slots=True)
-class Assignment:
+class Assignment(DecodableMessage):
     """The leader's SyncGroup answer for one member."""
 
     version: int = CONSUMER_PROTOCOL_LATEST_VERSION
@@ -184,11 +176,6 @@ class Assignment:
         return _encode(self.MESSAGE, ASSIGNMENT_FIELDS, self)
 
     @classmethod
-    def decode(cls, data: bytes, *, base: int = 0) -> Assignment:
-        return cls.decode_prefix(data, base=base)[0]
-
-    @classmethod
-    def decode_prefix(cls, data: bytes, *, base: int = 0) -> tuple[Assignment, int]:
-        """Decode and also return how many bytes the message took (the rest is trailing)."""
-        (version, values), size = _decode(cls.MESSAGE, ASSIGNMENT_FIELDS, data, base)
-        return cls(version, **values), size
+    def _read(cls, r: Reader) -> Assignment:
+        version, values = _read_versioned(ASSIGNMENT_FIELDS, r)
+        return cls(version, **values)

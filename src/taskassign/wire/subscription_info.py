@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from taskassign.errors import EncodeError
 from taskassign.ids import ProcessId, TaskId
@@ -28,11 +28,11 @@ from taskassign.wire.codec import (
     UTF8_KBYTES_EMPTY_IS_NONE,
     UUID,
     Array,
+    DecodableMessage,
     FieldProblem,
     Reader,
     Struct,
     Writer,
-    decode_message,
     encode_message,
     field,
     read_fields,
@@ -111,12 +111,14 @@ FIELDS = (
 
 
 @dataclass(frozen=True, slots=True)
-class SubscriptionInfo:
+class SubscriptionInfo(DecodableMessage):
     """One member's SubscriptionInfo. Fields outside ``version`` are not written (as in Kafka).
 
     ``process_id`` is None only for a future-version subscription, whose content beyond the two
     version numbers this code cannot read.
     """
+
+    MESSAGE: ClassVar[str] = MESSAGE
 
     version: int
     process_id: ProcessId | None = None
@@ -200,17 +202,6 @@ class SubscriptionInfo:
             INT32.write(w, self.latest_supported_version)
         else:
             write_fields(FIELDS, self.version, w, self)
-
-    @classmethod
-    def decode(cls, data: bytes, *, base: int = 0) -> SubscriptionInfo:
-        """Decode Kafka's bytes; DecodeError names the field and the byte offset (plus ``base``).
-        Trailing bytes are ignored, as Kafka does."""
-        return cls.decode_prefix(data, base=base)[0]
-
-    @classmethod
-    def decode_prefix(cls, data: bytes, *, base: int = 0) -> tuple[SubscriptionInfo, int]:
-        """Decode and also return how many bytes the message took (the rest is trailing)."""
-        return decode_message(MESSAGE, data, base, cls._read)
 
     @classmethod
     def _read(cls, r: Reader) -> SubscriptionInfo:
