@@ -25,11 +25,11 @@ from types import MappingProxyType
 from typing import Any
 
 from benchmarks._results import load_average, report, timed
+from taskassign.analysis.metrics import compute_metrics
 from taskassign.assignors.registry import BUILTIN_ASSIGNORS, create_assignor
 from taskassign.configs import AssignmentConfigs
 from taskassign.formats.scenario import Scenario
 from taskassign.ids import ProcessId, TaskId
-from taskassign.metrics import compute_metrics
 from taskassign.model import (
     ApplicationState,
     GroupAssignment,

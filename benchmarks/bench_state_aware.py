@@ -60,11 +60,11 @@ from types import MappingProxyType
 from typing import Any
 
 from benchmarks._results import load_average, report, timed
+from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics
 from taskassign.assignors.registry import create_assignor
 from taskassign.configs import AssignmentConfigs
 from taskassign.formats.scenario import Scenario
 from taskassign.ids import ProcessId, TaskId
-from taskassign.metrics import AssignmentMetrics, compute_metrics
 from taskassign.model import (
     ApplicationState,
     KafkaStreamsState,

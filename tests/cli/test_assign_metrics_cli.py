@@ -5,8 +5,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from taskassign.analysis.metrics import metric_fields
 from taskassign.cli import app
-from taskassign.metrics import metric_fields
 from tests.helpers import EXAMPLES_DIR
 
 runner = CliRunner()

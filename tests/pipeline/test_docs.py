@@ -31,7 +31,7 @@ def test_every_output_column_is_documented() -> None:
         for field in schema.fields:
             if name == "app_metrics" and field.name not in ("app_id", "status", "reason_code", "reason", "assignor",
                                                            "error", "probing_rebalance_needed", "end_offsets_known"):
-                continue  # the metric columns are taskassign.metrics', documented in docs/metrics.md
+                continue  # the metric columns are taskassign.analysis.metrics', documented in docs/metrics.md
             assert f"`{field.name}`" in text, (name, field.name)
 
 

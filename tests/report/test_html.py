@@ -4,7 +4,7 @@ import base64
 import re
 from pathlib import Path
 
-from taskassign.metrics import metric_fields
+from taskassign.analysis.metrics import metric_fields
 from taskassign.report import build_report, read_simulation
 
 

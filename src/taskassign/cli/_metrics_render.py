@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.table import Table
 
-from taskassign.metrics import AssignmentMetrics, metric_fields
+from taskassign.analysis.metrics import AssignmentMetrics, metric_fields
 
 #: Section titles, keyed by the first metric of each section (metric_fields() order).
 _SECTIONS = {

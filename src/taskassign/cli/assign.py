@@ -10,6 +10,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from taskassign.analysis.metrics import compute_metrics
+from taskassign.analysis.moves import EXPLANATIONS, explanations
 from taskassign.api import assign_scenario, result_to_document
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, resolve_assignor_class
 from taskassign.cli._app import app
@@ -28,9 +30,7 @@ from taskassign.errors import UserInputError
 from taskassign.formats.json_io import dump_json, to_json_text
 from taskassign.formats.scenario import Scenario
 from taskassign.leader import RebalanceResult
-from taskassign.metrics import compute_metrics
 from taskassign.model import AssignmentError
-from taskassign.moves import EXPLANATIONS, explanations
 
 
 @app.command()

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
+from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics
 from taskassign.api import assign_scenario
 from taskassign.assignors.base import BaseTaskAssignor
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, assignor_display_name, resolve_assignor_class
@@ -33,7 +34,6 @@ from taskassign.fleet.reasons import (
     UNKNOWN_ASSIGNOR,
 )
 from taskassign.leader import RebalanceResult, rebalance
-from taskassign.metrics import AssignmentMetrics, compute_metrics
 from taskassign.model import ApplicationState, AssignmentError, TaskAssignment
 
 __all__ = (
@@ -54,7 +54,7 @@ class ClientResult(TypedDict):
     active_tasks: list[str]
     standby_tasks: list[str]
     followup_rebalance_deadline_ms: int | None
-    #: From taskassign.metrics' per-client metrics (None when the assignment could not be measured).
+    #: From taskassign.analysis.metrics' per-client metrics (None when the assignment could not be measured).
     records_to_restore: int | None
     state_load: int | None
     active_moves_in: int | None
@@ -220,7 +220,7 @@ def _fill(result: AppResult, built: BuiltApplication, outcome: RebalanceResult) 
 
 
 def _measure(built: BuiltApplication, outcome: RebalanceResult) -> AssignmentMetrics | None:
-    """taskassign.metrics of the leader's group assignment; None for an assignment that names clients or
+    """taskassign.analysis.metrics of the leader's group assignment; None for an assignment that names clients or
     tasks the application does not have (an invalid assignment cannot be measured)."""
     try:
         return compute_metrics(built.scenario.state, outcome.group)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from taskassign.analysis.metrics import metric_fields
 from taskassign.fleet.application import AppResult
-from taskassign.metrics import metric_fields
 
 __all__ = ("app_row", "client_rows", "consumer_rows")
 

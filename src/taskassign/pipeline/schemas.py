@@ -26,8 +26,8 @@ from pyspark.sql.types import (
     StructType,
 )
 
+from taskassign.analysis.metrics import metric_fields
 from taskassign.fleet.tables import INPUT_TABLES, TableSpec
-from taskassign.metrics import metric_fields
 
 __all__ = (
     "APP_METRICS",
@@ -88,7 +88,7 @@ INPUT_SCHEMAS: Mapping[str, StructType] = MappingProxyType({
 #: How many input rows of each table went into one application (the manifest's "used" counts).
 SOURCE_ROWS = _struct(*((name, LongType()) for name in INPUT_TABLES))
 
-#: taskassign.metrics' summary metrics, one column each (int -> long, float -> double).
+#: taskassign.analysis.metrics' summary metrics, one column each (int -> long, float -> double).
 METRIC_COLUMNS: tuple[tuple[str, DataType], ...] = tuple(
     (m.name, DoubleType() if m.type is float else LongType()) for m in metric_fields())
 

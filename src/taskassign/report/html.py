@@ -10,7 +10,7 @@ import base64
 from collections.abc import Mapping, Sequence
 from html import escape
 
-from taskassign.metrics import metric_fields
+from taskassign.analysis.metrics import metric_fields
 from taskassign.report.data import RebalanceRow, ReportData
 
 __all__ = ("render_html",)

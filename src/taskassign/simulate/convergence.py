@@ -18,12 +18,12 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from taskassign.analysis.invariants import balance_problems, validity_problems
+from taskassign.analysis.metrics import compute_metrics
 from taskassign.assignors.base import TaskAssignor
 from taskassign.assignors.registry import create_assignor
 from taskassign.configs import AssignmentConfigs
 from taskassign.ids import ProcessId, TaskId
-from taskassign.invariants import balance_problems, validity_problems
-from taskassign.metrics import compute_metrics
 from taskassign.model import (
     ApplicationState,
     KafkaStreamsAssignment,

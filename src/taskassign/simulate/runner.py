@@ -21,6 +21,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics
 from taskassign.api import assign_scenario
 from taskassign.configs import REBALANCE_PROTOCOL
 from taskassign.errors import UserInputError
@@ -44,7 +45,6 @@ from taskassign.formats.events import (
 from taskassign.formats.scenario import Scenario, with_config_overrides
 from taskassign.ids import ProcessId
 from taskassign.leader import RebalanceResult
-from taskassign.metrics import AssignmentMetrics, compute_metrics
 from taskassign.model import AssignmentError
 from taskassign.simulate.result import RebalanceRecord, SimulationResult
 from taskassign.simulate.world import World

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
+from taskassign.analysis.metrics import compute_metrics
 from taskassign.configs import AssignmentConfigs
-from taskassign.metrics import compute_metrics
 from taskassign.simulate.convergence import (
     ConvergenceHarness,
     ConvergenceRound,

@@ -115,7 +115,7 @@ def test_probing_rebalances_converge_and_the_result_stays_put(state: Application
 
 
 def _assign_with_hash_seed(seed: str, scenario: Path) -> str:
-    env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
+    env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(Path(__file__).parents[3] / "src")}
     done = subprocess.run([sys.executable, "-m", "taskassign", "assign", str(scenario), "-a", "state_aware", "--json"],
                           capture_output=True, text=True, env=env, check=True)
     return done.stdout

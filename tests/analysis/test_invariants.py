@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from taskassign.analysis.invariants import balance_problems, validity_problems
+from taskassign.analysis.metrics import compute_metrics
 from taskassign.ids import ProcessId
-from taskassign.invariants import balance_problems, validity_problems
-from taskassign.metrics import compute_metrics
 from taskassign.model import GroupAssignment, KafkaStreamsAssignment, TaskAssignment
 from tests.helpers import PID_1, PID_2, PID_3, app_state, client, task, tid
 

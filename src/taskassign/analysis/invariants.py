@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from taskassign.analysis.metrics import AssignmentLike, AssignmentMetrics, compute_metrics
 from taskassign.ids import ProcessId, TaskId
-from taskassign.metrics import AssignmentLike, AssignmentMetrics, compute_metrics
 from taskassign.model import ApplicationState, GroupAssignment, TaskAssignment
 
 __all__ = ("balance_problems", "validity_problems")

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
+from taskassign.analysis.moves import Move, explanations, moved_tasks
 from taskassign.ids import TaskId
 from taskassign.model import KafkaStreamsAssignment, TaskAssignment
-from taskassign.moves import Move, explanations, moved_tasks
 from tests.helpers import PID_1, PID_2, PID_3, app_state, client, task, tid
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from taskassign.analysis.metrics import UNKNOWN_RACK, AssignmentMetrics, compute_metrics, metric_fields
 from taskassign.errors import UserInputError
 from taskassign.ids import ProcessId
-from taskassign.metrics import UNKNOWN_RACK, AssignmentMetrics, compute_metrics, metric_fields
 from taskassign.model import (
     ConsumerAssignment,
     GroupAssignment,
@@ -19,7 +19,7 @@ from taskassign.model import (
 )
 from tests.helpers import PID_1, PID_2, PID_3, PID_4, app_state, client, task, tid
 
-DOCS = Path(__file__).parent.parent / "docs" / "metrics.md"
+DOCS = Path(__file__).parents[2] / "docs" / "metrics.md"
 
 
 def ksa(pid: ProcessId, active: Iterable[str] = (), standby: Iterable[str] = ()) -> KafkaStreamsAssignment:
