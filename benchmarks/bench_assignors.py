@@ -26,7 +26,7 @@ from typing import Any
 from benchmarks._results import RESULTS_DIR, load_average, timed
 from benchmarks.scale_cases import SCALE_CASES, ScaleCase, churn_state, cold_state
 from taskassign.assignors.registry import BUILTIN_ASSIGNORS, create_assignor
-from taskassign.leader import rebalance
+from taskassign.leader.run import rebalance
 from taskassign.model import ApplicationState, GroupAssignment
 
 RESULTS = RESULTS_DIR / "assignors.json"

@@ -20,8 +20,8 @@ from typing import Any
 from benchmarks._results import load_average, report
 from taskassign.configs import AssignmentConfigs
 from taskassign.formats.group import GroupSpec, MemberSpec, PartitionSpec, SubtopologySpec, TopicSpec
-from taskassign.group_rebalance import GroupRebalanceResult, rebalance_group
 from taskassign.ids import ProcessId, TaskId
+from taskassign.leader.group import GroupRebalanceResult, rebalance_group
 from taskassign.wire import AssignmentInfo, Subscription, SubscriptionInfo
 
 CHANGELOG = "streams-assignment-scale-test-store-changelog"

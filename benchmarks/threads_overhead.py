@@ -19,7 +19,7 @@ from benchmarks._results import load_average, report
 from taskassign.assignors.identity import IdentityTaskAssignor
 from taskassign.configs import AssignmentConfigs
 from taskassign.ids import ProcessId, TaskId
-from taskassign.leader import rebalance
+from taskassign.leader.run import rebalance
 from taskassign.model import ApplicationState, KafkaStreamsState, TaskInfo, TaskTopicPartition
 
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from taskassign.api import assign_scenario, result_to_document
 from taskassign.formats.scenario import Scenario, read_scenario, with_config_overrides
+from taskassign.leader.assign import assign_scenario, result_to_document
 from tests.helpers import GOLDEN_DIR
 
 

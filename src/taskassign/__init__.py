@@ -1,12 +1,12 @@
 """taskassign: Kafka Streams task assignment in Python (KIP-924 contract, Kafka's assignors and more)."""
 
-from taskassign.api import assign_scenario, result_to_document
 from taskassign.assignors.base import BaseTaskAssignor, TaskAssignor
 from taskassign.configs import AssignmentConfigs
 from taskassign.errors import TaskassignError, TaskAssignmentException
 from taskassign.formats.scenario import Scenario, read_scenario
 from taskassign.ids import ProcessId, TaskId
-from taskassign.leader import RebalanceResult, rebalance
+from taskassign.leader.assign import assign_scenario, result_to_document
+from taskassign.leader.run import RebalanceResult, rebalance
 from taskassign.model import (
     ApplicationState,
     AssignedTask,

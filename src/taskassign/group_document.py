@@ -7,9 +7,9 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from taskassign.api import result_to_document
 from taskassign.formats.wire_documents import message_to_json
-from taskassign.group_rebalance import GroupRebalanceResult
+from taskassign.leader.assign import result_to_document
+from taskassign.leader.group import GroupRebalanceResult
 
 __all__ = ("GROUP_ASSIGNMENT_FORMAT", "group_result_to_document")
 

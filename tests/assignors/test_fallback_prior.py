@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from taskassign.assignors.fallback_prior import FallbackPriorTaskAssignor
 from taskassign.assignors.identity import IdentityTaskAssignor
 from taskassign.assignors.registry import create_assignor
-from taskassign.leader import rebalance
+from taskassign.leader.run import rebalance
 from taskassign.model import UNKNOWN_OFFSET_SUM, ApplicationState
 from tests.assignors.sticky_apps import applications
 from tests.helpers import PID_1, PID_2, app_state, client, task, tid

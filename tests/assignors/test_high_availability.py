@@ -13,7 +13,7 @@ from taskassign.assignors.registry import DEFAULT_ASSIGNOR, create_assignor
 from taskassign.configs import UNBOUNDED_RECOVERY_LAG
 from taskassign.errors import TaskassignError, UserInputError
 from taskassign.ids import ProcessId, TaskId
-from taskassign.leader import rebalance
+from taskassign.leader.run import rebalance
 from taskassign.model import LATEST_OFFSET, ApplicationState, KafkaStreamsState, TaskAssignment
 from taskassign.standby.base import StandbyMovePredicate
 from taskassign.validation import check_completeness

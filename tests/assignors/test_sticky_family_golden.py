@@ -1,4 +1,4 @@
-"""Kafka parity of the sticky family on the golden cases, through ``api.assign_scenario`` (the code
+"""Kafka parity of the sticky family on the golden cases, through ``leader.assign.assign_scenario`` (the code
 path of ``taskassign assign``): every key each golden's ``golden.compare`` lists must match.
 
 Rack-optimised cases run with Kafka's own min-cost-flow solver (``taskassign.rack.solver = kafka``);
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from taskassign.api import assign_scenario
 from taskassign.formats.scenario import with_config_overrides
+from taskassign.leader.assign import assign_scenario
 from taskassign.model import AssignmentError
 from tests.golden_parity import (
     RACK_SOLVER_KEY,

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 
 from taskassign.assignors.registry import create_assignor
-from taskassign.leader import rebalance
+from taskassign.leader.run import rebalance
 from taskassign.model import ApplicationState, AssignmentError
 from taskassign.validation import check_completeness, validate_task_assignment
 from tests.assignors.sticky_apps import applications

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from taskassign.api import assign_scenario, result_to_document
 from taskassign.fleet import reasons
 from taskassign.fleet.application import assign_application, check_application, effective_assignor
 from taskassign.fleet.build import build_scenario
+from taskassign.leader.assign import assign_scenario, result_to_document
 from tests.fleet.assignors import spec
 from tests.fleet.inputs import PID_A, PID_B, app_input
 

@@ -22,7 +22,7 @@ from taskassign.fleet.derive import (
 )
 from taskassign.fleet.marks import Marks
 from taskassign.fleet.tables import MEMBER_TASKS, TOPIC_PARTITIONS
-from taskassign.fleet.topology import ResolvedSubtopology, ResolvedTopology
+from taskassign.leader.partition_grouper import ResolvedSubtopology, ResolvedTopology
 
 LONG_MAX = 2**63 - 1
 

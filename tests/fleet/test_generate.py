@@ -9,8 +9,8 @@ import pytest
 
 from taskassign.fleet.generate import FleetSpec, generate_apps, write_fleet
 from taskassign.fleet.tables import INPUT_TABLES
-from taskassign.fleet.topology import SubtopologySpec, resolve_topology
 from taskassign.ids import ProcessId
+from taskassign.leader.partition_grouper import SubtopologySpec, resolve_topology
 from taskassign.wire.subscription_info import SubscriptionInfo
 
 

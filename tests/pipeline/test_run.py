@@ -12,11 +12,11 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from taskassign.api import assign_scenario, result_to_document
 from taskassign.cli import app
 from taskassign.errors import UserInputError
 from taskassign.fleet import reasons as R
 from taskassign.formats.scenario import parse_scenario, read_scenario, scenario_to_dict
+from taskassign.leader.assign import assign_scenario, result_to_document
 from taskassign.pipeline import assemble as assemble_module
 from taskassign.pipeline.export import export_scenarios
 from taskassign.pipeline.output import MANIFEST_FILE, read_manifest

@@ -9,7 +9,7 @@ from taskassign.configs import REBALANCE_PROTOCOL, AssignmentConfigs
 from taskassign.errors import UserInputError
 from taskassign.formats.scenario import Scenario, with_config_overrides
 from taskassign.ids import TaskId
-from taskassign.leader import rebalance
+from taskassign.leader.run import rebalance
 from taskassign.model import ApplicationState, GroupAssignment, KafkaStreamsAssignment, TaskAssignment
 from taskassign.simulate.world import FollowUp, World
 from tests.helpers import PID_1, PID_2, client, task, tid

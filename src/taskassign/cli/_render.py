@@ -10,7 +10,7 @@ from rich.text import Text
 
 from taskassign.formats.scenario import Scenario
 from taskassign.ids import TaskId
-from taskassign.leader import RebalanceResult
+from taskassign.leader.run import RebalanceResult
 from taskassign.model import AssignmentError
 from taskassign.validation import CompletenessReport
 

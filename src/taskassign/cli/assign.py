@@ -12,7 +12,6 @@ from rich.table import Table
 
 from taskassign.analysis.metrics import compute_metrics
 from taskassign.analysis.moves import EXPLANATIONS, explanations
-from taskassign.api import assign_scenario, result_to_document
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, resolve_assignor_class
 from taskassign.cli._app import app
 from taskassign.cli._common import (
@@ -29,7 +28,8 @@ from taskassign.cli._render import error_text, explanation_text, result_summary
 from taskassign.errors import UserInputError
 from taskassign.formats.json_io import dump_json, to_json_text
 from taskassign.formats.scenario import Scenario
-from taskassign.leader import RebalanceResult
+from taskassign.leader.assign import assign_scenario, result_to_document
+from taskassign.leader.run import RebalanceResult
 from taskassign.model import AssignmentError
 
 

@@ -19,7 +19,7 @@ from taskassign.configs import KAFKA_COMPAT
 from taskassign.formats.group import GroupSpec, read_group
 from taskassign.formats.json_io import dump_json, to_json_text
 from taskassign.group_document import group_result_to_document
-from taskassign.group_rebalance import GroupRebalanceResult, rebalance_group
+from taskassign.leader.group import GroupRebalanceResult, rebalance_group
 from taskassign.wire.versions import AssignorError
 
 MAX_MEMBER_ROWS = 80

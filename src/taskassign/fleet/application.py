@@ -1,7 +1,7 @@
 """One application of a fleet through the engine: build its Scenario, assign, measure, report.
 
 ``assign_application`` is what the pipeline runs for every application inside Spark's Arrow workers
-(and what tests run without Spark). The engine call is ``api.assign_scenario``, the code path of
+(and what tests run without Spark). The engine call is ``leader.assign.assign_scenario``, the code path of
 ``taskassign assign``. Nothing escapes as an exception: an application whose state is invalid comes
 back REJECTED with the reason; one whose assignor raises keeps its previous assignment (KEPT_PREVIOUS,
 the leader's TaskAssignmentException path: identity assignment, immediate follow-up rebalance); one
@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics
-from taskassign.api import assign_scenario
 from taskassign.assignors.base import BaseTaskAssignor
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, assignor_display_name, resolve_assignor_class
 from taskassign.configs import KAFKA_COMPAT, AssignmentConfigs
@@ -33,7 +32,8 @@ from taskassign.fleet.reasons import (
     STATUS_REJECTED,
     UNKNOWN_ASSIGNOR,
 )
-from taskassign.leader import RebalanceResult, rebalance
+from taskassign.leader.assign import assign_scenario
+from taskassign.leader.run import RebalanceResult, rebalance
 from taskassign.model import ApplicationState, AssignmentError, TaskAssignment
 
 __all__ = (

@@ -31,7 +31,7 @@ from taskassign.fleet.build import ClientInput, ClientTaskInput, SubtopologyInpu
 from taskassign.fleet.checks import AppStatus
 from taskassign.fleet.marks import Marks, Row
 from taskassign.fleet.tables import OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
-from taskassign.fleet.topology import ResolvedTopology, SubtopologySpec, TopologyError, resolve_topology
+from taskassign.leader.partition_grouper import ResolvedTopology, SubtopologySpec, TopologyError, resolve_topology
 from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM, compute_lag
 
 __all__ = (

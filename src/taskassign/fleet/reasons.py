@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from taskassign.leader.partition_grouper import INVALID_TOPOLOGY, MISSING_SOURCE_TOPIC
+
 __all__ = (
     "APPLICATION_REJECTED",
     "ASSIGNOR_FAILED",
@@ -64,8 +66,6 @@ UNKNOWN_TASK = "UNKNOWN_TASK"
 UNREFERENCED_TOPIC = "UNREFERENCED_TOPIC"
 APPLICATION_REJECTED = "APPLICATION_REJECTED"
 # Whole applications rejected (on the applications row).
-MISSING_SOURCE_TOPIC = "MISSING_SOURCE_TOPIC"
-INVALID_TOPOLOGY = "INVALID_TOPOLOGY"
 INVALID_STATE = "INVALID_STATE"
 # Applications flagged.
 END_OFFSETS_UNKNOWN = "END_OFFSETS_UNKNOWN"

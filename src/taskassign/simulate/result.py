@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from taskassign.analysis.metrics import AssignmentMetrics, metric_fields
-from taskassign.api import result_to_document
 from taskassign.formats.json_io import dump_json
 from taskassign.formats.scenario import Scenario, write_scenario
-from taskassign.leader import RebalanceResult
+from taskassign.leader.assign import result_to_document
+from taskassign.leader.run import RebalanceResult
 from taskassign.model import ApplicationState
 from taskassign.simulate.world import Sample
 

@@ -3,7 +3,7 @@
 The runner turns the events script into timed actions and walks the clock from one instant to the
 next: an action, a membership change, a crash noticed after the session timeout, or a client's
 follow-up deadline (probing rebalances included). At each instant it first applies the actions, then
-runs at most one rebalance, exactly as ``taskassign assign`` does (``api.assign_scenario``: a fresh
+runs at most one rebalance, exactly as ``taskassign assign`` does (``leader.assign.assign_scenario``: a fresh
 assignor instance, validation, the callback, follow-up deadlines on the leader's client). Between
 instants the world restores state (world.py). Every random choice comes from ``random.Random(seed)``.
 
@@ -22,7 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics
-from taskassign.api import assign_scenario
 from taskassign.configs import REBALANCE_PROTOCOL
 from taskassign.errors import UserInputError
 from taskassign.formats.events import (
@@ -44,7 +43,8 @@ from taskassign.formats.events import (
 )
 from taskassign.formats.scenario import Scenario, with_config_overrides
 from taskassign.ids import ProcessId
-from taskassign.leader import RebalanceResult
+from taskassign.leader.assign import assign_scenario
+from taskassign.leader.run import RebalanceResult
 from taskassign.model import AssignmentError
 from taskassign.simulate.result import RebalanceRecord, SimulationResult
 from taskassign.simulate.world import World

@@ -19,7 +19,7 @@ from taskassign.assignors.state_aware import assign_state_aware
 from taskassign.assignors.state_aware.assignor import StateAwareTaskAssignor
 from taskassign.configs import UNBOUNDED_RECOVERY_LAG
 from taskassign.internals.lags import is_caught_up
-from taskassign.leader import rebalance
+from taskassign.leader.run import rebalance
 from taskassign.model import ApplicationState, AssignmentError, KafkaStreamsState, TaskAssignment
 from taskassign.validation import check_completeness, validate_task_assignment
 from tests.assignors.state_aware.strategies import sized_applications

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from taskassign.errors import TopologyError
-from taskassign.fleet.reasons import INVALID_TOPOLOGY, MISSING_SOURCE_TOPIC
 from taskassign.internals.java_order import hash_iteration_order
 
 __all__ = (
@@ -33,6 +32,12 @@ __all__ = (
     "TopologyError",
     "resolve_topology",
 )
+
+#: ``TopologyError.code`` values (also reason codes of the pipeline's errors table): a source topic the
+#: metadata lacks (Kafka: INCOMPLETE_SOURCE_TOPIC_METADATA), or a topology Kafka's leader cannot size or
+#: co-partition.
+MISSING_SOURCE_TOPIC = "MISSING_SOURCE_TOPIC"
+INVALID_TOPOLOGY = "INVALID_TOPOLOGY"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,8 @@
-"""The few calls most users need: assign a scenario, turn the result into an assignment document.
+"""Assign a scenario: one leader rebalance of a scenario file's application, and the assignment
+document of its result.
 
-The CLI, the pipeline and the tests all go through ``assign_scenario`` so that "what taskassign
-assign does" is one code path.
+The CLI, the simulator, the pipeline and the tests all go through ``assign_scenario`` so that "what
+taskassign assign does" is one code path.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, assignor_display_name, create_assignor
 from taskassign.formats.assignment import EXTRA_KEYS, assignment_to_dict
 from taskassign.formats.scenario import Scenario
-from taskassign.leader import RebalanceResult, rebalance
+from taskassign.leader.run import RebalanceResult, rebalance
 
 __all__ = ("assign_scenario", "result_to_document")
 

@@ -24,12 +24,13 @@ from typing import Any
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, assignor_display_name, create_assignor
 from taskassign.configs import KAFKA_COMPAT
 from taskassign.errors import EncodeError, TaskAssignmentException, UserInputError
-from taskassign.fleet.topology import INVALID_TOPOLOGY, MISSING_SOURCE_TOPIC, TopologyError, resolve_topology
-from taskassign.fleet.topology import SubtopologySpec as TopologySubtopology
 from taskassign.formats.group import GroupSpec, SubtopologySpec
 from taskassign.ids import ProcessId, TaskId
-from taskassign.iq_metadata import HostMaps, host_maps
-from taskassign.leader import RebalanceResult, rebalance
+from taskassign.leader.host_maps import HostMaps, host_maps
+from taskassign.leader.ownership import ClientOwnership, PartitionOwnership
+from taskassign.leader.partition_grouper import INVALID_TOPOLOGY, MISSING_SOURCE_TOPIC, TopologyError, resolve_topology
+from taskassign.leader.partition_grouper import SubtopologySpec as TopologySubtopology
+from taskassign.leader.run import RebalanceResult, rebalance
 from taskassign.model import (
     LATEST_OFFSET,
     UNKNOWN_OFFSET_SUM,
@@ -41,7 +42,6 @@ from taskassign.model import (
     TaskInfo,
     TaskTopicPartition,
 )
-from taskassign.ownership import ClientOwnership, PartitionOwnership
 from taskassign.wire.assignment_info import AssignmentInfo
 from taskassign.wire.consumer_protocol import Assignment
 from taskassign.wire.probing import GroupVersions, MemberReaction, group_versions, member_reaction

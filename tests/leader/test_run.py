@@ -4,7 +4,7 @@ import pytest
 
 from taskassign.assignors.base import BaseTaskAssignor
 from taskassign.errors import InvalidAssignmentError, TaskAssignmentException
-from taskassign.leader import IMMEDIATE_FOLLOWUP_MS, rebalance
+from taskassign.leader.run import IMMEDIATE_FOLLOWUP_MS, rebalance
 from taskassign.model import (
     ApplicationState,
     AssignmentError,

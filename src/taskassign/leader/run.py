@@ -25,9 +25,11 @@ from types import MappingProxyType
 
 from taskassign.assignors.base import TaskAssignor
 from taskassign.errors import InvalidAssignmentError, TaskassignError, TaskAssignmentException
-from taskassign.followups import IMMEDIATE_FOLLOWUP_MS, client_assignments
 from taskassign.ids import ProcessId, TaskId
 from taskassign.internals.java_order import hash_iteration_order
+from taskassign.leader.followups import IMMEDIATE_FOLLOWUP_MS, client_assignments
+from taskassign.leader.ownership import PartitionOwnership, ownership_from_state
+from taskassign.leader.threads import ClientThreadsInput, distribute_client
 from taskassign.model import (
     ACTIVE,
     ApplicationState,
@@ -38,9 +40,7 @@ from taskassign.model import (
     KafkaStreamsAssignment,
     TaskAssignment,
 )
-from taskassign.ownership import PartitionOwnership, ownership_from_state
 from taskassign.task_assignment_utils import identity_assignment
-from taskassign.threads import ClientThreadsInput, distribute_client
 from taskassign.validation import CompletenessReport, check_completeness, validate_and_check_completeness
 
 __all__ = ("IMMEDIATE_FOLLOWUP_MS", "RebalanceResult", "rebalance")

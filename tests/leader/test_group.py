@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from taskassign.formats.group import parse_group
-from taskassign.group_rebalance import FUTURE_PROCESS_ID, GroupRebalanceResult, rebalance_group
 from taskassign.ids import TaskId
+from taskassign.leader.group import FUTURE_PROCESS_ID, GroupRebalanceResult, rebalance_group
 from taskassign.wire import AssignmentInfo, AssignorError, HostInfo, SubscriptionInfo
 from taskassign.wire.versions import NO_FOLLOWUP_MS
 from tests.group_helpers import RR, group, member, member_json, v

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from taskassign.ownership import ownership_from_state
+from taskassign.leader.ownership import ownership_from_state
 from tests.helpers import PID_1, PID_2, app_state, client, task, tid
 
 

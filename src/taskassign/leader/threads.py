@@ -33,9 +33,9 @@ from itertools import chain, islice
 from operator import itemgetter
 
 from taskassign.errors import TaskAssignmentException
-from taskassign.followups import consumer_deadline
 from taskassign.ids import TaskId
 from taskassign.internals.java_order import natural_queue_array
+from taskassign.leader.followups import consumer_deadline
 from taskassign.model import ConsumerAssignment, new_consumer_assignment
 
 __all__ = ("ClientThreadsInput", "TopicPartition", "assign_tasks_to_threads", "distribute_client")

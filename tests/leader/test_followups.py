@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from taskassign.followups import IMMEDIATE_FOLLOWUP_MS, client_assignments, with_consumer_followups
+from taskassign.leader.followups import IMMEDIATE_FOLLOWUP_MS, client_assignments, with_consumer_followups
 from taskassign.model import ConsumerAssignment, KafkaStreamsAssignment, TaskAssignment
 from tests.helpers import PID_1, PID_2, PID_3, TASK_0_0, app_state, client, task
 

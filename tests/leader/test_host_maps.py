@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from taskassign.iq_metadata import host_maps
+from taskassign.leader.host_maps import host_maps
 from taskassign.model import KafkaStreamsAssignment
 from taskassign.wire import HostInfo
 from tests.helpers import PID_1, PID_2, PID_3, TASK_0_0, TASK_0_1, task

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from taskassign.fleet.reasons import INVALID_TOPOLOGY, MISSING_SOURCE_TOPIC
-from taskassign.fleet.topology import ResolvedTopology, SubtopologySpec, TopologyError, resolve_topology
+from taskassign.leader.partition_grouper import ResolvedTopology, SubtopologySpec, TopologyError, resolve_topology
 
 
 def resolve(subs: list[SubtopologySpec], counts: dict[str, int], repartition: dict[str, int | None] | None = None,

@@ -9,13 +9,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from taskassign.errors import TaskAssignmentException
-from taskassign.followups import with_consumer_followups
 from taskassign.ids import TaskId
 from taskassign.internals.java_order import JavaPriorityQueue, UniqueJavaPriorityQueue, hash_iteration_order
+from taskassign.leader.followups import with_consumer_followups
+from taskassign.leader.threads import ClientThreadsInput, _owned_elsewhere, assign_tasks_to_threads, distribute_client
 from taskassign.model import ConsumerAssignment
-from taskassign.threads import ClientThreadsInput, _owned_elsewhere, assign_tasks_to_threads, distribute_client
 from tests.helpers import tid
-from tests.threads_reference import reference_assign_tasks_to_threads
+from tests.leader.threads_reference import reference_assign_tasks_to_threads
 
 C1, C2, C3, C4 = "consumer1", "consumer2", "consumer3", "consumer4"
 ALL_8 = [tid(t) for t in ("0_0", "0_1", "0_2", "0_3", "1_0", "1_1", "1_2", "1_3")]
