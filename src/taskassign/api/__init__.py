@@ -1,4 +1,10 @@
-"""The few calls the CLI and users make."""
+"""The few calls the CLI and users make, one module per command: ``assign`` (a scenario through an
+assignor, with metrics and explanations), ``rebalance`` (a GROUP.json through Kafka's whole leader, as
+a document), ``optimize`` (a scenario's current assignment improved for rack traffic).
+
+This is the top of the engine: it may use every package below it (the leader, the formats, the
+analysis, the simulator, the pipeline); nothing below imports it.
+"""
 
 from taskassign.leader.assign import assign_scenario, result_to_document
 

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from taskassign.analysis.metrics import compute_metrics
-from taskassign.analysis.moves import EXPLANATIONS, explanations
+from taskassign.api.assign import assign as api_assign
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, resolve_assignor_class
 from taskassign.cli._app import app
 from taskassign.cli._common import (
@@ -27,9 +25,6 @@ from taskassign.cli._metrics_render import metrics_table
 from taskassign.cli._render import error_text, explanation_text, result_summary
 from taskassign.errors import UserInputError
 from taskassign.formats.json_io import dump_json, to_json_text
-from taskassign.formats.scenario import Scenario
-from taskassign.leader.assign import assign_scenario, result_to_document
-from taskassign.leader.run import RebalanceResult
 from taskassign.model import AssignmentError
 
 
@@ -63,33 +58,23 @@ def assign(
     if out_dir is not None:
         raise UserInputError("--out-dir goes with a directory of scenarios; for one file use -o")
     loaded = load_scenario(scenario, kafka_compat=kafka_compat)
-    result = assign_scenario(loaded, assignor)
-    document = _document(loaded, result, with_metrics)
-    sentences = explanations(loaded.state, result.task_assignment, result.group) if explain else None
-    if sentences is not None:
-        document[EXPLANATIONS] = sentences
+    outcome = api_assign(loaded, assignor, with_metrics=with_metrics, explain=explain)
+    result = outcome.result
     console = stdout_console()
     if output is not None:
-        dump_json(document, output)
+        dump_json(outcome.document, output)
     if as_json:
-        console.out(to_json_text(document), end="")
+        console.out(to_json_text(outcome.document), end="")
     else:
         console.print(result_summary(loaded, result))
-        if with_metrics:
-            console.print(metrics_table(compute_metrics(loaded.state, result.group)))
-        if sentences is not None:
-            console.print(explanation_text(sentences))
+        if outcome.metrics is not None:
+            console.print(metrics_table(outcome.metrics))
+        if outcome.explanations is not None:
+            console.print(explanation_text(outcome.explanations))
         if output is not None:
             console.print(f"[dim]wrote {escape(str(output))}[/]")
     if result.error is not AssignmentError.NONE:
         raise typer.Exit(EXIT_FAILED)
-
-
-def _document(scenario: Scenario, result: RebalanceResult, with_metrics: bool) -> dict[str, Any]:
-    document = result_to_document(result)
-    if with_metrics:
-        document["metrics"] = compute_metrics(scenario.state, result.group).to_dict()
-    return document
 
 
 def _assign_directory(directory: Path, out_dir: Path, assignor: str, kafka_compat: bool, with_metrics: bool) -> int:
@@ -115,8 +100,9 @@ def _assign_directory(directory: Path, out_dir: Path, assignor: str, kafka_compa
                 bad_input += 1
                 progress.advance(job)
                 continue
-            result = assign_scenario(loaded, assignor)
-            dump_json(_document(loaded, result, with_metrics), out_dir / f"{case}.assignment.json")
+            outcome = api_assign(loaded, assignor, with_metrics=with_metrics)
+            result = outcome.result
+            dump_json(outcome.document, out_dir / f"{case}.assignment.json")
             failed += result.error is not AssignmentError.NONE
             summary.add_row(case, str(len(loaded.state.tasks)), str(len(loaded.state.clients)),
                             error_text(result.error), "yes" if result.probing_rebalance_needed else "no",

@@ -11,14 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from taskassign.cli._app import app
-from taskassign.cli._common import handle_errors, load_scenario, stderr_console, stdout_console
-from taskassign.cli._render import task_preview
-from taskassign.configs import RACK_SOLVER
-from taskassign.errors import UserInputError
-from taskassign.formats.json_io import dump_json, to_json_text
-from taskassign.formats.scenario import Scenario, with_config_overrides
-from taskassign.rack.scenario_optimization import (
+from taskassign.api.optimize import (
     Api,
     Role,
     ScenarioOptimization,
@@ -26,6 +19,13 @@ from taskassign.rack.scenario_optimization import (
     optimization_document,
     optimize_scenario,
 )
+from taskassign.cli._app import app
+from taskassign.cli._common import handle_errors, load_scenario, stderr_console, stdout_console
+from taskassign.cli._render import task_preview
+from taskassign.configs import RACK_SOLVER
+from taskassign.errors import UserInputError
+from taskassign.formats.json_io import dump_json, to_json_text
+from taskassign.formats.scenario import Scenario, with_config_overrides
 
 
 class SolverChoice(enum.StrEnum):

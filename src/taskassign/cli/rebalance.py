@@ -11,14 +11,14 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from taskassign.api.rebalance import group_result_to_document
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, resolve_assignor_class
 from taskassign.cli._app import app
 from taskassign.cli._common import EXIT_FAILED, handle_errors, stderr_console, stdout_console
 from taskassign.cli._render import task_preview
 from taskassign.configs import KAFKA_COMPAT
-from taskassign.formats.group import GroupSpec, read_group
+from taskassign.formats.group import GroupSpec, group_with_config_overrides, read_group
 from taskassign.formats.json_io import dump_json, to_json_text
-from taskassign.group_document import group_result_to_document
 from taskassign.leader.group import GroupRebalanceResult, rebalance_group
 from taskassign.wire.versions import AssignorError
 
@@ -39,7 +39,7 @@ def rebalance(
     resolve_assignor_class(assignor)
     spec = read_group(group)
     if kafka_compat:
-        spec = _with_kafka_compat(spec)
+        spec = group_with_config_overrides(spec, {KAFKA_COMPAT: True})
     with stderr_console().status(f"rebalancing {len(spec.members)} members"):
         result = rebalance_group(spec, assignor)
     document = group_result_to_document(result)
@@ -54,15 +54,6 @@ def rebalance(
             console.print(f"[dim]wrote {escape(str(output))}[/]")
     if result.failure is not None or result.error_code is not AssignorError.NONE:
         raise typer.Exit(EXIT_FAILED)
-
-
-def _with_kafka_compat(spec: GroupSpec) -> GroupSpec:
-    from dataclasses import replace
-
-    from taskassign.configs import AssignmentConfigs
-
-    raw = {**spec.raw_configs, KAFKA_COMPAT: True}
-    return replace(spec, configs=AssignmentConfigs.from_properties(raw), raw_configs=raw)
 
 
 def summary(spec: GroupSpec, result: GroupRebalanceResult) -> RenderableType:

@@ -9,7 +9,7 @@ bytes the field and byte offset); it does not assign anything (``group_rebalance
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -29,6 +29,7 @@ __all__ = (
     "PartitionSpec",
     "SubtopologySpec",
     "TopicSpec",
+    "group_with_config_overrides",
     "parse_group",
     "read_group",
 )
@@ -314,3 +315,11 @@ def _check_changelogs(
                          f"changelog topic {topic!r} partition {p.partition} has no end_offset (the leader fetches "
                          "it to compute lags; omit the topic if this rebalance creates it, or set "
                          "end_offsets_unknown)", source)
+
+
+def group_with_config_overrides(spec: GroupSpec, overrides: Mapping[str, Any]) -> GroupSpec:
+    """A copy of ``spec`` whose configs have ``overrides`` applied (validated like the file's)."""
+    if not overrides:
+        return spec
+    raw = {**spec.raw_configs, **overrides}
+    return replace(spec, configs=AssignmentConfigs.from_properties(raw), raw_configs=MappingProxyType(raw))

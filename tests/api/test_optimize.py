@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
+from taskassign.api.optimize import Api, Role, TaskSelection, optimization_document, optimize_scenario
 from taskassign.configs import RACK_SOLVER
 from taskassign.errors import RackAwareOptimizationError
 from taskassign.formats.scenario import Scenario, read_scenario, with_config_overrides
 from taskassign.model import KafkaStreamsAssignment
 from taskassign.rack.balance_subtopology import groups_by_subtopology
-from taskassign.rack.scenario_optimization import Api, Role, TaskSelection, optimization_document, optimize_scenario
 from tests.helpers import GOLDEN_DIR, PID_1, PID_2, tid
 from tests.rack.instances import racked_client, racked_state, racked_task
 
