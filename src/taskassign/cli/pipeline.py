@@ -41,23 +41,6 @@ def _parse_conf(entries: list[str]) -> dict[str, str]:
 
 
 @contextmanager
-def _session(master: str | None, remote: str | None, conf: dict[str, str] | None = None) -> Iterator[Any]:
-    """A session for one command, stopped afterwards unless it was already running in this process
-    (an embedding program's or a test's session is left alone)."""
-    from pyspark.sql import SparkSession
-
-    from taskassign.pipeline.session import build_session
-
-    existing = SparkSession.getActiveSession() if remote is None else None
-    spark = build_session(master, remote, conf=conf)
-    try:
-        yield spark
-    finally:
-        if existing is None:
-            spark.stop()
-
-
-@contextmanager
 def _spark_progress(spark: Any, progress: Progress) -> Iterator[None]:
     """A bar of Spark tasks (classic sessions only: Spark Connect has no status tracker here)."""
     context = getattr(spark, "sparkContext", None) if type(spark).__module__.startswith("pyspark.sql.classic") \
@@ -105,6 +88,7 @@ def run(
 ) -> None:
     """Assign every application of a fleet snapshot and write assignments, metrics, errors and a manifest."""
     from taskassign.pipeline.run import PipelineOptions, run_pipeline
+    from taskassign.pipeline.session import command_session
 
     if assignor is not None:
         resolve_assignor_class(assignor)
@@ -113,7 +97,7 @@ def run(
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=errors, transient=True) as progress:
         step = progress.add_task("starting Spark", total=None)
-        with _session(master, remote, _parse_conf(conf)) as spark, _spark_progress(spark, progress):
+        with command_session(master, remote, _parse_conf(conf)) as spark, _spark_progress(spark, progress):
             result = run_pipeline(spark, options, lambda name: progress.update(step, description=name))
     console.print(fleet_summary(result.manifest, result.output_dir))
     if not result.manifest["reconciled"]:
@@ -186,9 +170,10 @@ def export_scenario(
 ) -> None:
     """Write one application's scenario file: the exact input the pipeline gives the engine for it."""
     from taskassign.pipeline.export import export_scenarios
+    from taskassign.pipeline.session import command_session
 
     errors: Console = stderr_console()
-    with errors.status("starting Spark"), _session(master, remote) as spark:
+    with errors.status("starting Spark"), command_session(master, remote) as spark:
         errors.print(f"checking and deriving {escape(app_id)}")
         exported = export_scenarios(spark, input_dir, [app_id], kafka_compat=kafka_compat)[app_id]
     if exported.scenario is None:

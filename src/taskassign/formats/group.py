@@ -3,7 +3,7 @@ it at a rebalance, from raw inputs: the members with their subscription bytes, t
 subtopologies, the topics' partitions with racks and offsets.
 
 Reading validates everything and decodes every subscription (errors name the JSON path, and for
-bytes the field and byte offset); it does not assign anything (``group_rebalance.py`` does).
+bytes the field and byte offset); it does not assign anything (``leader/group.py`` does).
 """
 
 from __future__ import annotations

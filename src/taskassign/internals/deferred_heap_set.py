@@ -19,7 +19,7 @@ base is materialised to find it.
 Polls that return someone are cheap too. While the deferred heap is known to be valid, a poll
 returns the lightest eligible member (a valid heap pops in key order) and is only logged. A
 materialised heap is a list of distinct ``(weight, client)`` keys run through ``heapq`` wherever that
-gives Java's array (``_java_order.java_heap_*``); only offers that meet a stale member, and pops from
+gives Java's array (``internals.java_order.java_heap_*``); only offers that meet a stale member, and pops from
 a heap such an offer left invalid, follow Java's rules step by step, and only the slots they touched
 are re-checked.
 

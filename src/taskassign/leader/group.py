@@ -253,7 +253,7 @@ def _rack_warnings(spec: GroupSpec, member_client: Mapping[str, ProcessId]) -> l
 
 def source_partition_counts(spec: GroupSpec) -> dict[int, Mapping[str, int]]:
     """Spec 1.3: every subtopology's source topics with their partition counts, repartition topics sized
-    and co-partition groups enforced as Kafka's leader does (fleet.topology). Raises TopologyError.
+    and co-partition groups enforced as Kafka's leader does (leader.partition_grouper). Raises TopologyError.
 
     A repartition topic that already exists in ``topics`` must have the computed count (Kafka's
     ``makeReady`` fails otherwise)."""

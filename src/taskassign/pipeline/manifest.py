@@ -9,18 +9,18 @@ reads, the other two by the buckets' Python side, and a row the Python side lost
 
 from __future__ import annotations
 
+import importlib.metadata
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
 import pyarrow.compute as pc
 
-import taskassign
 from taskassign.fleet import reasons
 from taskassign.fleet.tables import INPUT_TABLES
 from taskassign.pipeline.assemble import Assembled
 
-__all__ = ("OUTPUT_TABLES", "build_manifest")
+__all__ = ("OUTPUT_TABLES", "build_manifest", "taskassign_version")
 
 #: The tables a run writes, in the order the manifest lists them.
 OUTPUT_TABLES = ("client_assignments", "consumer_assignments", "app_metrics", "fleet_metrics", "errors")
@@ -41,7 +41,7 @@ def build_manifest(assembled: Assembled, rows_in: Mapping[str, int], header: Map
     rows = {name: {"in": rows_in[name], "used": used[name], "rejected": rejected.get(name, 0)}
             for name in INPUT_TABLES}
     return {
-        "taskassign_version": taskassign.__version__,
+        "taskassign_version": taskassign_version(),
         **header,
         "rows": rows,
         "reconciled": all(r["in"] == r["used"] + r["rejected"] for r in rows.values()),
@@ -51,3 +51,12 @@ def build_manifest(assembled: Assembled, rows_in: Mapping[str, int], header: Map
         "timings": {**assembled.timings,
                     **{name: round(float(pc.sum(apps[name]).as_py() or 0.0), 3) for name in _TIMINGS}},
     }
+
+
+def taskassign_version() -> str:
+    """The installed taskassign's version, for the manifest (read from the package metadata, so that
+    the pipeline needs nothing from the package's top; "unknown" for an uninstalled source tree)."""
+    try:
+        return importlib.metadata.version("taskassign")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"

@@ -16,13 +16,14 @@ import shutil
 import sys
 import tempfile
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from taskassign.errors import UserInputError
 
-__all__ = ("BUCKETS_CONF", "DEFAULT_MASTER", "build_session", "is_connect", "package_zip")
+__all__ = ("BUCKETS_CONF", "DEFAULT_MASTER", "build_session", "command_session", "is_connect", "package_zip")
 
 DEFAULT_MASTER = "local[*]"
 #: Session setting holding the default number of buckets (partitions of applications, Python calls).
@@ -157,9 +158,7 @@ def is_connect(spark: Any) -> bool:
 
 def package_zip(directory: str | Path) -> Path:
     """Zip the installed taskassign package (sources only) into ``directory``; returns the zip's path."""
-    import taskassign
-
-    root = Path(taskassign.__file__).resolve().parent
+    root = Path(__file__).resolve().parents[1]  # the taskassign package this module belongs to
     target = Path(directory) / "taskassign.zip"
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zf:
         for path in sorted(root.rglob("*")):
@@ -178,3 +177,18 @@ def _ship_package(spark: Any) -> None:
         spark.addArtifacts(str(archive), pyfile=True)
     else:
         spark.sparkContext.addPyFile(str(archive))
+
+
+@contextmanager
+def command_session(master: str | None, remote: str | None, conf: dict[str, str] | None = None) -> Iterator[Any]:
+    """A session for one command, stopped afterwards unless it was already running in this process
+    (an embedding program's or a test's session is left alone)."""
+    from pyspark.sql import SparkSession
+
+    existing = SparkSession.getActiveSession() if remote is None else None
+    spark = build_session(master, remote, conf=conf)
+    try:
+        yield spark
+    finally:
+        if existing is None:
+            spark.stop()
