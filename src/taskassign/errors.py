@@ -12,6 +12,7 @@ The tree::
     │   ├── RackAwareOptimizationError   a rack-aware optimisation's input is inconsistent (a task held by
     │   │                                two clients or none, missing rack information)
     │   ├── TopologyError                a topology cannot be turned into tasks (``code``: how Kafka's leader fails)
+    │   ├── TopologyTextError            a ``Topology#describe()`` text does not parse (names the line)
     │   ├── ReportUnavailableError       the HTML report needs matplotlib, which is not installed
     │   └── WireFormatError              bytes or a message are not valid Kafka wire data
     │       ├── DecodeError              bytes do not decode (names the field and byte offset)
@@ -50,6 +51,7 @@ __all__ = (
     "TaskNotStatefulError",
     "TaskassignError",
     "TopologyError",
+    "TopologyTextError",
     "UserInputError",
     "WireFormatError",
 )
@@ -127,6 +129,17 @@ class TopologyError(UserInputError):
         self.code = code
         self.assignment_error = assignment_error
         super().__init__(message)
+
+
+class TopologyTextError(UserInputError):
+    """A text is not a ``Topology#describe()`` output: ``line`` (1-based, in the text given) and what
+    was expected there."""
+
+    def __init__(self, line: int, message: str, *, source: str | None = None) -> None:
+        self.line = line
+        self.message = message
+        self.source = source
+        super().__init__(f"{source or 'topology'}:{line}: {message}")
 
 
 class ReportUnavailableError(UserInputError):
