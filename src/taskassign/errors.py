@@ -13,6 +13,13 @@ The tree::
     │   │                                two clients or none, missing rack information)
     │   ├── TopologyError                a topology cannot be turned into tasks (``code``: how Kafka's leader fails)
     │   ├── TopologyTextError            a ``Topology#describe()`` text does not parse (names the line)
+    │   ├── PropertiesError              a Java ``.properties`` file cannot be read (names the file and line)
+    │   ├── ClientConfigError            Kafka client properties that taskassign cannot connect with (names
+    │   │                                every offending key, never a secret)
+    │   ├── CaptureError                 reading a live cluster failed in a way the user must fix
+    │   │   ├── ClusterUnreachableError  no broker answered within the capture's timeout
+    │   │   ├── CaptureAuthorizationError  an ACL is missing (names the operation and resource)
+    │   │   └── GroupNotCapturableError  the group is unknown, empty, not Kafka Streams, or rebalancing
     │   ├── ReportUnavailableError       the HTML report needs matplotlib, which is not installed
     │   └── WireFormatError              bytes or a message are not valid Kafka wire data
     │       ├── DecodeError              bytes do not decode (names the field and byte offset)
@@ -36,13 +43,19 @@ import enum
 __all__ = (
     "AssignmentError",
     "AssignorNotFoundError",
+    "CaptureAuthorizationError",
+    "CaptureError",
+    "ClientConfigError",
+    "ClusterUnreachableError",
     "ConfigError",
     "DecodeError",
     "EncodeError",
     "GraphError",
+    "GroupNotCapturableError",
     "InvalidAssignmentError",
     "LagsNotRequestedError",
     "ProcessIdFormatError",
+    "PropertiesError",
     "RackAwareOptimizationError",
     "ReportUnavailableError",
     "ScenarioError",
@@ -140,6 +153,47 @@ class TopologyTextError(UserInputError):
         self.message = message
         self.source = source
         super().__init__(f"{source or 'topology'}:{line}: {message}")
+
+
+class CaptureError(UserInputError):
+    """Reading a live cluster failed in a way the user must fix (an input error: exit code 2)."""
+
+
+class ClusterUnreachableError(CaptureError):
+    """No broker answered within the capture's ``--timeout``: wrong address, cluster down, or a security
+    setting (``--command-config``) the brokers refuse."""
+
+
+class CaptureAuthorizationError(CaptureError):
+    """The broker refused a read for lack of an ACL; the message names the operation and the resource."""
+
+
+class GroupNotCapturableError(CaptureError):
+    """The group cannot be captured: unknown, empty, not a Kafka Streams group, or in the middle of a
+    rebalance (its members' assignments are not there yet)."""
+
+
+class PropertiesError(UserInputError):
+    """A Java ``.properties`` file cannot be read, or does not load as ``java.util.Properties.load`` would
+    load it: ``source`` (the file), ``line`` (1-based; None for the file as a whole) and what is wrong."""
+
+    def __init__(self, source: str, line: int | None, message: str) -> None:
+        self.source = source
+        self.line = line
+        self.message = message
+        super().__init__(f"{source}:{line}: {message}" if line is not None else f"{source}: {message}")
+
+
+class ClientConfigError(UserInputError):
+    """Kafka client properties (``--command-config``) that taskassign cannot connect with. ``problems``
+    holds (key, reason) pairs, every one of them, so that one run shows the user everything to fix. The
+    reasons name keys and files, never a password or a key's contents."""
+
+    def __init__(self, source: str, problems: tuple[tuple[str, str], ...]) -> None:
+        self.source = source
+        self.problems = problems
+        lines = "".join(f"\n  {key}: {reason}" for key, reason in problems)
+        super().__init__(f"{source}: cannot connect with these client properties:{lines}")
 
 
 class ReportUnavailableError(UserInputError):

@@ -1,22 +1,47 @@
-"""The ``taskassign/group-assignment/v1`` document of a group rebalance (``taskassign rebalance -o``):
-every member's assignment bytes (hex and base64) and their decoded form, what each member does next,
-the versions in play, and the client-level assignment file of the leader's rebalance."""
+"""The engine side of ``taskassign rebalance``: the leader's run over a GROUP.json, checked against the
+outcome Kafka's leader recorded when the file carries one (a captured group), and the
+``taskassign/group-assignment/v1`` document: every member's assignment bytes (hex and base64) and their
+decoded form, what each member does next, the versions in play, the client-level assignment file of
+the leader's rebalance, and the comparison with Kafka's recorded outcome."""
 
 from __future__ import annotations
 
 import base64
+from dataclasses import dataclass
 from typing import Any
 
+from taskassign.analysis.recorded_outcome import OutcomeComparison, compare_outcome
+from taskassign.formats.group import GroupSpec
 from taskassign.formats.wire_documents import message_to_json
 from taskassign.leader.assign import result_to_document
-from taskassign.leader.group import GroupRebalanceResult
+from taskassign.leader.group import GroupRebalanceResult, rebalance_group
 
-__all__ = ("GROUP_ASSIGNMENT_FORMAT", "group_result_to_document")
+__all__ = ("GROUP_ASSIGNMENT_FORMAT", "GroupRebalance", "group_result_to_document", "rebalance_group_file")
+
+
+@dataclass(frozen=True, slots=True)
+class GroupRebalance:
+    """The leader's result on a group file and, for a file with Kafka's recorded outcome, the comparison."""
+
+    result: GroupRebalanceResult
+    comparison: OutcomeComparison | None
+
+
+def rebalance_group_file(spec: GroupSpec, assignor: str) -> GroupRebalance:
+    """Run the leader over ``spec``; compare with Kafka's recorded bytes when the file has them."""
+    result = rebalance_group(spec, assignor)
+    comparison = None
+    if spec.has_recorded_outcome:
+        recorded = {m.member_id: m.recorded_assignment for m in spec.members if m.recorded_assignment is not None}
+        comparison = compare_outcome(recorded, {mid: o.assignment_bytes for mid, o in result.members.items()})
+    return GroupRebalance(result, comparison)
 
 GROUP_ASSIGNMENT_FORMAT = "taskassign/group-assignment/v1"
 
 
-def group_result_to_document(result: GroupRebalanceResult) -> dict[str, Any]:
+def group_result_to_document(
+    result: GroupRebalanceResult, comparison: OutcomeComparison | None = None
+) -> dict[str, Any]:
     v = result.versions
     members: dict[str, Any] = {}
     for member_id, outcome in result.members.items():
@@ -52,4 +77,15 @@ def group_result_to_document(result: GroupRebalanceResult) -> dict[str, Any]:
         "warnings": list(result.warnings),
         "members": members,
         "assignment": None if result.rebalance is None else result_to_document(result.rebalance),
+        "recorded_outcome": None if comparison is None else _comparison_document(comparison),
+    }
+
+
+def _comparison_document(comparison: OutcomeComparison) -> dict[str, Any]:
+    return {
+        "all_match": comparison.all_match,
+        "members_matching": comparison.matching,
+        "members": len(comparison.members),
+        "differences": {m.member_id: list(m.differences) for m in comparison.members if not m.matches},
+        "followup_time_differs": [m.member_id for m in comparison.members if m.followup_time_differs],
     }

@@ -21,6 +21,7 @@ from taskassign.errors import AssignorNotFoundError
 __all__ = (
     "BUILTIN_ASSIGNORS",
     "DEFAULT_ASSIGNOR",
+    "KAFKA_INTERNAL_ASSIGNORS",
     "assignor_display_name",
     "create_assignor",
     "resolve_assignor_class",
@@ -45,6 +46,12 @@ BUILTIN_ASSIGNORS: Mapping[str, tuple[str, str]] = {
     "sticky_preserve": ("taskassign.assignors.sticky:StickyPreserveTaskAssignor",
                         "Kafka's StickyTaskAssignor(true): previous actives never move, immediate follow-up"),
 }
+
+#: Kafka's internal assignors (StreamsPartitionAssignor's legacy path, ``internal.task.assignor.class``):
+#: they work on Kafka's ClientState, whose task sets are TreeSets. Every other assignor is a KIP-924 one
+#: (``task.assignor.class``), whose result Kafka copies into HashSets. The difference shows in the order of
+#: the bytes the leader writes.
+KAFKA_INTERNAL_ASSIGNORS = frozenset({"high_availability", "legacy_sticky", "fallback_prior"})
 
 DEFAULT_ASSIGNOR = "high_availability" if "high_availability" in BUILTIN_ASSIGNORS else "identity"
 

@@ -12,9 +12,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from taskassign.api.application import read_application
 from taskassign.configs import KAFKA_COMPAT
 from taskassign.errors import InvalidAssignmentError, TaskassignError, UserInputError
-from taskassign.formats.scenario import Scenario, read_scenario, with_config_overrides
+from taskassign.formats.scenario import Scenario, with_config_overrides
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -56,8 +57,8 @@ def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
 
 
 def load_scenario(path: Path, *, kafka_compat: bool = False) -> Scenario:
-    """Read a scenario, applying ``--kafka-compat`` when given."""
-    scenario = read_scenario(path)
+    """Read a scenario file or a GROUP.json (as its leader sees it), applying ``--kafka-compat`` when given."""
+    scenario = read_application(path)
     if kafka_compat:
         scenario = with_config_overrides(scenario, {KAFKA_COMPAT: True})
     return scenario

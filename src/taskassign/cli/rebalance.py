@@ -11,7 +11,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from taskassign.api.rebalance import group_result_to_document
+from taskassign.analysis.recorded_outcome import OutcomeComparison
+from taskassign.api.rebalance import group_result_to_document, rebalance_group_file
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, resolve_assignor_class
 from taskassign.cli._app import app
 from taskassign.cli._common import EXIT_FAILED, handle_errors, stderr_console, stdout_console
@@ -19,7 +20,7 @@ from taskassign.cli._render import task_preview
 from taskassign.configs import KAFKA_COMPAT
 from taskassign.formats.group import GroupSpec, group_with_config_overrides, read_group
 from taskassign.formats.json_io import dump_json, to_json_text
-from taskassign.leader.group import GroupRebalanceResult, rebalance_group
+from taskassign.leader.group import GroupRebalanceResult
 from taskassign.wire.versions import AssignorError
 
 MAX_MEMBER_ROWS = 80
@@ -29,20 +30,30 @@ MAX_MEMBER_ROWS = 80
 @handle_errors
 def rebalance(
     group: Path = typer.Argument(..., help="A GROUP.json file (docs/group-file.md)."),
-    assignor: str = typer.Option(DEFAULT_ASSIGNOR, "--assignor", "-a",
-                                 help="Built-in name (see `taskassign assignors`), module:Class or file.py:Class."),
+    assignor: str | None = typer.Option(
+        None, "--assignor", "-a",
+        help="Built-in name (see `taskassign assignors`), module:Class or file.py:Class. Default: the assignor "
+             f"a captured file names (the one Kafka ran), else {DEFAULT_ASSIGNOR}."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the group assignment document here."),
     as_json: bool = typer.Option(False, "--json", help="Print the group assignment document instead of a table."),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
 ) -> None:
-    """Run Kafka Streams' group leader on GROUP.json: every member's assignment bytes and what it does next."""
-    resolve_assignor_class(assignor)
+    """Run Kafka Streams' group leader on GROUP.json: every member's assignment bytes and what it does next.
+
+    On a captured file (taskassign capture) the result is compared with what Kafka's leader sent, member by
+    member: exit code 0 only when every member's bytes match.
+    """
+    if assignor is not None:
+        resolve_assignor_class(assignor)
     spec = read_group(group)
+    chosen = assignor or (spec.capture.assignor if spec.capture is not None else DEFAULT_ASSIGNOR)
+    resolve_assignor_class(chosen)
     if kafka_compat:
         spec = group_with_config_overrides(spec, {KAFKA_COMPAT: True})
     with stderr_console().status(f"rebalancing {len(spec.members)} members"):
-        result = rebalance_group(spec, assignor)
-    document = group_result_to_document(result)
+        run = rebalance_group_file(spec, chosen)
+    result, comparison = run.result, run.comparison
+    document = group_result_to_document(result, comparison)
     if output is not None:
         dump_json(document, output)
     console = stdout_console()
@@ -50,10 +61,32 @@ def rebalance(
         console.out(to_json_text(document), end="")
     else:
         console.print(summary(spec, result))
+        if comparison is not None:
+            console.print(comparison_text(comparison))
         if output is not None:
             console.print(f"[dim]wrote {escape(str(output))}[/]")
     if result.failure is not None or result.error_code is not AssignorError.NONE:
         raise typer.Exit(EXIT_FAILED)
+    if comparison is not None and not comparison.all_match:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def comparison_text(comparison: OutcomeComparison) -> RenderableType:
+    """Kafka's recorded outcome against taskassign's: a verdict line, then what differs per member."""
+    n, ok = len(comparison.members), comparison.matching
+    style = "bold green" if comparison.all_match else "bold red"
+    lines: list[RenderableType] = [Text.assemble(
+        ("Kafka's recorded outcome: ", "dim"), (f"{ok} of {n} members match byte for byte", style),
+        (" (follow-up time aside)", "dim"))]
+    timed = [m.member_id for m in comparison.members if m.followup_time_differs and m.matches]
+    if timed:
+        lines.append(Text(f"  {len(timed)} member(s) ask for the same follow-up at another time (the leader's clock)",
+                          style="dim"))
+    for m in comparison.members:
+        if not m.matches:
+            lines.append(Text(f"  {m.member_id}:", style="bold"))
+            lines.extend(Text(f"    {d}") for d in m.differences)
+    return Group(*lines)
 
 
 def summary(spec: GroupSpec, result: GroupRebalanceResult) -> RenderableType:

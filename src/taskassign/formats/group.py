@@ -12,18 +12,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from taskassign.configs import AssignmentConfigs
-from taskassign.errors import DecodeError, UserInputError
+from taskassign.errors import DecodeError
 from taskassign.formats.json_io import JsonObject, describe, fail, load_json_file
 from taskassign.formats.scenario import parse_configs
-from taskassign.formats.wire_documents import bytes_from_text, message_from_json
-from taskassign.wire.consumer_protocol import Subscription
+from taskassign.formats.wire_documents import bytes_from_text, message_from_json, message_to_json
+from taskassign.wire.consumer_protocol import Assignment, Subscription
 from taskassign.wire.subscription_info import SubscriptionInfo
 
 __all__ = (
     "GROUP_FORMAT",
+    "CaptureInfo",
     "GroupSpec",
     "MemberSpec",
     "PartitionSpec",
@@ -35,6 +36,7 @@ __all__ = (
 )
 
 GROUP_FORMAT = "taskassign/group/v1"
+M = TypeVar("M", Subscription, Assignment)
 INT_MAX = 2**31 - 1
 MAX_PARTITIONS = 1_000_000
 
@@ -72,12 +74,35 @@ class TopicSpec:
 
 @dataclass(frozen=True, slots=True)
 class MemberSpec:
-    """One member (consumer, i.e. StreamThread) and its decoded subscription."""
+    """One member (consumer, i.e. StreamThread) and its decoded subscription; ``recorded_assignment`` is
+    the consumer-protocol Assignment bytes Kafka's leader sent it (a captured group's recorded outcome)."""
 
     member_id: str
     subscription: Subscription
     info: SubscriptionInfo
     path: str = ""
+    recorded_assignment: bytes | None = None
+    client_id: str | None = None
+    client_host: str | None = None
+    group_instance_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CaptureInfo:
+    """Where a captured group file came from (``taskassign capture``): the cluster, when, the group's state,
+    where its topology and configs came from, and what the capture could not know (``notes``)."""
+
+    bootstrap_server: str
+    group: str
+    captured_at_ms: int
+    group_state: str
+    topology_source: str
+    configs_source: str
+    leader_source: str
+    #: The taskassign assignor that reproduces the one Kafka ran (from task.assignor.class); the default of
+    #: ``taskassign rebalance`` on this file.
+    assignor: str = "high_availability"
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +123,13 @@ class GroupSpec:
     source: str | None = field(default=None, compare=False)
     #: The topology's repartition topics: the partition count it fixes, or None (the leader computes it).
     repartition_topics: Mapping[str, int | None] = field(default_factory=lambda: MappingProxyType({}))
+    #: Provenance of a captured file (None for a hand-written one).
+    capture: CaptureInfo | None = None
+
+    @property
+    def has_recorded_outcome(self) -> bool:
+        """True when the file carries the assignment Kafka's leader made (every member's bytes)."""
+        return any(m.recorded_assignment is not None for m in self.members)
 
 
 def read_group(path: str | Path) -> GroupSpec:
@@ -120,10 +152,32 @@ def parse_group(doc: Any, *, source: str | None = None, default_name: str = "gro
     if leader not in {m.member_id for m in members}:
         root.fail("leader", f"{leader!r} is not one of the members")
     unknown_offsets = root.boolean("end_offsets_unknown", False)
+    capture = _capture(root.obj("capture", None)) if root.has("capture") else None
     root.finish()
     _check_changelogs(subtopologies, topics, unknown_offsets, source)
+    recorded = [m for m in members if m.recorded_assignment is not None]
+    if recorded and len(recorded) != len(members):
+        missing = next(m for m in members if m.recorded_assignment is None)
+        fail(missing.path, "a recorded outcome lists every member's assignment: this member has none", source)
     return GroupSpec(name, now_ms, configs, MappingProxyType(dict(raw_configs.data)), subtopologies,
-                     MappingProxyType(topics), members, leader, unknown_offsets, source, MappingProxyType(repartition))
+                     MappingProxyType(topics), members, leader, unknown_offsets, source, MappingProxyType(repartition),
+                     capture)
+
+
+def _capture(obj: JsonObject) -> CaptureInfo:
+    info = CaptureInfo(
+        bootstrap_server=obj.string("bootstrap_server"),
+        group=obj.string("group"),
+        captured_at_ms=obj.integer("captured_at_ms", minimum=0),
+        group_state=obj.string("group_state"),
+        topology_source=obj.string("topology_source"),
+        configs_source=obj.string("configs_source"),
+        leader_source=obj.string("leader_source"),
+        assignor=obj.string("assignor", "high_availability", non_empty=True),
+        notes=tuple(obj.string_list("notes", [])),
+    )
+    obj.finish()
+    return info
 
 
 def _unique_strings(obj: JsonObject, key: str, *, required: bool = False) -> tuple[str, ...]:
@@ -254,7 +308,11 @@ def _members(items: list[Any], source: str | None) -> tuple[MemberSpec, ...]:
         if member_id in seen:
             obj.fail("member_id", f"duplicate member id {member_id!r}")
         seen.add(member_id)
-        subscription = _subscription(obj)
+        subscription, _ = _wire_bytes(obj, "subscription", Subscription)
+        recorded = _wire_bytes(obj, "assignment", Assignment)[1] if obj.has("assignment") else None
+        client_id = obj.string("client_id", None, nullable=True)
+        client_host = obj.string("client_host", None, nullable=True)
+        instance_id = obj.string("group_instance_id", None, nullable=True)
         obj.finish()
         where = obj.sub("subscription")
         if subscription.user_data is None:
@@ -263,38 +321,46 @@ def _members(items: list[Any], source: str | None) -> tuple[MemberSpec, ...]:
             info = SubscriptionInfo.decode(subscription.user_data, base=subscription.user_data_offset())
         except DecodeError as exc:
             raise exc.located(f"{source + ': ' if source else ''}{where}") from None
-        members.append(MemberSpec(member_id, subscription, info, obj.path))
+        members.append(MemberSpec(member_id, subscription, info, obj.path, recorded, client_id, client_host,
+                                  instance_id))
     return tuple(members)
 
 
-def _subscription(obj: JsonObject) -> Subscription:
-    """Hex text, ``{"hex": ...}`` / ``{"base64": ...}``, or the decoded message as JSON."""
-    value = obj.raw("subscription")
-    where = obj.sub("subscription")
+def _wire_bytes(obj: JsonObject, key: str, kind: type[M]) -> tuple[M, bytes]:
+    """A consumer-protocol message given as hex text, ``{"hex": ...}`` / ``{"base64": ...}`` (optionally with
+    ``"decoded"``: the message as ``taskassign decode`` prints it, which must agree with the bytes), or the
+    decoded message alone. Returns the message and its bytes."""
+    value = obj.raw(key)
+    where = obj.sub(key)
     prefix = f"{obj.source}: {where}" if obj.source else where
+    label = kind.__name__.lower()
     if isinstance(value, dict) and "message" in value:
         message = message_from_json(value, path=where, source=obj.source)
-        if not isinstance(message, Subscription):
-            obj.fail("subscription", "expected a consumer-protocol subscription (\"message\": \"subscription\")")
-        return message
+        if not isinstance(message, kind):
+            obj.fail(key, f"expected a consumer-protocol {label} (\"message\": \"{label}\")")
+        return message, message.encode()
+    decoded: Any = None
     if isinstance(value, dict):
         raw = JsonObject(value, where, obj.source)
         if raw.has("hex") == raw.has("base64"):
             raw.fail(None, "give the bytes as {\"hex\": ...} or {\"base64\": ...}, a hex string, or the message")
         text = raw.string("hex") if raw.has("hex") else "base64:" + raw.string("base64")
+        decoded = raw.raw("decoded", None)
         raw.finish()
     elif isinstance(value, str):
         text = value
     else:
-        obj.fail("subscription", f"expected subscription bytes (hex string, {{\"hex\"}}, {{\"base64\"}}) or the "
-                                 f"message as JSON, got {describe(value)}")
+        obj.fail(key, f"expected {label} bytes (hex string, {{\"hex\"}}, {{\"base64\"}}) or the message as JSON, "
+                      f"got {describe(value)}")
+    data = bytes_from_text(text, prefix)
     try:
-        data = bytes_from_text(text, prefix)
-        return Subscription.decode(data)
+        message = kind.decode(data)
     except DecodeError as exc:
         raise exc.located(prefix) from None
-    except UserInputError:
-        raise
+    if decoded is not None and message_to_json(message) != decoded:
+        fail(f"{where}.decoded", "does not match the bytes beside it: edit the bytes, or drop them and keep only "
+                                 "the decoded message", obj.source)
+    return message, data
 
 
 def _check_changelogs(

@@ -21,12 +21,19 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from taskassign.assignors.registry import DEFAULT_ASSIGNOR, assignor_display_name, create_assignor
+from taskassign.assignors.registry import (
+    DEFAULT_ASSIGNOR,
+    KAFKA_INTERNAL_ASSIGNORS,
+    assignor_display_name,
+    create_assignor,
+)
 from taskassign.configs import KAFKA_COMPAT
 from taskassign.errors import EncodeError, TaskAssignmentException, UserInputError
-from taskassign.formats.group import GroupSpec, SubtopologySpec
+from taskassign.formats.group import GroupSpec, MemberSpec, SubtopologySpec
+from taskassign.formats.scenario import Scenario
 from taskassign.ids import ProcessId, TaskId
-from taskassign.leader.host_maps import HostMaps, host_maps
+from taskassign.internals.java_order import hash_iteration_order
+from taskassign.leader.host_maps import HostMaps, TaskOrder, host_maps
 from taskassign.leader.ownership import ClientOwnership, PartitionOwnership
 from taskassign.leader.partition_grouper import INVALID_TOPOLOGY, MISSING_SOURCE_TOPIC, TopologyError, resolve_topology
 from taskassign.leader.partition_grouper import SubtopologySpec as TopologySubtopology
@@ -45,7 +52,7 @@ from taskassign.model import (
 from taskassign.wire.assignment_info import AssignmentInfo
 from taskassign.wire.consumer_protocol import Assignment
 from taskassign.wire.probing import GroupVersions, MemberReaction, group_versions, member_reaction
-from taskassign.wire.types import HostInfo, TopicPartition
+from taskassign.wire.types import HostInfo, TopicPartition, topic_partition_java_hash
 from taskassign.wire.versions import (
     MIN_NEXT_REBALANCE_VERSION,
     MIN_PARTITIONS_BY_HOST_VERSION,
@@ -53,7 +60,8 @@ from taskassign.wire.versions import (
     AssignorError,
 )
 
-__all__ = ("FUTURE_PROCESS_ID", "GroupRebalanceResult", "MemberOutcome", "rebalance_group")
+__all__ = ("FUTURE_PROCESS_ID", "GroupRebalanceResult", "MemberOutcome", "group_scenario", "kafka_member_order",
+           "kafka_task_partitions", "rebalance_group")
 
 #: The one client that stands for every future-version member (Kafka: a random UUID per leader JVM).
 FUTURE_PROCESS_ID = ProcessId("ffffffff-ffff-ffff-ffff-fffffffffffe")
@@ -190,22 +198,34 @@ def rebalance_group(spec: GroupSpec, assignor: str = DEFAULT_ASSIGNOR) -> GroupR
         return error(AssignorError.ASSIGNMENT_ERROR, f"the assignor raised TaskAssignmentException "
                                                      f"({result.fallback_reason})")
     maps = HostMaps()
+    task_partitions = kafka_task_partitions(spec, tasks)
     if versions.min_received >= MIN_PARTITIONS_BY_HOST_VERSION:
-        maps = host_maps(result.group.clients, {c.process_id: c.host for c in clients.values()}, tasks)
+        # Kafka's clientMetadataMap is a HashMap of process ids, filled as the members are met
+        client_order = hash_iteration_order(list(clients))
+        maps = host_maps(result.group.clients, {c.process_id: c.host for c in clients.values()}, task_partitions,
+                         client_order=client_order, task_order=_task_order(result.assignor))
         warnings.extend(f"two clients share the endpoint {h}" for h in maps.collisions)
     try:
-        outcomes = _encode_members(spec, result, maps, versions, member_client, clients, tasks)
+        outcomes = _encode_members(spec, result, maps, versions, member_client, clients, task_partitions)
     except EncodeError as exc:
         return error(AssignorError.ASSIGNMENT_ERROR, f"encoding failed: {exc}")
     return GroupRebalanceResult(spec.name, result.assignor, AssignorError.NONE, versions,
                                 MappingProxyType(outcomes), result, app, maps, None, tuple(warnings))
 
 
+def kafka_member_order(spec: GroupSpec) -> list[MemberSpec]:
+    """The members as Kafka's leader iterates them: its subscriptions are a ``HashMap`` keyed by member id,
+    filled in the JoinGroup response's order (the file's order)."""
+    by_id = {m.member_id: m for m in spec.members}
+    return [by_id[i] for i in hash_iteration_order(list(by_id))]
+
+
 def _decode_members(spec: GroupSpec) -> tuple[dict[ProcessId, _Client], dict[str, ProcessId]]:
-    """Spec 1.2: one client per process id (all future members share one), first subscription wins."""
+    """Spec 1.2: one client per process id (all future members share one), the first subscription in
+    Kafka's member order wins."""
     clients: dict[ProcessId, _Client] = {}
     member_client: dict[str, ProcessId] = {}
-    for m in spec.members:
+    for m in kafka_member_order(spec):
         info = m.info
         pid = FUTURE_PROCESS_ID if info.is_future else info.process_id
         assert pid is not None  # only future subscriptions lack one
@@ -367,23 +387,23 @@ def _encode_members(
     versions: GroupVersions,
     member_client: Mapping[str, ProcessId],
     clients: Mapping[ProcessId, _Client],
-    tasks: Mapping[TaskId, TaskInfo],
+    task_partitions: Mapping[TaskId, tuple[TopicPartition, ...]],
 ) -> dict[str, MemberOutcome]:
     """Spec 5.3-5.5: per consumer, its partitions sorted with their tasks, its standbys with their
-    source partitions, the shared host maps, and its follow-up (carried only by v7+)."""
+    source partitions (a HashMap of TaskIds, each task's partitions in the grouper's order), the shared
+    host maps, and its follow-up (carried only by v7+)."""
     consumers = result.group.consumers or {}
     outcomes: dict[str, MemberOutcome] = {}
     for m in spec.members:
         pid = member_client[m.member_id]
         mine = consumers.get(pid, {}).get(m.member_id, ConsumerAssignment())
-        pairs = sorted((p.topic_partition, t) for t in mine.active for p in tasks[t].source_partitions)
+        pairs = sorted((p, t) for t in mine.active for p in task_partitions[t])
         deadline = mine.followup_rebalance_deadline
         info = AssignmentInfo(
             versions.min_received,
             versions.min_supported,
             active_tasks=tuple(t for _, t in pairs),
-            standby_tasks=tuple((t, tuple(p.topic_partition for p in tasks[t].source_partitions))
-                                for t in mine.standby),
+            standby_tasks=tuple((t, task_partitions[t]) for t in hash_iteration_order(mine.standby)),
             partitions_by_host=maps.partitions_by_host,
             standby_partitions_by_host=maps.standby_partitions_by_host,
             next_rebalance_ms=NO_FOLLOWUP_MS if deadline is None or versions.min_received < MIN_NEXT_REBALANCE_VERSION
@@ -415,3 +435,55 @@ def _failure(
 ) -> GroupRebalanceResult:
     return GroupRebalanceResult(spec.name, name, AssignorError.NONE, versions, MappingProxyType({}), result, state,
                                 failure=reason, warnings=tuple(warnings))
+
+
+def kafka_task_partitions(
+    spec: GroupSpec, tasks: Mapping[TaskId, TaskInfo]
+) -> dict[TaskId, tuple[TopicPartition, ...]]:
+    """Each task's source partitions in the order of Kafka's partition grouper: a ``HashSet`` sized for the
+    subtopology's source topics, filled in the order of its ``HashSet`` of source topic names."""
+    topic_orders = {s.id: hash_iteration_order(sorted(s.source_topics)) for s in spec.subtopologies}
+    sizes = {s.id: len(s.source_topics) for s in spec.subtopologies}
+    result: dict[TaskId, tuple[TopicPartition, ...]] = {}
+    for tid, info in tasks.items():
+        present = {p.topic for p in info.source_partitions}
+        order = topic_orders.get(tid.subtopology, sorted(present))
+        ordered = [(topic, tid.partition) for topic in order if topic in present]
+        result[tid] = tuple(hash_iteration_order(ordered, initial_capacity=sizes.get(tid.subtopology, len(ordered)),
+                                                 hash_of=topic_partition_java_hash))
+    return result
+
+
+def _task_order(assignor: str) -> TaskOrder:
+    """How Kafka's ClientState iterates a client's assigned tasks: a ``TreeSet`` (TaskId order) after its
+    internal assignors; a ``HashSet`` (``Collectors.toSet``) after a KIP-924 assignor's result."""
+    if assignor in KAFKA_INTERNAL_ASSIGNORS:
+        return sorted
+    return lambda tasks: hash_iteration_order(sorted(tasks))
+
+
+def group_scenario(spec: GroupSpec) -> Scenario:
+    """The application a group file describes, as the leader derives it before assigning (tasks from the
+    topology and partition counts, clients from the subscriptions, lags from the offsets): what
+    ``taskassign assign`` and ``simulate`` run on a GROUP.json. A group the leader would not assign (a
+    shutdown request, a missing source topic, a topology it cannot size, owned partitions of no task) is an
+    input error naming why."""
+    warnings: list[str] = []
+    clients, member_client = _decode_members(spec)
+    asking = [m.member_id for m in spec.members if m.info.error_code == AssignorError.SHUTDOWN_REQUESTED]
+    if asking:
+        raise UserInputError(f"{spec.name}: shutdown requested by {', '.join(asking)}: the leader assigns nothing")
+    if any(m.info.is_future for m in spec.members):
+        raise UserInputError(f"{spec.name}: a member speaks a future subscription version: only `taskassign "
+                             "rebalance` models the version-probing rebalance that follows")
+    tasks = _tasks(spec, source_partition_counts(spec))
+    task_of = {p.topic_partition: info.id for info in tasks.values() for p in info.source_partitions}
+    states: list[KafkaStreamsState] = []
+    for client in clients.values():
+        state, problem = _client_state(client, task_of, tasks, warnings)
+        if problem:
+            raise UserInputError(f"{spec.name}: {problem}")
+        states.append(state)
+    app = ApplicationState(tasks=tasks, clients={c.process_id: c for c in states}, configs=spec.configs,
+                           now_ms=spec.now_ms)
+    return Scenario(spec.name, app, spec.raw_configs, None, member_client[spec.leader])

@@ -8,8 +8,9 @@ the follow-up deadline ``next_rebalance_ms`` (v7+). Kafka writes it by hand with
 as UTF-16 characters.
 
 Lists keep their wire order, so decoding and re-encoding gives the same bytes. The topic dictionary of
-v5+ is rebuilt exactly as Kafka builds it: indexes in the order topics are first met in the host
-maps, entries in Java ``HashMap`` order.
+v5+ is rebuilt exactly as Kafka builds it: every partition of the host maps goes into one Java
+``HashSet`` (in the maps' order), topics are numbered as that set first meets them, and the entries are
+written in Java ``HashMap`` order.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from taskassign.wire.codec import (
     unnamed_parts,
     write_fields,
 )
-from taskassign.wire.types import HostInfo, TopicPartition
+from taskassign.wire.types import HostInfo, TopicPartition, topic_partition_java_hash
 from taskassign.wire.versions import LATEST_SUPPORTED_VERSION, NO_FOLLOWUP_MS, UNKNOWN_VERSION, AssignorError
 
 __all__ = ("MESSAGE", "AssignmentInfo", "HostPartitions", "StandbyTask")
@@ -128,11 +129,13 @@ class _DictionaryHostMaps:
 
     def write(self, w: Writer, value: Any) -> None:
         maps = value if self.with_standby else (value,)
+        # Kafka collects every partition of the map(s) into one HashSet (Collectors.toSet, in the maps' order),
+        # numbers the topics as that set first meets them, and writes the numbering in HashMap order.
+        every = hash_iteration_order((tp for host_map in maps for _, partitions in host_map for tp in partitions),
+                                     hash_of=topic_partition_java_hash)
         index: dict[str, int] = {}
-        for host_map in maps:
-            for _, partitions in host_map:
-                for topic, _ in partitions:
-                    index.setdefault(topic, len(index))
+        for topic, _ in every:
+            index.setdefault(topic, len(index))
         entries = tuple((index[t], t) for t in hash_iteration_order(list(index)))
         try:
             Array(_DICT_ENTRY).write(w, entries)

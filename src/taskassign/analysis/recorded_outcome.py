@@ -1,0 +1,143 @@
+"""Did taskassign's leader send what Kafka's leader sent? Member by member, byte for byte.
+
+A captured group file records the assignment bytes Kafka's leader sent every member. ``taskassign
+rebalance`` runs its own leader on the same inputs and compares: a member matches when its bytes are
+identical to Kafka's, except for the follow-up deadline, which comes from the leader's clock (when both
+sides ask for a follow-up at a time, the time may differ; asking for none, for one at once, or for one
+at a time must agree). For a member that differs, the comparison says what differs, from the coarsest
+to the finest: the protocol version or error code, the tasks (active, standby), the partitions, the
+interactive-query host maps, the follow-up, or only the order of entries (same content, other order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from taskassign.errors import DecodeError
+from taskassign.wire.assignment_info import AssignmentInfo
+from taskassign.wire.consumer_protocol import Assignment
+from taskassign.wire.versions import NO_FOLLOWUP_MS
+
+__all__ = ("MemberComparison", "OutcomeComparison", "compare_outcome")
+
+ORDER_ONLY = "order of entries only"
+
+
+@dataclass(frozen=True, slots=True)
+class MemberComparison:
+    """One member: ``matches`` when the bytes agree (the follow-up time aside); else ``differences``
+    names what differs, each with Kafka's value and taskassign's."""
+
+    member_id: str
+    matches: bool
+    differences: tuple[str, ...] = ()
+    #: True when both asked for a follow-up at a (different) time: that time is the leader's clock.
+    followup_time_differs: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeComparison:
+    members: tuple[MemberComparison, ...]
+
+    @property
+    def matching(self) -> int:
+        return sum(m.matches for m in self.members)
+
+    @property
+    def all_match(self) -> bool:
+        return all(m.matches for m in self.members)
+
+
+def compare_outcome(recorded: Mapping[str, bytes], ours: Mapping[str, bytes]) -> OutcomeComparison:
+    """Compare Kafka's bytes (``recorded``, per member id) with taskassign's (``ours``): every member of either
+    side is listed, in member id order."""
+    result = []
+    for member in sorted(set(recorded) | set(ours)):
+        if member not in ours:
+            result.append(MemberComparison(member, False, ("taskassign's leader sent this member nothing",)))
+        elif member not in recorded:
+            result.append(MemberComparison(member, False, ("Kafka's leader sent this member nothing",)))
+        else:
+            result.append(_compare_member(member, recorded[member], ours[member]))
+    return OutcomeComparison(tuple(result))
+
+
+def _compare_member(member: str, kafka: bytes, mine: bytes) -> MemberComparison:
+    if kafka == mine:
+        return MemberComparison(member, True)
+    try:
+        k_assignment, m_assignment = Assignment.decode(kafka), Assignment.decode(mine)
+        k_info = AssignmentInfo.decode(k_assignment.user_data or b"")
+        m_info = AssignmentInfo.decode(m_assignment.user_data or b"")
+    except DecodeError as exc:
+        return MemberComparison(member, False, (f"the bytes do not decode: {exc}",))
+    timed = _timed(k_info) and _timed(m_info)
+    if timed:
+        m_info = replace(m_info, next_rebalance_ms=k_info.next_rebalance_ms)
+        mine = replace(m_assignment, user_data=m_info.encode()).encode()
+        if kafka == mine:
+            return MemberComparison(member, True, followup_time_differs=True)
+    differences = _differences(k_assignment, k_info, m_assignment, m_info)
+    return MemberComparison(member, False, tuple(differences) or ("the bytes differ (same decoded content)",), timed)
+
+
+def _timed(info: AssignmentInfo) -> bool:
+    return info.version >= 7 and info.next_rebalance_ms not in (0, NO_FOLLOWUP_MS)
+
+
+def _differences(k_asg: Assignment, k: AssignmentInfo, m_asg: Assignment, m: AssignmentInfo) -> list[str]:
+    found: list[str] = []
+    for label, kv, mv in (("assignment version", k.version, m.version),
+                          ("commonly supported version", k.commonly_supported_version, m.commonly_supported_version),
+                          ("error code", k.error_code, m.error_code),
+                          ("consumer protocol version", k_asg.version, m_asg.version)):
+        if kv != mv:
+            found.append(f"{label}: Kafka {kv}, taskassign {mv}")
+    found += _set_or_order("active tasks", [str(t) for t in k.active_tasks], [str(t) for t in m.active_tasks])
+    found += _set_or_order("standby tasks", [f"{t}:{list(p)}" for t, p in k.standby_tasks],
+                           [f"{t}:{list(p)}" for t, p in m.standby_tasks])
+    found += _set_or_order("partitions", [f"{t}-{p}" for t, p in k_asg.topic_partitions()],
+                           [f"{t}-{p}" for t, p in m_asg.topic_partitions()])
+    for name, kmap, mmap in (("partitions by host", k.partitions_by_host, m.partitions_by_host),
+                             ("standby partitions by host", k.standby_partitions_by_host,
+                              m.standby_partitions_by_host)):
+        found += _host_map(name, kmap, mmap)
+    if k.next_rebalance_ms != m.next_rebalance_ms and not (_timed(k) and _timed(m)):
+        found.append(f"follow-up: Kafka {_followup(k)}, taskassign {_followup(m)}")
+    return found
+
+
+def _set_or_order(label: str, kafka: Sequence[str], mine: Sequence[str]) -> list[str]:
+    if list(kafka) == list(mine):
+        return []
+    if sorted(kafka) == sorted(mine):
+        return [f"{label}: {ORDER_ONLY} (Kafka {_short(kafka)}, taskassign {_short(mine)})"]
+    only_kafka = sorted(set(kafka) - set(mine))
+    only_mine = sorted(set(mine) - set(kafka))
+    return [f"{label}: only Kafka's {_short(only_kafka)}; only taskassign's {_short(only_mine)}"]
+
+
+def _host_map(label: str, kafka: Sequence[tuple[object, Sequence[object]]],
+              mine: Sequence[tuple[object, Sequence[object]]]) -> list[str]:
+    if list(kafka) == list(mine):
+        return []
+    k_sets = {str(h): sorted(str(p) for p in ps) for h, ps in kafka}
+    m_sets = {str(h): sorted(str(p) for p in ps) for h, ps in mine}
+    if k_sets == m_sets:
+        return [f"{label}: {ORDER_ONLY} (hosts Kafka {_short([str(h) for h, _ in kafka])}, taskassign "
+                f"{_short([str(h) for h, _ in mine])})"]
+    hosts = sorted(set(k_sets) | set(m_sets))
+    differing = [h for h in hosts if k_sets.get(h) != m_sets.get(h)]
+    return [f"{label}: other partitions for {_short(differing)}"]
+
+
+def _followup(info: AssignmentInfo) -> str:
+    if info.version < 7 or info.next_rebalance_ms == NO_FOLLOWUP_MS:
+        return "none"
+    return "immediately" if info.next_rebalance_ms == 0 else f"at {info.next_rebalance_ms}"
+
+
+def _short(values: Sequence[str], limit: int = 6) -> str:
+    shown = ", ".join(values[:limit])
+    return f"[{shown}{f', … {len(values) - limit} more' if len(values) > limit else ''}]"
