@@ -36,13 +36,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(scope="session")
 def kafka_cluster() -> Iterator[KafkaBroker]:
-    """One KRaft broker (rack `rack-a`) on free loopback ports for the whole test run."""
+    """One KRaft broker (rack `rack-a`) on free loopback ports for the whole test run.
+
+    `bootstrap` is its PLAINTEXT listener (full access). `sasl_bootstrap` is a SASL_PLAINTEXT listener (PLAIN
+    and SCRAM-SHA-256) with ACLs enforced; `sasl_users` holds its users and passwords: LAB_READER may DESCRIBE
+    every topic and group (READ_ONLY_ACLS: all a capture needs), LAB_STRANGER may do nothing.
+    """
     reason = lab_unavailable_reason()
     if reason is not None:
         pytest.skip(reason)
-    from tests.capture.kafka_cluster import KafkaBroker
+    from tests.capture.kafka_cluster import LAB_READER, LAB_SASL_USERS, KafkaBroker, grant_acls
 
-    with KafkaBroker() as broker:
+    with KafkaBroker(sasl_users=LAB_SASL_USERS) as broker:
+        grant_acls(broker.bootstrap, LAB_READER)
         yield broker
 
 

@@ -5,6 +5,14 @@ runs on free loopback ports with a temporary data directory: the distribution it
 another broker (a developer's, a parallel run's) may hold the default ports. Its overrides make consumer-group
 rebalances fast: no initial rebalance delay, and session timeouts down to one second allowed, so that a crashed
 Streams instance is noticed within seconds instead of the default 45.
+
+With `sasl_users`, the broker also has a SASL_PLAINTEXT listener (mechanisms PLAIN and SCRAM-SHA-256, the same
+users and passwords for both) and enforces ACLs: Kafka's StandardAuthorizer with no ACL meaning no access, and
+`User:ANONYMOUS` as super user, so that the PLAINTEXT and CONTROLLER listeners (the broker itself, the Streams
+instances, the lab's helpers) keep full access. SCRAM credentials are written into the cluster metadata when the
+storage is formatted (`kafka-storage format --add-scram`): kafka-python has no AlterUserScramCredentials, and the
+format step runs anyway (here instead of in `start-broker.sh`), so this costs no start time. `grant_acls` gives a
+user what it needs.
 """
 
 from __future__ import annotations
@@ -13,8 +21,10 @@ import atexit
 import base64
 import contextlib
 import os
+import re
 import shutil
 import socket
+import subprocess
 import tempfile
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
@@ -22,7 +32,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
-from kafka.admin import NewTopic
+from kafka.admin import (
+    ACL,
+    ACLFilter,
+    ACLOperation,
+    ACLPermissionType,
+    ACLResourcePatternType,
+    NewTopic,
+    ResourcePattern,
+    ResourcePatternFilter,
+    ResourceType,
+)
 from kafka.errors import KafkaError, TopicAlreadyExistsError
 from kafka.structs import TopicPartition
 
@@ -46,6 +66,21 @@ FAST_BROKER_OVERRIDES: Mapping[str, str] = {
 }
 
 BROKER_READY_LINE = "Kafka Server started"
+
+SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256")
+SASL_LISTENER = "SASL_PLAINTEXT"
+AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+# The lab's SASL users (fixed, test-only passwords): the reader has READ_ONLY_ACLS, the stranger no ACL at all.
+LAB_READER = "alice"
+LAB_STRANGER = "bob"
+LAB_SASL_USERS: Mapping[str, str] = {LAB_READER: "alice-secret", LAB_STRANGER: "bob-secret"}
+# What a capture needs, and all it gets: DESCRIBE on every topic and every group. That covers FindCoordinator,
+# DescribeGroups, ListGroups, Metadata, ListOffsets and OffsetFetch (KafkaApis checks DESCRIBE on GROUP or TOPIC
+# for each; ListGroups without DESCRIBE on the cluster lists the groups the user may describe).
+READ_ONLY_ACLS: tuple[tuple[ACLOperation, ResourceType, str], ...] = (
+    (ACLOperation.DESCRIBE, ResourceType.TOPIC, "*"),
+    (ACLOperation.DESCRIBE, ResourceType.GROUP, "*"),
+)
 
 # What a client call may raise while the cluster is still settling (connecting, electing, loading).
 RETRIABLE: tuple[type[BaseException], ...] = (KafkaError, OSError)
@@ -91,8 +126,11 @@ class KafkaBroker:
     start_timeout: float = 60.0
     stop_timeout: float = 20.0
     keep_dir: bool = field(default_factory=lambda: os.environ.get("TASKASSIGN_KAFKA_KEEP_DIR") == "1")
+    # User -> password on a SASL_PLAINTEXT listener with ACLs enforced (see the module docstring); empty: none.
+    sasl_users: Mapping[str, str] = field(default_factory=dict)
     port: int = 0
     controller_port: int = 0
+    sasl_port: int = 0
     workdir: Path | None = None
     process: ManagedProcess | None = None
 
@@ -101,6 +139,15 @@ class KafkaBroker:
         if not self.port:
             raise RuntimeError("the broker has not been started")
         return f"127.0.0.1:{self.port}"
+
+    @property
+    def sasl_bootstrap(self) -> str:
+        """The SASL_PLAINTEXT listener's address (PLAIN and SCRAM-SHA-256, ACLs enforced)."""
+        if not self.sasl_users:
+            raise RuntimeError("this broker has no SASL listener (no sasl_users)")
+        if not self.sasl_port:
+            raise RuntimeError("the broker has not been started")
+        return f"127.0.0.1:{self.sasl_port}"
 
     @property
     def log_path(self) -> Path:
@@ -137,17 +184,58 @@ class KafkaBroker:
         self.stop()
 
     def _launch(self) -> None:
-        self.port, self.controller_port = free_ports(2)
+        ports = free_ports(3 if self.sasl_users else 2)
+        self.port, self.controller_port = ports[:2]
+        self.sasl_port = ports[2] if self.sasl_users else 0
         self.workdir = Path(tempfile.mkdtemp(prefix="taskassign-kafka-"))
         # A run that ends without stop() still stops the broker cleanly and removes its directory (this hook runs
         # before the processes module's SIGKILL net, atexit being last in, first out).
         atexit.register(self.stop)
+        cluster_id = random_cluster_id()
+        if self.sasl_users:
+            self._format_storage(cluster_id)
         self.process = ManagedProcess(
             "kafka-broker",
             ["bash", str(self.home / "bin" / "start-broker.sh"), str(self.workdir / "data"), *self._override_args()],
             self.log_path,
-            env={"CLUSTER_ID": random_cluster_id(), "KAFKA_HEAP_OPTS": self.jvm_opts},
+            env={"CLUSTER_ID": cluster_id, "KAFKA_HEAP_OPTS": self.jvm_opts},
         )
+
+    def _format_storage(self, cluster_id: str) -> None:
+        """Format the data directory as `start-broker.sh` would, plus the SCRAM credentials of `sasl_users` (the
+        script then sees a formatted directory and goes straight to the broker)."""
+        assert self.workdir is not None
+        data = self.workdir / "data"
+        data.mkdir()
+        config = self.workdir / "format.properties"
+        server = (self.home / "config" / "server.properties").read_text()
+        config.write_text(re.sub(r"(?m)^log\.dirs=.*$", f"log.dirs={data}/kraft-combined-logs", server))
+        scram = [
+            arg
+            for user, password in sorted(self.sasl_users.items())
+            for arg in ("--add-scram", f"SCRAM-SHA-256=[name={user},password={password}]")
+        ]
+        formatted = subprocess.run(
+            [
+                os.environ.get("JAVA", "java"),
+                "-XX:TieredStopAtLevel=1",
+                f"-Dlog4j2.configurationFile={self.home / 'config' / 'log4j2.properties'}",
+                "-cp",
+                str(self.home / "libs" / "*"),
+                "kafka.tools.StorageTool",
+                "format",
+                "-t",
+                cluster_id,
+                "-c",
+                str(config),
+                *scram,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=self.start_timeout,
+        )
+        if formatted.returncode != 0:
+            raise AssertionError(f"kafka-storage format failed ({formatted.returncode}):\n{formatted.stdout[-3000:]}")
 
     def _override_args(self) -> list[str]:
         settings = {
@@ -156,9 +244,33 @@ class KafkaBroker:
             "controller.quorum.voters": f"1@127.0.0.1:{self.controller_port}",
             **FAST_BROKER_OVERRIDES,
             **({"broker.rack": self.rack} if self.rack else {}),
+            **(self._sasl_settings() if self.sasl_users else {}),
             **self.overrides,
         }
         return [arg for key, value in settings.items() for arg in ("--override", f"{key}={value}")]
+
+    def _sasl_settings(self) -> dict[str, str]:
+        """The SASL listener next to PLAINTEXT, and ACLs enforced for everyone but ANONYMOUS (PLAINTEXT)."""
+        prefix = f"listener.name.{SASL_LISTENER.lower()}"
+        plain_users = " ".join(f'user_{user}="{password}"' for user, password in sorted(self.sasl_users.items()))
+        return {
+            "listeners": f"PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{self.controller_port},"
+            f"{SASL_LISTENER}://127.0.0.1:{self.sasl_port}",
+            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port},{SASL_LISTENER}://127.0.0.1:{self.sasl_port}",
+            "listener.security.protocol.map": (
+                f"CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,{SASL_LISTENER}:{SASL_LISTENER}"
+            ),
+            f"{prefix}.sasl.enabled.mechanisms": ",".join(SASL_MECHANISMS),
+            f"{prefix}.plain.sasl.jaas.config": (
+                f"org.apache.kafka.common.security.plain.PlainLoginModule required {plain_users};"
+            ),
+            f"{prefix}.scram-sha-256.sasl.jaas.config": (
+                "org.apache.kafka.common.security.scram.ScramLoginModule required;"
+            ),
+            "authorizer.class.name": AUTHORIZER,
+            "super.users": "User:ANONYMOUS",
+            "allow.everyone.if.no.acl.found": "false",
+        }
 
     def _await_ready(self) -> None:
         process = self.process
@@ -195,6 +307,37 @@ def admin_client(bootstrap: str) -> Iterator[KafkaAdminClient]:
         yield admin
     finally:
         admin.close()
+
+
+def grant_acls(
+    bootstrap: str,
+    user: str,
+    acls: Iterable[tuple[ACLOperation, ResourceType, str]] = READ_ONLY_ACLS,
+    *,
+    timeout: float = 30.0,
+) -> None:
+    """Allow `user` the given (operation, resource type, literal resource name) ACLs, through the PLAINTEXT
+    listener (whose ANONYMOUS principal is a super user), and wait until the broker's authorizer has them."""
+    principal = f"User:{user}"
+    wanted = [
+        ACL(principal, "*", operation, ACLPermissionType.ALLOW, ResourcePattern(resource, name))
+        for operation, resource, name in acls
+    ]
+    with admin_client(bootstrap) as admin:
+        result = admin.create_acls(wanted)
+        if result["failed"]:
+            raise AssertionError(f"create_acls failed: {result['failed']}")
+
+    def granted() -> bool:
+        query = ACLFilter(
+            principal, None, ACLOperation.ANY, ACLPermissionType.ANY,
+            ResourcePatternFilter(ResourceType.ANY, None, ACLResourcePatternType.ANY),
+        )  # fmt: skip
+        with admin_client(bootstrap) as admin:
+            found, error = admin.describe_acls(query)
+        return error.errno == 0 and len(found) >= len(wanted)
+
+    wait_for(granted, timeout=timeout, what=f"the ACLs of {principal}", retry_on=RETRIABLE)
 
 
 def broker_ids(bootstrap: str) -> list[int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from taskassign.cli import (  # noqa: F401  (registers commands)
     assign,
     assignors,
+    capture,
     fleet,
     optimize,
     pipeline,

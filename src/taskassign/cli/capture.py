@@ -1,0 +1,104 @@
+"""``taskassign capture``: read a running Kafka Streams application (or every one of a cluster) from its
+cluster into a GROUP.json (or a fleet snapshot). Read-only: it never joins a group or commits."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+from rich.console import Group, RenderableType
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from taskassign.api.capture import DEFAULT_TIMEOUT_S, FleetCapture, capture_application, capture_fleet, write_group_file
+from taskassign.capture.group_capture import CapturedGroup
+from taskassign.cli._app import app
+from taskassign.cli._common import handle_errors, stderr_console, stdout_console
+from taskassign.errors import UserInputError
+
+
+def _wall_clock_ms() -> int:
+    """The capture's own time: recorded as data (when the cluster was read), never used to decide anything."""
+    return time.time_ns() // 1_000_000
+
+
+@app.command()
+@handle_errors
+def capture(
+    bootstrap_server: str = typer.Option(..., "--bootstrap-server", help="HOST:PORT of a broker (as Kafka's tools)."),
+    group: str | None = typer.Option(None, "--group", help="The application.id (its consumer group) to capture."),
+    all_groups: bool = typer.Option(False, "--all-groups",
+                                    help="Capture every Kafka Streams application into a fleet snapshot (-o DIR)."),
+    topology: Path | None = typer.Option(
+        None, "--topology", help="The application's Topology#describe() text (it logs it at start); '-' = stdin."),
+    topology_dir: Path | None = typer.Option(None, "--topology-dir",
+                                             help="With --all-groups: <application.id>.txt per application."),
+    infer_topologies: bool = typer.Option(
+        False, "--infer-topologies",
+        help="With --all-groups: capture groups without a topology file too (topology read off their assignments)."),
+    streams_config: Path | None = typer.Option(
+        None, "--streams-config", help="The application's Kafka Streams properties file (the leader's configs)."),
+    streams_config_dir: Path | None = typer.Option(
+        None, "--streams-config-dir", help="With --all-groups: <application.id>.properties per application."),
+    command_config: Path | None = typer.Option(
+        None, "--command-config", help="Client properties: security.protocol, sasl.*, ssl.* (as Kafka's tools)."),
+    timeout: float = typer.Option(DEFAULT_TIMEOUT_S, "--timeout", min=0.5,
+                                  help="Seconds to wait for the cluster before giving up."),
+    output: Path = typer.Option(..., "--output", "-o", help="The GROUP.json to write (a directory with --all-groups)."),
+) -> None:
+    """Read what a Kafka Streams group's leader used at its last rebalance, and the assignment it made."""
+    if all_groups == (group is not None):
+        raise UserInputError("give --group APPLICATION_ID, or --all-groups for every application of the cluster")
+    errors = stderr_console()
+    if group is not None:
+        if topology_dir or streams_config_dir or infer_topologies:
+            raise UserInputError("--topology-dir, --streams-config-dir and --infer-topologies go with --all-groups")
+        with errors.status(f"reading group {group} from {bootstrap_server}"):
+            result = capture_application(bootstrap_server, group, topology_file=topology,
+                                         streams_config_file=streams_config, command_config_file=command_config,
+                                         timeout=timeout, now_ms=_wall_clock_ms)
+        write_group_file(result.document, output)
+        stdout_console().print(_group_summary(result, output))
+        return
+    if topology or streams_config:
+        raise UserInputError("with --all-groups give --topology-dir and --streams-config-dir (one file per "
+                             "application)")
+    with errors.status(f"reading the groups of {bootstrap_server}") as status:
+        fleet = capture_fleet(bootstrap_server, output, topology_dir=topology_dir,
+                              streams_config_dir=streams_config_dir, command_config_file=command_config,
+                              infer_topologies=infer_topologies, timeout=timeout, now_ms=_wall_clock_ms,
+                              progress=lambda g: status.update(f"reading group {g} from {bootstrap_server}"))
+    stdout_console().print(_fleet_summary(fleet))
+
+
+def _group_summary(result: CapturedGroup, output: Path) -> RenderableType:
+    doc = result.document
+    members = doc["members"]
+    clients = {m["subscription"]["decoded"]["user_data"]["process_id"] for m in members}
+    subs = doc["topology"]["subtopologies"]
+    lines: list[RenderableType] = [Text.assemble(
+        ("captured ", "dim"), (doc["name"], "bold"), ("  ", ""),
+        (f"{len(members)} members in {len(clients)} clients, {len(subs)} subtopologies, {len(doc['topics'])} topics",
+         ""),
+    )]
+    lines.extend(Text(f"note: {n}", style="yellow") for n in result.notes)
+    lines.append(Text(f"wrote {output}; check Kafka's assignment with: taskassign rebalance {output}", style="dim"))
+    return Group(*lines)
+
+
+def _fleet_summary(fleet: FleetCapture) -> RenderableType:
+    table = Table(show_edge=False, header_style="bold")
+    table.add_column("group")
+    table.add_column("captured")
+    table.add_column("reason")
+    for g in fleet.captured:
+        table.add_row(escape(g), "yes", "")
+    for s in fleet.skipped:
+        table.add_row(escape(s.app_id), "[red]no[/]", escape(s.reason))
+    written = fleet.written
+    rows = ", ".join(f"{name} {count:,}" for name, count in sorted(written.rows.items()))
+    return Group(table, Text(f"wrote {len(written.applications)} application(s) to {written.directory} ({rows}); "
+                             f"run it with: taskassign pipeline run --input {written.directory} --output OUT",
+                             style="dim"))
