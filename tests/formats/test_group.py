@@ -82,3 +82,38 @@ def test_repartition_topics_and_copartition_groups_are_checked() -> None:
     doc = group([member("a", v(11, PID_1))])
     doc["topology"]["subtopologies"][0]["sink_topics"] = "rep"
     fails(doc, "$.topology.subtopologies[0].sink_topics", "expected an array")
+
+
+def _recorded(info_pid: Any = PID_1) -> tuple[dict[str, Any], bytes]:
+    from taskassign.wire import Assignment, AssignmentInfo
+
+    data = Subscription.of(["topic1"], v(11, info_pid).encode(), []).encode()
+    assignment = Assignment.of([("topic1", 0)], AssignmentInfo(11, 11).encode()).encode()
+    return {"member_id": "m", "subscription": {"hex": data.hex()}, "assignment": {"hex": assignment.hex()}}, assignment
+
+
+def test_a_recorded_outcome_and_a_capture_block_are_read() -> None:
+    entry, assignment = _recorded()
+    doc = group([entry])
+    doc["capture"] = {"bootstrap_server": "b:9092", "group": "g", "captured_at_ms": 5, "group_state": "Stable",
+                      "topology_source": "t.txt", "configs_source": "c.properties", "leader_source": "inferred",
+                      "assignor": "sticky", "notes": ["n"]}
+    spec = parse_group(doc)
+    assert spec.has_recorded_outcome and spec.members[0].recorded_assignment == assignment
+    assert spec.capture is not None and spec.capture.assignor == "sticky" and spec.capture.notes == ("n",)
+
+
+def test_decoded_beside_the_bytes_must_agree_with_them() -> None:
+    from taskassign.formats.wire_documents import message_to_json
+    from taskassign.wire import Subscription as Sub
+
+    entry, _ = _recorded()
+    other = Sub.of(["topic2"], v(11, PID_2).encode(), [])
+    entry["subscription"]["decoded"] = message_to_json(other)
+    fails(group([entry]), "$.members[0].subscription.decoded", "does not match the bytes")
+
+
+def test_a_recorded_outcome_covers_every_member() -> None:
+    entry, _ = _recorded()
+    second = {"member_id": "n", "subscription": entry["subscription"]["hex"]}
+    fails(group([entry, second]), "$.members[1]", "every member's assignment")
