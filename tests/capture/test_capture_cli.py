@@ -191,3 +191,14 @@ def test_all_groups_into_a_fleet_snapshot(kafka_cluster: KafkaBroker, streams_ap
                      str(topologies), "--infer-topologies", "-o", str(out))
     assert code == 0, text
     assert sorted(r["app_id"] for r in run_fleet(out, "high_availability").results) == ["cli-app", "cli-no-text"]
+
+
+def test_a_truncated_topology_text_is_noticed(kafka_cluster: KafkaBroker, streams_app: tuple[str, Path],
+                                              tmp_path: Path) -> None:
+    """A copy of describe() cut at the first blank line lacks sub-topologies: the capture says so."""
+    group, topology = streams_app
+    cut = tmp_path / "cut.txt"
+    cut.write_text(topology.read_text().split("\n\n")[0] + "\n")
+    code, text = run("capture", "--bootstrap-server", kafka_cluster.bootstrap, "--group", group, "--topology",
+                     str(cut), "-o", str(tmp_path / "cut.group.json"))
+    assert code == 0 and "which the topology does not read" in text.replace("\n", " "), text

@@ -225,6 +225,10 @@ def _described_topology(
     if unexpected:
         notes.append(f"the topology reads {', '.join(unexpected)}, which the members do not subscribe to: is the "
                      "--topology text this application's?")
+    unread = sorted(set(subscribed) - sources)
+    if unread:
+        notes.append(f"the members subscribe to {', '.join(unread)}, which the topology does not read: is the "
+                     "--topology text complete (every sub-topology)?")
     return topology
 
 
