@@ -31,11 +31,8 @@ from typing import Any
 from taskassign.assignors.registry import KAFKA_INTERNAL_ASSIGNORS
 from taskassign.capture.cluster import ClusterReader, DescribedGroup, DescribedMember, TopicMetadata
 from taskassign.capture.streams_config import StreamsConfig
-from taskassign.capture.topology_text import (
-    TopologyDescription,
-    source_table_stores,
-    to_group_topology,
-)
+from taskassign.capture.topology_inference import source_table_stores, to_group_topology
+from taskassign.capture.topology_text import TopologyDescription
 from taskassign.configs import DEFAULT_PROBING_REBALANCE_INTERVAL_MS, KAFKA_COMPAT, PROBING_REBALANCE_INTERVAL_MS
 from taskassign.errors import DecodeError, GroupNotCapturableError
 from taskassign.formats.group import GROUP_FORMAT
