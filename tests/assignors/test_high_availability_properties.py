@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 
 from taskassign.assignors.high_availability import assign_high_availability
-from taskassign.configs import UNBOUNDED_RECOVERY_LAG
+from taskassign.configs import KAFKA_COMPAT, UNBOUNDED_RECOVERY_LAG
 from taskassign.model import ApplicationState, AssignmentError, TaskAssignment
 from taskassign.validation import check_completeness, validate_task_assignment
 from tests.assignors.strategies import applications
@@ -50,16 +51,31 @@ def test_random_applications_get_valid_complete_assignments(state: ApplicationSt
     assert assign_high_availability(state) == result  # deterministic
 
 
+def compat(state: ApplicationState) -> ApplicationState:
+    """The same application under ``taskassign.kafka.compat`` (the movement pools replay Kafka's heap)."""
+    return replace(state, configs=replace(state.configs, extensions={KAFKA_COMPAT: True}))
+
+
 @settings(max_examples=150)
 @given(applications())
 def test_fast_pools_match_kafkas_heap_replayed_step_by_step(state: ApplicationState) -> None:
-    assert assign_high_availability(state) == assign_high_availability(state, java_heap=True)
+    assert assign_high_availability(compat(state)) == assign_high_availability(state, java_heap=True)
+
+
+@settings(max_examples=150)
+@given(applications())
+def test_default_mode_differs_from_kafka_only_where_its_heap_turned_invalid(state: ApplicationState) -> None:
+    # Kafka's heap is invalid in about 1 input in 3,000 (H9); outside those the two modes agree. The
+    # property checked here is the weaker one that holds always: both are valid, complete assignments.
+    default, exact = assign_high_availability(state), assign_high_availability(compat(state))
+    check_properties(state, default)
+    check_properties(state, exact)
 
 
 @pytest.mark.slow
 @settings(max_examples=3000)
 @given(applications(max_clients=40))
 def test_fast_pools_match_kafkas_heap_on_many_large_inputs(state: ApplicationState) -> None:
-    fast = assign_high_availability(state)
+    fast = assign_high_availability(compat(state))
     assert fast == assign_high_availability(state, java_heap=True)
     check_properties(state, fast)

@@ -80,7 +80,10 @@ def assign_high_availability(application_state: ApplicationState, *, java_heap: 
             raise TaskassignError("the application has tasks but no clients to run them")
         return TaskAssignment((), False)
     hashes = [c.process_id.java_hash() for c in clients]
-    make_pool: PoolFactory = java_pool_factory(hashes) if java_heap else fast_pool_factory(hashes)
+    # Kafka's heap can turn invalid in the movement phases and then return a client that is not the
+    # lightest (docs/kafka-differences.md, H9): replayed exactly under kafka_compat, else the lightest.
+    make_pool: PoolFactory = (java_pool_factory(hashes) if java_heap
+                              else fast_pool_factory(hashes, replay_java_heap=configs.kafka_compat))
     rack = _RackSteps.create(application_state, task_ids, numbers)
 
     for k, task in enumerate(stateful):  # round-robin, capacity ignored
