@@ -151,6 +151,10 @@ class TaskTopicPartition:
         return (self.topic, self.partition)
 
 
+def _partition_order(p: TaskTopicPartition) -> tuple[str, int]:
+    return (p.topic, p.partition)
+
+
 @dataclass(frozen=True, slots=True)
 class TaskInfo:
     """What the leader knows of one task: its stores, its partitions and their racks, its state size.
@@ -174,18 +178,30 @@ class TaskInfo:
     source_topic_partitions: tuple[tuple[str, int], ...] = field(init=False, default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        # One pass over the partitions (scenarios hold 10^5 tasks; this ran in a fifth of reading one).
+        setattr_ = object.__setattr__
         stores: Any = self.state_store_names
         if not isinstance(stores, SortedFrozenSet):
-            object.__setattr__(self, "state_store_names", SortedFrozenSet(stores))
-        parts = tuple(sorted(self.topic_partitions, key=lambda p: (p.topic, p.partition)))
-        object.__setattr__(self, "topic_partitions", parts)
-        sources = tuple(p for p in parts if p.is_source)
-        object.__setattr__(self, "source_partitions", sources)
-        object.__setattr__(self, "source_topic_partitions", tuple((p.topic, p.partition) for p in sources))
-        changelogs = tuple(p for p in parts if p.is_changelog)
-        object.__setattr__(self, "changelog_partitions", changelogs)
-        object.__setattr__(self, "has_changelog", bool(changelogs))
-        object.__setattr__(self, "is_stateful", bool(self.state_store_names))
+            stores = SortedFrozenSet(stores)
+            setattr_(self, "state_store_names", stores)
+        parts = self.topic_partitions
+        if len(parts) > 1:
+            parts = tuple(sorted(parts, key=_partition_order))
+        elif type(parts) is not tuple:
+            parts = tuple(parts)
+        setattr_(self, "topic_partitions", parts)
+        sources = []
+        changelogs = []
+        for p in parts:
+            if p.is_source:
+                sources.append(p)
+            if p.is_changelog:
+                changelogs.append(p)
+        setattr_(self, "source_partitions", tuple(sources))
+        setattr_(self, "source_topic_partitions", tuple([(p.topic, p.partition) for p in sources]))
+        setattr_(self, "changelog_partitions", tuple(changelogs))
+        setattr_(self, "has_changelog", bool(changelogs))
+        setattr_(self, "is_stateful", bool(stores))
 
     @property
     def state_weight(self) -> int:

@@ -16,6 +16,7 @@ from typing import Any
 
 from taskassign.configs import CONFIG_KEYS, AssignmentConfigs
 from taskassign.errors import ConfigError, ProcessIdFormatError, TaskIdFormatError
+from taskassign.formats._scenario_fast import FastReader
 from taskassign.formats.json_io import JsonObject, check_int, describe, dump_json, fail, load_json_file
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import (
@@ -85,8 +86,9 @@ def parse_scenario(doc: Any, *, source: str | None = None, default_name: str = "
     now_ms = root.integer("now_ms", 0, minimum=0)
     raw_configs = root.obj("configs")
     configs = parse_configs(raw_configs)
-    tasks = _parse_tasks(root.array("tasks"), source)
-    clients = _parse_clients(root.array("clients"), tasks, configs, source)
+    fast = FastReader()
+    tasks = _parse_tasks(root.array("tasks"), source, fast)
+    clients = _parse_clients(root.array("clients"), tasks, configs, source, fast)
     leader = None
     if root.has("leader"):
         leader = _process_id(root.raw("leader"), "$.leader", source)
@@ -138,10 +140,14 @@ def _process_id(value: Any, path: str, source: str | None) -> ProcessId:
         fail(path, str(exc), source)
 
 
-def _parse_tasks(items: list[Any], source: str | None) -> dict[TaskId, TaskInfo]:
+def _parse_tasks(items: list[Any], source: str | None, fast: FastReader | None = None) -> dict[TaskId, TaskInfo]:
     tasks: dict[TaskId, TaskInfo] = {}
     named: bool | None = None
     for i, item in enumerate(items):
+        quick = fast.task(item) if fast is not None else None
+        if quick is not None and quick.id not in tasks and named == (quick.id.topology_name is not None):
+            tasks[quick.id] = quick
+            continue
         obj = JsonObject(item, f"$.tasks[{i}]", source)
         tid = _task_id(obj.raw("id"), obj.sub("id"), source)
         if tid in tasks:
@@ -189,7 +195,8 @@ def _parse_partitions(task: JsonObject, source: str | None) -> tuple[TaskTopicPa
 
 
 def _parse_clients(
-    items: list[Any], tasks: Mapping[TaskId, TaskInfo], configs: AssignmentConfigs, source: str | None
+    items: list[Any], tasks: Mapping[TaskId, TaskInfo], configs: AssignmentConfigs, source: str | None,
+    fast: FastReader | None = None,
 ) -> list[KafkaStreamsState]:
     clients: list[KafkaStreamsState] = []
     seen_pids: set[ProcessId] = set()
@@ -211,14 +218,14 @@ def _parse_clients(
         host = obj.string("host", None, nullable=True)
         if host is not None:
             _check_host(obj, host)
-        prev_active = _task_list(obj, "previous_active", tasks)
-        prev_standby = _task_list(obj, "previous_standby", tasks)
+        prev_active = _task_list(obj, "previous_active", tasks, fast)
+        prev_standby = _task_list(obj, "previous_standby", tasks, fast)
         both = prev_active & prev_standby
         if both:
             t = min(both)
             obj.fail("previous_standby", f"task {t} is also in previous_active; a client owns a task "
                                          "as active or as standby, not both")
-        offsets = _parse_offset_sums(obj, tasks)
+        offsets = _parse_offset_sums(obj, tasks, fast)
         for t, off in offsets.items():
             if off == LATEST_OFFSET:
                 if t in prev_standby:
@@ -283,7 +290,13 @@ def _check_host(obj: JsonObject, host: str) -> None:
         obj.fail("host", f"expected 'host:port' (Kafka's application.server), got {host!r}")
 
 
-def _task_list(obj: JsonObject, key: str, tasks: Mapping[TaskId, TaskInfo]) -> set[TaskId]:
+def _task_list(obj: JsonObject, key: str, tasks: Mapping[TaskId, TaskInfo], fast: FastReader | None = None
+               ) -> set[TaskId]:
+    if fast is not None:
+        quick = fast.task_list(obj.data.get(key, []), tasks)
+        if quick is not None:
+            obj.raw(key, None)  # seen
+            return quick
     result: set[TaskId] = set()
     for j, text in enumerate(obj.string_list(key, [])):
         path = f"{obj.sub(key)}[{j}]"
@@ -294,7 +307,13 @@ def _task_list(obj: JsonObject, key: str, tasks: Mapping[TaskId, TaskInfo]) -> s
     return result
 
 
-def _parse_offset_sums(obj: JsonObject, tasks: Mapping[TaskId, TaskInfo]) -> dict[TaskId, int]:
+def _parse_offset_sums(obj: JsonObject, tasks: Mapping[TaskId, TaskInfo], fast: FastReader | None = None
+                       ) -> dict[TaskId, int]:
+    if fast is not None:
+        quick = fast.offset_sums(obj.data.get("task_offset_sums", {}), tasks)
+        if quick is not None:
+            obj.raw("task_offset_sums", None)  # seen
+            return quick
     raw = obj.obj("task_offset_sums")
     offsets: dict[TaskId, int] = {}
     for text, value in raw.data.items():

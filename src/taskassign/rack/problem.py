@@ -60,7 +60,8 @@ class FlowProblem:
         wanted = frozenset(tasks)
         if len(wanted) != len(tasks):
             raise ValueError("the tasks to optimise must be distinct")
-        unknown = sorted(wanted.difference(costs.table.partitions))
+        partitions = costs.table.partitions  # a mapping over every task: difference() would walk it all
+        unknown = sorted(t for t in wanted if t not in partitions)
         if unknown:
             raise RackAwareOptimizationError(f"Task {unknown[0]} is not a task of the application")
         owner: dict[TaskId, int] = {}

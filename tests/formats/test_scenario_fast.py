@@ -1,0 +1,69 @@
+"""The fast readers of formats._scenario_fast build exactly what the general reader builds, and leave
+every malformed value to it (so errors keep their messages and JSON paths)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from taskassign.errors import ScenarioError
+from taskassign.formats import scenario as scenario_module
+from taskassign.formats._scenario_fast import FastReader
+from taskassign.formats.scenario import parse_scenario
+from tests.helpers import GOLDEN_DIR
+
+EXAMPLES = Path(__file__).parents[2] / "examples" / "scenarios"
+FILES = sorted(GOLDEN_DIR.glob("*/*.scenario.json"))[::7] + sorted(EXAMPLES.glob("*.json"))
+
+
+def _without_fast_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Never(FastReader):
+        def task(self, item: Any) -> None:
+            return None
+
+        def task_list(self, items: Any, tasks: Any) -> None:
+            return None
+
+        def offset_sums(self, raw: Any, tasks: Any) -> None:
+            return None
+
+    monkeypatch.setattr(scenario_module, "FastReader", Never)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_fast_and_general_readers_build_the_same_state(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = json.loads(path.read_text())
+    fast = parse_scenario(doc)
+    _without_fast_paths(monkeypatch)
+    assert parse_scenario(doc) == fast
+
+
+def _doc(**task_changes: Any) -> dict[str, Any]:
+    task = {"id": "0_0", "stores": ["s"], "changelog_end_offset_sum": 5,
+            "partitions": [{"topic": "in", "partition": 0, "source": True, "racks": ["r1"]},
+                           {"topic": "cl", "partition": 0, "changelog": True}]}
+    task.update(task_changes)
+    return {"format": "taskassign/scenario/v1", "tasks": [{"id": "1_0", "stores": []} | {
+        "partitions": [{"topic": "x", "partition": 0, "source": True}]}, task],
+        "clients": [{"process_id": "00000000-0000-0000-0000-000000000001", "threads": 1,
+                     "previous_active": ["0_0"], "task_offset_sums": {"0_0": -2}}]}
+
+
+@pytest.mark.parametrize("changes", [
+    {"stores": ["s", "s"]}, {"changelog_end_offset_sum": True}, {"changelog_end_offset_sum": -1},
+    {"state_bytes": 1.5}, {"partitions": [{"topic": "", "partition": 0, "source": True}]},
+    {"partitions": [{"topic": "t", "partition": 0}]}, {"partitions": [{"topic": "t", "partition": 0,
+                                                                      "source": True, "racks": [1]}]},
+    {"id": "1_0"}, {"id": "a__0_0"}, {"extra": 1},
+])
+def test_malformed_tasks_raise_the_general_readers_error(changes: dict[str, Any],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ScenarioError) as fast:
+        parse_scenario(_doc(**changes))
+    _without_fast_paths(monkeypatch)
+    with pytest.raises(ScenarioError) as general:
+        parse_scenario(_doc(**changes))
+    assert str(fast.value) == str(general.value)
