@@ -19,6 +19,7 @@ from taskassign.errors import ConfigError, ProcessIdFormatError, TaskIdFormatErr
 from taskassign.formats._scenario_fast import FastReader
 from taskassign.formats.json_io import JsonObject, check_int, describe, dump_json, fail, load_json_file
 from taskassign.ids import ProcessId, TaskId
+from taskassign.internals.gc_pause import gc_paused
 from taskassign.model import (
     LATEST_OFFSET,
     UNKNOWN_OFFSET_SUM,
@@ -73,9 +74,10 @@ class Scenario:
 def read_scenario(path: str | Path) -> Scenario:
     """Read and validate a scenario file; the default name is the file name without ``.scenario.json``."""
     p = Path(path)
-    doc = load_json_file(p)
-    stem = p.name.removesuffix(".json").removesuffix(".scenario")
-    return parse_scenario(doc, source=str(p), default_name=stem)
+    with gc_paused():  # millions of objects, none of them garbage (internals.gc_pause)
+        doc = load_json_file(p)
+        stem = p.name.removesuffix(".json").removesuffix(".scenario")
+        return parse_scenario(doc, source=str(p), default_name=stem)
 
 
 def parse_scenario(doc: Any, *, source: str | None = None, default_name: str = "scenario") -> Scenario:

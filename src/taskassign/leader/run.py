@@ -26,6 +26,7 @@ from types import MappingProxyType
 from taskassign.assignors.base import TaskAssignor
 from taskassign.errors import InvalidAssignmentError, TaskassignError, TaskAssignmentException
 from taskassign.ids import ProcessId, TaskId
+from taskassign.internals.gc_pause import gc_paused
 from taskassign.internals.java_order import hash_iteration_order
 from taskassign.leader.followups import IMMEDIATE_FOLLOWUP_MS, client_assignments
 from taskassign.leader.ownership import PartitionOwnership, ownership_from_state
@@ -83,6 +84,21 @@ def rebalance(
     is who owns which partition now (default: derived from the state, see ``ownership.py``);
     ``distribute_threads=False`` skips the thread level (``GroupAssignment.consumers`` stays None).
     """
+    with gc_paused():  # a rebalance allocates much and frees little (internals.gc_pause)
+        return _rebalance(state, assignor, assignor_name, leader, raise_on_error, fallback_factory, ownership,
+                          distribute_threads)
+
+
+def _rebalance(
+    state: ApplicationState,
+    assignor: TaskAssignor,
+    assignor_name: str | None,
+    leader: ProcessId | None,
+    raise_on_error: bool,
+    fallback_factory: Callable[[str], TaskAssignor] | None,
+    ownership: PartitionOwnership | None,
+    distribute_threads: bool,
+) -> RebalanceResult:
     name = assignor_name or getattr(assignor, "name", "") or type(assignor).__name__
     fallback_name = getattr(assignor, "fallback_when_lags_unknown", None)
     if fallback_name and not state.lag_computation_successful and fallback_factory is not None:

@@ -1,0 +1,37 @@
+"""Pausing Python's cyclic garbage collector around one bounded burst of allocation.
+
+Reading a 10^5-task scenario or running one rebalance of it allocates a few million small objects (JSON
+dicts and lists, TaskInfos, task sets, AssignedTasks) and frees almost none of them: exactly the pattern
+for which the generational collector keeps scanning survivors without finding garbage. Measured on
+that application through ``taskassign assign``: reading 2.5 s -> 1.2 s and the rebalance 2.0 s -> 1.2 s
+CPU with the collector paused. At the end of a burst its objects move to the permanent generation
+(``gc.freeze``): scanning them once more would cost ~0.4 s and find nothing. The engine creates no
+reference cycles of note, and reference counting still frees every object that becomes unreachable;
+only cyclic garbage alive at that moment is kept, until a long-running caller calls ``gc.unfreeze()``
+(the pipeline does after each bucket).
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ("gc_paused",)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Run the body with the cyclic collector off, and restore its state (nesting is fine)."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        # Everything the burst allocated is still in the youngest generation: re-enabled as it is, the
+        # collector's next pass would scan it all once (~0.4 s for the application above). Moved to the
+        # permanent generation instead, it is never scanned; it is still freed by reference counting.
+        gc.freeze()
+        gc.enable()
