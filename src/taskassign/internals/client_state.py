@@ -116,19 +116,12 @@ def to_task_assignment(
     details: Mapping[str, object] | None = None,
 ) -> TaskAssignment:
     """The immutable result: one KafkaStreamsAssignment per client, in ProcessId order."""
-    standby_of: dict[int, AssignedTask] = {}  # one value per standby task, shared by its holders
     assignments = []
     for client in clients:
         active, standby = client.active, client.standby
         entries: dict[TaskId, AssignedTask] = {}
         for number in sorted(active | standby) if standby else sorted(active):
             task = task_ids[number]
-            if number in active:
-                entries[task] = new_assigned_task(task, ACTIVE)
-            else:
-                assigned = standby_of.get(number)
-                if assigned is None:
-                    assigned = standby_of[number] = new_assigned_task(task, STANDBY)
-                entries[task] = assigned
+            entries[task] = new_assigned_task(task, ACTIVE if number in active else STANDBY)
         assignments.append(KafkaStreamsAssignment(client.process_id, MappingProxyType(entries)))
     return TaskAssignment(tuple(assignments), probing_rebalance_needed, details or {})
