@@ -76,3 +76,16 @@ def test_e9_balance_subtopology_spreads_subtopology_0_at_equal_cost() -> None:
     for solver in (KAFKA_SOLVER, MIN_COST_FLOW_SOLVER):
         solution = solve(problem, BalanceSubtopologyGraph(groups), solver)
         assert (solution.cost, solution.moved) == (10, False)
+
+
+def test_group_capacities_match_kafkas_double_arithmetic_per_pair() -> None:
+    import random
+
+    from taskassign.rack.balance_subtopology import _group_capacities, _group_capacity
+
+    rng = random.Random(7)
+    for _ in range(200):
+        tasks = rng.randint(1, 5000)
+        orig = [rng.choice([0, rng.randint(0, tasks)]) for _ in range(rng.randint(1, 12))]
+        sizes = [rng.randint(0, tasks) for _ in range(rng.randint(1, 9))]
+        assert _group_capacities(orig, tasks, sizes) == [[_group_capacity(o, tasks, n) for o in orig] for n in sizes]

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+
 from taskassign.errors import RackAwareOptimizationError
 from taskassign.ids import TaskId
 from taskassign.rack.compact import solve_compact
@@ -61,9 +63,7 @@ class BalanceSubtopologyGraph:
             grouped = {t for group in self.groups for t in group}
             missing = next(t for t in problem.tasks if t not in grouped)
             raise RackAwareOptimizationError(f"Task {missing} not in tasksForTopicGroup")
-        t_count = len(problem.tasks)
-        caps = [[_group_capacity(orig, t_count, len(inside)) for orig in problem.orig] for inside in members]
-        return members, caps
+        return members, _group_capacities(problem.orig, len(problem.tasks), [len(inside) for inside in members])
 
     def kafka_graph(self, problem: FlowProblem) -> KafkaGraph:
         members, caps = self._layout(problem)
@@ -102,3 +102,14 @@ def _group_capacity(orig: int, task_count: int, group_size: int) -> int:
     if orig == 0:
         return 0
     return math.ceil(orig * 1.0 / task_count * group_size)
+
+
+def _group_capacities(orig: Sequence[int], task_count: int, group_sizes: Sequence[int]) -> list[list[int]]:
+    """``_group_capacity`` for every group and client at once: the same IEEE double operations in the same
+    order (orig * 1.0 / T, then * n_g, then ceil), elementwise."""
+    share = np.asarray(orig, dtype=np.float64) * 1.0 / task_count
+    caps = np.ceil(share[None, :] * np.asarray(group_sizes, dtype=np.float64)[:, None]).astype(np.int64)
+    caps[:, np.asarray(orig) == 0] = 0
+    rows: list[list[int]] = caps.tolist()
+    return rows
+

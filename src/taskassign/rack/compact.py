@@ -35,12 +35,14 @@ _I64 = np.int64
 
 
 def solve_compact(
-    problem: FlowProblem, groups: Sequence[Sequence[int]], group_caps: Sequence[Sequence[int]] | None = None
+    problem: FlowProblem, groups: Sequence[Sequence[int]],
+    group_caps: Sequence[Sequence[int] | None] | None = None,
 ) -> tuple[list[int], int]:
     """The new holder of every task of ``problem`` and Kafka's cost of that assignment.
 
     ``groups`` partitions the task indices; ``group_caps[g][j]`` caps how many tasks of group g client j
-    may receive (None: a single group, capped only by each client's current count).
+    may receive (None for the whole argument: a single group; None for one group: that group is capped
+    only by each client's current count, like min_traffic's single group).
     """
     if not problem.tasks:
         return [], 0
@@ -59,7 +61,7 @@ class _Compact:
     """Node layout: tasks 0..T-1, clients T..T+C-1, then slots (balance only), rack pools, far nodes."""
 
     def __init__(
-        self, problem: FlowProblem, groups: Sequence[Sequence[int]], group_caps: Sequence[Sequence[int]] | None
+        self, problem: FlowProblem, groups: Sequence[Sequence[int]], group_caps: Sequence[Sequence[int] | None] | None
     ) -> None:
         p = self.p = problem
         t_count, c_count = self.t_count, self.c_count = len(problem.tasks), len(problem.clients)
@@ -70,25 +72,22 @@ class _Compact:
         self.group_size = np.bincount(self.group_of, minlength=g_count)
         self.orig = np.asarray(p.orig, dtype=_I64)
         self.client_rack = np.asarray(p.client_racks, dtype=_I64)
-        self.slotted = group_caps is not None
-        self.caps = np.asarray(group_caps, dtype=_I64) if group_caps is not None else self.orig[None, :]
+        rows = [None] if group_caps is None else group_caps
+        uncapped = np.array([row is None for row in rows], dtype=bool)
+        self.caps = np.vstack([self.orig if row is None else np.asarray(row, dtype=_I64) for row in rows])
         self.nodes = t_count + c_count
-        # Slots: the client itself for min_traffic, one node per (group, client) with room otherwise.
+        # Slots: one node per (group, client) where the client holds tasks of a capped group (its holder
+        # arcs and pool arcs then share the cap); elsewhere the client itself, the pool's arc capped. With
+        # 10^3 subtopologies x 10^3 clients that is ~5% of the (group, client) pairs: 553,000 nodes and
+        # 1.2 million arcs became ~100,000 nodes and ~0.7 million arcs.
         self.slot = np.full((g_count, c_count), -1, dtype=_I64)
         room = self.caps > 0
-        if self.slotted:
-            # A slot is needed only where a client holds tasks of the group (its holder arcs and pool arcs
-            # then share the cap); elsewhere the pool's arc goes straight to the client, capped. With 10^3
-            # subtopologies x 10^3 clients that is ~5% of the (group, client) pairs: 553,000 nodes and
-            # 1.2 million arcs became ~100,000 nodes and ~0.7 million arcs.
-            held = np.zeros((g_count, c_count), dtype=bool)
-            held[self.group_of, np.asarray(problem.holders, dtype=_I64)] = True
-            slotted = room & held
-            self.slot[slotted] = self._allocate(int(slotted.sum()))
-            direct_g, direct_j = np.nonzero(room & ~held)
-            self.slot[direct_g, direct_j] = t_count + direct_j
-        else:
-            self.slot[0, room[0]] = t_count + np.nonzero(room[0])[0]
+        held = np.zeros((g_count, c_count), dtype=bool)
+        held[self.group_of, np.asarray(problem.holders, dtype=_I64)] = True
+        slotted = room & held & ~uncapped[:, None]
+        self.slot[slotted] = self._allocate(int(slotted.sum()))
+        direct_g, direct_j = np.nonzero(room & ~slotted)
+        self.slot[direct_g, direct_j] = t_count + direct_j
         # Rack pools: per group, every rack with a client that has room there (group-major, rack ascending).
         rack_count = len(p.costs.table.racks)
         has_pool = np.zeros((g_count, rack_count), dtype=bool)
@@ -169,8 +168,8 @@ class _Compact:
             (pool_nodes[slot_key], self.slot[slot_g, slot_j], self.caps[slot_g, slot_j],
              np.zeros(len(slot_key), dtype=_I64)),
         ]
-        if self.slotted:
-            real = self.slot[room_g, room_j] >= self.t_count + self.c_count  # a slot node, not the client
+        real = self.slot[room_g, room_j] >= self.t_count + self.c_count  # a slot node, not the client
+        if real.any():
             blocks.append((self.slot[room_g, room_j][real], t_count + room_j[real], self.caps[room_g, room_j][real],
                            np.zeros(int(real.sum()), dtype=_I64)))
         starts = np.cumsum([0] + [len(b[0]) for b in blocks])
