@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any
 
+from taskassign.assignors._least_loaded import OrderedLoads
 from taskassign.assignors._task_pairs import TaskPairs
 from taskassign.errors import TaskAssignmentException
 from taskassign.ids import ProcessId, TaskId
@@ -65,6 +66,8 @@ class StickyPlacement:
         self.key: list[Any] = [self._key_of(c) for c in range(num_clients)]
         self._min_heap: list[tuple[Any, int]] = [(k, c) for c, k in enumerate(self.key)]
         heapq.heapify(self._min_heap)
+        #: Per walk order over every client (by id; the orders are kept alive here): its OrderedLoads.
+        self._ordered: dict[int, tuple[Sequence[int], OrderedLoads]] = {}
         self.pairs = TaskPairs(num_tasks, num_clients)
 
         pid_hash = [p.java_hash() for p in self.process_ids]
@@ -121,6 +124,8 @@ class StickyPlacement:
         key = self._key_of(client)
         self.key[client] = key
         heapq.heappush(self._min_heap, (key, client))
+        for _, ordered in self._ordered.values():
+            ordered.refresh(client)
 
     def _min_key(self) -> Any:
         heap, key = self._min_heap, self.key
@@ -146,6 +151,19 @@ class StickyPlacement:
         """Kafka's leastLoaded over the clients of ``order`` (iteration order) not in ``excluded``: an
         empty client at once; else the least loaded one that would get a new pair (first on ties);
         if none would, the least loaded one."""
+        if len(order) == len(self.count):  # a walk over every client: its heaps answer (_least_loaded)
+            entry = self._ordered.get(id(order))
+            if entry is None:
+                entry = self._ordered[id(order)] = (order, OrderedLoads(order, self.key, self.count))
+            pairs = self.pairs
+            partners_of_task: list[Any] = []
+
+            def has_new_pair(c: int) -> bool:
+                if not partners_of_task:
+                    partners_of_task.append(pairs.partners(task))
+                return pairs.has_new_pair(c, partners_of_task[0])
+
+            return entry[1].least_loaded(excluded, has_new_pair)
         count, key = self.count, self.key
         best = -1
         best_key: Any = None
