@@ -34,7 +34,7 @@ from __future__ import annotations
 import heapq
 import operator
 import struct
-from collections.abc import Callable, Container, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Container, Hashable, Iterable, Iterator, Sequence
 from itertools import chain, islice
 from typing import Any, Generic, TypeVar
 
@@ -180,6 +180,8 @@ def hash_iteration_order(
 ) -> list[K]:
     """Iteration order of a HashMap/HashSet into which ``keys`` were put in this order."""
     items = list(dict.fromkeys(keys))  # a repeated put keeps the first position
+    if len(items) < 2:
+        return items
     mask = grown_capacity(len(items), initial_capacity) - 1
     buckets = []
     task_ids = hash_of is java_hash
@@ -207,12 +209,13 @@ class HashSubsetOrder(Generic[K]):
     use: Kafka builds ``new HashSet`` of "clients without task t" by walking its clients map.
     """
 
-    __slots__ = ("_by_capacity", "_hash", "_keys")
+    __slots__ = ("_by_capacity", "_hash", "_keys", "_positions")
 
     def __init__(self, keys: Iterable[K], hash_of: Callable[[K], int] = java_hash) -> None:
         self._keys = list(keys)
         self._hash = hash_of
         self._by_capacity: dict[int, tuple[K, ...]] = {}
+        self._positions: dict[int, dict[K, int]] = {}
 
     @property
     def hash_of(self) -> Callable[[K], int]:
@@ -230,7 +233,16 @@ class HashSubsetOrder(Generic[K]):
     def subset(self, members: Container[K], size: int, *, initial_capacity: int | None = None) -> list[K]:
         """Iteration order of a set holding the ``size`` keys for which ``key in members`` holds,
         filled in sequence order into ``new HashSet<>(initial_capacity)`` (default: 16)."""
-        return [k for k in self.order(grown_capacity(size, initial_capacity)) if k in members]
+        capacity = grown_capacity(size, initial_capacity)
+        if isinstance(members, Collection) and len(members) * 8 < len(self._keys):
+            # a few members (e.g. a task's previous standby clients): sort them by position instead of
+            # filtering every key (10^6 steps for 10^3 tasks x 10^3 clients)
+            positions = self._positions.get(capacity)
+            if positions is None:
+                positions = self._positions[capacity] = {k: i for i, k in enumerate(self.order(capacity))}
+            if all(k in positions for k in members):
+                return sorted(members, key=positions.__getitem__)
+        return [k for k in self.order(capacity) if k in members]
 
 
 class JavaPriorityQueue(Generic[T]):
