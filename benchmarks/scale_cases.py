@@ -37,7 +37,7 @@ class ScaleCase:
     standbys: int
 
 
-#: The twelve StreamsAssignmentScaleTest cases, plus the public sticky cases measured for issue 3.
+#: The twelve StreamsAssignmentScaleTest cases, plus the public sticky cases measured for issues 3 and 20.
 SCALE_CASES: tuple[ScaleCase, ...] = (
     ScaleCase("ha-large-partition-count", "high_availability", 6_000, 2, 1, 1),
     ScaleCase("ha-large-num-consumers", "high_availability", 1_000, 1_000, 1, 1),
@@ -52,6 +52,7 @@ SCALE_CASES: tuple[ScaleCase, ...] = (
     ScaleCase("fallback-many-standbys", "fallback_prior", 1_000, 100, 1, 20),
     ScaleCase("fallback-many-threads-per-client", "fallback_prior", 1_000, 10, 1_000, 1),
     ScaleCase("sticky-large-partition-count", "sticky", 6_000, 2, 1, 1),
+    ScaleCase("sticky-large-num-consumers", "sticky", 1_000, 1_000, 1, 1),
     ScaleCase("sticky-many-standbys", "sticky", 1_000, 100, 1, 50),
 )
 

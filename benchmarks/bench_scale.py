@@ -1,0 +1,135 @@
+"""The whole CLI at 10^5 tasks x 10^3 clients, and scaling curves per assignor and rack strategy (issue 20).
+
+Applications come from benchmarks/scale_app.py (subtopologies of 100 partitions, half stateful, clients
+of two threads over three racks, one standby, churned previous owners; clients = tasks / 100). Every
+measurement is one ``taskassign assign FILE -o OUT`` in a fresh process: reading the scenario, the
+leader's rebalance (assignor, validation, threads), writing the assignment file and printing the
+summary table, as a user runs it. Recorded per run: wall time, CPU time (user + system of that process:
+less disturbed by other jobs on this shared machine) and peak RSS; medians over ``--repeat`` runs.
+
+Runs: high_availability with rack strategy none, min_traffic and balance_subtopology, and state_aware,
+in the default mode; under ``taskassign.kafka.compat`` high_availability with strategy none (Kafka's heap
+replayed, docs/kafka-differences.md H9) and, at the sizes Kafka's exact rack solver can do, with
+min_traffic. The curve fits ``time = a * tasks^k`` by least squares on log-log (``k`` = the growth
+exponent; 1 is linear) over 10^3 .. 10^5 tasks, for CPU and wall time.
+
+    python -m benchmarks.bench_scale [--repeat 5] [--sizes 1000,3000,10000,30000,100000] [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks._results import load_average, report
+from benchmarks.scale_app import scenario, write
+
+REPO = Path(__file__).resolve().parents[1]
+SIZES = (1_000, 3_000, 10_000, 30_000, 100_000)
+#: (label, assignor, rack strategy, kafka_compat, largest size it runs at)
+RUNS: tuple[tuple[str, str, str, bool, int], ...] = (
+    ("high_availability/none", "high_availability", "none", False, 100_000),
+    ("high_availability/min_traffic", "high_availability", "min_traffic", False, 100_000),
+    ("high_availability/balance_subtopology", "high_availability", "balance_subtopology", False, 100_000),
+    ("state_aware", "state_aware", "none", False, 100_000),
+    ("high_availability/none kafka_compat", "high_availability", "none", True, 100_000),
+    ("high_availability/min_traffic kafka_compat", "high_availability", "min_traffic", True, 3_000),
+)
+
+
+def _taskassign() -> str:
+    return str(Path(sys.executable).with_name("taskassign"))
+
+
+def run_cli(path: Path, assignor: str, out: Path) -> dict[str, float]:
+    """One ``taskassign assign`` in its own process: wall s, CPU s, peak RSS MB."""
+    start = time.perf_counter()
+    process = subprocess.Popen([_taskassign(), "assign", str(path), "-a", assignor, "-o", str(out)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode not in (0, 1):
+        raise RuntimeError(f"taskassign assign {path} failed: {process.stderr.read() if process.stderr else ''}")
+    if process.stderr:
+        process.stderr.close()
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_rss_mb": usage.ru_maxrss / 1024}
+
+
+def exponent(points: list[tuple[int, float]]) -> float | None:
+    """Least-squares slope of log(time) on log(tasks)."""
+    if len(points) < 2:
+        return None
+    xs = [math.log(n) for n, _ in points]
+    ys = [math.log(t) for _, t in points]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    return round(sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+                 / sum((x - mx) ** 2 for x in xs), 3)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
+    parser.add_argument("--runs", default="", help="only runs whose label contains this text")
+    parser.add_argument("--write", action="store_true", help="save benchmarks/results/scale.json")
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    load_at_start = load_average()
+    rows: list[dict[str, Any]] = []
+    curves: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
+        workdir = Path(tmp)
+        for label, assignor, strategy, compat, largest in RUNS:
+            if args.runs not in label:
+                continue
+            points_cpu, points_wall = [], []
+            for tasks in sizes:
+                if tasks > largest:
+                    continue
+                clients = max(2, tasks // 100)
+                path = workdir / f"app-{tasks}-{strategy}-{compat}.scenario.json"
+                if not path.exists():
+                    write(path, scenario(tasks, clients, strategy=strategy, kafka_compat=compat))
+                runs = [run_cli(path, assignor, workdir / "out.assignment.json") for _ in range(args.repeat)]
+                loads = load_average()
+                row = {"run": label, "assignor": assignor, "strategy": strategy, "kafka_compat": compat,
+                       "tasks": tasks, "clients": clients,
+                       "wall_s": round(statistics.median(r["wall_s"] for r in runs), 3),
+                       "cpu_s": round(statistics.median(r["cpu_s"] for r in runs), 3),
+                       "peak_rss_mb": round(max(r["peak_rss_mb"] for r in runs), 1),
+                       "wall_runs_s": [round(r["wall_s"], 3) for r in runs],
+                       "cpu_runs_s": [round(r["cpu_s"], 3) for r in runs],
+                       "load_average_after": loads}
+                rows.append(row)
+                points_cpu.append((tasks, row["cpu_s"]))
+                points_wall.append((tasks, row["wall_s"]))
+                print(f"{label:45s} {tasks:>7} x {clients:<5} wall {row['wall_s']:7.2f} s  cpu {row['cpu_s']:7.2f} s  "
+                      f"rss {row['peak_rss_mb']:6.0f} MB  load {loads[0]}", file=sys.stderr, flush=True)
+            curves.append({"run": label, "sizes": [n for n, _ in points_cpu],
+                           "exponent_cpu": exponent(points_cpu), "exponent_wall": exponent(points_wall)})
+    document = {
+        "benchmark": "taskassign assign at scale (benchmarks/bench_scale.py, applications from scale_app.py)",
+        "command": "python -m benchmarks.bench_scale " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
+                    "load_average_at_start": load_at_start, "load_average_at_end": load_average()},
+        "note": "each row: medians of the runs of the whole CLI in a fresh process (wall, CPU = user + system), "
+                "peak RSS the largest; exponents fit time = a * tasks^k over the sizes run (clients = tasks / 100)",
+        "curves": curves,
+        "results": rows,
+    }
+    report("scale", document, write=args.write)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
