@@ -11,6 +11,7 @@ row per bucket with its timings.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -24,6 +25,7 @@ from taskassign.fleet.bucket import BucketResult, process_bucket
 from taskassign.fleet.checks import MALFORMED, SOURCE_ROW
 from taskassign.fleet.outputs import app_row, client_rows, consumer_rows
 from taskassign.fleet.tables import INPUT_TABLES
+from taskassign.internals.gc_pause import gc_paused
 from taskassign.pipeline.ipc import to_ipc
 from taskassign.pipeline.schemas import KIND_APP, KIND_BUCKET, KIND_CLIENT, KIND_CONSUMER, KIND_ERROR, KIND_SCHEMAS
 
@@ -76,9 +78,10 @@ def bucket_processor(
         # The worker's own time (excluding waits for Spark to send or take batches): the Python side of
         # the run's time split (docs/pipeline.md, Performance).
         started = time.perf_counter()
-        tables: Mapping[str, pa.Table] = split_tables(pa.Table.from_batches(collected))
-        del collected
-        result = process_bucket(tables, assignor_override=assignor_override, kafka_compat=kafka_compat)
+        with gc_paused():  # rows, records, scenarios and assignments: much allocated, little garbage
+            tables: Mapping[str, pa.Table] = split_tables(pa.Table.from_batches(collected))
+            del collected
+            result = process_bucket(tables, assignor_override=assignor_override, kafka_compat=kafka_compat)
         spent = time.perf_counter() - started
         for chunk in _chunks(result):
             converting = time.perf_counter()
@@ -90,5 +93,7 @@ def bucket_processor(
             yield batch
         yield pa.RecordBatch.from_pylist([{"kind": KIND_BUCKET, "check_seconds": result.check_seconds,
                                            "python_seconds": spent}], schema=arrow_schema)
+        del result
+        gc.unfreeze()  # what the pause froze is collectable again (internals.gc_pause)
 
     return process
