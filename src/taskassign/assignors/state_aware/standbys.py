@@ -223,6 +223,23 @@ class _StandbySearch(LocalSearch):
         for t, hs in enumerate(plan.holders):
             for c in hs:
                 self.on[c].add(t)
+        # pull() re-reads the same donors' standbys and costs move after move: a client's sorted standbys
+        # (dropped when they change) and every (task, client) standby cost (fixed for a run) are kept.
+        self._sorted_on: dict[int, list[int]] = {}
+        self._costs: dict[tuple[int, int], float] = {}
+
+    def _standby_cost(self, t: int, c: int) -> float:
+        key = (t, c)
+        cost = self._costs.get(key)
+        if cost is None:
+            cost = self._costs[key] = self.p.standby_cost(t, c)
+        return cost
+
+    def _sorted_standbys(self, c: int) -> list[int]:
+        found = self._sorted_on.get(c)
+        if found is None:
+            found = self._sorted_on[c] = sorted(self.on[c])
+        return found
 
     def movable(self, t: int, source: int, dest: int) -> bool:
         """``dest`` may take ``source``'s standby of ``t``: it holds no replica and the tag spread holds."""
@@ -243,6 +260,8 @@ class _StandbySearch(LocalSearch):
         holders[t] = tuple(sorted((*(c for c in holders[t] if c != source), dest)))
         self.on[source].discard(t)
         self.on[dest].add(t)
+        self._sorted_on.pop(source, None)
+        self._sorted_on.pop(dest, None)
         if pulled:
             self.plan.pulled.append((t, source, dest))
 
@@ -305,14 +324,14 @@ class _StandbySearch(LocalSearch):
                 donors = [c for c in bins.most_loaded(5, 1 + EPSILON) if c != u][:4]
                 gap = bins.fair[u] - bins.load[u]
                 # every standby of the top donors (whether a pull exists depends on the loads alone)
-                pairs = [(t, d) for d in donors for t in sorted(self.on[d])]
+                pairs = [(t, d) for d in donors for t in self._sorted_standbys(d)]
                 best: tuple[tuple[float, int, float, int], int, int] | None = None
                 for t, d in pairs:
                     w = state[t]
                     if (w <= EPSILON or bins.load[d] - w < bins.lower[d] - EPSILON or not bins.fits(u, w)
                             or not self.movable(t, d, u)):
                         continue
-                    extra = p.standby_cost(t, u) - p.standby_cost(t, d)
+                    extra = self._standby_cost(t, u) - self._standby_cost(t, d)
                     key = pull_key(extra, w, gap, t)
                     if best is None or key < best[0]:
                         best = (key, t, d)
