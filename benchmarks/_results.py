@@ -18,6 +18,15 @@ def load_average() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
+def wait_for_quiet(threshold: float, max_wait_s: float) -> list[float]:
+    """Wait (at most ``max_wait_s``) until the 1-minute load average is below ``threshold``; returns the
+    load averages when done waiting. The machine is shared: final figures are taken when it is quiet."""
+    deadline = time.monotonic() + max_wait_s
+    while os.getloadavg()[0] >= threshold and time.monotonic() < deadline:
+        time.sleep(5.0)
+    return load_average()
+
+
 def report(name: str, result: dict[str, Any], *, write: bool) -> None:
     """Print ``result`` as JSON and, with ``write``, save it as results/<name>.json."""
     text = json.dumps(result, indent=2) + "\n"

@@ -42,7 +42,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from benchmarks._results import load_average, report
+from benchmarks._results import load_average, report, wait_for_quiet
 from benchmarks.bench_rack import instance
 from benchmarks.scale_cases import SCALE_CASES, churn_state, cold_state
 from taskassign.assignors.registry import create_assignor
@@ -196,6 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=20, help="timed calls (medians kept)")
     parser.add_argument("--slow-repeat", type=int, default=3,
                         help="timed calls where Kafka needs more than a second per call")
+    parser.add_argument("--quiet-load", type=float, default=None,
+                        help="before each case, wait until the 1-minute load average is below this")
+    parser.add_argument("--max-wait", type=float, default=600.0, help="longest wait for --quiet-load, s")
     parser.add_argument("--write", action="store_true", help="save benchmarks/results/java_side_by_side.json")
     args = parser.parse_args(argv)
     kafka_home = Path(os.environ.get("KAFKA_HOME", REPO.parent / "shared" / "kafka"))
@@ -213,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
             for case in scale_cases(args.cases) + rack_cases(args.cases):
                 path = workdir / f"{case.name}.scenario.json"
                 write_scenario(case.scenario, path)
+                load_before = (wait_for_quiet(args.quiet_load, args.max_wait) if args.quiet_load is not None
+                               else load_average())[0]
                 # a first call says whether Kafka is slow on this case (> 1 s: it was the warm-up, and
                 # --slow-repeat calls are timed; > 20 s: one call)
                 probe, _ = java.run(case.kind, path, 0, 1, workdir / "java.json")
@@ -230,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
                        "warmup_calls": warmup, "timed_calls": repeat,
                        "java_ms": round(java_median, 2), "taskassign_ms": round(python_median, 2),
                        "ratio": round(java_median / python_median, 2),
-                       **agreement(java_result, python_result),
+                       **agreement(java_result, python_result), "load_1min_before": load_before,
                        "java_runs_ms": [round(x, 2) for x in java_ms],
                        "taskassign_runs_ms": [round(x, 2) for x in python_ms]}
                 rows.append(row)

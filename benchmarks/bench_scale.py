@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks._results import load_average, report
+from benchmarks._results import load_average, report, wait_for_quiet
 from benchmarks.scale_app import scenario, write
 
 REPO = Path(__file__).resolve().parents[1]
@@ -81,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
     parser.add_argument("--runs", default="", help="only runs whose label contains this text")
+    parser.add_argument("--quiet-load", type=float, default=None,
+                        help="before each run, wait until the 1-minute load average is below this")
+    parser.add_argument("--max-wait", type=float, default=600.0, help="longest wait for --quiet-load, s")
     parser.add_argument("--write", action="store_true", help="save benchmarks/results/scale.json")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -100,7 +103,13 @@ def main(argv: list[str] | None = None) -> int:
                 path = workdir / f"app-{tasks}-{strategy}-{compat}.scenario.json"
                 if not path.exists():
                     write(path, scenario(tasks, clients, strategy=strategy, kafka_compat=compat))
-                runs = [run_cli(path, assignor, workdir / "out.assignment.json") for _ in range(args.repeat)]
+                runs, loads_before = [], []
+                for _ in range(args.repeat):
+                    if args.quiet_load is not None:
+                        loads_before.append(wait_for_quiet(args.quiet_load, args.max_wait)[0])
+                    else:
+                        loads_before.append(load_average()[0])
+                    runs.append(run_cli(path, assignor, workdir / "out.assignment.json"))
                 loads = load_average()
                 row = {"run": label, "assignor": assignor, "strategy": strategy, "kafka_compat": compat,
                        "tasks": tasks, "clients": clients,
@@ -109,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
                        "peak_rss_mb": round(max(r["peak_rss_mb"] for r in runs), 1),
                        "wall_runs_s": [round(r["wall_s"], 3) for r in runs],
                        "cpu_runs_s": [round(r["cpu_s"], 3) for r in runs],
-                       "load_average_after": loads}
+                       "load_1min_before_runs": loads_before, "load_average_after": loads}
                 rows.append(row)
                 points_cpu.append((tasks, row["cpu_s"]))
                 points_wall.append((tasks, row["wall_s"]))
