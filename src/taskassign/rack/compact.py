@@ -26,6 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 from ortools.graph.python import min_cost_flow
 
+from taskassign.rack.hub_split import split_hub_flow
 from taskassign.rack.problem import FlowProblem
 
 __all__ = ("solve_compact",)
@@ -88,6 +89,8 @@ class _Compact:
         self.slot[slotted] = self._allocate(int(slotted.sum()))
         direct_g, direct_j = np.nonzero(room & ~slotted)
         self.slot[direct_g, direct_j] = t_count + direct_j
+        #: (group, client) pairs whose pool arc would carry a cap of its own: what the hubs relax.
+        self.capped_pairs = int((room & ~uncapped[:, None]).sum())
         # Rack pools: per group, every rack with a client that has room there (group-major, rack ascending).
         rack_count = len(p.costs.table.racks)
         has_pool = np.zeros((g_count, rack_count), dtype=bool)
@@ -158,13 +161,21 @@ class _Compact:
         slot_g, slot_j, slot_key = room_g[by_key], room_j[by_key], slot_key[by_key]
         pool_nodes = self.pool[self.pool_group, self.pool_rack]
 
-        blocks = [
+        arcs_to_pools = [
             (tasks, self.slot[group_of, holders], np.ones(t_count, dtype=_I64), holder_cost),
             (local_task, self.pool[group_of[local_task], entry_rack[local]], np.ones(len(local_task), dtype=_I64),
              local_cost),
             (far_task, far_node[group_of[far_task]], np.ones(len(far_task), dtype=_I64), far_cost),
             (far_node[self.pool_group[far_pool]], pool_nodes[far_pool], self.group_size[self.pool_group[far_pool]],
              np.zeros(len(far_pool), dtype=_I64)),
+        ]
+        pool_tasks = (local_task, local_key, far_task, far_pool)
+        if self.capped_pairs > 0:
+            hub = self._solve_through_hubs(arcs_to_pools, pool_tasks, holders, k, penalty)
+            if hub is not None:
+                return hub
+        blocks = [
+            *arcs_to_pools,
             (pool_nodes[slot_key], self.slot[slot_g, slot_j], self.caps[slot_g, slot_j],
              np.zeros(len(slot_key), dtype=_I64)),
         ]
@@ -175,20 +186,83 @@ class _Compact:
         starts = np.cumsum([0] + [len(b[0]) for b in blocks])
         flows, optimal = self._run(*(np.concatenate([b[i] for b in blocks]) for i in range(4)))
 
-        local_used = flows[starts[1]:starts[2]] > 0
-        far_used = flows[starts[2]:starts[3]] > 0
-        far_flow = flows[starts[3]:starts[4]]
-        slot_flow = flows[starts[4]:starts[5]]
-        # Far tasks (group order, then TaskId) fill their group's pools in pool order.
-        moved_far = far_task[far_used]
-        moved_far = moved_far[np.lexsort((moved_far, group_of[moved_far]))]
-        far_key = np.repeat(self.pool_key[self.pool_group[far_pool], self.pool_rack[far_pool]], far_flow)
-        # Pool tasks (pool key order, then TaskId) fill that pool's slots in client order.
-        pool_task = np.concatenate([local_task[local_used], moved_far])
-        pool_task_key = np.concatenate([local_key[local_used], far_key])
-        pool_task = pool_task[np.lexsort((pool_task, pool_task_key))]
+        pooled = self._pooled_tasks(pool_tasks, flows[starts[1]:starts[2]], flows[starts[2]:starts[3]],
+                                    flows[starts[3]:starts[4]])
         new_holders = holders.copy()
-        new_holders[pool_task] = np.repeat(slot_j, slot_flow)
+        new_holders[pooled] = np.repeat(slot_j, flows[starts[4]:starts[5]])
+        cost = optimal // k if penalty else optimal
+        return new_holders.tolist(), int(cost)
+
+    def _pooled_tasks(self, pool_tasks: tuple[np.ndarray, ...], local_flow: np.ndarray, far_flow: np.ndarray,
+                      far_pool_flow: np.ndarray) -> np.ndarray:
+        """The tasks that went through a rack pool, in pool key order, then TaskId: far tasks (group
+        order, then TaskId) fill their group's pools in pool order."""
+        local_task, local_key, far_task, far_pool = pool_tasks
+        group_of = self.group_of
+        moved_far = far_task[far_flow > 0]
+        moved_far = moved_far[np.lexsort((moved_far, group_of[moved_far]))]
+        far_key = np.repeat(self.pool_key[self.pool_group[far_pool], self.pool_rack[far_pool]], far_pool_flow)
+        pool_task = np.concatenate([local_task[local_flow > 0], moved_far])
+        pool_task_key = np.concatenate([local_key[local_flow > 0], far_key])
+        ordered: np.ndarray = pool_task[np.lexsort((pool_task, pool_task_key))]
+        return ordered
+
+    def _solve_through_hubs(
+        self, arcs_to_pools: Sequence[tuple[np.ndarray, ...]], pool_tasks: tuple[np.ndarray, ...], holders: np.ndarray,
+        k: int, penalty: int,
+    ) -> tuple[list[int], int] | None:
+        """The same problem with the (group, client) caps of the pools' arcs relaxed, or None.
+
+        Every pool sends its flow to one hub per rack, and the hub to the rack's clients (capped by their
+        counts); holder arcs keep their slots. That graph has one arc per pool and per client instead of
+        one per (group, client) pair, and its optimum costs at most the full problem's. Within a rack the
+        hub's arcs all cost nothing, so any split of each pool's flow over the clients the hub fed, with
+        each client's intake kept, costs the same: if a split exists that respects every cap (a small
+        max flow, per rack: pools with flow x clients with intake), the result is optimal for the full
+        problem. A pool task never lands on its own holder: the split would need room in the holder's
+        slot while the hub fed the holder, and then keeping the task home would have been cheaper.
+        None when no such split exists (the caller solves the full graph).
+        """
+        t_count, c_count = self.t_count, self.c_count
+        racks = len(self.p.costs.table.racks)
+        hub = np.full(racks, -1, dtype=_I64)
+        fed = self.orig > 0
+        used_racks = np.unique(self.client_rack[fed])
+        hub[used_racks] = self._allocate(len(used_racks))
+        real_g, real_j = np.nonzero(self.slot >= t_count + c_count)
+        real_key = self.pool_key[real_g, self.client_rack[real_j]]
+        by_key = np.lexsort((real_j, real_key))
+        real_g, real_j, real_key = real_g[by_key], real_j[by_key], real_key[by_key]
+        pool_nodes = self.pool[self.pool_group, self.pool_rack]
+        clients = np.nonzero(fed)[0]
+        blocks = [
+            *arcs_to_pools,
+            (pool_nodes[real_key], self.slot[real_g, real_j], self.caps[real_g, real_j],
+             np.zeros(len(real_key), dtype=_I64)),
+            (pool_nodes, hub[self.pool_rack], self.group_size[self.pool_group], np.zeros(len(pool_nodes), dtype=_I64)),
+            (hub[self.client_rack[clients]], t_count + clients, self.orig[clients], np.zeros(len(clients), dtype=_I64)),
+            (self.slot[real_g, real_j], t_count + real_j, self.caps[real_g, real_j], np.zeros(len(real_g), dtype=_I64)),
+        ]
+        starts = np.cumsum([0] + [len(b[0]) for b in blocks])
+        flows, optimal = self._run(*(np.concatenate([b[i] for b in blocks]) for i in range(4)))
+        into_slot = flows[starts[7]:starts[8]]
+        used = np.zeros((self.g_count, c_count), dtype=_I64)
+        used[real_g, real_j] = into_slot
+        split = split_hub_flow(self.pool_group, self.pool_rack, flows[starts[5]:starts[6]], clients,
+                               self.client_rack[clients], flows[starts[6]:starts[7]], self.caps - used)
+        if split is None:
+            self.nodes -= len(used_racks)  # the full graph has no hubs
+            return None
+        split_pool, split_j, split_count = split
+        # Each pool's destinations (its real slots and its share of the hub), in client order.
+        keys = np.concatenate([real_key, self.pool_key[self.pool_group[split_pool], self.pool_rack[split_pool]]])
+        dest = np.concatenate([real_j, split_j])
+        counts = np.concatenate([flows[starts[4]:starts[5]], split_count])
+        order = np.lexsort((dest, keys))
+        pooled = self._pooled_tasks(pool_tasks, flows[starts[1]:starts[2]], flows[starts[2]:starts[3]],
+                                    flows[starts[3]:starts[4]])
+        new_holders = holders.copy()
+        new_holders[pooled] = np.repeat(dest[order], counts[order])
         cost = optimal // k if penalty else optimal
         return new_holders.tolist(), int(cost)
 
