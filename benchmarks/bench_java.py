@@ -192,6 +192,7 @@ def why_skipped(kafka_home: Path) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", default="", help="only cases whose name contains this text")
+    parser.add_argument("--skip", default="", help="comma-separated texts: leave out cases whose name contains one")
     parser.add_argument("--warmup", type=int, default=60, help="untimed calls before timing, on both sides")
     parser.add_argument("--repeat", type=int, default=20, help="timed calls (medians kept)")
     parser.add_argument("--slow-repeat", type=int, default=3,
@@ -213,7 +214,10 @@ def main(argv: list[str] | None = None) -> int:
         workdir = Path(tmp)
         java = JavaSide(kafka_home, workdir)
         try:
+            skipped_cases = [text for text in args.skip.split(",") if text]
             for case in scale_cases(args.cases) + rack_cases(args.cases):
+                if any(text in case.name for text in skipped_cases):
+                    continue
                 path = workdir / f"{case.name}.scenario.json"
                 write_scenario(case.scenario, path)
                 load_before = (wait_for_quiet(args.quiet_load, args.max_wait) if args.quiet_load is not None

@@ -7,18 +7,25 @@ leader's rebalance (assignor, validation, threads), writing the assignment file 
 summary table, as a user runs it. Recorded per run: wall time, CPU time (user + system of that process:
 less disturbed by other jobs on this shared machine) and peak RSS; medians over ``--repeat`` runs.
 
-Runs: high_availability with rack strategy none, min_traffic and balance_subtopology, and state_aware,
-in the default mode; under ``taskassign.kafka.compat`` high_availability with strategy none (Kafka's heap
-replayed, docs/kafka-differences.md H9) and, at the sizes Kafka's exact rack solver can do, with
-min_traffic. The curve fits ``time = a * tasks^k`` by least squares on log-log (``k`` = the growth
-exponent; 1 is linear) over 10^3 .. 10^5 tasks, for CPU and wall time.
+Runs: high_availability with rack strategy none, min_traffic and balance_subtopology, state_aware,
+legacy_sticky, fallback_prior and the KIP-924 sticky assignor, in the default mode; under
+``taskassign.kafka.compat`` high_availability with strategy none (Kafka's heap replayed,
+docs/kafka-differences.md H9) and, at the sizes Kafka's exact rack solver can do, with min_traffic.
+The curve fits ``time = a * tasks^k`` by least squares on log-log (``k`` = the growth exponent; 1 is
+linear) over 10^3 .. 10^5 tasks: for the whole CLI (CPU and wall; at 10^3 tasks its ~0.5 s of start-up
+dominates, which flattens the curve) and, measured in another fresh process, for reading the file plus
+the leader's rebalance and for the rebalance alone (CPU), which show the engine's own growth.
 
-    python -m benchmarks.bench_scale [--repeat 5] [--sizes 1000,3000,10000,30000,100000] [--write]
+    python -m benchmarks.bench_scale [--repeat 5] [--sizes 1000,3000,10000,30000,100000] [--runs TEXT] [--write]
+
+With ``--write`` the runs measured replace their earlier rows in benchmarks/results/scale.json; the
+others are kept.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import platform
@@ -34,6 +41,7 @@ from benchmarks._results import load_average, report, wait_for_quiet
 from benchmarks.scale_app import scenario, write
 
 REPO = Path(__file__).resolve().parents[1]
+RESULTS = Path(__file__).parent / "results" / "scale.json"
 SIZES = (1_000, 3_000, 10_000, 30_000, 100_000)
 #: (label, assignor, rack strategy, kafka_compat, largest size it runs at)
 RUNS: tuple[tuple[str, str, str, bool, int], ...] = (
@@ -43,6 +51,9 @@ RUNS: tuple[tuple[str, str, str, bool, int], ...] = (
     ("state_aware", "state_aware", "none", False, 100_000),
     ("high_availability/none kafka_compat", "high_availability", "none", True, 100_000),
     ("high_availability/min_traffic kafka_compat", "high_availability", "min_traffic", True, 3_000),
+    ("legacy_sticky", "legacy_sticky", "none", False, 100_000),
+    ("fallback_prior", "fallback_prior", "none", False, 100_000),
+    ("sticky", "sticky", "none", False, 100_000),
 )
 
 
@@ -65,6 +76,27 @@ def run_cli(path: Path, assignor: str, out: Path) -> dict[str, float]:
     return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_rss_mb": usage.ru_maxrss / 1024}
 
 
+_ENGINE_CHILD = """
+import json, sys, time
+from taskassign.api.application import read_application
+from taskassign.leader.assign import assign_scenario
+t0 = time.process_time()
+scenario = read_application(sys.argv[1])
+t1 = time.process_time()
+assign_scenario(scenario, sys.argv[2])
+t2 = time.process_time()
+print(json.dumps({"read_cpu_s": t1 - t0, "rebalance_cpu_s": t2 - t1}))
+"""
+
+
+def run_engine(path: Path, assignor: str) -> dict[str, float]:
+    """Reading and the leader's rebalance alone, CPU s, in a fresh process (no CLI start-up or output)."""
+    done = subprocess.run([sys.executable, "-c", _ENGINE_CHILD, str(path), assignor], capture_output=True,
+                          text=True, check=True)
+    parsed: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return parsed
+
+
 def exponent(points: list[tuple[int, float]]) -> float | None:
     """Least-squares slope of log(time) on log(tasks)."""
     if len(points) < 2:
@@ -80,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
-    parser.add_argument("--runs", default="", help="only runs whose label contains this text")
+    parser.add_argument("--runs", default="", help="only runs whose label contains one of these comma-separated texts")
     parser.add_argument("--quiet-load", type=float, default=None,
                         help="before each run, wait until the 1-minute load average is below this")
     parser.add_argument("--max-wait", type=float, default=600.0, help="longest wait for --quiet-load, s")
@@ -93,9 +125,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
         workdir = Path(tmp)
         for label, assignor, strategy, compat, largest in RUNS:
-            if args.runs not in label:
+            if args.runs and not any(text in label for text in args.runs.split(",")):
                 continue
-            points_cpu, points_wall = [], []
+            points_cpu: list[tuple[int, float]] = []
+            points_wall: list[tuple[int, float]] = []
+            points_engine: list[tuple[int, float]] = []
+            points_rebalance: list[tuple[int, float]] = []
             for tasks in sizes:
                 if tasks > largest:
                     continue
@@ -110,29 +145,41 @@ def main(argv: list[str] | None = None) -> int:
                     else:
                         loads_before.append(load_average()[0])
                     runs.append(run_cli(path, assignor, workdir / "out.assignment.json"))
+                engine = [run_engine(path, assignor) for _ in range(args.repeat)]
                 loads = load_average()
                 row = {"run": label, "assignor": assignor, "strategy": strategy, "kafka_compat": compat,
                        "tasks": tasks, "clients": clients,
                        "wall_s": round(statistics.median(r["wall_s"] for r in runs), 3),
                        "cpu_s": round(statistics.median(r["cpu_s"] for r in runs), 3),
                        "peak_rss_mb": round(max(r["peak_rss_mb"] for r in runs), 1),
+                       "read_cpu_s": round(statistics.median(e["read_cpu_s"] for e in engine), 3),
+                       "rebalance_cpu_s": round(statistics.median(e["rebalance_cpu_s"] for e in engine), 3),
                        "wall_runs_s": [round(r["wall_s"], 3) for r in runs],
                        "cpu_runs_s": [round(r["cpu_s"], 3) for r in runs],
                        "load_1min_before_runs": loads_before, "load_average_after": loads}
                 rows.append(row)
                 points_cpu.append((tasks, row["cpu_s"]))
                 points_wall.append((tasks, row["wall_s"]))
+                points_engine.append((tasks, row["read_cpu_s"] + row["rebalance_cpu_s"]))
+                points_rebalance.append((tasks, row["rebalance_cpu_s"]))
                 print(f"{label:45s} {tasks:>7} x {clients:<5} wall {row['wall_s']:7.2f} s  cpu {row['cpu_s']:7.2f} s  "
                       f"rss {row['peak_rss_mb']:6.0f} MB  load {loads[0]}", file=sys.stderr, flush=True)
             curves.append({"run": label, "sizes": [n for n, _ in points_cpu],
-                           "exponent_cpu": exponent(points_cpu), "exponent_wall": exponent(points_wall)})
+                           "exponent_cli_cpu": exponent(points_cpu), "exponent_cli_wall": exponent(points_wall),
+                           "exponent_read_and_rebalance_cpu": exponent(points_engine),
+                           "exponent_rebalance_cpu": exponent(points_rebalance)})
+    previous = json.loads(RESULTS.read_text()) if args.write and RESULTS.exists() else {}
+    measured = {c["run"] for c in curves}
+    curves = [c for c in previous.get("curves", []) if c["run"] not in measured] + curves
+    rows = [r for r in previous.get("results", []) if r["run"] not in measured] + rows
     document = {
         "benchmark": "taskassign assign at scale (benchmarks/bench_scale.py, applications from scale_app.py)",
         "command": "python -m benchmarks.bench_scale " + " ".join(argv if argv is not None else sys.argv[1:]),
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
                     "load_average_at_start": load_at_start, "load_average_at_end": load_average()},
         "note": "each row: medians of the runs of the whole CLI in a fresh process (wall, CPU = user + system), "
-                "peak RSS the largest; exponents fit time = a * tasks^k over the sizes run (clients = tasks / 100)",
+                "peak RSS the largest; read_cpu_s / rebalance_cpu_s: the same file read and rebalanced in another "
+                "fresh process (CPU); exponents fit time = a * tasks^k over the sizes run (clients = tasks / 100)",
         "curves": curves,
         "results": rows,
     }
