@@ -82,8 +82,9 @@ class DeferredJavaPrioritySet:
     hashCode of client i's ProcessId.
     """
 
-    __slots__ = ("_base_order", "_buckets", "_candidates", "_constraint", "_groups", "_hashes", "_heap", "_key",
-                 "_log", "_member", "_members", "_order_all", "_size", "_suspect", "_valid", "_weight")
+    __slots__ = ("_base_order", "_buckets", "_candidates", "_constraint", "_dirty_groups", "_group_of", "_groups",
+                 "_hashes", "_heap", "_key", "_log", "_member", "_members", "_order_all", "_size", "_sorted_order",
+                 "_suspect", "_valid", "_weight")
 
     def __init__(
         self,
@@ -99,6 +100,12 @@ class DeferredJavaPrioritySet:
         self._hashes = hashes
         self._size = size
         self._order_all, self._groups = hash_set_layout(hashes)
+        #: The group (index into _groups) of every client that shares a bucket, and the groups whose
+        #: members' keys changed since _sorted_order (the full order, groups sorted by key) was last fixed:
+        #: a rejection of everyone re-sorts only those (it re-sorted every group, O(clients) per poll).
+        self._group_of = {c: g for g, (start, end) in enumerate(self._groups) for c in self._order_all[start:end]}
+        self._dirty_groups: set[int] = set(range(len(self._groups)))
+        self._sorted_order: list[int] = list(self._order_all)
         #: Per HashSet capacity, every client's bucket (for the order rejected clients are offered back in).
         self._buckets: dict[int, list[int]] = {}
         #: The key of every client as last observed (Java reads the same live values).
@@ -138,8 +145,11 @@ class DeferredJavaPrioritySet:
                 stale = True
             fresh.append(key)
             old.append(before)
+        group_of = self._group_of
         for client, key in zip(listed, fresh, strict=True):
             keys[client] = key
+            if client in group_of:
+                self._dirty_groups.add(group_of[client])
         if self._heap is None:
             self._suspect = self._suspect or stale
             self._log.append((listed, tuple(fresh), tuple(old)))
@@ -192,10 +202,12 @@ class DeferredJavaPrioritySet:
             if self._heap is not None and not self._valid:
                 self._poll_heap(-1, None, reject_all=True)  # bucket-mates leave an invalid heap out of order
                 return
-            order = list(self._order_all)  # a valid heap pops in key order
+            order = self._sorted_order  # a valid heap pops in key order: bucket-mates by key
             key = self._key
-            for start, end in self._groups:
+            for g in self._dirty_groups:
+                start, end = self._groups[g]
                 order[start:end] = sorted(order[start:end], key=key.__getitem__)
+            self._dirty_groups.clear()
         self._heap = None
         self._base_order = order
         self._log = []
@@ -212,8 +224,9 @@ class DeferredJavaPrioritySet:
                     keys[client] = key
         heap: list[Key] = []
         inside = [False] * self._size
+        push = heapq.heappush  # java_heap_push without live keys: the base's keys are distinct and fixed
         for client in self._base_order:
-            java_heap_push(heap, keys[client])
+            push(heap, keys[client])
             inside[client] = True
         valid = True
         for entry in self._log:
