@@ -81,7 +81,7 @@ def staged(tmp_path: Path) -> Path:
          _stream("client", [c for r in second for c in client_rows(r)]),
          _stream("consumer", [c for r in second for c in consumer_rows(r)]),
          _stream("error", ERRORS[1:]),
-         {"kind": "bucket", "check_seconds": 0.25, "python_seconds": 2.0}],
+         {"kind": "bucket", "check_seconds": 0.25, "python_seconds": 2.0, "read_seconds": 0.125}],
     ])
 
 
@@ -112,7 +112,7 @@ def test_every_output_table_is_written_sorted_with_its_schema(staged: Path, tmp_
     # What the manifest reads: every application's row with its timings, and the errors.
     assert assembled.apps.column("engine_seconds").to_pylist() == [0.5, 0.5, 0.5]
     assert assembled.errors.num_rows == 3
-    assert dict(assembled.timings) == {"python_seconds": 3.25, "check_seconds": 0.75}
+    assert dict(assembled.timings) == {"python_seconds": 3.25, "check_seconds": 0.75, "read_seconds": 0.125}
 
 
 def test_a_kind_no_bucket_returned_is_an_empty_table_with_its_schema(tmp_path: Path) -> None:

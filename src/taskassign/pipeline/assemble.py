@@ -90,9 +90,10 @@ def rows_of_kind(staged: pa.Table, kind: str) -> pa.Table:
 
 
 def bucket_timings(staged: pa.Table) -> dict[str, float]:
-    """The buckets' timings summed over the run (python_seconds, check_seconds)."""
+    """The buckets' timings summed over the run (python_seconds, check_seconds, read_seconds)."""
     rows = staged.filter(pc.equal(staged["kind"], KIND_BUCKET))
-    return {name: round(float(pc.sum(rows[name]).as_py() or 0.0), 3) for name in ("python_seconds", "check_seconds")}
+    return {name: round(float(pc.sum(rows[name]).as_py() or 0.0), 3)
+            for name in ("python_seconds", "check_seconds", "read_seconds")}
 
 
 def _sorted(table: pa.Table, keys: tuple[str, ...]) -> pa.Table:

@@ -24,12 +24,13 @@ from pyspark.sql.types import StructType
 from taskassign.fleet.bucket import BucketResult, process_bucket
 from taskassign.fleet.checks import MALFORMED, SOURCE_ROW
 from taskassign.fleet.outputs import app_row, client_rows, consumer_rows
+from taskassign.fleet.snapshot_files import arrow_schema
 from taskassign.fleet.tables import INPUT_TABLES
 from taskassign.internals.gc_pause import gc_paused
-from taskassign.pipeline.ipc import to_ipc
+from taskassign.pipeline.ipc import from_ipc, to_ipc
 from taskassign.pipeline.schemas import KIND_APP, KIND_BUCKET, KIND_CLIENT, KIND_CONSUMER, KIND_ERROR, KIND_SCHEMAS
 
-__all__ = ("TABLE", "bucket_processor", "split_tables")
+__all__ = ("TABLE", "bucket_processor", "scattered_processor", "scattered_tables", "split_tables")
 
 ArrowBatches = Iterator[pa.RecordBatch]
 
@@ -68,8 +69,7 @@ def bucket_processor(
 ) -> Callable[[ArrowBatches], ArrowBatches]:
     """Gathered rows of one bucket in; its results and errors rows (as IPC streams) and its timings out
     (``schema``: pipeline.schemas.PROCESSED)."""
-    arrow_schema = to_arrow_schema(schema)
-    kind_schemas = {kind: to_arrow_schema(struct) for kind, struct in KIND_SCHEMAS.items()}
+    run = _bucket_runner(schema, assignor_override, kafka_compat)
 
     def process(batches: ArrowBatches) -> ArrowBatches:
         collected = list(batches)
@@ -78,22 +78,72 @@ def bucket_processor(
         # The worker's own time (excluding waits for Spark to send or take batches): the Python side of
         # the run's time split (docs/pipeline.md, Performance).
         started = time.perf_counter()
+        tables = split_tables(pa.Table.from_batches(collected))
+        del collected
+        yield from run(tables, time.perf_counter() - started, 0.0)
+
+    return process
+
+
+def scattered_tables(scattered: pa.Table) -> tuple[dict[str, pa.Table], float]:
+    """The input tables of a bucket's scattered streams (pipeline.scatter), with the bookkeeping columns
+    (null: Parquet rows read as they are), and the scatter tasks' time the rows carry."""
+    tables = {}
+    names = scattered.column("table")
+    for name, spec in INPUT_TABLES.items():
+        rows = scattered.filter(pc.fill_null(pc.equal(names, name), False))
+        parts = [from_ipc(payload.as_buffer()) for payload in rows.column("payload")]
+        table = pa.concat_tables(parts) if parts else arrow_schema(spec).empty_table()
+        nulls = pa.nulls(table.num_rows, pa.string())
+        tables[name] = table.append_column(SOURCE_ROW, nulls).append_column(MALFORMED, nulls)
+    read_seconds = float(pc.sum(scattered.column("read_seconds")).as_py() or 0.0)
+    return tables, read_seconds
+
+
+def scattered_processor(
+    schema: StructType, assignor_override: str | None, kafka_compat: bool
+) -> Callable[[ArrowBatches], ArrowBatches]:
+    """``bucket_processor`` for a bucket's scattered streams (pipeline.scatter) instead of gathered rows."""
+    run = _bucket_runner(schema, assignor_override, kafka_compat)
+
+    def process(batches: ArrowBatches) -> ArrowBatches:
+        collected = list(batches)
+        if not collected:
+            return
+        started = time.perf_counter()
+        tables, read_seconds = scattered_tables(pa.Table.from_batches(collected))
+        del collected
+        yield from run(tables, time.perf_counter() - started, read_seconds)
+
+    return process
+
+
+def _bucket_runner(
+    schema: StructType, assignor_override: str | None, kafka_compat: bool
+) -> Callable[[Mapping[str, pa.Table], float, float], ArrowBatches]:
+    """The bucket's work once its input tables are split out: process_bucket, then its output rows as IPC
+    streams, then one row with its timings (``spent``: the worker's time so far; ``read_seconds``: the
+    scatter tasks' time for these rows)."""
+    arrow_schema_ = to_arrow_schema(schema)
+    kind_schemas = {kind: to_arrow_schema(struct) for kind, struct in KIND_SCHEMAS.items()}
+
+    def run(tables: Mapping[str, pa.Table], spent: float, read_seconds: float) -> ArrowBatches:
+        started = time.perf_counter()
         with gc_paused():  # rows, records, scenarios and assignments: much allocated, little garbage
-            tables: Mapping[str, pa.Table] = split_tables(pa.Table.from_batches(collected))
-            del collected
             result = process_bucket(tables, assignor_override=assignor_override, kafka_compat=kafka_compat)
-        spent = time.perf_counter() - started
+        spent += time.perf_counter() - started
         for chunk in _chunks(result):
             converting = time.perf_counter()
             streams = [{"kind": kind, "rows": len(rows),
                         "payload": to_ipc(pa.Table.from_pylist(rows, schema=kind_schemas[kind]))}
                        for kind, rows in chunk.items() if rows]
-            batch = pa.RecordBatch.from_pylist(streams, schema=arrow_schema)
+            batch = pa.RecordBatch.from_pylist(streams, schema=arrow_schema_)
             spent += time.perf_counter() - converting
             yield batch
         yield pa.RecordBatch.from_pylist([{"kind": KIND_BUCKET, "check_seconds": result.check_seconds,
-                                           "python_seconds": spent}], schema=arrow_schema)
+                                           "python_seconds": spent + read_seconds,
+                                           "read_seconds": read_seconds}], schema=arrow_schema_)
         del result
         gc.unfreeze()  # what the pause froze is collectable again (internals.gc_pause)
 
-    return process
+    return run

@@ -13,10 +13,10 @@ import pyarrow as pa
 __all__ = ("from_ipc", "to_ipc")
 
 
-def to_ipc(table: pa.Table) -> bytes:
-    """``table`` as the bytes of an Arrow IPC stream (schema included)."""
+def to_ipc(table: pa.Table, options: pa.ipc.IpcWriteOptions | None = None) -> bytes:
+    """``table`` as the bytes of an Arrow IPC stream (schema included; ``options``: e.g. its compression)."""
     sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
+    with pa.ipc.new_stream(sink, table.schema, options=options) as writer:
         writer.write_table(table)
     payload: bytes = sink.getvalue().to_pybytes()
     return payload

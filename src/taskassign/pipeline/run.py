@@ -24,6 +24,7 @@ from taskassign.pipeline.assemble import assemble_outputs
 from taskassign.pipeline.manifest import build_manifest
 from taskassign.pipeline.output import OutputDirectory
 from taskassign.pipeline.read import SnapshotTable, parquet_rows, read_snapshot
+from taskassign.pipeline.scatter import plan_scatter
 from taskassign.pipeline.session import BUCKETS_CONF
 
 __all__ = (
@@ -33,6 +34,7 @@ __all__ = (
     "count_rows",
     "processed",
     "run_pipeline",
+    "scatter_tasks",
 )
 
 #: What the Python side returned (results, errors rows, timings), kept in the staging directory until the
@@ -62,9 +64,18 @@ class PipelineResult:
 
 
 def processed(spark: Any, options: PipelineOptions, tables: Mapping[str, SnapshotTable], buckets: int) -> DataFrame:
-    """Every application of the snapshot checked, derived and assigned (schemas.PROCESSED), lazily."""
+    """Every application of the snapshot checked, derived and assigned (schemas.PROCESSED), lazily: read
+    and bucketed by the Python workers when the snapshot allows (pipeline.scatter), else by Spark."""
+    tasks = plan_scatter({name: (t.path, t.format) for name, t in tables.items()}, scatter_tasks(spark))
+    if tasks is not None:
+        return stages.process_scattered(stages.scatter(spark, tasks, buckets), options.assignor, options.kafka_compat)
     gathered = stages.gather({name: t.df for name, t in tables.items()}, buckets)
     return stages.process_applications(gathered, options.assignor, options.kafka_compat)
+
+
+def scatter_tasks(spark: Any) -> int:
+    """Scatter tasks: Spark's default parallelism (two per core locally), so every core reads."""
+    return int(spark.conf.get("spark.default.parallelism", "4") or 4)
 
 
 def count_rows(tables: Mapping[str, SnapshotTable]) -> dict[str, int]:

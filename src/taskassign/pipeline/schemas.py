@@ -132,9 +132,11 @@ KIND_SCHEMAS: Mapping[str, StructType] = MappingProxyType({
 #: (KIND_SCHEMAS) as an Arrow IPC stream in ``payload``, a few applications' rows per stream: Spark moves and
 #: stores them as bytes, never value by value. One ``bucket`` row per bucket carries its timings
 #: (``check_seconds``: row checks and derivations; ``python_seconds``: all of its time in taskassign's code,
-#: Arrow conversions included).
+#: Arrow conversions included; ``read_seconds``: the part of it the scatter tasks spent reading and
+#: bucketing its rows, pipeline.scatter, 0 when Spark did that).
 PROCESSED = _struct(("kind", StringType()), ("rows", LongType()), ("payload", BinaryType()),
-                    ("check_seconds", DoubleType()), ("python_seconds", DoubleType()))
+                    ("check_seconds", DoubleType()), ("python_seconds", DoubleType()),
+                    ("read_seconds", DoubleType()))
 
 #: Every output table's schema, by table (directory) name.
 OUTPUT_SCHEMAS: Mapping[str, StructType] = MappingProxyType({

@@ -10,19 +10,27 @@
 Spark reads, types, shuffles and moves rows to Python, and stores what comes back; everything that is
 per application runs in the bucket, where it costs no extra pass over the data. The driver then
 assembles the output tables and the fleet's metrics from the stored results (pipeline.assemble).
+
+A snapshot of Parquet tables that Spark would read as they are takes a shorter path (pipeline.scatter):
+``scatter`` has Python tasks read the files and split their rows by bucket into Arrow streams, Spark
+shuffles those streams to their buckets, and ``process_scattered`` runs the same bucket work on them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql.pandas.types import from_arrow_schema
 
 from taskassign.pipeline import engine_udf
+from taskassign.pipeline.scatter import SCATTERED_FIELDS, Piece, scatter_reader
 from taskassign.pipeline.schemas import PROCESSED
+from taskassign.pipeline.spark_hash import partition_keys
 
-__all__ = ("gather", "process_applications")
+__all__ = ("gather", "process_applications", "process_scattered", "scatter")
 
 
 # -- 1. one shuffle ---------------------------------------------------------------------------------------------
@@ -46,3 +54,22 @@ def process_applications(gathered: DataFrame, assignor_override: str | None, kaf
     output tables' rows come back as Arrow IPC streams (pipeline.assemble reads them)."""
     processor = engine_udf.bucket_processor(PROCESSED, assignor_override, kafka_compat)
     return gathered.mapInArrow(processor, PROCESSED)
+
+
+# -- the Parquet path: Python reads, Spark shuffles Arrow streams ------------------------------------------------
+
+def scatter(spark: Any, tasks: Sequence[tuple[Piece, ...]], buckets: int) -> DataFrame:
+    """The snapshot's rows as Arrow streams per (bucket, table) (pipeline.scatter), one Spark task per
+    scatter task, shuffled so that bucket ``b``'s streams make partition ``b``."""
+    import pyarrow as pa
+
+    schema = from_arrow_schema(pa.schema(SCATTERED_FIELDS))
+    reader = scatter_reader(tasks, partition_keys(buckets))
+    scattered: DataFrame = spark.range(0, len(tasks), 1, max(1, len(tasks))).mapInArrow(reader, schema)
+    return scattered.repartition(buckets, "key")
+
+
+def process_scattered(scattered: DataFrame, assignor_override: str | None, kafka_compat: bool) -> DataFrame:
+    """PROCESSED rows, as process_applications, from the buckets' scattered streams."""
+    processor = engine_udf.scattered_processor(PROCESSED, assignor_override, kafka_compat)
+    return scattered.mapInArrow(processor, PROCESSED)

@@ -1,0 +1,117 @@
+"""The Parquet path (pipeline.scatter): which snapshots take it, that it loses no row, that Spark's shuffle
+puts each bucket in its own partition, and that it computes exactly what Spark's path computes."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from taskassign.fleet.tables import INPUT_TABLES
+from taskassign.pipeline import stages
+from taskassign.pipeline.ipc import from_ipc
+from taskassign.pipeline.read import read_snapshot
+from taskassign.pipeline.scatter import bucket_numbers, plan_scatter, read_piece, split_by_bucket
+from taskassign.pipeline.spark_hash import murmur3_int, partition_keys
+from tests.pipeline.conftest import EXAMPLE_FLEET, base_rows, write_snapshot
+
+pytestmark = pytest.mark.spark
+
+
+def _located(directory: Path) -> dict[str, tuple[str | None, str | None]]:
+    found: dict[str, tuple[str | None, str | None]] = {}
+    for name in INPUT_TABLES:
+        files = sorted(directory.glob(f"{name}.*"))
+        found[name] = (str(files[0]), files[0].suffix.lstrip(".").replace("jsonl", "json")) if files else (None, None)
+    return found
+
+
+def test_murmur3_matches_known_spark_hashes() -> None:
+    # SELECT hash(0), hash(1), hash(-1) in Spark SQL.
+    assert [murmur3_int(v) for v in (0, 1)] == [933211791, -559580957]
+
+
+def test_partition_keys_put_each_bucket_in_its_own_partition(spark: Any) -> None:
+    from pyspark.sql import functions as F
+
+    for buckets in (1, 3, 32):
+        keys = partition_keys(buckets)
+        frame = spark.createDataFrame([(k, b) for b, k in enumerate(keys)], "key int, bucket int")
+        placed = frame.repartition(buckets, "key").select("bucket", F.spark_partition_id().alias("p")).collect()
+        assert sorted((r["bucket"], r["p"]) for r in placed) == [(b, b) for b in range(buckets)]
+
+
+def test_bucket_numbers_are_stable_and_put_missing_app_ids_in_bucket_zero() -> None:
+    ids = pa.chunked_array([["a", None, "b"], ["a", "c"]])
+    numbers = bucket_numbers(ids, 7).tolist()
+    assert numbers[0] == numbers[3] and numbers[1] == 0 and all(0 <= n < 7 for n in numbers)
+    assert bucket_numbers(pa.array(["c", "b"]), 7).tolist() == [numbers[4], numbers[2]]
+    assert bucket_numbers(pa.chunked_array([], pa.string()), 7).tolist() == []
+
+
+def test_split_by_bucket_keeps_every_row_once() -> None:
+    table = pa.table({"app_id": [f"app-{i % 13}" if i % 5 else None for i in range(200)], "n": list(range(200))})
+    parts = list(split_by_bucket(table, 4))
+    assert sorted(n for _, part in parts for n in part["n"].to_pylist()) == list(range(200))
+    for bucket, part in parts:
+        assert set(bucket_numbers(part["app_id"], 4).tolist()) == {bucket}
+
+
+def test_parquet_snapshots_are_planned_over_all_their_row_groups(tmp_path: Path) -> None:
+    snapshot = write_snapshot(tmp_path / "snap", base_rows())
+    pq.write_table(pq.read_table(snapshot / "topic_partitions.parquet"), snapshot / "topic_partitions.parquet",
+                   row_group_size=2)
+    tasks = plan_scatter(_located(snapshot), 3)
+    assert tasks is not None and 1 <= len(tasks) <= 3
+    for name in INPUT_TABLES:
+        groups = [g for task in tasks for piece in task if piece.table == name for g in piece.row_groups]
+        expected = pq.read_metadata(snapshot / f"{name}.parquet").num_row_groups
+        assert sorted(groups) == list(range(expected)), name
+    read = [read_piece(piece) for task in tasks for piece in task if piece.table == "topic_partitions"]
+    assert sum(t.num_rows for t in read) == len(base_rows()["topic_partitions"])
+
+
+def test_snapshots_spark_must_convert_take_sparks_path(tmp_path: Path) -> None:
+    csv = write_snapshot(tmp_path / "csv", base_rows(), fmt="csv")
+    assert plan_scatter(_located(csv), 2) is None
+    cast = write_snapshot(tmp_path / "cast", base_rows())
+    members = pq.read_table(cast / "members.parquet")
+    pq.write_table(members.set_column(0, "app_id", members["app_id"].cast(pa.large_string())), cast / "members.parquet")
+    assert plan_scatter(_located(cast), 2) is None
+    partitioned = write_snapshot(tmp_path / "partitioned", base_rows())
+    (partitioned / "members").mkdir()
+    (partitioned / "members" / "zone=a").mkdir()
+    shutil.move(partitioned / "members.parquet", partitioned / "members" / "zone=a" / "part-0.parquet")
+    located = _located(partitioned) | {"members": (str(partitioned / "members"), "parquet")}
+    assert plan_scatter(located, 2) is None
+
+
+def _results(processed: Any) -> dict[str, list[dict[str, Any]]]:
+    found: dict[str, list[dict[str, Any]]] = {}
+    for row in processed.collect():
+        if row["kind"] != "bucket":
+            found.setdefault(row["kind"], []).extend(from_ipc(row["payload"]).to_pylist())
+    for kind, rows in found.items():
+        for r in rows:
+            for timing in ("build_seconds", "engine_seconds", "metrics_seconds"):
+                r.pop(timing, None)
+        rows.sort(key=repr)
+        found[kind] = rows
+    return found
+
+
+def test_the_parquet_path_computes_what_sparks_path_computes(spark: Any) -> None:
+    tables = read_snapshot(spark, EXAMPLE_FLEET)
+    tasks = plan_scatter({name: (t.path, t.format) for name, t in tables.items()}, 3)
+    assert tasks is not None
+    scattered = stages.process_scattered(stages.scatter(spark, tasks, 4), None, False)
+    gathered = stages.process_applications(stages.gather({n: t.df for n, t in tables.items()}, 4), None, False)
+    expected = _results(gathered)
+    assert set(expected) == {"app", "client", "consumer", "error"} and len(expected["error"]) > 0
+    assert _results(scattered) == expected
+    timings = [r for r in scattered.collect() if r["kind"] == "bucket"]
+    assert sum(r["read_seconds"] for r in timings) > 0
