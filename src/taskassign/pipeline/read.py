@@ -37,6 +37,7 @@ __all__ = (
     "MALFORMED",
     "SOURCE_ROW",
     "SnapshotTable",
+    "locate_snapshot",
     "locate_table",
     "parquet_files",
     "parquet_rows",
@@ -98,18 +99,28 @@ def locate_table(directory: Path, name: str) -> tuple[Path, str] | None:
     return candidates[0] if candidates else None
 
 
-def read_snapshot(spark: Any, directory: str | Path) -> dict[str, SnapshotTable]:
-    """Every input table of the snapshot in ``directory`` (absent optional tables are empty)."""
+def locate_snapshot(directory: str | Path) -> dict[str, tuple[Path, str] | None]:
+    """Every input table's path and format in the snapshot ``directory`` (None: an absent optional
+    table); an error for a missing required table or an ambiguous one."""
     root = Path(directory)
     if not root.is_dir():
         raise UserInputError(f"{root}: not a directory (expected a fleet snapshot: docs/pipeline.md)")
-    tables = {}
+    located: dict[str, tuple[Path, str] | None] = {}
     for name, spec in INPUT_TABLES.items():
         found = locate_table(root, name)
+        if found is None and not spec.optional:
+            raise UserInputError(f"{root}: table {name!r} is missing (expected {name}.parquet, {name}.csv, "
+                                 f"{name}.jsonl or a directory {name}/)")
+        located[name] = found
+    return located
+
+
+def read_snapshot(spark: Any, directory: str | Path) -> dict[str, SnapshotTable]:
+    """Every input table of the snapshot in ``directory`` (absent optional tables are empty)."""
+    tables = {}
+    for name, found in locate_snapshot(directory).items():
+        spec = INPUT_TABLES[name]
         if found is None:
-            if not spec.optional:
-                raise UserInputError(f"{root}: table {name!r} is missing (expected {name}.parquet, {name}.csv, "
-                                     f"{name}.jsonl or a directory {name}/)")
             tables[name] = SnapshotTable(name, None, None, _empty(spark, spec))
             continue
         path, fmt = found

@@ -23,15 +23,17 @@ from taskassign.pipeline import stages
 from taskassign.pipeline.assemble import assemble_outputs
 from taskassign.pipeline.manifest import build_manifest
 from taskassign.pipeline.output import OutputDirectory
-from taskassign.pipeline.read import SnapshotTable, parquet_rows, read_snapshot
-from taskassign.pipeline.scatter import plan_scatter
+from taskassign.pipeline.read import SnapshotTable, locate_snapshot, parquet_rows, read_snapshot
+from taskassign.pipeline.scatter import Piece, plan_scatter
 from taskassign.pipeline.session import BUCKETS_CONF
 
 __all__ = (
     "PipelineOptions",
     "PipelineResult",
+    "Snapshot",
     "buckets_for",
     "count_rows",
+    "open_snapshot",
     "processed",
     "run_pipeline",
     "scatter_tasks",
@@ -63,13 +65,37 @@ class PipelineResult:
     manifest: dict[str, Any]
 
 
-def processed(spark: Any, options: PipelineOptions, tables: Mapping[str, SnapshotTable], buckets: int) -> DataFrame:
-    """Every application of the snapshot checked, derived and assigned (schemas.PROCESSED), lazily: read
-    and bucketed by the Python workers when the snapshot allows (pipeline.scatter), else by Spark."""
-    tasks = plan_scatter({name: (t.path, t.format) for name, t in tables.items()}, scatter_tasks(spark))
+@dataclass(frozen=True)
+class Snapshot:
+    """The input as the run takes it: each table's ``(path, format)`` (None, None: absent), its rows as
+    read, and how its rows reach the buckets: ``scatter`` tasks (pipeline.scatter) or Spark's ``tables``."""
+
+    sources: Mapping[str, tuple[str | None, str | None]]
+    rows_in: Mapping[str, int]
+    scatter: list[tuple[Piece, ...]] | None
+    tables: Mapping[str, SnapshotTable] | None
+
+
+def open_snapshot(spark: Any, input_dir: Path) -> Snapshot:
+    """The snapshot in ``input_dir``: Parquet that Spark would read as it is goes to scatter tasks, without
+    a Spark reader; anything else through Spark's (pipeline.read)."""
+    sources = {name: (str(found[0]), found[1]) if found else (None, None)
+               for name, found in locate_snapshot(input_dir).items()}
+    tasks = plan_scatter(sources, scatter_tasks(spark))
     if tasks is not None:
-        return stages.process_scattered(stages.scatter(spark, tasks, buckets), options.assignor, options.kafka_compat)
-    gathered = stages.gather({name: t.df for name, t in tables.items()}, buckets)
+        return Snapshot(sources, {name: parquet_rows(path) if path else 0 for name, (path, _) in sources.items()},
+                        tasks, None)
+    tables = read_snapshot(spark, input_dir)
+    return Snapshot({name: (t.path, t.format) for name, t in tables.items()}, count_rows(tables), None, tables)
+
+
+def processed(spark: Any, options: PipelineOptions, snapshot: Snapshot, buckets: int) -> DataFrame:
+    """Every application of the snapshot checked, derived and assigned (schemas.PROCESSED), lazily."""
+    if snapshot.scatter is not None:
+        scattered = stages.scatter(spark, snapshot.scatter, buckets)
+        return stages.process_scattered(scattered, options.assignor, options.kafka_compat)
+    assert snapshot.tables is not None
+    gathered = stages.gather({name: t.df for name, t in snapshot.tables.items()}, buckets)
     return stages.process_applications(gathered, options.assignor, options.kafka_compat)
 
 
@@ -127,12 +153,12 @@ def run_pipeline(
 
     try:
         step(STEPS[0])
-        tables = read_snapshot(spark, options.input_dir)
-        rows_in = count_rows(tables)
+        snapshot = open_snapshot(spark, options.input_dir)
+        rows_in = snapshot.rows_in
         buckets = buckets_for(spark, options, rows_in["applications"])
         step(STEPS[1])
         staged = Path(output.table(PROCESSED))
-        processed(spark, options, tables, buckets).write.mode("overwrite").parquet(str(staged))
+        processed(spark, options, snapshot, buckets).write.mode("overwrite").parquet(str(staged))
         step(STEPS[2])
         assembled = assemble_outputs(staged, output.staging)
         step(STEPS[3])
@@ -141,7 +167,7 @@ def run_pipeline(
             "started_at": started_at,
             "input": {
                 "directory": str(Path(options.input_dir).absolute()),
-                "tables": {n: {"path": t.path, "format": t.format} for n, t in tables.items()},
+                "tables": {n: {"path": path, "format": fmt} for n, (path, fmt) in snapshot.sources.items()},
             },
             "options": {"assignor": options.assignor, "kafka_compat": options.kafka_compat, "buckets": buckets},
         }

@@ -65,9 +65,11 @@ def _plain(dtype: pa.DataType) -> pa.DataType:
 
 
 def _as_is(spec: TableSpec, schema: pa.Schema) -> bool:
-    """True when every column of the file has exactly its spec's type (Spark would cast nothing)."""
+    """True when the file has every required column and each of its columns has exactly its spec's type
+    (Spark would cast nothing; a snapshot that is not, Spark's reader reports or converts)."""
     wanted = {c.name: arrow_type(c.type) for c in spec.columns}
-    return all(f.name in wanted and _plain(f.type).equals(wanted[f.name]) for f in schema)
+    return (all(c.name in schema.names for c in spec.columns if c.required)
+            and all(f.name in wanted and _plain(f.type).equals(wanted[f.name]) for f in schema))
 
 
 def _files(path: str) -> list[Path] | None:
@@ -90,7 +92,7 @@ def plan_scatter(tables: Mapping[str, tuple[str | None, str | None]], tasks: int
         if fmt != "parquet":
             return None
         files = _files(path)
-        if files is None:
+        if not files:
             return None
         first: pa.Schema | None = None
         for file in files:
