@@ -75,3 +75,24 @@ def test_process_applications_returns_results_errors_and_timings(spark: Any, sna
     errors = _by(found["error"], "table", "app_id")
     assert errors["members", "ghost"]["reason_code"] == R.UNKNOWN_APPLICATION
     assert errors["applications", "other"]["effect"] == "rejected"
+
+
+def test_buckets_stage_their_results_as_files_and_strays_are_removed(spark: Any, snapshot: Path,
+                                                                    tmp_path: Path) -> None:
+    from taskassign.pipeline.assemble import read_staged, rows_of_kind
+    from taskassign.pipeline.run import PipelineOptions, open_snapshot, stage_results
+
+    staged = tmp_path / "_processed"
+    staged.mkdir()
+    (staged / "part-00099-0.parquet").write_bytes(b"left by a failed attempt")
+    opened = open_snapshot(spark, snapshot)
+    assert opened.scatter is not None
+    stage_results(spark, PipelineOptions(snapshot, tmp_path / "out"), opened, 2, staged)
+    files = sorted(p.name for p in staged.iterdir())
+    assert files and "part-00099-0.parquet" not in files and all(f.startswith("part-0") for f in files)
+    apps = rows_of_kind(read_staged(staged), "app").to_pylist()
+    expected = _decoded(stages.process_applications(
+        stages.gather({name: t.df for name, t in read_snapshot(spark, snapshot).items()}, 2), None, False))["app"]
+    timings = ("build_seconds", "engine_seconds", "metrics_seconds")
+    assert (sorted(({k: v for k, v in r.items() if k not in timings} for r in apps), key=repr)
+            == sorted(({k: v for k, v in r.items() if k not in timings} for r in expected), key=repr))

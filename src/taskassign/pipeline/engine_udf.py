@@ -14,10 +14,12 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import StructType
 
@@ -28,9 +30,17 @@ from taskassign.fleet.snapshot_files import arrow_schema
 from taskassign.fleet.tables import INPUT_TABLES
 from taskassign.internals.gc_pause import gc_paused
 from taskassign.pipeline.ipc import from_ipc, to_ipc
-from taskassign.pipeline.schemas import KIND_APP, KIND_BUCKET, KIND_CLIENT, KIND_CONSUMER, KIND_ERROR, KIND_SCHEMAS
+from taskassign.pipeline.schemas import (
+    KIND_APP,
+    KIND_BUCKET,
+    KIND_CLIENT,
+    KIND_CONSUMER,
+    KIND_ERROR,
+    KIND_SCHEMAS,
+    STAGED_FILE,
+)
 
-__all__ = ("TABLE", "bucket_processor", "scattered_processor", "scattered_tables", "split_tables")
+__all__ = ("TABLE", "bucket_processor", "scattered_processor", "scattered_tables", "split_tables", "stage_file")
 
 ArrowBatches = Iterator[pa.RecordBatch]
 
@@ -65,11 +75,11 @@ def _chunks(result: BucketResult) -> Iterator[dict[str, list[dict[str, Any]]]]:
 
 
 def bucket_processor(
-    schema: StructType, assignor_override: str | None, kafka_compat: bool
+    schema: StructType, assignor_override: str | None, kafka_compat: bool, staged: str | None = None
 ) -> Callable[[ArrowBatches], ArrowBatches]:
     """Gathered rows of one bucket in; its results and errors rows (as IPC streams) and its timings out
-    (``schema``: pipeline.schemas.PROCESSED)."""
-    run = _bucket_runner(schema, assignor_override, kafka_compat)
+    (``schema``: pipeline.schemas.PROCESSED); with ``staged``, written there instead (``stage_file``)."""
+    run = _bucket_runner(schema, assignor_override, kafka_compat, staged)
 
     def process(batches: ArrowBatches) -> ArrowBatches:
         collected = list(batches)
@@ -101,10 +111,10 @@ def scattered_tables(scattered: pa.Table) -> tuple[dict[str, pa.Table], float]:
 
 
 def scattered_processor(
-    schema: StructType, assignor_override: str | None, kafka_compat: bool
+    schema: StructType, assignor_override: str | None, kafka_compat: bool, staged: str | None = None
 ) -> Callable[[ArrowBatches], ArrowBatches]:
     """``bucket_processor`` for a bucket's scattered streams (pipeline.scatter) instead of gathered rows."""
-    run = _bucket_runner(schema, assignor_override, kafka_compat)
+    run = _bucket_runner(schema, assignor_override, kafka_compat, staged)
 
     def process(batches: ArrowBatches) -> ArrowBatches:
         collected = list(batches)
@@ -118,16 +128,42 @@ def scattered_processor(
     return process
 
 
+def stage_file(batches: ArrowBatches, directory: str, schema: pa.Schema) -> ArrowBatches:
+    """Write ``batches`` as one Parquet file into ``directory`` and yield one STAGED_FILE row naming it.
+
+    Spark's writer converted the results value by value into its rows and then into Parquet: JVM work
+    (and its code's compilation) for bytes that only the driver reads back. The file appears under its
+    final name (``part-<partition>-<attempt>``) only once complete; the driver reads the files of the
+    attempts Spark reports as successful and removes any other."""
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    name = f"part-{context.partitionId():05d}-{context.attemptNumber()}.parquet" if context else "part-local.parquet"
+    target = Path(directory) / name
+    partial = target.with_name(f".{name}.partial")
+    rows = 0
+    with pq.ParquetWriter(partial, schema) as writer:
+        for batch in batches:
+            writer.write_batch(batch)
+            rows += batch.num_rows
+    partial.replace(target)
+    yield pa.RecordBatch.from_pylist([{"file": name, "rows": rows}], schema=to_arrow_schema(STAGED_FILE))
+
+
 def _bucket_runner(
-    schema: StructType, assignor_override: str | None, kafka_compat: bool
+    schema: StructType, assignor_override: str | None, kafka_compat: bool, staged: str | None
 ) -> Callable[[Mapping[str, pa.Table], float, float], ArrowBatches]:
     """The bucket's work once its input tables are split out: process_bucket, then its output rows as IPC
     streams, then one row with its timings (``spent``: the worker's time so far; ``read_seconds``: the
-    scatter tasks' time for these rows)."""
+    scatter tasks' time for these rows); with ``staged``, those rows go to a file there (stage_file)."""
     arrow_schema_ = to_arrow_schema(schema)
     kind_schemas = {kind: to_arrow_schema(struct) for kind, struct in KIND_SCHEMAS.items()}
 
     def run(tables: Mapping[str, pa.Table], spent: float, read_seconds: float) -> ArrowBatches:
+        rows = results(tables, spent, read_seconds)
+        return rows if staged is None else stage_file(rows, staged, arrow_schema_)
+
+    def results(tables: Mapping[str, pa.Table], spent: float, read_seconds: float) -> ArrowBatches:
         started = time.perf_counter()
         with gc_paused():  # rows, records, scenarios and assignments: much allocated, little garbage
             result = process_bucket(tables, assignor_override=assignor_override, kafka_compat=kafka_compat)

@@ -37,6 +37,7 @@ __all__ = (
     "processed",
     "run_pipeline",
     "scatter_tasks",
+    "stage_results",
 )
 
 #: What the Python side returned (results, errors rows, timings), kept in the staging directory until the
@@ -89,14 +90,27 @@ def open_snapshot(spark: Any, input_dir: Path) -> Snapshot:
     return Snapshot({name: (t.path, t.format) for name, t in tables.items()}, count_rows(tables), None, tables)
 
 
-def processed(spark: Any, options: PipelineOptions, snapshot: Snapshot, buckets: int) -> DataFrame:
-    """Every application of the snapshot checked, derived and assigned (schemas.PROCESSED), lazily."""
+def processed(
+    spark: Any, options: PipelineOptions, snapshot: Snapshot, buckets: int, staged: str | None = None
+) -> DataFrame:
+    """Every application of the snapshot checked, derived and assigned (schemas.PROCESSED), lazily; with
+    ``staged``, the buckets write those rows there and return the files' names (schemas.STAGED_FILE)."""
     if snapshot.scatter is not None:
         scattered = stages.scatter(spark, snapshot.scatter, buckets)
-        return stages.process_scattered(scattered, options.assignor, options.kafka_compat)
+        return stages.process_scattered(scattered, options.assignor, options.kafka_compat, staged)
     assert snapshot.tables is not None
     gathered = stages.gather({name: t.df for name, t in snapshot.tables.items()}, buckets)
-    return stages.process_applications(gathered, options.assignor, options.kafka_compat)
+    return stages.process_applications(gathered, options.assignor, options.kafka_compat, staged)
+
+
+def stage_results(spark: Any, options: PipelineOptions, snapshot: Snapshot, buckets: int, staged: Path) -> None:
+    """Run the buckets, which write their results into ``staged``; keep only the files of the attempts
+    Spark reports as successful (a failed or duplicate attempt's file is removed)."""
+    staged.mkdir(parents=True, exist_ok=True)
+    kept = {row["file"] for row in processed(spark, options, snapshot, buckets, str(staged)).collect()}
+    for path in staged.iterdir():
+        if path.name not in kept:
+            path.unlink()
 
 
 def scatter_tasks(spark: Any) -> int:
@@ -158,7 +172,7 @@ def run_pipeline(
         buckets = buckets_for(spark, options, rows_in["applications"])
         step(STEPS[1])
         staged = Path(output.table(PROCESSED))
-        processed(spark, options, snapshot, buckets).write.mode("overwrite").parquet(str(staged))
+        stage_results(spark, options, snapshot, buckets, staged)
         step(STEPS[2])
         assembled = assemble_outputs(staged, output.staging)
         step(STEPS[3])

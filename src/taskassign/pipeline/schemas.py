@@ -47,6 +47,7 @@ __all__ = (
     "OUTPUT_SCHEMAS",
     "PROCESSED",
     "SOURCE_ROWS",
+    "STAGED_FILE",
     "spark_type",
     "table_schema",
 )
@@ -137,6 +138,10 @@ KIND_SCHEMAS: Mapping[str, StructType] = MappingProxyType({
 PROCESSED = _struct(("kind", StringType()), ("rows", LongType()), ("payload", BinaryType()),
                     ("check_seconds", DoubleType()), ("python_seconds", DoubleType()),
                     ("read_seconds", DoubleType()))
+
+#: What a bucket returns when it writes its PROCESSED rows into the staging directory itself
+#: (pipeline.engine_udf.stage_file): the file's name and its rows.
+STAGED_FILE = _struct(("file", StringType()), ("rows", LongType()))
 
 #: Every output table's schema, by table (directory) name.
 OUTPUT_SCHEMAS: Mapping[str, StructType] = MappingProxyType({

@@ -27,7 +27,7 @@ from pyspark.sql.pandas.types import from_arrow_schema
 
 from taskassign.pipeline import engine_udf
 from taskassign.pipeline.scatter import SCATTERED_FIELDS, Piece, scatter_reader
-from taskassign.pipeline.schemas import PROCESSED
+from taskassign.pipeline.schemas import PROCESSED, STAGED_FILE
 from taskassign.pipeline.spark_hash import partition_keys
 
 __all__ = ("gather", "process_applications", "process_scattered", "scatter")
@@ -49,11 +49,14 @@ def gather(tables: Mapping[str, DataFrame], buckets: int | None) -> DataFrame:
 
 # -- 2. the Python side -----------------------------------------------------------------------------------------
 
-def process_applications(gathered: DataFrame, assignor_override: str | None, kafka_compat: bool) -> DataFrame:
+def process_applications(
+    gathered: DataFrame, assignor_override: str | None, kafka_compat: bool, staged: str | None = None
+) -> DataFrame:
     """PROCESSED rows: every bucket (partition of ``gathered``) is one Python call over all its rows; its
-    output tables' rows come back as Arrow IPC streams (pipeline.assemble reads them)."""
-    processor = engine_udf.bucket_processor(PROCESSED, assignor_override, kafka_compat)
-    return gathered.mapInArrow(processor, PROCESSED)
+    output tables' rows come back as Arrow IPC streams (pipeline.assemble reads them). With ``staged``
+    (a directory), each bucket writes its rows there as a Parquet file and returns a STAGED_FILE row."""
+    processor = engine_udf.bucket_processor(PROCESSED, assignor_override, kafka_compat, staged)
+    return gathered.mapInArrow(processor, PROCESSED if staged is None else STAGED_FILE)
 
 
 # -- the Parquet path: Python reads, Spark shuffles Arrow streams ------------------------------------------------
@@ -69,7 +72,9 @@ def scatter(spark: Any, tasks: Sequence[tuple[Piece, ...]], buckets: int) -> Dat
     return scattered.repartition(buckets, "key")
 
 
-def process_scattered(scattered: DataFrame, assignor_override: str | None, kafka_compat: bool) -> DataFrame:
-    """PROCESSED rows, as process_applications, from the buckets' scattered streams."""
-    processor = engine_udf.scattered_processor(PROCESSED, assignor_override, kafka_compat)
-    return scattered.mapInArrow(processor, PROCESSED)
+def process_scattered(
+    scattered: DataFrame, assignor_override: str | None, kafka_compat: bool, staged: str | None = None
+) -> DataFrame:
+    """As process_applications, from the buckets' scattered streams."""
+    processor = engine_udf.scattered_processor(PROCESSED, assignor_override, kafka_compat, staged)
+    return scattered.mapInArrow(processor, PROCESSED if staged is None else STAGED_FILE)
