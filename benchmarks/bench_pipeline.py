@@ -11,15 +11,23 @@ workers: proportional set size, sampled from /proc every 0.2 s), and how the tim
 * ``engine_seconds``: the engine's own assignment work (the assignor and the leader's validation),
   summed over the Python workers; ``check_seconds`` (row checks and derivations), ``build_seconds``
   (Scenarios from records), ``metrics_seconds`` likewise; ``python_seconds``: all of the workers' time
-  in taskassign's code (those four, plus splitting the gathered rows and Arrow conversions);
+  in taskassign's code (those four, plus splitting the gathered rows and Arrow conversions, and, for a
+  Parquet snapshot, ``read_seconds``: the scatter tasks reading the files and splitting their rows by
+  bucket with pyarrow, which Spark's reader and shuffle did before: docs/pipeline.md, Performance);
 * ``outside_engine_share`` = 1 - engine_seconds / (pipeline seconds x cores): everything else, Spark
   and the pipeline's Python work besides the assignment included;
 * ``spark_share`` = 1 - python_seconds / (pipeline seconds x cores): Spark's overhead, everything but the
   workers' own Python work: what Spark costs (driver planning, reading, the shuffle, Arrow transfer,
-  storing the results), the driver's assembly of the output tables, and cores left idle.
+  storing the results), the driver's assembly of the output tables, and cores left idle;
+* ``spark_share_with_reading`` = 1 - (python_seconds - read_seconds) / (pipeline seconds x cores): the
+  same, counting the reading and bucketing as Spark's, as they were before the Parquet path;
+* ``cpu_seconds``: CPU time of the command's processes (driver, the JVM, Python workers), sampled from
+  /proc: less disturbed by other jobs than wall times (which count a worker's waits for a core as its
+  time), so comparable across loads.
 
-The machine is shared with other jobs: load averages are recorded before and after each run, and
-medians are reported.
+The machine is shared with other jobs: load averages are recorded before and after each run
+(``--quiet-load L`` waits, at most ``--max-wait`` seconds, for the 1-minute load to fall below L before
+each run), and medians are reported.
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks._results import load_average, report
+from benchmarks._results import load_average, report, wait_for_quiet
 from taskassign.fleet.generate import FleetSpec, write_fleet
 
 CORES = 2
@@ -90,16 +98,59 @@ def _tree_memory(root: int) -> int:
     return total
 
 
+def _tree_cpu(root: int, seen: dict[int, tuple[str, float]]) -> None:
+    """Record in ``seen`` the CPU seconds (user + system) of ``root`` ("driver") and its descendants: the
+    JVM ("jvm") and Spark's Python workers ("python_workers"); kept per pid, so processes that exit keep
+    their last sample."""
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        pid = int(entry.name)
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                program = fh.read().split(b"\0")[0]
+        except (OSError, IndexError):
+            continue
+        if pid != root and not _descends(pid, root):
+            continue
+        kind = "driver" if pid == root else "jvm" if program.endswith(b"java") else "python_workers"
+        seen[pid] = (kind, (int(fields[11]) + int(fields[12])) / tick)
+
+
+def _descends(pid: int, root: int) -> bool:
+    while pid > 1:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                pid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            return False
+        if pid == root:
+            return True
+    return False
+
+
 class PeakMemory:
-    """Samples the process tree of a running process."""
+    """Samples the process tree of a running process: its peak memory and its processes' CPU time."""
 
     def __init__(self, pid: int) -> None:
         self.pid, self.peak, self._stop = pid, 0, threading.Event()
+        self.cpu: dict[int, tuple[str, float]] = {}
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
         while not self._stop.wait(0.2):
             self.peak = max(self.peak, _tree_memory(self.pid))
+            _tree_cpu(self.pid, self.cpu)
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU seconds by kind of process (driver, jvm, python_workers) over the whole command."""
+        totals = dict.fromkeys(("driver", "jvm", "python_workers"), 0.0)
+        for kind, seconds in self.cpu.values():
+            totals[kind] += seconds
+        return {kind: round(seconds, 2) for kind, seconds in totals.items()}
 
     def __enter__(self) -> PeakMemory:
         self._thread.start()
@@ -121,12 +172,12 @@ def _snapshot(case: Case, workdir: Path) -> tuple[Path, float | None]:
     return directory, time.perf_counter() - started
 
 
-def _run_once(snapshot: Path, output: Path, assignor: str | None) -> dict[str, Any]:
+def _run_once(snapshot: Path, output: Path, assignor: str | None, quiet: tuple[float, float] | None) -> dict[str, Any]:
     args = [sys.executable, "-m", "taskassign", "pipeline", "run", "--input", str(snapshot), "--output",
             str(output), "--master", MASTER]
     if assignor:
         args += ["--assignor", assignor]
-    load_before = load_average()
+    load_before = wait_for_quiet(*quiet) if quiet else load_average()
     started = time.perf_counter()
     process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=dict(os.environ, COLUMNS="160"))
@@ -153,8 +204,12 @@ def _run_once(snapshot: Path, output: Path, assignor: str | None) -> dict[str, A
         "build_seconds": timings["build_seconds"],
         "metrics_seconds": timings["metrics_seconds"],
         "python_seconds": timings["python_seconds"],
+        "read_seconds": timings.get("read_seconds", 0.0),
         "outside_engine_share": round(1 - engine / (pipeline_seconds * CORES), 3),
         "spark_share": round(1 - timings["python_seconds"] / (pipeline_seconds * CORES), 3),
+        "spark_share_with_reading": round(
+            1 - (timings["python_seconds"] - timings.get("read_seconds", 0.0)) / (pipeline_seconds * CORES), 3),
+        "cpu_seconds": memory.cpu_seconds(),
         "steps": timings["steps"],
         "applications": manifest["applications"],
         "reconciled": manifest["reconciled"],
@@ -163,9 +218,11 @@ def _run_once(snapshot: Path, output: Path, assignor: str | None) -> dict[str, A
     }
 
 
-def run_case(case: Case, workdir: Path, repeats: int | None, assignor: str | None) -> dict[str, Any]:
+def run_case(case: Case, workdir: Path, repeats: int | None, assignor: str | None,
+             quiet: tuple[float, float] | None = None) -> dict[str, Any]:
     snapshot, generated = _snapshot(case, workdir)
-    runs = [_run_once(snapshot, workdir / f"{case.name}-out", assignor) for _ in range(repeats or case.repeats)]
+    runs = [_run_once(snapshot, workdir / f"{case.name}-out", assignor, quiet)
+            for _ in range(repeats or case.repeats)]
 
     def median(key: str) -> float:
         return round(statistics.median(r[key] for r in runs), 3)
@@ -177,8 +234,8 @@ def run_case(case: Case, workdir: Path, repeats: int | None, assignor: str | Non
         "generate_seconds": None if generated is None else round(generated, 2),
         "median": {k: median(k) for k in ("command_seconds", "pipeline_seconds", "tasks_per_second",
                                           "peak_memory_mb", "engine_seconds", "check_seconds", "build_seconds",
-                                          "metrics_seconds", "python_seconds", "outside_engine_share",
-                                          "spark_share")},
+                                          "metrics_seconds", "python_seconds", "read_seconds",
+                                          "outside_engine_share", "spark_share", "spark_share_with_reading")},
         "runs": runs,
     }
 
@@ -190,6 +247,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--assignor", default=None, help="default: each application's, else high_availability")
     parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "taskassign-bench-pipeline")
     parser.add_argument("--write", action="store_true", help="save results/pipeline.json")
+    parser.add_argument("--quiet-load", type=float, default=None,
+                        help="before each run, wait for the 1-minute load average to fall below this")
+    parser.add_argument("--max-wait", type=float, default=300.0, help="longest wait for --quiet-load, s")
     args = parser.parse_args(argv)
     wanted = args.cases.split(",")
     args.workdir.mkdir(parents=True, exist_ok=True)
@@ -204,7 +264,8 @@ def main(argv: list[str] | None = None) -> None:
     }
     for case in CASES:
         if case.name in wanted:
-            results["cases"][case.name] = run_case(case, args.workdir, args.repeats, args.assignor)
+            quiet = None if args.quiet_load is None else (args.quiet_load, args.max_wait)
+            results["cases"][case.name] = run_case(case, args.workdir, args.repeats, args.assignor, quiet)
             print(f"{case.name}: {json.dumps(results['cases'][case.name]['median'])}", file=sys.stderr, flush=True)
     results["machine"]["load_at_end"] = load_average()
     report("pipeline", results, write=args.write)
