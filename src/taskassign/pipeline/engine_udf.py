@@ -79,7 +79,16 @@ def bucket_processor(
 ) -> Callable[[ArrowBatches], ArrowBatches]:
     """Gathered rows of one bucket in; its results and errors rows (as IPC streams) and its timings out
     (``schema``: pipeline.schemas.PROCESSED); with ``staged``, written there instead (``stage_file``)."""
-    run = _bucket_runner(schema, assignor_override, kafka_compat, staged)
+    return _processor(lambda gathered: (split_tables(gathered), 0.0),
+                      _bucket_runner(schema, assignor_override, kafka_compat, staged))
+
+
+def _processor(
+    split: Callable[[pa.Table], tuple[Mapping[str, pa.Table], float]],
+    run: Callable[[Mapping[str, pa.Table], float, float], ArrowBatches],
+) -> Callable[[ArrowBatches], ArrowBatches]:
+    """A bucket's Python call: its partition's batches collected, ``split`` into the input tables (and the
+    time already spent reading them elsewhere), then ``run``."""
 
     def process(batches: ArrowBatches) -> ArrowBatches:
         collected = list(batches)
@@ -88,9 +97,9 @@ def bucket_processor(
         # The worker's own time (excluding waits for Spark to send or take batches): the Python side of
         # the run's time split (docs/pipeline.md, Performance).
         started = time.perf_counter()
-        tables = split_tables(pa.Table.from_batches(collected))
+        tables, read_seconds = split(pa.Table.from_batches(collected))
         del collected
-        yield from run(tables, time.perf_counter() - started, 0.0)
+        yield from run(tables, time.perf_counter() - started, read_seconds)
 
     return process
 
@@ -114,18 +123,7 @@ def scattered_processor(
     schema: StructType, assignor_override: str | None, kafka_compat: bool, staged: str | None = None
 ) -> Callable[[ArrowBatches], ArrowBatches]:
     """``bucket_processor`` for a bucket's scattered streams (pipeline.scatter) instead of gathered rows."""
-    run = _bucket_runner(schema, assignor_override, kafka_compat, staged)
-
-    def process(batches: ArrowBatches) -> ArrowBatches:
-        collected = list(batches)
-        if not collected:
-            return
-        started = time.perf_counter()
-        tables, read_seconds = scattered_tables(pa.Table.from_batches(collected))
-        del collected
-        yield from run(tables, time.perf_counter() - started, read_seconds)
-
-    return process
+    return _processor(scattered_tables, _bucket_runner(schema, assignor_override, kafka_compat, staged))
 
 
 def stage_file(batches: ArrowBatches, directory: str, schema: pa.Schema) -> ArrowBatches:
