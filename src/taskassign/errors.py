@@ -13,6 +13,7 @@ The tree::
     │   │                                two clients or none, missing rack information)
     │   ├── TopologyError                a topology cannot be turned into tasks (``code``: how Kafka's leader fails)
     │   ├── TopologyTextError            a ``Topology#describe()`` text does not parse (names the line)
+    │   ├── InputFileError               an input file cannot be read: missing, not a regular file, too large
     │   ├── PropertiesError              a Java ``.properties`` file cannot be read (names the file and line)
     │   ├── ClientConfigError            Kafka client properties that taskassign cannot connect with (names
     │   │                                every offending key, never a secret)
@@ -52,6 +53,7 @@ __all__ = (
     "EncodeError",
     "GraphError",
     "GroupNotCapturableError",
+    "InputFileError",
     "InvalidAssignmentError",
     "LagsNotRequestedError",
     "ProcessIdFormatError",
@@ -171,6 +173,17 @@ class CaptureAuthorizationError(CaptureError):
 class GroupNotCapturableError(CaptureError):
     """The group cannot be captured: unknown, empty, not a Kafka Streams group, or in the middle of a
     rebalance (its members' assignments are not there yet)."""
+
+
+class InputFileError(UserInputError):
+    """An input file that is not read: missing, unreadable, a directory, not a regular file (a FIFO or a
+    device would block or never end), or larger than the input cap. ``source`` names the file, ``reason``
+    says why (without the file, so that callers with their own error type can reuse it)."""
+
+    def __init__(self, source: str, reason: str) -> None:
+        self.source = source
+        self.reason = reason
+        super().__init__(f"{source}: {reason}")
 
 
 class PropertiesError(UserInputError):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import re
-import sys
 from enum import StrEnum
 from pathlib import Path
 
@@ -14,7 +13,7 @@ from rich.markup import escape
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, stderr_console, stdout_console
 from taskassign.errors import DecodeError, UserInputError
-from taskassign.formats.json_io import load_json_text, to_json_text
+from taskassign.formats.json_io import load_json_text, read_input_bytes, read_input_text, source_name, to_json_text
 from taskassign.formats.wire_documents import (
     WIRE_FORMAT,
     bytes_from_text,
@@ -44,14 +43,11 @@ def read_bytes_argument(data: str) -> tuple[bytes, str]:
     """``HEX``, ``base64:TEXT``, ``@FILE`` (raw bytes, or hex / base64 text) or ``-`` (stdin text);
     returns the bytes and a name for error messages."""
     if data == "-":
-        return bytes_from_text(sys.stdin.read(), "stdin"), "stdin"
+        return bytes_from_text(read_input_text("-", what="message text"), "stdin"), "stdin"
     if not data.startswith("@"):
         return bytes_from_text(data, "argument"), "argument"
     path = Path(data[1:])
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise UserInputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    raw = read_input_bytes(path, what="message file")
     if raw.strip() and _TEXT.match(raw):
         return bytes_from_text(raw.decode("ascii"), str(path)), str(path)
     if raw.strip().startswith(b"base64:"):
@@ -94,15 +90,7 @@ def encode(
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the bytes here instead of stdout."),
 ) -> None:
     """Encode a message from its JSON form (as taskassign decode prints it) into Kafka's bytes."""
-    if document == "-":
-        text, source = sys.stdin.read(), "stdin"
-    else:
-        path = Path(document)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UserInputError(f"{path}: cannot read ({exc})") from None
-        source = str(path)
+    text, source = read_input_text(document, what="wire JSON document"), source_name(document)
     message = message_from_json(load_json_text(text, source), source=source)
     data = message.encode()
     if output_format is Output.binary:

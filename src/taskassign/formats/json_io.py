@@ -1,30 +1,52 @@
 """JSON in and out: reading documents with errors that name the JSON path of the offending value, and
 writing them deterministically (same document, same bytes; atomically, so a crash never leaves half a file).
 
+Every input file taskassign reads goes through ``read_input_bytes`` (the one safe reader): the path must be
+a regular file, or ``-`` for standard input, and at most ``max_input_bytes()`` bytes are read
+(``TASKASSIGN_MAX_INPUT_BYTES``, default 256 MiB). A FIFO, a socket or a device (``/dev/zero``,
+``/dev/urandom``) is refused before it is opened for reading, so it can neither block nor fill the memory.
+
 Every check raises ScenarioError(path, message); paths look like ``$.tasks[3].partitions[0].topic``.
 Every taskassign file starts with a ``format`` tag (``taskassign/<kind>/v1``); ``expect_format`` checks it.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
+import sys
 import tempfile
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
-from taskassign.errors import ScenarioError, UserInputError
+from taskassign.errors import InputFileError, ScenarioError, UserInputError
 
 __all__ = (
+    "DEFAULT_MAX_INPUT_BYTES",
+    "MAX_INPUT_BYTES_ENV",
+    "STDIN",
     "JsonObject",
     "describe",
     "dump_json",
     "fail",
     "load_json_file",
     "load_json_text",
+    "max_input_bytes",
+    "read_input_bytes",
+    "read_input_text",
+    "source_name",
     "to_json_text",
 )
+
+#: The environment variable that sets the input cap (bytes), and its default: far above any real
+#: scenario, group or events file (a 10^5-task scenario is ~30 MB), far below what would exhaust memory.
+MAX_INPUT_BYTES_ENV = "TASKASSIGN_MAX_INPUT_BYTES"
+DEFAULT_MAX_INPUT_BYTES = 256 * 1024 * 1024
+#: The path that means standard input.
+STDIN = "-"
 
 T = TypeVar("T")
 _MISSING: Any = object()
@@ -81,19 +103,113 @@ def load_json_text(text: str, source: str) -> Any:
 
 
 def load_json_file(path: str | Path) -> Any:
-    """Read and parse a JSON file, turning I/O and syntax errors into user errors naming the file."""
-    p = Path(path)
+    """Read and parse a JSON file (``-``: standard input), turning I/O and syntax errors into user errors
+    naming the file."""
+    text = read_input_text(path, what="JSON file")
+    return load_json_text(text, source_name(path))
+
+
+# --- reading input files safely ---------------------------------------------------------------------
+
+
+def max_input_bytes() -> int:
+    """The input cap: ``TASKASSIGN_MAX_INPUT_BYTES`` if set (a positive integer), else the default."""
+    raw = os.environ.get(MAX_INPUT_BYTES_ENV)
+    if raw is None or raw.strip() == "":
+        return DEFAULT_MAX_INPUT_BYTES
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserInputError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise UserInputError(f"{p}: is a directory, expected a JSON file") from None
-    except UnicodeDecodeError as exc:
-        raise UserInputError(f"{p}: not UTF-8 text (byte offset {exc.start})") from None
+        value = int(raw.strip())
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise UserInputError(f"{MAX_INPUT_BYTES_ENV} must be a positive number of bytes, got {raw!r}")
+    return value
+
+
+def source_name(path: str | Path) -> str:
+    """How error messages name an input: ``stdin`` for ``-``, else the path."""
+    return "stdin" if str(path) == STDIN else str(path)
+
+
+def read_input_bytes(path: str | Path, *, what: str = "input file", limit: int | None = None) -> bytes:
+    """The bytes of ``path``: a regular file (symbolic links followed), or standard input for ``-``.
+
+    At most ``limit`` bytes (default ``max_input_bytes()``); more is an InputFileError, as is a path that is
+    missing, unreadable, a directory or not a regular file. ``os.stat`` runs first, so a FIFO or a device is
+    refused without being opened (opening a FIFO blocks until a writer comes); the descriptor is opened
+    non-blocking and checked again with ``fstat``, so a file swapped for a FIFO in between is refused too.
+    Never more than ``limit + 1`` bytes are read, from a file that grows meanwhile or from a pipe on stdin.
+    """
+    cap = max_input_bytes() if limit is None else limit
+    source = source_name(path)
+    if str(path) == STDIN:
+        data = sys.stdin.buffer.read(cap + 1)
+        if len(data) > cap:
+            raise InputFileError(source, _too_large(cap, what, limit is None))
+        return data
+    try:
+        _check_regular(os.stat(path), what, cap, limit is None)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
-        raise UserInputError(f"{p}: cannot read ({exc.strerror})") from None
-    return load_json_text(text, str(p))
+        raise InputFileError(source, _os_reason(exc)) from None
+    try:
+        _check_regular(os.fstat(fd), what, cap, limit is None)
+        chunks: list[bytes] = []
+        left = cap + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    except OSError as exc:
+        raise InputFileError(source, _os_reason(exc)) from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > cap:
+        raise InputFileError(source, _too_large(cap, what, limit is None))
+    return data
+
+
+def read_input_text(path: str | Path, *, what: str = "input file", limit: int | None = None) -> str:
+    """``read_input_bytes`` decoded as UTF-8; invalid UTF-8 is an error naming its byte offset."""
+    data = read_input_bytes(path, what=what, limit=limit)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputFileError(source_name(path), f"not UTF-8 text (byte offset {exc.start})") from None
+
+
+def _check_regular(status: os.stat_result, what: str, cap: int, configurable: bool) -> None:
+    if stat.S_ISDIR(status.st_mode):
+        raise _Refused(f"is a directory, not a {what}")
+    if not stat.S_ISREG(status.st_mode):
+        raise _Refused(f"is not a regular file, not read (a pipe, socket or device could block or never end; "
+                       f"give {STDIN} to read standard input)")
+    if status.st_size > cap:
+        raise _Refused(_too_large(cap, what, configurable))
+
+
+def _too_large(cap: int, what: str, configurable: bool) -> str:
+    hint = f"; {MAX_INPUT_BYTES_ENV} raises the limit" if configurable else ""
+    return f"larger than {cap} bytes: not read as a {what}{hint}"
+
+
+class _Refused(OSError):
+    """A path refused before or after opening it (an OSError, so one handler turns both into errors)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _os_reason(error: OSError) -> str:
+    """Why ``error`` stopped the read: the refusal's own words, or the OS's (without the exception's repr)."""
+    if isinstance(error, _Refused):
+        return error.reason
+    words = error.strerror or errno.errorcode.get(error.errno or 0, "") or type(error).__name__
+    return f"cannot read the file: {words}"
 
 
 class JsonObject:
