@@ -91,3 +91,14 @@ def test_assign_reads_standard_input(tmp_path: Path) -> None:
                             check=False)
     assert result.returncode == 0, result.stderr
     assert '"format": "taskassign/assignment/v1"' in result.stdout
+
+
+JSON_COMMANDS = ["assign", "validate-assignment", "optimize", "simulate-events", "report", "rebalance", "encode"]
+
+
+@pytest.mark.parametrize("command", JSON_COMMANDS)
+def test_json_nested_100000_deep_is_refused(command: str, tmp_path: Path) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    result = run(COMMANDS[command], str(deep), tmp_path)
+    _assert_refused(result, str(deep), "JSON nested too deeply")

@@ -14,6 +14,7 @@ from taskassign.formats.json_io import (
     DEFAULT_MAX_INPUT_BYTES,
     MAX_INPUT_BYTES_ENV,
     load_json_file,
+    load_json_text,
     max_input_bytes,
     read_input_bytes,
     read_input_text,
@@ -116,3 +117,10 @@ def test_syntax_errors_are_scenario_errors(tmp_path: Path) -> None:
     path.write_text("{")
     with pytest.raises(ScenarioError, match="invalid JSON"):
         load_json_file(path)
+
+
+@pytest.mark.parametrize("opening, closing", [("[", "]"), ('{"a":', "}")])
+def test_deep_nesting_is_a_scenario_error(opening: str, closing: str) -> None:
+    text = opening * 100_000 + "1" + closing * 100_000
+    with pytest.raises(ScenarioError, match=r"\$: JSON nested too deeply"):
+        load_json_text(text, "deep.json")

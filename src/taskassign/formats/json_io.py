@@ -100,6 +100,12 @@ def load_json_text(text: str, source: str) -> Any:
         ) from None
     except _DuplicateKey as exc:
         raise ScenarioError("$", f"duplicate key {exc.key!r} in a JSON object", source=source) from None
+    except RecursionError:
+        # Python's parser recurses once per level: a document nested deeper than the interpreter's stack
+        # allows (about sys.getrecursionlimit() levels) is not a taskassign document.
+        raise ScenarioError("$", f"JSON nested too deeply (taskassign documents nest a few levels; this one "
+                                 f"exceeds the parser's limit of about {sys.getrecursionlimit()})",
+                            source=source) from None
 
 
 def load_json_file(path: str | Path) -> Any:
