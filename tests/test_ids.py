@@ -72,3 +72,9 @@ def test_bad_process_ids_raise(value: object) -> None:
 def test_ids_pickle_round_trip() -> None:
     for value in (TaskId(3, 4), TaskId(1, 2, "t"), ProcessId.of_ints(1, 2)):
         assert pickle.loads(pickle.dumps(value)) == value
+
+
+def test_java_string_hash_of_unpaired_surrogates_is_javas() -> None:
+    # "\ud800".hashCode() == 0xD800 and "a\udc00b".hashCode() in Java: a lone code unit hashes as itself.
+    assert java_string_hash("\ud800") == 0xD800
+    assert java_string_hash("a\udc00b") == (97 * 31 + 0xDC00) * 31 + 98

@@ -137,9 +137,13 @@ class ProcessId(tuple[int, int, str]):
 
 
 def java_string_hash(text: str) -> int:
-    """Java's ``String.hashCode`` over UTF-16 code units, as a signed 32-bit int."""
+    """Java's ``String.hashCode`` over UTF-16 code units, as a signed 32-bit int.
+
+    A Java String may hold an unpaired surrogate, and hashes it as the code unit it is; ``surrogatepass``
+    does the same here, so hashing never fails on text that a later step (the wire codecs) refuses with
+    an error naming the field."""
     h = 0
-    data = text.encode("utf-16-be")
+    data = text.encode("utf-16-be", "surrogatepass")
     for i in range(0, len(data), 2):
         h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
     return to_int32(h)

@@ -102,3 +102,12 @@ def test_json_nested_100000_deep_is_refused(command: str, tmp_path: Path) -> Non
     deep.write_text("[" * 100_000 + "]" * 100_000)
     result = run(COMMANDS[command], str(deep), tmp_path)
     _assert_refused(result, str(deep), "JSON nested too deeply")
+
+
+def test_a_scenario_with_an_unpaired_surrogate_exits_2_naming_the_path(tmp_path: Path) -> None:
+    text = Path(SCENARIO).read_text().replace('"rack-a"', '"\\ud800"', 1)
+    bad = tmp_path / "s.scenario.json"
+    bad.write_text(text)
+    result = run(["assign", BAD, "-o", "{tmp}/out.json"], str(bad), tmp_path)
+    _assert_refused(result, str(bad), "unpaired surrogate")
+    assert not (tmp_path / "out.json").exists()

@@ -124,3 +124,11 @@ def test_deep_nesting_is_a_scenario_error(opening: str, closing: str) -> None:
     text = opening * 100_000 + "1" + closing * 100_000
     with pytest.raises(ScenarioError, match=r"\$: JSON nested too deeply"):
         load_json_text(text, "deep.json")
+
+
+def test_an_unpaired_surrogate_is_refused_with_its_path() -> None:
+    with pytest.raises(ScenarioError, match=r"\$\.a\[1\]\.b: the string holds an unpaired surrogate"):
+        load_json_text('{"a": [1, {"b": "x\\ud800"}]}', "s.json")
+    with pytest.raises(ScenarioError, match=r"\$\.a: a key holds an unpaired surrogate"):
+        load_json_text('{"a": {"\\udc00": 1}}', "s.json")
+    assert load_json_text('{"a": "\\ud83d\\ude00", "b": "\\\\ud800"}', "s.json") == {"a": "😀", "b": "\\ud800"}

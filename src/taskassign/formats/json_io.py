@@ -15,6 +15,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -89,10 +90,19 @@ class _DuplicateKey(Exception):
         self.key = key
 
 
+#: A ``\\uXXXX`` escape of a surrogate: only such escapes can put an unpaired surrogate into parsed text.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
 def load_json_text(text: str, source: str) -> Any:
-    """Parse JSON text; syntax errors name line, column and character offset; duplicate keys fail."""
+    """Parse JSON text; syntax errors name line, column and character offset; duplicate keys fail; a string
+    holding an unpaired surrogate (``"\\ud800"``: not Unicode text, so not writable as UTF-8) fails naming
+    its JSON path."""
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+        doc = json.loads(text, object_pairs_hook=_no_duplicate_keys)
+        if _SURROGATE_ESCAPE.search(text):
+            _check_surrogates(doc, source)
+        return doc
     except json.JSONDecodeError as exc:
         raise ScenarioError(
             "$", f"invalid JSON at line {exc.lineno}, column {exc.colno} (char {exc.pos}): {exc.msg}",
@@ -216,6 +226,33 @@ def _os_reason(error: OSError) -> str:
         return error.reason
     words = error.strerror or errno.errorcode.get(error.errno or 0, "") or type(error).__name__
     return f"cannot read the file: {words}"
+
+
+def _check_surrogates(doc: Any, source: str) -> None:
+    """Fail on the first string (key or value) with an unpaired surrogate, naming its JSON path."""
+    stack: list[tuple[Any, str]] = [(doc, "$")]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, str):
+            if not _is_unicode(value):
+                fail(path, "the string holds an unpaired surrogate (\\uD800-\\uDFFF alone is not Unicode text)",
+                     source)
+        elif isinstance(value, dict):
+            for key, item in reversed(value.items()):
+                if not _is_unicode(key):
+                    fail(path, "a key holds an unpaired surrogate (\\uD800-\\uDFFF alone is not Unicode text)",
+                         source)
+                stack.append((item, f"{path}.{key}"))
+        elif isinstance(value, list):
+            stack.extend((item, f"{path}[{i}]") for i, item in reversed(list(enumerate(value))))
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class JsonObject:
