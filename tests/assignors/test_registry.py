@@ -64,6 +64,10 @@ def test_configure_receives_configs() -> None:
         ("taskassign.errors:TaskassignError", "not a class with an assign"),
         ("does/not/exist.py:X", "no such file"),
         (":X", "expected"),
+        ("../../x:Y", "neither a module name"),
+        (".relative:Y", "neither a module name"),
+        ("a..b:Y", "neither a module name"),
+        ("some dir/x:Y", "neither a module name"),
     ],
 )
 def test_resolution_errors(spec: str, message: str) -> None:
@@ -86,3 +90,10 @@ class NeedsArguments(IdentityTaskAssignor):
 def test_constructor_with_arguments_is_rejected() -> None:
     with pytest.raises(AssignorNotFoundError, match="without arguments"):
         create_assignor(f"{__name__}:NeedsArguments")
+
+
+def test_module_that_fails_to_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "taskassign_test_broken_module.py").write_text("raise ValueError('boom')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(AssignorNotFoundError, match="importing module 'taskassign_test_broken_module' failed"):
+        resolve_assignor_class("taskassign_test_broken_module:X")

@@ -102,3 +102,9 @@ def test_invalid_assignment_exits_1(tmp_path: Path) -> None:
     result = runner.invoke(app, ["assign", str(EXAMPLE), "-a", f"{plugin}:Dup", "--json"])
     assert result.exit_code == 1
     assert json.loads(result.stdout)["error"] == "ACTIVE_TASK_ASSIGNED_MULTIPLE_TIMES"
+
+
+def test_a_relative_looking_assignor_spec_exits_2() -> None:
+    result = runner.invoke(app, ["assign", str(EXAMPLE), "-a", "../../x:Y"])
+    assert result.exit_code == 2, result.output
+    assert "neither a module name" in " ".join(result.output.split())

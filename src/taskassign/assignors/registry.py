@@ -88,10 +88,16 @@ def _load(target: str, spec: str) -> type[Any]:
     if module_part.endswith(".py"):
         module = _import_file(Path(module_part), spec)
     else:
+        if not all(part.isidentifier() for part in module_part.split(".")):
+            raise AssignorNotFoundError(f"assignor {spec!r}: {module_part!r} is neither a module name (dotted "
+                                        "identifiers, e.g. my_package.assignors) nor a path ending in .py")
         try:
             module = importlib.import_module(module_part)
         except ImportError as exc:
             raise AssignorNotFoundError(f"assignor {spec!r}: cannot import module {module_part!r} ({exc})") from None
+        except Exception as exc:
+            raise AssignorNotFoundError(f"assignor {spec!r}: importing module {module_part!r} failed: "
+                                        f"{exc!r}") from None
     obj = getattr(module, attr, None)
     if obj is None:
         raise AssignorNotFoundError(f"assignor {spec!r}: module {module_part!r} has no attribute {attr!r}")
