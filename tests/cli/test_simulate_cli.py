@@ -86,3 +86,16 @@ def test_report_writes_the_page(tmp_path: Path) -> None:
 def test_report_of_something_else_exits_2(tmp_path: Path) -> None:
     result = runner.invoke(app, ["report", str(SCENARIO), "--out", str(tmp_path / "r.html")])
     assert result.exit_code == 2 and "taskassign/simulation/v1" in result.output
+
+
+def test_no_final_scenario_when_no_client_runs_at_the_end(tmp_path: Path) -> None:
+    """A scenario with tasks and no clients is not a scenario (assign refuses it), so simulate does not
+    write one: what taskassign writes, taskassign reads back."""
+    events = write_events(tmp_path, {"type": "crash", "clients": "all"}, {"type": "advance", "ms": 100_000})
+    out = tmp_path / "sim"
+    result = runner.invoke(app, ["simulate", str(SCENARIO), "--events", str(events), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert not (out / "final.scenario.json").exists()
+    notes = json.loads((out / "simulation.json").read_text())["summary"]["notes"]
+    assert any("final.scenario.json is not written" in n for n in notes)
+    assert runner.invoke(app, ["validate", str(SCENARIO), str(out / "final.assignment.json")]).exit_code in (0, 1)

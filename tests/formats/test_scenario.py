@@ -132,6 +132,7 @@ BAD_INPUTS: list[tuple[str, Callable[[Doc], None], str, str]] = [
     ("end offset on stateless task", _set(["tasks", 2, "changelog_end_offset_sum"], 7),
      "$.tasks[2].changelog_end_offset_sum", "no changelog partition"),
     ("unknown leader", _set(["leader"], "00000000-0000-0000-0000-000000000009"), "$.leader", "not one of"),
+    ("tasks but no clients", _set(["clients"], []), "$.clients", "at least one client"),
     ("current_assignment unknown client", _set(["current_assignment"], {
         "00000000-0000-0000-0000-000000000009": {"active": [], "standby": []}}),
      "$.current_assignment.00000000-0000-0000-0000-000000000009", "unknown client"),

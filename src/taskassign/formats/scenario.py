@@ -87,6 +87,9 @@ def parse_scenario(doc: Any, *, source: str | None = None, default_name: str = "
     configs = parse_configs(raw_configs)
     tasks = _parse_tasks(root.array("tasks"), source)
     clients = _parse_clients(root.array("clients"), tasks, configs, source)
+    if tasks and not clients:
+        fail("$.clients", "an application with tasks has at least one client (the group leader's own); "
+                          "got none", source)
     leader = None
     if root.has("leader"):
         leader = _process_id(root.raw("leader"), "$.leader", source)

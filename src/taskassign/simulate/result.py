@@ -189,10 +189,13 @@ class SimulationResult:
         """Write simulation.json, rebalances.csv, final.scenario.json and final.assignment.json."""
         target = Path(out_dir)
         target.mkdir(parents=True, exist_ok=True)
-        written = [target / "simulation.json", target / "rebalances.csv", target / "final.scenario.json"]
+        written = [target / "simulation.json", target / "rebalances.csv"]
         dump_json(self.to_document(), written[0])
         written[1].write_text(self.rebalances_csv(), encoding="utf-8")
-        write_scenario(self.final_scenario, written[2])
+        final = target / "final.scenario.json"
+        if self.final_scenario.state.clients or not self.final_scenario.state.tasks:
+            write_scenario(self.final_scenario, final)
+            written.append(final)
         if self.last_result is not None:
             document = result_to_document(self.last_result)
             if self.last_metrics is not None:

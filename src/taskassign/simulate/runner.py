@@ -384,6 +384,9 @@ class _Run:
 
     def _result(self) -> SimulationResult:
         final_state = self.world.application_state()
+        if final_state.tasks and not final_state.clients:
+            self.notes.append("final.scenario.json is not written: no client is running at the end, and a "
+                              "scenario with tasks has at least one client")
         return SimulationResult(
             scenario_name=self.scenario.name,
             assignor=self.last.assignor if self.last is not None else self.assignor,
