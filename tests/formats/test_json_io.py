@@ -13,6 +13,7 @@ from taskassign.errors import InputFileError, ScenarioError, UserInputError
 from taskassign.formats.json_io import (
     DEFAULT_MAX_INPUT_BYTES,
     MAX_INPUT_BYTES_ENV,
+    dump_json,
     load_json_file,
     load_json_text,
     max_input_bytes,
@@ -132,3 +133,14 @@ def test_an_unpaired_surrogate_is_refused_with_its_path() -> None:
     with pytest.raises(ScenarioError, match=r"\$\.a: a key holds an unpaired surrogate"):
         load_json_text('{"a": {"\\udc00": 1}}', "s.json")
     assert load_json_text('{"a": "\\ud83d\\ude00", "b": "\\\\ud800"}', "s.json") == {"a": "😀", "b": "\\ud800"}
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_dump_json_respects_the_umask(tmp_path: Path, umask: int) -> None:
+    previous = os.umask(umask)
+    try:
+        dump_json({"a": 1}, tmp_path / "out.json")
+    finally:
+        os.umask(previous)
+    assert (tmp_path / "out.json").stat().st_mode & 0o777 == 0o666 & ~umask
+    assert [p.name for p in tmp_path.iterdir()] == ["out.json"]

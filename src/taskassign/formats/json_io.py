@@ -18,7 +18,7 @@ import os
 import re
 import stat
 import sys
-import tempfile
+import uuid
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -384,14 +384,16 @@ def to_json_text(doc: Any, *, indent: int | None = 2) -> str:
 
 
 def dump_json(doc: Any, path: str | Path, *, indent: int | None = 2) -> None:
-    """Write ``doc`` atomically (temp file + rename), so a crash never leaves a half-written file."""
+    """Write ``doc`` atomically (temp file + rename), so a crash never leaves a half-written file. The file
+    gets the permissions of any file the user creates (0666 less the umask), as the CSV and HTML outputs do."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    tmp = target.parent / f".{target.name}.{uuid.uuid4().hex[:12]}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(to_json_text(doc, indent=indent))
         os.replace(tmp, target)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
