@@ -14,6 +14,8 @@ The tree::
     │   ├── TopologyError                a topology cannot be turned into tasks (``code``: how Kafka's leader fails)
     │   ├── TopologyTextError            a ``Topology#describe()`` text does not parse (names the line)
     │   ├── InputFileError               an input file cannot be read: missing, not a regular file, too large
+    │   ├── OutputFileError              an output path cannot be written: a directory where a file goes, a file
+    │   │                                where a directory goes, no permission
     │   ├── PropertiesError              a Java ``.properties`` file cannot be read (names the file and line)
     │   ├── ClientConfigError            Kafka client properties that taskassign cannot connect with (names
     │   │                                every offending key, never a secret)
@@ -56,6 +58,7 @@ __all__ = (
     "InputFileError",
     "InvalidAssignmentError",
     "LagsNotRequestedError",
+    "OutputFileError",
     "ProcessIdFormatError",
     "PropertiesError",
     "RackAwareOptimizationError",
@@ -184,6 +187,17 @@ class InputFileError(UserInputError):
         self.source = source
         self.reason = reason
         super().__init__(f"{source}: {reason}")
+
+
+class OutputFileError(UserInputError):
+    """An output path that cannot be written: a directory given where a file goes (``-o DIR``), a file where
+    a directory goes (``--out FILE``, or a file among the parent directories), no permission. ``target``
+    names the path, ``reason`` says why."""
+
+    def __init__(self, target: str, reason: str) -> None:
+        self.target = target
+        self.reason = reason
+        super().__init__(f"{target}: {reason}")
 
 
 class PropertiesError(UserInputError):

@@ -58,3 +58,10 @@ def test_a_foreign_directory_is_never_replaced(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     with pytest.raises(UserInputError, match="not a directory"):
         OutputDirectory.prepare(tmp_path / "file")
+
+
+def test_an_output_under_a_file_is_an_input_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(UserInputError, match="is in the way"):
+        OutputDirectory.prepare(tmp_path / "file" / "out")
+    assert (tmp_path / "file").read_text() == "x"

@@ -24,7 +24,7 @@ from taskassign.cli._common import (
 from taskassign.cli._metrics_render import metrics_table
 from taskassign.cli._render import error_text, explanation_text, result_summary
 from taskassign.errors import UserInputError
-from taskassign.formats.json_io import dump_json, to_json_text
+from taskassign.formats.json_io import dump_json, prepare_output_dir, to_json_text
 from taskassign.model import AssignmentError
 
 
@@ -82,6 +82,7 @@ def _assign_directory(directory: Path, out_dir: Path, assignor: str, kafka_compa
     files = sorted(directory.glob("*.scenario.json"))
     if not files:
         raise UserInputError(f"{directory}: no *.scenario.json files")
+    prepare_output_dir(out_dir)
     console, errors = stdout_console(), stderr_console()
     summary = Table(show_edge=False, header_style="bold")
     for column in ("case", "tasks", "clients", "error", "probing", "complete"):

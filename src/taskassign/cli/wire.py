@@ -13,7 +13,15 @@ from rich.markup import escape
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, stderr_console, stdout_console
 from taskassign.errors import DecodeError, UserInputError
-from taskassign.formats.json_io import load_json_text, read_input_bytes, read_input_text, source_name, to_json_text
+from taskassign.formats.json_io import (
+    load_json_text,
+    read_input_bytes,
+    read_input_text,
+    source_name,
+    to_json_text,
+    write_output_bytes,
+    write_output_text,
+)
 from taskassign.formats.wire_documents import (
     WIRE_FORMAT,
     bytes_from_text,
@@ -76,7 +84,7 @@ def decode(
                                "bytes after it were not read (Kafka ignores trailing bytes too)")
     text = to_json_text(document)
     if output is not None:
-        output.write_text(text, encoding="utf-8")
+        write_output_text(text, output)
         stderr_console().print(f"[dim]wrote {escape(str(output))}[/]")
     else:
         stdout_console().out(text, end="")
@@ -96,12 +104,12 @@ def encode(
     if output_format is Output.binary:
         if output is None:
             raise UserInputError("--as binary needs --output FILE (binary bytes are not printed to a terminal)")
-        output.write_bytes(data)
+        write_output_bytes(data, output)
         stderr_console().print(f"[dim]wrote {len(data)} bytes to {escape(str(output))}[/]")
         return
     rendered = data.hex() if output_format is Output.hex else base64.b64encode(data).decode("ascii")
     if output is not None:
-        output.write_text(rendered + "\n", encoding="ascii")
+        write_output_text(rendered + "\n", output, encoding="ascii")
         stderr_console().print(f"[dim]wrote {len(data)} bytes as {output_format.value} to {escape(str(output))}[/]")
     else:
         stdout_console().out(rendered)

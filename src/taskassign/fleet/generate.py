@@ -31,6 +31,7 @@ from typing import Any
 
 from taskassign.fleet.snapshot_files import FORMATS, Format, SnapshotWriter, table_file_name
 from taskassign.fleet.tables import INPUT_TABLES, OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
+from taskassign.formats.json_io import prepare_output_dir
 from taskassign.ids import ProcessId, TaskId
 from taskassign.wire.subscription_info import SubscriptionInfo
 
@@ -372,7 +373,7 @@ def write_fleet(
 ) -> FleetSummary:
     """Generate the fleet ``spec`` describes into ``directory`` (replacing its snapshot tables)."""
     target = Path(directory)
-    target.mkdir(parents=True, exist_ok=True)
+    prepare_output_dir(target)
     for name in INPUT_TABLES:
         for other in FORMATS:
             (target / table_file_name(name, other)).unlink(missing_ok=True)

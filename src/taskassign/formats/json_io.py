@@ -23,7 +23,7 @@ from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
-from taskassign.errors import InputFileError, ScenarioError, UserInputError
+from taskassign.errors import InputFileError, OutputFileError, ScenarioError, UserInputError
 
 __all__ = (
     "DEFAULT_MAX_INPUT_BYTES",
@@ -36,10 +36,13 @@ __all__ = (
     "load_json_file",
     "load_json_text",
     "max_input_bytes",
+    "prepare_output_dir",
     "read_input_bytes",
     "read_input_text",
     "source_name",
     "to_json_text",
+    "write_output_bytes",
+    "write_output_text",
 )
 
 #: The environment variable that sets the input cap (bytes), and its default: far above any real
@@ -384,16 +387,61 @@ def to_json_text(doc: Any, *, indent: int | None = 2) -> str:
 
 
 def dump_json(doc: Any, path: str | Path, *, indent: int | None = 2) -> None:
-    """Write ``doc`` atomically (temp file + rename), so a crash never leaves a half-written file. The file
-    gets the permissions of any file the user creates (0666 less the umask), as the CSV and HTML outputs do."""
+    """Write ``doc`` atomically (``write_output_text``)."""
+    write_output_text(to_json_text(doc, indent=indent), path)
+
+
+def write_output_text(text: str, path: str | Path, *, encoding: str = "utf-8") -> None:
+    """``write_output_bytes`` of ``text`` encoded."""
+    write_output_bytes(text.encode(encoding), path)
+
+
+def write_output_bytes(data: bytes, path: str | Path) -> None:
+    """Write an output file atomically (temp file beside it, then a rename), so a crash never leaves a
+    half-written file. The file gets the permissions of any file the user creates (0666 less the umask).
+
+    Missing parent directories are created. A directory at ``path``, a file among its parents, or a
+    directory that cannot be written is an OutputFileError naming the path (exit code 2), never an
+    IsADirectoryError or FileExistsError traceback."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.is_dir():
+        raise OutputFileError(str(target), "is a directory; give the path of a file to write")
+    prepare_output_dir(target.parent, for_file=target)
     tmp = target.parent / f".{target.name}.{uuid.uuid4().hex[:12]}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(to_json_text(doc, indent=indent))
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except OSError as exc:
+        raise OutputFileError(str(target), f"cannot write the file: {_os_words(exc)}") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
         os.replace(tmp, target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise OutputFileError(str(target), f"cannot write the file: {_os_words(exc)}") from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def prepare_output_dir(path: str | Path, *, for_file: Path | None = None) -> Path:
+    """Make sure ``path`` is a directory (creating it and its parents); a file in the way is an
+    OutputFileError naming it (``for_file``: the file being written there, named in the message)."""
+    directory = Path(path)
+    named = str(for_file) if for_file is not None else str(directory)
+    for candidate in (directory, *directory.parents):
+        if candidate.exists() or candidate.is_symlink():
+            if not candidate.is_dir():
+                if candidate == directory and for_file is None:
+                    raise OutputFileError(named, "exists and is not a directory")
+                raise OutputFileError(named, f"{candidate} is in the way: it exists and is not a directory")
+            break
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputFileError(named, f"cannot create the directory {directory}: {_os_words(exc)}") from None
+    return directory
+
+
+def _os_words(error: OSError) -> str:
+    return error.strerror or errno.errorcode.get(error.errno or 0, "") or type(error).__name__

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from taskassign.errors import UserInputError
-from taskassign.formats.json_io import dump_json, load_json_file
+from taskassign.formats.json_io import dump_json, load_json_file, prepare_output_dir
 
 __all__ = ("MANIFEST_FILE", "MANIFEST_FORMAT", "OutputDirectory", "read_manifest")
 
@@ -52,7 +52,7 @@ class OutputDirectory:
         if final.is_dir() and any(final.iterdir()) and not (final / MANIFEST_FILE).is_file():
             raise UserInputError(f"{final}: exists, is not empty and is not a pipeline output (no {MANIFEST_FILE}); "
                                  "refusing to replace it")
-        final.parent.mkdir(parents=True, exist_ok=True)
+        prepare_output_dir(final.parent, for_file=final)
         for leftover in final.parent.glob(f".{final.name}.staging-*"):
             shutil.rmtree(leftover, ignore_errors=True)
         for leftover in final.parent.glob(f".{final.name}.old-*"):

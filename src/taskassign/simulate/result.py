@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from taskassign.analysis.metrics import AssignmentMetrics, metric_fields
-from taskassign.formats.json_io import dump_json
+from taskassign.formats.json_io import dump_json, prepare_output_dir, write_output_text
 from taskassign.formats.scenario import Scenario, write_scenario
 from taskassign.leader.assign import result_to_document
 from taskassign.leader.run import RebalanceResult
@@ -188,10 +188,10 @@ class SimulationResult:
     def write(self, out_dir: str | Path) -> list[Path]:
         """Write simulation.json, rebalances.csv, final.scenario.json and final.assignment.json."""
         target = Path(out_dir)
-        target.mkdir(parents=True, exist_ok=True)
+        prepare_output_dir(target)
         written = [target / "simulation.json", target / "rebalances.csv"]
         dump_json(self.to_document(), written[0])
-        written[1].write_text(self.rebalances_csv(), encoding="utf-8")
+        write_output_text(self.rebalances_csv(), written[1])
         final = target / "final.scenario.json"
         if self.final_scenario.state.clients or not self.final_scenario.state.tasks:
             write_scenario(self.final_scenario, final)
