@@ -9,6 +9,7 @@ The tree::
     │   ├── TaskIdFormatError            a task id string does not parse (Kafka's TaskIdFormatException)
     │   ├── ProcessIdFormatError         a process id is not a UUID
     │   ├── AssignorNotFoundError        an assignor name or ``module:Class`` path does not resolve
+    │   │   └── PluginNotAllowedError    a plug-in assignor named by data, in a run that did not allow plug-ins
     │   ├── RackAwareOptimizationError   a rack-aware optimisation's input is inconsistent (a task held by
     │   │                                two clients or none, missing rack information)
     │   ├── TopologyError                a topology cannot be turned into tasks (``code``: how Kafka's leader fails)
@@ -59,6 +60,7 @@ __all__ = (
     "InvalidAssignmentError",
     "LagsNotRequestedError",
     "OutputFileError",
+    "PluginNotAllowedError",
     "ProcessIdFormatError",
     "PropertiesError",
     "RackAwareOptimizationError",
@@ -129,6 +131,13 @@ class ProcessIdFormatError(UserInputError):
 
 class AssignorNotFoundError(UserInputError):
     """An assignor name or ``module:Class`` path could not be resolved; the message lists the valid names."""
+
+
+class PluginNotAllowedError(AssignorNotFoundError):
+    """A plug-in assignor (``module:Class``, ``module.Class``, ``file.py:Class``) named by data (a snapshot's
+    ``applications.assignor``, a group file's ``capture.assignor``) in a run that did not allow plug-ins:
+    loading one runs its code, so data may name built-in assignors only unless the run opts in. Raised
+    before anything is imported."""
 
 
 class RackAwareOptimizationError(UserInputError):

@@ -3,6 +3,11 @@
 Accepted forms: a built-in short name (``high_availability``, dashes allowed), ``module:Class``,
 ``module.Class`` (Kafka style), or ``path/to/file.py:Class``. The class is instantiated with no
 arguments and, if it has ``configure``, configured with the application's configs.
+
+A plug-in spec (any form but a built-in name) is code execution: resolving it imports a module or runs a
+file. A spec the user typed (``--assignor``) is the user's choice; a spec that comes from data (a fleet
+snapshot, a group file) is resolved with ``allow_plugins=False`` unless the run opted in, and then fails
+with PluginNotAllowedError before anything is imported.
 """
 
 from __future__ import annotations
@@ -16,14 +21,16 @@ from pathlib import Path
 from typing import Any
 
 from taskassign.assignors.base import TaskAssignor
-from taskassign.errors import AssignorNotFoundError
+from taskassign.errors import AssignorNotFoundError, PluginNotAllowedError
 
 __all__ = (
     "BUILTIN_ASSIGNORS",
     "DEFAULT_ASSIGNOR",
     "KAFKA_INTERNAL_ASSIGNORS",
     "assignor_display_name",
+    "check_plugin_allowed",
     "create_assignor",
+    "is_builtin_assignor",
     "resolve_assignor_class",
 )
 
@@ -66,8 +73,29 @@ def assignor_display_name(spec: str) -> str:
     return short if short in BUILTIN_ASSIGNORS else spec.strip()
 
 
-def resolve_assignor_class(spec: str) -> type[Any]:
-    """The class named by ``spec``; AssignorNotFoundError lists the valid built-in names."""
+def is_builtin_assignor(spec: str) -> bool:
+    """Whether ``spec`` names a built-in assignor (anything else is a plug-in: code to import and run)."""
+    return _normalise(spec) in BUILTIN_ASSIGNORS
+
+
+def check_plugin_allowed(spec: str, allow_plugins: bool, *, source: str = "data") -> None:
+    """PluginNotAllowedError for a plug-in spec when plug-ins are not allowed; nothing is imported."""
+    if allow_plugins or is_builtin_assignor(spec):
+        return
+    if ":" not in spec and "." not in spec:
+        return  # not a plug-in spec either: resolution reports the unknown name
+    raise PluginNotAllowedError(
+        f"assignor {spec!r} from {source} is a plug-in (module:Class or file.py:Class): loading it runs its code, "
+        f"so {source} may name built-in assignors only ({', '.join(sorted(BUILTIN_ASSIGNORS))}) unless the run "
+        "allows plug-ins (--allow-plugins)"
+    )
+
+
+def resolve_assignor_class(spec: str, *, allow_plugins: bool = True, source: str = "data") -> type[Any]:
+    """The class named by ``spec``; AssignorNotFoundError lists the valid built-in names.
+    ``allow_plugins=False`` (for a spec from data, ``source`` naming it): only built-in assignors, a plug-in
+    spec is a PluginNotAllowedError raised before anything is imported."""
+    check_plugin_allowed(spec, allow_plugins, source=source)
     short = _normalise(spec)
     if short in BUILTIN_ASSIGNORS:
         return _load(BUILTIN_ASSIGNORS[short][0], spec)

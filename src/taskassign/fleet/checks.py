@@ -147,10 +147,10 @@ class CheckedRows:
 # -- applications -----------------------------------------------------------------------------------------------
 
 def check_applications(
-    table: pa.Table, assignor_override: str | None, kafka_compat: bool
+    table: pa.Table, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False
 ) -> tuple[CheckedRows, dict[str, AppStatus]]:
-    """The applications rows (configs and assignor checked by the engine's own validation) and the
-    status of every application id they name."""
+    """The applications rows (configs and assignor checked by the engine's own validation; a plug-in
+    assignor refused unless ``allow_plugins``) and the status of every application id they name."""
     rows = table.to_pylist()
     marks = Marks(len(rows))
     basic_rules(marks, table, APPLICATIONS)
@@ -160,7 +160,7 @@ def check_applications(
     marks.reject([p is not None and not UUID.fullmatch(p) for p in leaders], R.BAD_PROCESS_ID,
                  lambda i, r: f"leader_process_id is not a UUID: {r['leader_process_id']}")
     checks = [check_application(dict(r["configs"] or ()), r["assignor"], assignor_override=assignor_override,
-                                kafka_compat=kafka_compat) for r in rows]
+                                kafka_compat=kafka_compat, allow_plugins=allow_plugins) for r in rows]
     marks.reject([c.code is not None for c in checks], [c.code for c in checks], lambda i, r: str(checks[i].reason))
     rows_per_app: dict[str, list[int]] = {}
     for i, r in enumerate(rows):

@@ -31,6 +31,7 @@ __all__ = (
     "MISSING_END_OFFSET",
     "MISSING_SOURCE_TOPIC",
     "MISSING_VALUE",
+    "PLUGIN_NOT_ALLOWED",
     "REASON_CODES",
     "STATUSES",
     "STATUS_ASSIGNED",
@@ -56,6 +57,7 @@ BAD_PROCESS_ID = "BAD_PROCESS_ID"
 DUPLICATE_KEY = "DUPLICATE_KEY"
 INVALID_CONFIG = "INVALID_CONFIG"
 UNKNOWN_ASSIGNOR = "UNKNOWN_ASSIGNOR"
+PLUGIN_NOT_ALLOWED = "PLUGIN_NOT_ALLOWED"
 MISSING_CLIENT_TAG = "MISSING_CLIENT_TAG"
 INCONSISTENT_REPORT = "INCONSISTENT_REPORT"
 MISSING_END_OFFSET = "MISSING_END_OFFSET"
@@ -82,6 +84,8 @@ REASON_CODES: Mapping[str, str] = MappingProxyType({
     DUPLICATE_KEY: "two rows share the table's key; all of them are rejected",
     INVALID_CONFIG: "an application's configs have an unknown key or a bad value",
     UNKNOWN_ASSIGNOR: "an application's assignor does not resolve",
+    PLUGIN_NOT_ALLOWED: "an application's assignor is a plug-in (module:Class, file.py:Class): code, which a run "
+                        "loads from data only with --allow-plugins",
     MISSING_CLIENT_TAG: "a member lacks a tag listed in rack.aware.assignment.tags",
     INCONSISTENT_REPORT: "a member reports a task as standby with offset sum -2 (running active)",
     MISSING_END_OFFSET: "a changelog partition has no end offset (the application's lags become unknown)",

@@ -14,6 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, TypeVar
 
+from taskassign.assignors.registry import BUILTIN_ASSIGNORS, is_builtin_assignor
 from taskassign.configs import AssignmentConfigs
 from taskassign.errors import DecodeError
 from taskassign.formats.json_io import JsonObject, describe, fail, load_json_file
@@ -176,6 +177,12 @@ def _capture(obj: JsonObject) -> CaptureInfo:
         assignor=obj.string("assignor", "high_availability", non_empty=True),
         notes=tuple(obj.string_list("notes", [])),
     )
+    if not is_builtin_assignor(info.assignor):
+        # The file is data: naming a plug-in here would make `rebalance` import and run it. A plug-in is
+        # the user's explicit choice: --assignor.
+        obj.fail("assignor", f"must name a built-in assignor ({', '.join(sorted(BUILTIN_ASSIGNORS))}), got "
+                             f"{info.assignor!r}: a plug-in (module:Class, file.py:Class) is code, which a group "
+                             "file cannot make taskassign run; give it with --assignor instead")
     obj.finish()
     return info
 

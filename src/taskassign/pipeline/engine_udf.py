@@ -62,7 +62,7 @@ def _chunks(result: BucketResult) -> Iterator[dict[str, list[dict[str, Any]]]]:
 
 
 def bucket_processor(
-    schema: StructType, assignor_override: str | None, kafka_compat: bool
+    schema: StructType, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False
 ) -> Callable[[ArrowBatches], ArrowBatches]:
     """Gathered rows of one bucket in; its results and errors rows (as IPC streams) and its timings out
     (``schema``: pipeline.schemas.PROCESSED)."""
@@ -78,7 +78,8 @@ def bucket_processor(
         started = time.perf_counter()
         tables: Mapping[str, pa.Table] = split_tables(pa.Table.from_batches(collected))
         del collected
-        result = process_bucket(tables, assignor_override=assignor_override, kafka_compat=kafka_compat)
+        result = process_bucket(tables, assignor_override=assignor_override, kafka_compat=kafka_compat,
+                                allow_plugins=allow_plugins)
         spent = time.perf_counter() - started
         for chunk in _chunks(result):
             converting = time.perf_counter()

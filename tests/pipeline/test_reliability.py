@@ -1,0 +1,91 @@
+"""The pipeline against careless and hostile inputs (issue 18): what it refuses, what it rejects row by row
+while the rest of the fleet runs, and what it never does (replace a directory it did not write, run code a
+snapshot names)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from taskassign.cli import app
+from taskassign.fleet import reasons as R
+from taskassign.pipeline.run import PipelineOptions, run_pipeline
+from tests.pipeline.conftest import APP, base_rows, write_snapshot
+
+pytestmark = pytest.mark.spark
+runner = CliRunner()
+
+
+def rows(output: Path, name: str) -> list[dict[str, Any]]:
+    return pq.read_table(output / name).to_pylist()
+
+
+def statuses(output: Path) -> dict[str, tuple[str, str | None]]:
+    return {r["app_id"]: (r["status"], r["reason_code"]) for r in rows(output, "app_metrics")}
+
+
+def with_second_app(app_id: str, **application: Any) -> dict[str, list[dict[str, Any]]]:
+    """The base snapshot plus a copy of its application under ``app_id`` (its row updated by ``application``)."""
+    snapshot = base_rows()
+    snapshot["applications"].append({**snapshot["applications"][0], "app_id": app_id, **application})
+    for name in ("subtopologies", "repartition_topics", "topic_partitions", "members", "member_tasks"):
+        snapshot[name] = snapshot.get(name, []) + [{**r, "app_id": app_id} for r in snapshot.get(name, [])
+                                                   if r["app_id"] == APP]
+    return snapshot
+
+
+# -- point 1: a directory that is not a pipeline output is never replaced -------------------------------------
+
+def test_a_web_apps_directory_is_refused_with_exit_2_and_left_untouched(spark: Any, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "manifest.json").write_text(json.dumps({"name": "my app", "manifest_version": 3}))
+    (site / "index.html").write_text("<html>")
+    snapshot = write_snapshot(tmp_path / "snap", base_rows())
+    result = runner.invoke(app, ["pipeline", "run", "--input", str(snapshot), "--output", str(site)])
+    assert result.exit_code == 2, result.output
+    assert "not a taskassign pipeline manifest" in " ".join(result.output.split())
+    assert sorted(p.name for p in site.iterdir()) == ["index.html", "manifest.json"]
+    assert (site / "index.html").read_text() == "<html>"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site", "snap"]
+
+
+# -- point 2: plug-ins named by the snapshot run only when the run allows them --------------------------------
+
+@pytest.fixture
+def plugin(tmp_path: Path) -> tuple[str, Path]:
+    """A plug-in file that leaves a trace when it is imported (on any process: driver or worker)."""
+    trace = tmp_path / "imported"
+    path = tmp_path / "plugin.py"
+    path.write_text(f"import pathlib\npathlib.Path({str(trace)!r}).write_text('x')\n"
+                    "from taskassign.assignors.identity import IdentityTaskAssignor as A\n")
+    return f"{path}:A", trace
+
+
+def test_a_plugin_named_by_the_snapshot_is_rejected_and_the_rest_runs(
+    spark: Any, tmp_path: Path, plugin: tuple[str, Path]
+) -> None:
+    spec, trace = plugin
+    snapshot = write_snapshot(tmp_path / "snap", with_second_app("plugged", assignor=spec))
+    result = run_pipeline(spark, PipelineOptions(snapshot, tmp_path / "out"))
+    assert result.manifest["reconciled"]
+    assert statuses(result.output_dir) == {APP: ("ASSIGNED", None), "plugged": ("REJECTED", R.PLUGIN_NOT_ALLOWED)}
+    (reason,) = [e["reason"] for e in rows(result.output_dir, "errors") if e["reason_code"] == R.PLUGIN_NOT_ALLOWED]
+    assert spec in reason and "--allow-plugins" in reason
+    assert not trace.exists()
+
+
+def test_allow_plugins_runs_them(spark: Any, tmp_path: Path, plugin: tuple[str, Path]) -> None:
+    spec, trace = plugin
+    snapshot = write_snapshot(tmp_path / "snap", with_second_app("plugged", assignor=spec))
+    result = runner.invoke(app, ["pipeline", "run", "--input", str(snapshot), "--output", str(tmp_path / "out"),
+                                 "--allow-plugins"])
+    assert result.exit_code == 0, result.output
+    assert statuses(tmp_path / "out") == {APP: ("ASSIGNED", None), "plugged": ("ASSIGNED", None)}
+    assert trace.exists()
+    assert json.loads((tmp_path / "out" / "manifest.json").read_text())["options"]["allow_plugins"] is True
