@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
@@ -89,3 +90,65 @@ def test_allow_plugins_runs_them(spark: Any, tmp_path: Path, plugin: tuple[str, 
     assert statuses(tmp_path / "out") == {APP: ("ASSIGNED", None), "plugged": ("ASSIGNED", None)}
     assert trace.exists()
     assert json.loads((tmp_path / "out" / "manifest.json").read_text())["options"]["allow_plugins"] is True
+
+
+# -- point 3: bytes that are not text are rejected rows, never U+FFFD, never a crash --------------------------
+
+def _replace_in_line(path: Path, needle: bytes, old: bytes, new: bytes) -> None:
+    lines = path.read_bytes().split(b"\n")
+    (index,) = [i for i, line in enumerate(lines) if needle in line]
+    lines[index] = lines[index].replace(old, new, 1)
+    path.write_bytes(b"\n".join(lines))
+
+
+def _assert_bad_text_rejected(output: Path, manifest: dict[str, Any], expected: dict[str, list[str]]) -> None:
+    """``expected``: per table, the escaped bytes each rejected row's source_row shows."""
+    assert manifest["reconciled"]
+    assert statuses(output) == {APP: ("ASSIGNED", None), "other": ("ASSIGNED", None)}
+    malformed = [e for e in rows(output, "errors") if e["reason_code"] == R.MALFORMED_ROW]
+    for table, shown in expected.items():
+        found = [e for e in malformed if e["table"] == table]
+        assert len(found) == len(shown), (table, malformed)
+        for text in shown:
+            assert any(text in e["source_row"] for e in found), (text, found)
+    for name in ("client_assignments", "consumer_assignments", "errors", "app_metrics"):
+        assert "\ufffd" not in json.dumps(rows(output, name), default=str)
+
+
+def test_json_lines_with_invalid_utf8_lines_and_values(spark: Any, tmp_path: Path) -> None:
+    snapshot = write_snapshot(tmp_path / "snap", with_second_app("other"), fmt="json")
+    members = snapshot / "members.jsonl"
+    _replace_in_line(members, b'"app_id": "other", "consumer_id": "c2-1"', b'"r2"', b'"\xff\xfe-a"')
+    _replace_in_line(members, b'"app_id": "other", "consumer_id": "c1-2"', b'"r1"', b'"\\ud800"')
+    with (snapshot / "member_tasks.jsonl").open("ab") as fh:
+        fh.write(b"\xff\xfe{\x00\n")
+    result = run_pipeline(spark, PipelineOptions(snapshot, tmp_path / "out"))
+    _assert_bad_text_rejected(result.output_dir, result.manifest, {
+        "members": ['"\\xff\\xfe-a"', '"\\ud800"'], "member_tasks": ["\\xff\\xfe{\\x00"]})
+    reasons = " ".join(e["reason"] for e in rows(result.output_dir, "errors"))
+    assert "not valid UTF-8" in reasons and "escape without its pair" in reasons
+
+
+def test_csv_with_invalid_utf8_cells(spark: Any, tmp_path: Path) -> None:
+    snapshot = write_snapshot(tmp_path / "snap", with_second_app("other"), fmt="csv")
+    members = snapshot / "members.csv"
+    _replace_in_line(members, b'"other","c2-1"', b'"r2"', b'"\xff\xfe-a"')
+    _replace_in_line(members, b'"other","c1-1"', b'"{}"', b'"{""zone"":""\\udc00""}"')
+    result = run_pipeline(spark, PipelineOptions(snapshot, tmp_path / "out"))
+    _assert_bad_text_rejected(result.output_dir, result.manifest, {"members": ["\\\\xff\\\\xfe-a", "zone"]})
+    reasons = sorted(e["reason"] for e in rows(result.output_dir, "errors") if e["reason_code"] == R.MALFORMED_ROW)
+    assert reasons[0].startswith("column client_tags: a \\uD800-\\uDFFF escape without its pair")
+    assert reasons[1].startswith("column rack: the cell is not valid UTF-8")
+
+
+def test_parquet_with_an_invalid_utf8_string(spark: Any, tmp_path: Path) -> None:
+    snapshot = write_snapshot(tmp_path / "snap", with_second_app("other"))
+    members = pq.read_table(snapshot / "members.parquet")
+    index = [i for i, r in enumerate(members.to_pylist()) if (r["app_id"], r["consumer_id"]) == ("other", "c2-1")]
+    racks = [v.encode() if v is not None else None for v in members.column("rack").to_pylist()]
+    racks[index[0]] = b"\xff\xfe-a"
+    bad = pa.array(racks, pa.binary()).view(pa.string())
+    pq.write_table(members.set_column(members.schema.get_field_index("rack"), "rack", bad),
+                   snapshot / "members.parquet")
+    result = run_pipeline(spark, PipelineOptions(snapshot, tmp_path / "out"))
+    _assert_bad_text_rejected(result.output_dir, result.manifest, {"members": ["\\\\xff\\\\xfe-a"]})

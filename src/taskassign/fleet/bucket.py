@@ -4,7 +4,8 @@ The pipeline shuffles the snapshot once, by application, and hands each partitio
 ``process_bucket`` inside a Python worker. Every check and derivation is per application, so a bucket
 needs nothing from outside itself. In order:
 
-1. row checks of every table (fleet.checks);
+1. row checks of every table (fleet.checks), after rows holding invalid UTF-8 are made malformed
+   (fleet.text);
 2. topologies resolved; an application whose topology fails is rejected with its rows;
 3. tasks, partition references, end offsets and racks (fleet.derive);
 4. members' reports checked against members and tasks, merged per client, with lags;
@@ -60,6 +61,7 @@ from taskassign.fleet.derive import (
 from taskassign.fleet.marks import Marks, Row, row_json
 from taskassign.fleet.snapshot_files import arrow_schema
 from taskassign.fleet.tables import INPUT_TABLES, MEMBER_TASKS, MEMBERS, TableSpec
+from taskassign.fleet.text import quarantine_invalid_text
 
 __all__ = ("FROM_SUBSCRIPTION", "BucketResult", "ErrorRow", "bucket_table", "process_bucket")
 
@@ -136,6 +138,7 @@ def process_bucket(
     engine, for exporting scenarios). ``allow_plugins``: the applications' own assignors may be plug-ins
     (code named by the snapshot: see assignors.registry); otherwise such an application is rejected."""
     started = time.perf_counter()
+    tables = {name: quarantine_invalid_text(t, INPUT_TABLES[name]) for name, t in tables.items()}
     apps, status = check_applications(tables["applications"], assignor_override, kafka_compat, allow_plugins)
     checked = {"applications": _Checked(INPUT_TABLES["applications"], tables["applications"], apps.marks,
                                         apps.rows)}

@@ -76,7 +76,7 @@ INVALID_ASSIGNMENT = "INVALID_ASSIGNMENT"
 
 #: Every reason code with its one-line meaning (docs/pipeline.md lists the same).
 REASON_CODES: Mapping[str, str] = MappingProxyType({
-    MALFORMED_ROW: "a CSV/JSON row or cell does not parse as the column's type",
+    MALFORMED_ROW: "a CSV/JSON row or cell does not parse as the column's type, or is not UTF-8 text",
     MISSING_VALUE: "a required column is null or empty",
     BAD_VALUE: "a value is out of range or not in the expected format",
     BAD_TASK_ID: "a task id does not parse as '<subtopology>_<partition>'",

@@ -16,6 +16,7 @@ the table and the column: those are mistakes in the snapshot as a whole, not in 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,7 @@ from pyspark.sql.types import StringType, StructField, StructType
 from taskassign.errors import UserInputError
 from taskassign.fleet.checks import MALFORMED, SOURCE_ROW
 from taskassign.fleet.tables import INPUT_TABLES, TableSpec
+from taskassign.pipeline.raw_text import LATIN_1, bytes_as_text, escaped, lone_surrogate_escape, not_utf8
 from taskassign.pipeline.schemas import spark_type, table_schema
 
 __all__ = (
@@ -46,6 +48,7 @@ __all__ = (
 )
 
 _CORRUPT = "_corrupt_record"
+_BAD_BYTES, _LONE, _TEXT_PROBLEM, _SHOWN = "_bad_bytes", "_lone_surrogate", "_text_problem", "_shown"
 _SUFFIXES: Mapping[str, tuple[str, ...]] = {
     "parquet": (".parquet",),
     "csv": (".csv",),
@@ -134,26 +137,67 @@ def read_table(spark: Any, spec: TableSpec, path: Path, fmt: str) -> tuple[DataF
         source = F.to_json(F.struct(*[F.col(c) for c in raw.columns]), {"ignoreNullFields": "false"})
         return _typed(spec, raw, source, F.lit(None).cast("string")), tuple(raw.columns)
     if fmt == "csv":
-        header = spark.read.option("header", True).option("escape", '"').csv(str(path)).columns
-        _check_columns(spec, header, path)
-        schema = StructType([*(StructField(c, StringType()) for c in header), StructField(_CORRUPT, StringType())])
-        raw = (spark.read.option("header", True).option("escape", '"').option("mode", "PERMISSIVE")
-               .option("columnNameOfCorruptRecord", _CORRUPT).schema(schema).csv(str(path)))
-        source = F.to_json(F.struct(*[F.col(c) for c in header]), {"ignoreNullFields": "false"})
-        problem = F.when(F.col(_CORRUPT).isNotNull(),
-                         F.lit(f"the CSV line does not have the {len(header)} fields of the header"))
-        return _typed(spec, raw, source, problem), tuple(header)
+        return _read_csv(spark, spec, path)
+    return _read_json_lines(spark, spec, path)
+
+
+def _read_csv(spark: Any, spec: TableSpec, path: Path) -> tuple[DataFrame, tuple[str, ...]]:
+    """CSV read as ISO-8859-1, so that every cell keeps its bytes (pipeline.raw_text): a cell that is not
+    valid UTF-8, or a JSON cell with a lone surrogate escape, makes its row malformed (shown escaped)."""
+    reader = spark.read.option("header", True).option("escape", '"').option("encoding", LATIN_1)
+    header = reader.csv(str(path)).columns
+    _check_columns(spec, header, path)
+    schema = StructType([*(StructField(c, StringType()) for c in header), StructField(_CORRUPT, StringType())])
+    latin1 = (reader.option("mode", "PERMISSIVE").option("columnNameOfCorruptRecord", _CORRUPT).schema(schema)
+              .csv(str(path)))
+    # Each cell's bytes under a name of its own: a name the next projection reuses for the cleaned value
+    # would be taken for it inside escaped()'s lambda.
+    cells = latin1.select(*[bytes_as_text(F.col(c)).alias(f"_raw_{i}") for i, c in enumerate(header)],
+                          F.col(_CORRUPT))
+    text = {c: F.col(f"_raw_{i}") for i, c in enumerate(header)}
+    bad = {c: not_utf8(text[c]) for c in header}
+    complex_ = {c.name for c in spec.columns if c.is_complex}
+    lone = {c: lone_surrogate_escape(text[c]) for c in header if c in complex_}
+    any_bad = functools.reduce(lambda a, b: a | b, bad.values(), F.lit(False))
+    text_problem: Column = F.lit(None).cast("string")
+    for c in reversed(header):
+        text_problem = F.when(bad[c], F.lit(f"column {c}: the cell is not valid UTF-8 (source_row shows its bytes "
+                                            "escaped)")).otherwise(text_problem)
+        if c in lone:
+            text_problem = F.when(~bad[c] & lone[c], F.lit(f"column {c}: a \\uD800-\\uDFFF escape without its pair "
+                                                           "is not Unicode text")).otherwise(text_problem)
+    raw = cells.select(
+        *[F.when(bad[c], F.lit(None).cast("string")).otherwise(text[c]).alias(c) for c in header],
+        F.col(_CORRUPT), text_problem.alias(_TEXT_PROBLEM),
+        F.when(any_bad, F.to_json(F.struct(*[escaped(text[c]).alias(c) for c in header]),
+                                  {"ignoreNullFields": "false"})).alias(_SHOWN),
+    )
+    source = F.coalesce(F.col(_SHOWN), F.to_json(F.struct(*[F.col(c) for c in header]), {"ignoreNullFields": "false"}))
+    problem = F.coalesce(F.col(_TEXT_PROBLEM), F.when(
+        F.col(_CORRUPT).isNotNull(), F.lit(f"the CSV line does not have the {len(header)} fields of the header")))
+    return _typed(spec, raw, source, problem), tuple(header)
+
+
+def _read_json_lines(spark: Any, spec: TableSpec, path: Path) -> tuple[DataFrame, tuple[str, ...]]:
+    """JSON lines: each line's raw bytes are checked before Spark's JSON parser sees them (it would turn
+    invalid UTF-8 into U+FFFD and a lone surrogate escape into '?'); such a line is malformed, shown escaped."""
     lines = spark.read.text(str(path)).where(F.trim("value") != "")
+    value = F.col("value")
     keys = F.json_object_keys("value")
     known = F.array(*[F.lit(c) for c in spec.column_names])
     string_schema = StructType([StructField(c, StringType()) for c in spec.column_names])
-    raw = lines.select(F.col("value").alias(_CORRUPT), keys.alias("_keys"),
-                       F.from_json("value", string_schema).alias("_row")).select(_CORRUPT, "_keys", "_row.*")
+    raw = lines.select(F.col("value").alias(_CORRUPT), not_utf8(value).alias(_BAD_BYTES),
+                       lone_surrogate_escape(value).alias(_LONE), keys.alias("_keys"),
+                       F.from_json("value", string_schema).alias("_row")
+                       ).select(_CORRUPT, _BAD_BYTES, _LONE, "_keys", "_row.*")
     unknown = F.array_except("_keys", known)
-    problem = (F.when(F.col("_keys").isNull(), F.lit("the line is not a JSON object"))
+    problem = (F.when(F.col(_BAD_BYTES), F.lit("the line is not valid UTF-8 (source_row shows its bytes escaped)"))
+               .when(F.col(_LONE), F.lit("the line has a \\uD800-\\uDFFF escape without its pair: not Unicode text"))
+               .when(F.col("_keys").isNull(), F.lit("the line is not a JSON object"))
                .when(F.size(unknown) > 0, F.concat(F.lit("unknown key(s) "), F.array_join(unknown, ", "),
                                                    F.lit(f"; table {spec.name} has {', '.join(spec.column_names)}"))))
-    return _typed(spec, raw, F.col(_CORRUPT), problem), spec.column_names
+    source = F.when(F.col(_BAD_BYTES), escaped(F.col(_CORRUPT))).otherwise(F.col(_CORRUPT))
+    return _typed(spec, raw, source, problem), spec.column_names
 
 
 def parquet_files(path: Path) -> list[Path]:
