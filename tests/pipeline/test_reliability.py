@@ -152,3 +152,18 @@ def test_parquet_with_an_invalid_utf8_string(spark: Any, tmp_path: Path) -> None
                    snapshot / "members.parquet")
     result = run_pipeline(spark, PipelineOptions(snapshot, tmp_path / "out"))
     _assert_bad_text_rejected(result.output_dir, result.manifest, {"members": ["\\\\xff\\\\xfe-a"]})
+
+
+# -- point 4: an application is assigned on its whole topology or not at all ----------------------------------
+
+def test_an_unreadable_subtopologies_row_rejects_its_application(spark: Any, tmp_path: Path) -> None:
+    snapshot = write_snapshot(tmp_path / "snap", with_second_app("other"), fmt="json")
+    _replace_in_line(snapshot / "subtopologies.jsonl", b'"app_id": "other", "subtopology": 1', b'"subtopology": 1',
+                     b'"subtopology": "one"')
+    result = run_pipeline(spark, PipelineOptions(snapshot, tmp_path / "out"))
+    assert result.manifest["reconciled"]
+    assert statuses(result.output_dir) == {APP: ("ASSIGNED", None), "other": ("REJECTED", R.INCOMPLETE_TOPOLOGY)}
+    (app_row,) = [e for e in rows(result.output_dir, "errors")
+                  if e["table"] == "applications" and e["app_id"] == "other"]
+    assert "subtopologies row (subtopology (unreadable))" in app_row["reason"] and "MALFORMED_ROW" in app_row["reason"]
+    assert not [r for r in rows(result.output_dir, "client_assignments") if r["app_id"] == "other"]

@@ -172,7 +172,10 @@ def _topologies(
     partitions = _Checked(INPUT_TABLES["topic_partitions"], partitions_table,
                           check_topic_partitions(partitions_table, status))
     counts = topic_counts(partitions_table, partitions.marks.usable)
-    resolved, topology_errors = resolve_topologies(usable_subs, counts, repartition.usable_rows(), status)
+    incomplete = _incomplete_topologies((subs, repartition, partitions), status)
+    resolved, topology_errors = resolve_topologies([r for r in usable_subs if r["app_id"] not in incomplete], counts,
+                                                   repartition.usable_rows(), status)
+    topology_errors.update(incomplete)
     _reject_whole(checked["applications"], topology_errors)
     rejected = sorted(topology_errors)
     for t in (subs, repartition, partitions):
@@ -185,6 +188,36 @@ def _topologies(
     metadata = task_metadata(partitions_table.filter(pa.array(partitions.marks.usable)), blocks, counts)
     checked.update({"subtopologies": subs, "repartition_topics": repartition, "topic_partitions": partitions})
     return metadata, blocks, rejected
+
+
+#: Codes a topology or metadata row gets for what it is (not for its application, nor for not being used by
+#: any task): such a row makes its application's topology incomplete.
+_NOT_OWN_CONTENT = frozenset({R.APPLICATION_REJECTED, R.UNKNOWN_APPLICATION, R.UNREFERENCED_TOPIC})
+_KEYS = {"subtopologies": ("subtopology",), "repartition_topics": ("topic",),
+         "topic_partitions": ("topic", "partition")}
+
+
+def _incomplete_topologies(
+    tables: Sequence[_Checked], status: Mapping[str, AppStatus]
+) -> dict[str, tuple[str, str]]:
+    """Usable applications with a subtopologies, repartition_topics or topic_partitions row that cannot be
+    used: assigning them on the rest would silently leave out tasks (a subtopology, or the partitions its
+    rejected rows would have counted), so they are rejected as INCOMPLETE_TOPOLOGY, naming the row (the first
+    in table and key order, so the reason does not depend on the order rows arrive in)."""
+    found: dict[str, tuple[tuple[int, str], str]] = {}
+    for order, t in enumerate(tables):
+        for rejection in t.marks.rejections(t.rows_at):
+            app_id = rejection.row["app_id"]
+            if rejection.code in _NOT_OWN_CONTENT or app_id is None or not status.get(app_id, AppStatus(False)).ok:
+                continue
+            key = ", ".join(f"{k} {'(unreadable)' if rejection.row[k] is None else rejection.row[k]}"
+                            for k in _KEYS[t.spec.name])
+            rank = (order, key)
+            reason = (f"its {t.spec.name} row ({key}) cannot be used ({rejection.code}: {rejection.reason}); an "
+                      "application runs on its whole topology or not at all")
+            if app_id not in found or rank < found[app_id][0]:
+                found[app_id] = (rank, reason)
+    return {app_id: (R.INCOMPLETE_TOPOLOGY, reason) for app_id, (_, reason) in found.items()}
 
 
 def _clients(

@@ -21,6 +21,7 @@ __all__ = (
     "EFFECT_FLAGGED",
     "EFFECT_REJECTED",
     "END_OFFSETS_UNKNOWN",
+    "INCOMPLETE_TOPOLOGY",
     "INCONSISTENT_REPORT",
     "INVALID_ASSIGNMENT",
     "INVALID_CONFIG",
@@ -69,6 +70,7 @@ UNREFERENCED_TOPIC = "UNREFERENCED_TOPIC"
 APPLICATION_REJECTED = "APPLICATION_REJECTED"
 # Whole applications rejected (on the applications row).
 INVALID_STATE = "INVALID_STATE"
+INCOMPLETE_TOPOLOGY = "INCOMPLETE_TOPOLOGY"
 # Applications flagged.
 END_OFFSETS_UNKNOWN = "END_OFFSETS_UNKNOWN"
 ASSIGNOR_FAILED = "ASSIGNOR_FAILED"
@@ -96,6 +98,8 @@ REASON_CODES: Mapping[str, str] = MappingProxyType({
     APPLICATION_REJECTED: "the row's application was rejected (see its applications row)",
     MISSING_SOURCE_TOPIC: "a source topic is missing (Kafka answers INCOMPLETE_SOURCE_TOPIC_METADATA)",
     INVALID_TOPOLOGY: "the topology cannot be grouped into tasks (co-partitioning, repartition sizing)",
+    INCOMPLETE_TOPOLOGY: "a subtopologies, repartition_topics or topic_partitions row of the application cannot be "
+                         "used: it is not assigned on the rest of its tasks",
     INVALID_STATE: "the application's state as a whole is invalid (e.g. no members, unknown leader)",
     END_OFFSETS_UNKNOWN: "flagged: changelog end offsets are incomplete, every lag is -3 (spec 2.4)",
     ASSIGNOR_FAILED: "flagged: the assignor raised; previous assignment kept, immediate follow-up",

@@ -1,0 +1,60 @@
+"""An application whose topology or topic metadata rows are not all usable is rejected, never assigned on
+part of its tasks (issue 18, point 4)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from taskassign.fleet import reasons as R
+from taskassign.fleet.bucket import bucket_table, process_bucket
+from taskassign.fleet.tables import INPUT_TABLES
+from tests.fleet.snapshots import APP, base_rows
+
+OTHER = "other-app"
+
+
+def two_apps() -> dict[str, list[dict[str, Any]]]:
+    rows = base_rows()
+    for name, table in list(rows.items()):
+        rows[name] = table + [{**r, "app_id": OTHER} for r in table]
+    return rows
+
+
+def run(rows: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    result = process_bucket({n: bucket_table(spec, rows.get(n, [])) for n, spec in INPUT_TABLES.items()})
+    return {r["app_id"]: r for r in result.results}
+
+
+BREAKAGES = {
+    "a malformed subtopologies row": ("subtopologies", 1, {"_malformed": "the line is not a JSON object"},
+                                      "subtopologies row (subtopology 1)", R.MALFORMED_ROW),
+    "a subtopology with a blank store": ("subtopologies", 0, {"stores": ["counts", " "]},
+                                         "subtopologies row (subtopology 0)", R.BAD_VALUE),
+    "a repartition count of zero": ("repartition_topics", None, {"topic": "clicks", "num_partitions": 0},
+                                    "repartition_topics row (topic clicks)", R.BAD_VALUE),
+    "a source partition with a blank rack": ("topic_partitions", 1, {"replica_racks": ["r1", ""]},
+                                             "topic_partitions row (topic orders, partition 1)", R.BAD_VALUE),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BREAKAGES))
+def test_the_application_is_rejected_naming_the_row_and_the_rest_runs(case: str) -> None:
+    table, index, change, named, code = BREAKAGES[case]
+    rows = two_apps()
+    if index is None:
+        rows[table].append({"app_id": APP, **change})
+    else:
+        rows[table][index].update(change)
+    results = run(rows)
+    assert results[OTHER]["status"] == R.STATUS_ASSIGNED
+    broken = results[APP]
+    assert (broken["status"], broken["reason_code"]) == (R.STATUS_REJECTED, R.INCOMPLETE_TOPOLOGY)
+    assert named in (broken["reason"] or "") and code in (broken["reason"] or "")
+
+
+def test_an_unreferenced_partition_row_does_not_reject_its_application() -> None:
+    rows = two_apps()
+    rows["topic_partitions"].append({**rows["topic_partitions"][0], "topic": "nobody-reads-it"})
+    assert run(rows)[APP]["status"] == R.STATUS_ASSIGNED
