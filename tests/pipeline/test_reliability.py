@@ -5,6 +5,10 @@ snapshot names)."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +20,7 @@ from typer.testing import CliRunner
 from taskassign.cli import app
 from taskassign.fleet import reasons as R
 from taskassign.pipeline.run import PipelineOptions, run_pipeline
-from tests.pipeline.conftest import APP, base_rows, write_snapshot
+from tests.pipeline.conftest import APP, EXAMPLE_FLEET, base_rows, write_snapshot
 
 pytestmark = pytest.mark.spark
 runner = CliRunner()
@@ -167,3 +171,56 @@ def test_an_unreadable_subtopologies_row_rejects_its_application(spark: Any, tmp
                   if e["table"] == "applications" and e["app_id"] == "other"]
     assert "subtopologies row (subtopology (unreadable))" in app_row["reason"] and "MALFORMED_ROW" in app_row["reason"]
     assert not [r for r in rows(result.output_dir, "client_assignments") if r["app_id"] == "other"]
+
+
+# -- point 5: a table that cannot be read is an input error naming the table and the file ---------------------
+
+def _damage(path: Path, how: str) -> None:
+    data = path.read_bytes()
+    if how == "empty":
+        path.write_bytes(b"")
+    elif how == "truncated":
+        path.write_bytes(data[: len(data) // 2])
+    else:  # its footer intact, its pages not
+        path.write_bytes(data[:100] + b"\xab" * (len(data) // 2 - 100) + data[len(data) // 2:])
+
+
+def _fleet_copy(tmp_path: Path) -> Path:
+    """The example fleet (its tables are large enough to damage a page and keep the footer)."""
+    snapshot = tmp_path / "snap"
+    shutil.copytree(EXAMPLE_FLEET, snapshot)
+    return snapshot
+
+
+@pytest.mark.parametrize("how", ["empty", "truncated", "damaged pages"])
+def test_an_unreadable_parquet_file_exits_2_naming_table_and_file(spark: Any, tmp_path: Path, how: str) -> None:
+    snapshot = _fleet_copy(tmp_path)
+    _damage(snapshot / "member_tasks.parquet", how)
+    result = runner.invoke(app, ["pipeline", "run", "--input", str(snapshot), "--output", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    message = "".join(result.output.split())
+    assert "table'member_tasks'" in message and str(snapshot / "member_tasks.parquet") in message
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["snap"]
+
+
+def test_a_fifo_as_a_table_exits_2(spark: Any, tmp_path: Path) -> None:
+    snapshot = write_snapshot(tmp_path / "snap", base_rows(), fmt="json")
+    (snapshot / "member_tasks.jsonl").unlink()
+    os.mkfifo(snapshot / "member_tasks.jsonl")
+    result = runner.invoke(app, ["pipeline", "run", "--input", str(snapshot), "--output", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert "not a regular file or directory" in " ".join(result.output.split())
+
+
+def test_the_command_prints_no_jvm_stack_trace(tmp_path: Path) -> None:
+    """In its own process, so that what Spark's JVM prints is seen too."""
+    snapshot = _fleet_copy(tmp_path)
+    _damage(snapshot / "member_tasks.parquet", "damaged pages")
+    done = subprocess.run([sys.executable, "-m", "taskassign", "pipeline", "run", "--input", str(snapshot),
+                           "--output", str(tmp_path / "out"), "--master", "local[1]"],
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert "table 'member_tasks'" in " ".join(done.stderr.split())
+    for trace in ("Traceback", "Py4J", "\tat org.apache", "Exception"):
+        assert trace not in done.stderr, done.stderr[-3000:]

@@ -17,11 +17,14 @@ the table and the column: those are mistakes in the snapshot as a whole, not in 
 from __future__ import annotations
 
 import functools
+import re
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame
@@ -39,12 +42,14 @@ __all__ = (
     "MALFORMED",
     "SOURCE_ROW",
     "SnapshotTable",
+    "check_parquet_files",
     "locate_table",
     "parquet_files",
     "parquet_rows",
     "read_snapshot",
     "read_table",
     "source_row",
+    "unreadable_file",
 )
 
 _CORRUPT = "_corrupt_record"
@@ -73,6 +78,7 @@ def _format_of_directory(directory: Path) -> str | None:
     for child in directory.iterdir():
         if child.name.startswith(("_", ".")):
             continue
+        _check_readable_kind(child)
         for fmt, suffixes in _SUFFIXES.items():
             if child.name.endswith(suffixes):
                 found.add(fmt)
@@ -88,6 +94,7 @@ def locate_table(directory: Path, name: str) -> tuple[Path, str] | None:
         for suffix in suffixes:
             path = directory / f"{name}{suffix}"
             if path.exists():
+                _check_readable_kind(path)
                 candidates.append((path, fmt))
     plain = directory / name
     if plain.is_dir():
@@ -128,9 +135,32 @@ def _empty(spark: Any, spec: TableSpec) -> DataFrame:
     return empty
 
 
+def _check_readable_kind(path: Path) -> None:
+    """A table is a regular file or a directory of them: a FIFO, socket or device would block Spark's read
+    or never end, so it is refused (naming it) before Spark is asked to read anything."""
+    if not (path.is_file() or path.is_dir()):
+        raise UserInputError(f"{path}: not a regular file or directory (a pipe, socket or device is not read)")
+
+
+def check_parquet_files(spec: TableSpec, path: Path) -> dict[Path, int]:
+    """Every Parquet file of table ``spec`` at ``path``, read up to its footer: rows per file. A file that
+    is not Parquet (empty, truncated, something else) is a UserInputError naming the table and the file,
+    here on the driver, before Spark's job would fail on it with a JVM stack trace."""
+    rows: dict[Path, int] = {}
+    for file in parquet_files(path):
+        try:
+            rows[file] = int(pq.read_metadata(file).num_rows)
+        except (OSError, ValueError, pa.ArrowException) as exc:
+            size = file.stat().st_size
+            what = "is empty (0 bytes)" if size == 0 else f"is not a readable Parquet file ({size} bytes: {exc})"
+            raise UserInputError(f"table {spec.name!r}: {file} {what}") from None
+    return rows
+
+
 def read_table(spark: Any, spec: TableSpec, path: Path, fmt: str) -> tuple[DataFrame, tuple[str, ...]]:
     """Read one table file (or directory) in ``fmt`` and type it by ``spec``; also the columns it has."""
     if fmt == "parquet":
+        check_parquet_files(spec, path)
         footer = _parquet_schema(path)
         raw = (spark.read.schema(footer) if footer is not None else spark.read).parquet(str(path))
         _check_columns(spec, raw.columns, path)
@@ -198,6 +228,27 @@ def _read_json_lines(spark: Any, spec: TableSpec, path: Path) -> tuple[DataFrame
                                                    F.lit(f"; table {spec.name} has {', '.join(spec.column_names)}"))))
     source = F.when(F.col(_BAD_BYTES), escaped(F.col(_CORRUPT))).otherwise(F.col(_CORRUPT))
     return _typed(spec, raw, source, problem), spec.column_names
+
+
+#: How Spark reports a file it could not read (its error condition FAILED_READ_FILE, with the file's URI).
+_FAILED_READ = re.compile(r"\[FAILED_READ_FILE[.A-Z_]*\] Encountered error while reading file (\S+?)\.?\s")
+
+
+def unreadable_file(error: BaseException, tables: Mapping[str, SnapshotTable]) -> UserInputError | None:
+    """The input error for a Spark job that failed reading a file of one of ``tables`` (a Parquet file whose
+    footer reads but whose data does not, say): naming the table and the file. None for any other failure,
+    which stays what it is."""
+    found = _FAILED_READ.search(str(error))
+    if found is None:
+        return None
+    uri = urllib.parse.urlparse(found.group(1))
+    file = Path(urllib.parse.unquote(uri.path)) if uri.scheme in ("", "file") else None
+    for name, table in tables.items():
+        root = Path(table.path).absolute() if table.path is not None else None
+        if root is not None and file is not None and (file == root or root in file.parents):
+            return UserInputError(f"table {name!r}: {file} cannot be read: it is damaged or not a {table.format} "
+                                  "file")
+    return UserInputError(f"a snapshot file cannot be read: {found.group(1)}")
 
 
 def parquet_files(path: Path) -> list[Path]:

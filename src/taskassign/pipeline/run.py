@@ -23,7 +23,7 @@ from taskassign.pipeline import stages
 from taskassign.pipeline.assemble import assemble_outputs
 from taskassign.pipeline.manifest import build_manifest
 from taskassign.pipeline.output import OutputDirectory
-from taskassign.pipeline.read import SnapshotTable, parquet_rows, read_snapshot
+from taskassign.pipeline.read import SnapshotTable, parquet_rows, read_snapshot, unreadable_file
 from taskassign.pipeline.session import BUCKETS_CONF
 
 __all__ = (
@@ -120,11 +120,17 @@ def run_pipeline(
     try:
         step(STEPS[0])
         tables = read_snapshot(spark, options.input_dir)
-        rows_in = count_rows(tables)
-        buckets = buckets_for(spark, options, rows_in["applications"])
-        step(STEPS[1])
-        staged = Path(output.table(PROCESSED))
-        processed(spark, options, tables, buckets).write.mode("overwrite").parquet(str(staged))
+        try:
+            rows_in = count_rows(tables)
+            buckets = buckets_for(spark, options, rows_in["applications"])
+            step(STEPS[1])
+            staged = Path(output.table(PROCESSED))
+            processed(spark, options, tables, buckets).write.mode("overwrite").parquet(str(staged))
+        except Exception as exc:
+            unreadable = unreadable_file(exc, tables)
+            if unreadable is not None:
+                raise unreadable from None
+            raise
         step(STEPS[2])
         assembled = assemble_outputs(staged, output.staging)
         step(STEPS[3])
