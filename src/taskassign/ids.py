@@ -20,9 +20,11 @@ from typing import SupportsIndex
 
 from taskassign.errors import ProcessIdFormatError, TaskIdFormatError
 
-__all__ = ("ProcessId", "TaskId", "java_string_hash", "to_int32")
+__all__ = ("LONG_MAX", "ProcessId", "TaskId", "java_string_hash", "saturated_long", "to_int32")
 
 _INT32_MAX = 2**31 - 1
+#: Java's Long.MAX_VALUE: Kafka's offsets and timestamps, and every count taskassign writes, are Java longs.
+LONG_MAX = 2**63 - 1
 _TASK_ID = re.compile(r"^(?:(?P<name>.+?)__)?(?P<sub>[0-9]+)_(?P<part>[0-9]+)$")
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
@@ -152,6 +154,13 @@ def java_string_hash(text: str) -> int:
 def to_int32(value: SupportsIndex) -> int:
     v = int(value) & 0xFFFFFFFF
     return v - (1 << 32) if v >= 1 << 31 else v
+
+
+def saturated_long(value: int) -> int:
+    """A non-negative sum as a Java long: pinned at Long.MAX_VALUE when it passes it (as the leader pins an
+    overflowing changelog end-offset sum), so that every count taskassign writes is one its readers, Parquet
+    columns and Kafka's own types accept. Each term is a long already; only sums of many can pass it."""
+    return value if value <= LONG_MAX else LONG_MAX
 
 
 def _to_int64(value: int) -> int:

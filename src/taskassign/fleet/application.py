@@ -113,6 +113,8 @@ class AppCheck:
     #: rack.aware.assignment.tags: every member must carry these tags.
     required_tags: tuple[str, ...] = ()
     kafka_compat: bool = False
+    #: The configs, for the checks of other columns that depend on them (now_ms).
+    configs: AssignmentConfigs | None = None
 
 
 def check_application(
@@ -136,7 +138,7 @@ def check_application(
         return AppCheck(PLUGIN_NOT_ALLOWED, str(exc))
     except AssignorNotFoundError as exc:
         return AppCheck(UNKNOWN_ASSIGNOR, str(exc))
-    return AppCheck(None, None, parsed.rack_aware_assignment_tags, parsed.kafka_compat)
+    return AppCheck(None, None, parsed.rack_aware_assignment_tags, parsed.kafka_compat, parsed)
 
 
 class _FailedAssignor(BaseTaskAssignor):

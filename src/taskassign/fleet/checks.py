@@ -162,6 +162,9 @@ def check_applications(
     checks = [check_application(dict(r["configs"] or ()), r["assignor"], assignor_override=assignor_override,
                                 kafka_compat=kafka_compat, allow_plugins=allow_plugins) for r in rows]
     marks.reject([c.code is not None for c in checks], [c.code for c in checks], lambda i, r: str(checks[i].reason))
+    late = [None if c.configs is None or r["now_ms"] is None else c.configs.now_ms_problem(r["now_ms"])
+            for c, r in zip(checks, rows, strict=True)]
+    marks.reject([p is not None for p in late], R.BAD_VALUE, lambda i, r: f"now_ms {late[i]}")
     rows_per_app: dict[str, list[int]] = {}
     for i, r in enumerate(rows):
         if r["app_id"] is not None:

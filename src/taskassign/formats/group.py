@@ -146,6 +146,8 @@ def parse_group(doc: Any, *, source: str | None = None, default_name: str = "gro
     now_ms = root.integer("now_ms", 0, minimum=0)
     raw_configs = root.obj("configs")
     configs = parse_configs(raw_configs)
+    if (problem := configs.now_ms_problem(now_ms)) is not None:
+        root.fail("now_ms", problem)
     subtopologies, repartition = _topology(root.obj("topology"))
     topics = _topics(root.obj("topics"))
     members = _members(root.array("members"), source)

@@ -86,6 +86,8 @@ def parse_scenario(doc: Any, *, source: str | None = None, default_name: str = "
     raw_configs = root.obj("configs")
     configs = parse_configs(raw_configs)
     tasks = _parse_tasks(root.array("tasks"), source)
+    if (problem := configs.now_ms_problem(now_ms)) is not None:
+        fail("$.now_ms", problem, source)
     clients = _parse_clients(root.array("clients"), tasks, configs, source)
     if tasks and not clients:
         fail("$.clients", "an application with tasks has at least one client (the group leader's own); "

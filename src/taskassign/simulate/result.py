@@ -18,6 +18,7 @@ from typing import Any
 from taskassign.analysis.metrics import AssignmentMetrics, metric_fields
 from taskassign.formats.json_io import dump_json, prepare_output_dir, write_output_text
 from taskassign.formats.scenario import Scenario, write_scenario
+from taskassign.ids import saturated_long
 from taskassign.leader.assign import result_to_document
 from taskassign.leader.run import RebalanceResult
 from taskassign.model import ApplicationState
@@ -64,8 +65,8 @@ class RebalanceRecord:
             "probing_rebalance_needed": self.probing_rebalance_needed,
             "next_followup_ms": self.next_followup_ms,
             "withheld_tasks": self.withheld_tasks,
-            "active_records_left": self.active_records_left,
-            "standby_records_left": self.standby_records_left,
+            "active_records_left": saturated_long(self.active_records_left),
+            "standby_records_left": saturated_long(self.standby_records_left),
             "tasks_not_running": self.tasks_not_running,
             "metrics": dict(self.metrics),
         }
@@ -159,7 +160,8 @@ class SimulationResult:
             "samples": [
                 {
                     "time_ms": s.time_ms, "offset_ms": s.time_ms - self.start_ms,
-                    "active_records_left": s.active_records_left, "standby_records_left": s.standby_records_left,
+                    "active_records_left": saturated_long(s.active_records_left),
+                    "standby_records_left": saturated_long(s.standby_records_left),
                     "tasks_not_running": s.tasks_not_running, "clients_alive": s.clients_alive,
                 }
                 for s in self.samples
@@ -180,7 +182,8 @@ class SimulationResult:
             writer.writerow([
                 r.index, r.time_ms, r.time_ms - self.start_ms, ";".join(r.reasons), r.leader, r.error,
                 str(r.probing_rebalance_needed).lower(), "" if r.next_followup_ms is None else r.next_followup_ms,
-                r.withheld_tasks, r.active_records_left, r.standby_records_left, r.tasks_not_running,
+                r.withheld_tasks, saturated_long(r.active_records_left), saturated_long(r.standby_records_left),
+                r.tasks_not_running,
                 *(r.metrics.get(n, "") for n in names),
             ])
         return out.getvalue()

@@ -42,10 +42,11 @@ from taskassign.formats.events import (
     RollingRestart,
 )
 from taskassign.formats.scenario import Scenario, with_config_overrides
-from taskassign.ids import ProcessId
+from taskassign.ids import LONG_MAX, ProcessId
 from taskassign.leader.assign import assign_scenario
 from taskassign.leader.run import RebalanceResult
 from taskassign.model import AssignmentError
+from taskassign.simulate.restore import MS_PER_S
 from taskassign.simulate.result import RebalanceRecord, SimulationResult
 from taskassign.simulate.world import World
 
@@ -100,6 +101,10 @@ class _Run:
         self.world = World(scenario, restore_rate=events.restore_rate,
                            state_cleanup_delay_ms=events.state_cleanup_delay_ms)
         self.start = self.world.now
+        #: The latest instant the clock can reach (max_duration_ms, or until_ms if later): every time, end
+        #: offset and deadline the run writes must be a Java long up to then (checked here and at append_rate).
+        self.last_ms = self.start + max(events.max_duration_ms, events.until_ms or 0)
+        self._check_horizon(scenario)
         self.queue: list[tuple[int, int, _Action, str]] = []
         self.seq = 0
         self.pending: list[str] = []
@@ -117,6 +122,17 @@ class _Run:
                 cursor += event.ms
             else:
                 self._push(cursor, event, path)
+
+    def _check_horizon(self, scenario: Scenario) -> None:
+        """The run's last instant plus the probing interval (the latest deadline it can set) is a Java long."""
+        latest = scenario.state.configs.latest_now_ms
+        if self.last_ms > latest:
+            span = latest - self.start
+            raise UserInputError(
+                f"$.max_duration_ms / $.until_ms: the run may go on until now_ms + {self.last_ms - self.start} ms = "
+                f"{self.last_ms}, but a probing deadline set then (+ probing.rebalance.interval.ms) would pass "
+                f"Long.MAX_VALUE ({LONG_MAX}); from now_ms {self.start}, max_duration_ms and until_ms must be at most "
+                f"{span}")
 
     # -- the timeline ---------------------------------------------------------------------------
 
@@ -359,9 +375,18 @@ class _Run:
     def _append_rate(self, change: AppendRate, path: str) -> None:
         world = self.world
         tasks = sorted(world.changelog) if change.tasks is None else list(change.tasks)
+        left_ms = self.last_ms - world.now
         for t in tasks:
             if t not in world.changelog:
                 raise UserInputError(f"{path}.tasks: task {t} has no changelog in the scenario")
+            # The changelog's end offset, a Java long, must stay one until the run's last instant.
+            if left_ms > 0 and change.records_per_s > (LONG_MAX - world.end[t]) * MS_PER_S // left_ms:
+                highest = min((LONG_MAX - world.end[u]) * MS_PER_S // left_ms for u in tasks)
+                raise UserInputError(
+                    f"{path}.records_per_s: must be between 0 and {highest}, got {change.records_per_s}: at that rate "
+                    f"task {t}'s changelog end offset would pass Long.MAX_VALUE ({LONG_MAX}) within the "
+                    f"{left_ms} ms the run may still go on (max_duration_ms)")
+        for t in tasks:
             world.append_rate[t] = change.records_per_s
 
     def _perturb_once(self, perturb: Perturb, path: str) -> None:
