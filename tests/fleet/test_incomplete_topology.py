@@ -58,3 +58,28 @@ def test_an_unreferenced_partition_row_does_not_reject_its_application() -> None
     rows = two_apps()
     rows["topic_partitions"].append({**rows["topic_partitions"][0], "topic": "nobody-reads-it"})
     assert run(rows)[APP]["status"] == R.STATUS_ASSIGNED
+
+
+def test_a_changelog_topic_of_two_subtopologies_is_an_invalid_topology() -> None:
+    """Its partitions would be partitions of two tasks (issue 18, point 9: a scenario refuses that)."""
+    rows = two_apps()
+    rows["subtopologies"][1].update(stores=["other-store"], changelog_topics=["orders-app-counts-changelog"])
+    results = run(rows)
+    assert results[OTHER]["status"] == R.STATUS_ASSIGNED
+    assert (results[APP]["status"], results[APP]["reason_code"]) == (R.STATUS_REJECTED, R.INVALID_TOPOLOGY)
+    assert "changelog topic orders-app-counts-changelog is a topic of subtopologies 0, 1" in (
+        results[APP]["reason"] or "")
+
+
+def test_a_group_file_with_a_shared_changelog_topic_is_refused() -> None:
+    from taskassign.errors import ScenarioError
+    from taskassign.formats.group import parse_group
+    from taskassign.ids import ProcessId
+    from tests.group_helpers import group, member, v
+
+    doc = group([member("m1", v(11, ProcessId.of_ints(0, 1)))], stateful=True)
+    doc["topology"]["subtopologies"].append({"id": 1, "source_topics": ["topic2"], "stores": ["s2"],
+                                             "changelog_topics": ["app-store-changelog"]})
+    doc["topics"]["topic2"] = {"partitions": 3}
+    with pytest.raises(ScenarioError, match=r"subtopologies\[1\]\.changelog_topics\[0\]: topic 'app-store-changelog'"):
+        parse_group(doc)

@@ -172,7 +172,7 @@ def _topologies(
     partitions = _Checked(INPUT_TABLES["topic_partitions"], partitions_table,
                           check_topic_partitions(partitions_table, status))
     counts = topic_counts(partitions_table, partitions.marks.usable)
-    incomplete = _incomplete_topologies((subs, repartition, partitions), status)
+    incomplete = _shared_changelogs(usable_subs) | _incomplete_topologies((subs, repartition, partitions), status)
     resolved, topology_errors = resolve_topologies([r for r in usable_subs if r["app_id"] not in incomplete], counts,
                                                    repartition.usable_rows(), status)
     topology_errors.update(incomplete)
@@ -218,6 +218,24 @@ def _incomplete_topologies(
             if app_id not in found or rank < found[app_id][0]:
                 found[app_id] = (rank, reason)
     return {app_id: (R.INCOMPLETE_TOPOLOGY, reason) for app_id, (_, reason) in found.items()}
+
+
+def _shared_changelogs(subtopologies: Sequence[Row]) -> dict[str, tuple[str, str]]:
+    """Applications with a changelog topic that is also another subtopology's (changelog or source) topic:
+    its partitions would belong to two tasks, which no Kafka Streams topology has (INVALID_TOPOLOGY)."""
+    errors: dict[str, tuple[str, str]] = {}
+    owners: dict[tuple[str, str], set[int]] = {}
+    for r in subtopologies:
+        for t in {*r["source_topics"], *(r["changelog_topics"] or ())}:
+            owners.setdefault((r["app_id"], t), set()).add(r["subtopology"])
+    for r in sorted(subtopologies, key=lambda r: (r["app_id"], r["subtopology"])):
+        for t in sorted(r["changelog_topics"] or ()):
+            shared = sorted(owners[(r["app_id"], t)])
+            if len(shared) > 1 and r["app_id"] not in errors:
+                errors[r["app_id"]] = (R.INVALID_TOPOLOGY, f"changelog topic {t} is a topic of subtopologies "
+                                                           f"{', '.join(map(str, shared))}; a changelog topic belongs "
+                                                           "to the subtopology of its store only")
+    return errors
 
 
 def _clients(

@@ -252,6 +252,13 @@ def _subtopologies(topology: JsonObject, items: list[Any]) -> tuple[SubtopologyS
                 fail(topology.sub("subtopologies"), f"topic {t!r} is a source of subtopologies {owner[t]} and {s.id}; "
                                                     "Kafka lets one subtopology read a topic", topology.source)
             owner[t] = s.id
+    for i, s in enumerate(result):
+        for k, t in enumerate(s.changelog_topics):
+            # A changelog partition belongs to one task: the changelog of one subtopology's store.
+            if owner.setdefault(t, s.id) != s.id:
+                fail(f"{topology.sub('subtopologies')}[{i}].changelog_topics[{k}]",
+                     f"topic {t!r} is also a topic of subtopology {owner[t]}; a changelog topic belongs to the "
+                     "subtopology of its store only", topology.source)
     return tuple(sorted(result, key=lambda s: s.id))
 
 

@@ -146,6 +146,9 @@ def _process_id(value: Any, path: str, source: str | None) -> ProcessId:
 def _parse_tasks(items: list[Any], source: str | None) -> dict[TaskId, TaskInfo]:
     tasks: dict[TaskId, TaskInfo] = {}
     named: bool | None = None
+    # A topic partition belongs to one task (Kafka's partition grouper gives each source and changelog
+    # partition to exactly one task); two tasks naming it would make the assignment meaningless.
+    owner: dict[tuple[str, int], TaskId] = {}
     for i, item in enumerate(items):
         obj = JsonObject(item, f"$.tasks[{i}]", source)
         tid = _task_id(obj.raw("id"), obj.sub("id"), source)
@@ -162,6 +165,11 @@ def _parse_tasks(items: list[Any], source: str | None) -> dict[TaskId, TaskInfo]
         state_bytes = obj.integer("state_bytes", None, minimum=0, nullable=True)
         partitions = _parse_partitions(obj, source)
         obj.finish()
+        for j, p in enumerate(partitions):
+            other = owner.setdefault((p.topic, p.partition), tid)
+            if other != tid:
+                fail(f"{obj.sub('partitions')}[{j}]", f"partition {p.topic}-{p.partition} is also a partition of "
+                     f"task {other}: a topic partition belongs to one task", source)
         info = TaskInfo(tid, SortedFrozenSet(stores), partitions, end_sum, state_bytes)
         if end_sum != 0 and not info.has_changelog:
             obj.fail("changelog_end_offset_sum", "the task has no changelog partition, so it has no "

@@ -89,6 +89,11 @@ def simulate(
     return _Run(scenario, events, assignor, events.seed if seed is None else seed, on_rebalance).run()
 
 
+#: The most restore samples a run takes (one per sample_interval_ms while anything restores): a bound on a
+#: run's work and on the size of simulation.json, which a tiny sample interval would otherwise make
+#: practically endless. The default interval fills it in about 11.5 days of restoring.
+MAX_SAMPLES = 100_000
+
 class _Run:
     def __init__(self, scenario: Scenario, events: EventsFile, assignor: str, seed: int,
                  on_rebalance: Callable[[RebalanceRecord], None] | None) -> None:
@@ -163,7 +168,8 @@ class _Run:
                 self.stopped = (f"stopped after {self.events.max_duration_ms} ms of simulated time "
                                 "(max_duration_ms) with more still to happen")
                 break
-            self._advance(instant)
+            if not self._advance(instant):
+                break
             acted = False
             while self.queue and self.queue[0][0] <= instant:
                 _, _, action, path = heapq.heappop(self.queue)
@@ -177,14 +183,20 @@ class _Run:
         self._settle(until, horizon)
         return self._result()
 
-    def _advance(self, to_ms: int) -> None:
+    def _advance(self, to_ms: int) -> bool:
         """Move the clock, sampling every sample interval while something is restoring (an idle
-        stretch is one step: nothing changes in it but the changelog ends, which running tasks follow)."""
+        stretch is one step: nothing changes in it but the changelog ends, which running tasks follow).
+        False if the run stopped on the way (MAX_SAMPLES)."""
         step = self.events.sample_interval_ms
         while self.world.now < to_ms:
+            if len(self.samples) >= MAX_SAMPLES:
+                self.stopped = (f"stopped after {MAX_SAMPLES} restore samples at +{self.world.now - self.start} ms "
+                                "with more still to happen: raise sample_interval_ms (or shorten until_ms)")
+                return False
             idle = self.samples[-1].records_left == 0
             self.world.advance(to_ms if idle else min(to_ms, self.world.now + step))
             self.samples.append(self.world.sample())
+        return True
 
     def _settle(self, until: int | None, horizon: int) -> None:
         """After the last rebalance: run to ``until``, or until nothing is left to restore."""
@@ -193,7 +205,7 @@ class _Run:
         if until is not None:
             self._advance(until)
             return
-        while self.samples[-1].records_left > 0 and self.world.now < horizon:
+        while self.samples[-1].records_left > 0 and self.world.now < horizon and self.stopped is None:
             before = self.samples[-1].records_left
             self._advance(min(horizon, self.world.now + self.events.sample_interval_ms))
             if self.samples[-1].records_left >= before:
@@ -287,13 +299,11 @@ class _Run:
         elif isinstance(action, RollingRestart):
             self._rolling_restart(action, path)
         elif isinstance(action, RackDown):
-            for pid in world.alive_ids():
-                if world.clients[pid].rack == action.rack:
-                    self._down(pid, graceful=False, wipe_state=action.wipe_state, path=path)
+            for pid in self._in_rack(action.rack, world.alive_ids(), path, "running"):
+                self._down(pid, graceful=False, wipe_state=action.wipe_state, path=path)
         elif isinstance(action, RackUp):
-            for pid in world.down_ids():
-                if world.clients[pid].rack == action.rack:
-                    self._up(pid, path)
+            for pid in self._in_rack(action.rack, world.down_ids(), path, "down"):
+                self._up(pid, path)
         elif isinstance(action, RestoreRate):
             for pid in self._select(action.clients, sorted(world.clients), path, "known"):
                 world.clients[pid].restore_rate = action.records_per_s
@@ -304,6 +314,18 @@ class _Run:
                 self._perturb_once(action, path)
         elif isinstance(action, Rebalance):
             self.pending.append("forced")
+
+    def _in_rack(self, rack: str, eligible: list[ProcessId], path: str, what: str) -> list[ProcessId]:
+        """The ``eligible`` clients in ``rack``. A rack no client has ever had is a mistake in the script
+        (an error naming the event); a known rack with no client to act on is a note."""
+        racks = sorted({c.rack for c in self.world.clients.values() if c.rack is not None})
+        if rack not in racks:
+            raise UserInputError(f"{path}.rack: no client has rack {rack!r} (the clients' racks: "
+                                 f"{', '.join(racks) or 'none'})")
+        chosen = [pid for pid in eligible if self.world.clients[pid].rack == rack]
+        if not chosen:
+            self.notes.append(f"{path}: no {what} client in rack {rack!r} at +{self.world.now - self.start} ms")
+        return chosen
 
     def _select(self, selector: ClientSelector, eligible: list[ProcessId], path: str, what: str) -> list[ProcessId]:
         if selector.all:
