@@ -83,3 +83,48 @@ def test_a_group_file_with_a_shared_changelog_topic_is_refused() -> None:
     doc["topics"]["topic2"] = {"partitions": 3}
     with pytest.raises(ScenarioError, match=r"subtopologies\[1\]\.changelog_topics\[0\]: topic 'app-store-changelog'"):
         parse_group(doc)
+
+
+@pytest.mark.parametrize(("table", "change", "code"), [
+    ("topic_partitions", {"partition": 2**31 - 1}, R.INCOMPLETE_TOPOLOGY),
+    ("repartition_topics", {"topic": "clicks", "num_partitions": 2**31 - 1}, R.INCOMPLETE_TOPOLOGY),
+])
+def test_one_huge_number_does_not_make_billions_of_tasks(table: str, change: dict[str, Any], code: str) -> None:
+    """Found by the robustness fuzz: one partition number of 2^31 - 1 made the bucket allocate 2^31 tasks
+    (MemoryError, the worker killed). A topic has at most MAX_PARTITIONS partitions here."""
+    from taskassign.model import MAX_PARTITIONS
+
+    rows = two_apps()
+    if table == "topic_partitions":
+        rows[table].append({**rows[table][0], **change})
+    else:
+        rows[table].append({"app_id": APP, **change})
+    results = run(rows)
+    assert results[OTHER]["status"] == R.STATUS_ASSIGNED
+    assert (results[APP]["status"], results[APP]["reason_code"]) == (R.STATUS_REJECTED, code)
+    assert f"{MAX_PARTITIONS}" in (results[APP]["reason"] or "")
+
+
+def test_more_than_max_tasks_is_an_invalid_topology() -> None:
+    from taskassign.errors import TopologyError
+    from taskassign.leader.partition_grouper import SubtopologySpec, resolve_topology
+    from taskassign.model import MAX_TASKS
+
+    subs = [SubtopologySpec(i, (f"t{i}",)) for i in range(3)]
+    counts = {f"t{i}": MAX_TASKS // 2 for i in range(3)}
+    with pytest.raises(TopologyError, match=f"more than the {MAX_TASKS} taskassign assigns"):
+        resolve_topology(subs, counts, {})
+    assert sum(s.num_tasks for s in resolve_topology(subs[:2], counts, {}).subtopologies) == MAX_TASKS
+
+
+def test_a_group_file_partition_number_is_bounded() -> None:
+    from taskassign.errors import ScenarioError
+    from taskassign.formats.group import parse_group
+    from taskassign.ids import ProcessId
+    from taskassign.model import MAX_PARTITIONS
+    from tests.group_helpers import group, member, v
+
+    doc = group([member("m1", v(11, ProcessId.of_ints(0, 1)))])
+    doc["topics"]["topic1"] = {"partitions": [{"partition": 0}, {"partition": MAX_PARTITIONS}]}
+    with pytest.raises(ScenarioError, match=rf"partitions\[1\]\.partition: must be between 0 and {MAX_PARTITIONS - 1}"):
+        parse_group(doc)

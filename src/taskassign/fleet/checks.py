@@ -34,6 +34,7 @@ from taskassign.fleet.tables import (
     TOPIC_PARTITIONS,
     TableSpec,
 )
+from taskassign.model import MAX_PARTITIONS
 
 __all__ = (
     "MALFORMED",
@@ -212,6 +213,8 @@ def check_repartition_topics(
     app_rules(marks, table.column("app_id"), status)
     marks.reject(_np(pc.less_equal(table.column("num_partitions"), 0)), R.BAD_VALUE,
                  lambda i, r: f"num_partitions must be positive: {r['num_partitions']}")
+    marks.reject(_np(pc.greater(table.column("num_partitions"), MAX_PARTITIONS)), R.BAD_VALUE,
+                 lambda i, r: f"num_partitions must be at most {MAX_PARTITIONS}: {r['num_partitions']}")
     _duplicates(marks, table, ["app_id", "topic"])
     apps, topics = table.column("app_id").to_pylist(), table.column("topic").to_pylist()
     marks.reject([t not in read_topics.get(a, ()) for a, t in zip(apps, topics, strict=True)], R.UNREFERENCED_TOPIC,
@@ -227,6 +230,9 @@ def check_topic_partitions(table: pa.Table, status: Mapping[str, AppStatus]) -> 
     basic_rules(marks, table, TOPIC_PARTITIONS)
     app_rules(marks, table.column("app_id"), status)
     _negative(marks, table, "partition", "end_offset", "committed_offset", "size_bytes")
+    marks.reject(_np(pc.greater_equal(table.column("partition"), MAX_PARTITIONS)), R.BAD_VALUE,
+                 lambda i, r: f"partition must be below {MAX_PARTITIONS} (a topic has at most {MAX_PARTITIONS} "
+                              f"partitions here): {r['partition']}")
     racks = table.column("replica_racks")
     blank = np.zeros(table.num_rows, dtype=np.bool_)
     if table.num_rows:

@@ -16,10 +16,11 @@ from typing import Any, TypeVar
 
 from taskassign.assignors.registry import BUILTIN_ASSIGNORS, is_builtin_assignor
 from taskassign.configs import AssignmentConfigs
-from taskassign.errors import DecodeError
+from taskassign.errors import DecodeError, EncodeError
 from taskassign.formats.json_io import JsonObject, describe, fail, load_json_file
 from taskassign.formats.scenario import parse_configs
 from taskassign.formats.wire_documents import bytes_from_text, message_from_json, message_to_json
+from taskassign.model import MAX_PARTITIONS
 from taskassign.wire.consumer_protocol import Assignment, Subscription
 from taskassign.wire.subscription_info import SubscriptionInfo
 
@@ -39,7 +40,6 @@ __all__ = (
 GROUP_FORMAT = "taskassign/group/v1"
 M = TypeVar("M", Subscription, Assignment)
 INT_MAX = 2**31 - 1
-MAX_PARTITIONS = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,7 +299,7 @@ def _partition_list(entry: JsonObject, items: list[Any]) -> tuple[PartitionSpec,
     by_number: dict[int, PartitionSpec] = {}
     for j, item in enumerate(items):
         obj = JsonObject(item, f"{entry.sub('partitions')}[{j}]", entry.source)
-        number = obj.integer("partition", minimum=0, maximum=INT_MAX)
+        number = obj.integer("partition", minimum=0, maximum=MAX_PARTITIONS - 1)
         if number in by_number:
             obj.fail("partition", f"partition {number} is listed twice")
         racks = tuple(obj.string_list("racks")) if obj.raw("racks", None) is not None else None
@@ -354,7 +354,10 @@ def _wire_bytes(obj: JsonObject, key: str, kind: type[M]) -> tuple[M, bytes]:
         message = message_from_json(value, path=where, source=obj.source)
         if not isinstance(message, kind):
             obj.fail(key, f"expected a consumer-protocol {label} (\"message\": \"{label}\")")
-        return message, message.encode()
+        try:
+            return message, message.encode()
+        except EncodeError as exc:
+            obj.fail(key, str(exc))
     decoded: Any = None
     if isinstance(value, dict):
         raw = JsonObject(value, where, obj.source)
