@@ -1,0 +1,270 @@
+"""Kafka's broker-side ``StickyTaskAssignor`` (``"sticky"``, the streams group's default), exactly.
+
+Spec section 2 and Appendix A. The pinned revision: KAFKA-17125 plus the PriorityQueue rewrite, the
+KAFKA-20899 standby fix and KAFKA-20719 (reported task offsets make a restarted member the preferred owner
+of its local state). Its decisions hang on Java's collection orders, reproduced here:
+
+* members are visited in the coordinator's ``HashMap<memberId, ...>`` order, processes in a
+  ``HashMap<processId, ...>`` pre-sized to the member count, and each process's members in a default
+  ``HashMap`` pre-filled with every member at 0 tasks;
+* the fill steps poll processes from a ``PriorityQueue`` keyed by load alone and a process's members from one
+  keyed by task count alone, so ties leave in Java's heap order (``KeyedJavaPriorityQueue``).
+
+Quirks kept on purpose (each is in a golden): the last previous owner in member order wins a doubly claimed
+task; ``leastLoadedPrev`` switches candidate only when strictly better on both load and count, and a
+candidate over the quota gets nothing, with no fall-back to the next; the fill steps check no quota; standby
+replicas that find no free process are dropped.
+"""
+
+from __future__ import annotations
+
+from taskassign.errors import TaskAssignorException
+from taskassign.internals.java_order import KeyedJavaPriorityQueue, hash_iteration_order, java_string_key
+from taskassign.streams_protocol._tasks import TaskIndex
+from taskassign.streams_protocol.configs import sticky_num_standby
+from taskassign.streams_protocol.model import (
+    GroupMember,
+    MemberAssignment,
+    StreamsGroup,
+    StreamsGroupAssignment,
+)
+
+__all__ = ("assign_sticky",)
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return 0 if b == 0 else -(-a // b)
+
+
+class _Quota:
+    """A per-member quota that shrinks as members reach it: when a member's count hits the quota, that member
+    and its tasks leave the pool and the quota is recomputed over the rest."""
+
+    __slots__ = ("cap", "remaining", "value")
+
+    def __init__(self, tasks: int, members: int) -> None:
+        self.remaining = tasks
+        self.cap = members
+        self.value = _ceil_div(tasks, members)
+
+    def update(self, new_count: int) -> None:
+        if new_count == self.value:
+            self.cap -= 1
+            self.remaining -= new_count
+            self.value = _ceil_div(self.remaining, self.cap)
+
+
+class _Run:
+    """One ``assign`` call: members and processes as ints, their counts, and what each member got."""
+
+    def __init__(self, group: StreamsGroup, index: TaskIndex) -> None:
+        self.index = index
+        by_id = {m.member_id: m for m in group.members}
+        self.members: list[GroupMember] = [by_id[i] for i in hash_iteration_order(m.member_id for m in group.members)]
+        n = len(self.members)
+        first_seen: dict[str, list[int]] = {}
+        for i, member in enumerate(self.members):
+            first_seen.setdefault(member.process_id, []).append(i)
+        self.process_ids = hash_iteration_order(first_seen, initial_capacity=n or None)
+        process_of = {pid: j for j, pid in enumerate(self.process_ids)}
+        self.member_process = [process_of[m.process_id] for m in self.members]
+        self.process_members = [first_seen[pid] for pid in self.process_ids]
+        # memberToTaskCounts: a default HashMap pre-filled in member order; the member heap is built from it.
+        position = {m.member_id: i for i, m in enumerate(self.members)}
+        self.count_map_order = [
+            [position[member_id] for member_id in hash_iteration_order(self.members[i].member_id for i in ids)]
+            for ids in self.process_members
+        ]
+        self.capacity = [len(ids) for ids in self.process_members]
+        self.member_count = [0] * n
+        self.process_count = [0] * len(self.process_ids)
+        self.process_tasks: list[set[int]] = [set() for _ in self.process_ids]
+        self.member_heap: list[KeyedJavaPriorityQueue[int] | None] = [None] * len(self.process_ids)
+        self.active: list[list[int]] = [[] for _ in range(n)]
+        self.standby: list[list[int]] = [[] for _ in range(n)]
+
+    def load(self, j: int) -> float:
+        return self.process_count[j] / self.capacity[j]
+
+    def add(self, i: int, task: int, active: bool) -> None:
+        """A targeted placement on member ``i``: its process's member heap is discarded."""
+        self.member_count[i] += 1
+        j = self.member_process[i]
+        self.process_count[j] += 1
+        self.process_tasks[j].add(task)
+        self.member_heap[j] = None
+        (self.active if active else self.standby)[i].append(task)
+
+    def add_to_least_loaded_member(self, j: int, task: int, active: bool) -> int:
+        """The task on process ``j``'s member with the fewest tasks (heap order on ties); returns it."""
+        if self.capacity[j] == 1:
+            i = self.process_members[j][0]
+            heap = None
+        else:
+            heap = self.member_heap[j]
+            if heap is None:
+                heap = KeyedJavaPriorityQueue()
+                heap.add_all((self.member_count[i], i) for i in self.count_map_order[j])
+                self.member_heap[j] = heap
+            i = heap.poll()[1]
+        self.member_count[i] += 1
+        self.process_count[j] += 1
+        self.process_tasks[j].add(task)
+        (self.active if active else self.standby)[i].append(task)
+        if heap is not None:
+            heap.offer(self.member_count[i], i)
+        return i
+
+    def least_loaded_prev(self, candidates: list[int], exclude: int) -> int:
+        """The first candidate, replaced only by a later one strictly less loaded on both its process's load
+        and its own count; candidates whose process holds ``exclude`` are skipped. -1 for none."""
+        best = -1
+        best_load = 0.0
+        best_count = 0
+        for i in candidates:
+            j = self.member_process[i]
+            if exclude >= 0 and exclude in self.process_tasks[j]:
+                continue
+            load = self.process_count[j] / self.capacity[j]
+            if best < 0 or (load < best_load and self.member_count[i] < best_count):
+                best, best_load, best_count = i, load, self.member_count[i]
+        return best
+
+    def process_queue(self) -> KeyedJavaPriorityQueue[int]:
+        """Every process, offered one by one in the processes map's order, keyed by load."""
+        queue: KeyedJavaPriorityQueue[int] = KeyedJavaPriorityQueue()
+        for j in range(len(self.process_ids)):
+            queue.offer(self.load(j), j)
+        return queue
+
+
+def assign_sticky(group: StreamsGroup) -> StreamsGroupAssignment:
+    """Kafka's sticky assignor on ``group``; raises TaskAssignorException / JavaNumberFormatException where
+    Kafka's throws."""
+    num_standby = sticky_num_standby(group.configs)
+    index = TaskIndex(group.subtopologies)
+    run = _Run(group, index)
+    n = len(run.members)
+    total_active = index.count
+    stateful = index.stateful_tasks()
+    active_quota = _Quota(total_active, n)
+    total_quota = _Quota(total_active + num_standby * len(stateful), n)
+
+    prev_active = [-1] * index.count
+    for i, member in enumerate(run.members):
+        for t in index.tasks_of(member.active_tasks):
+            prev_active[t] = i  # the last writer in member order wins
+    prev_standby = _ranked_previous_holders(run, index)
+
+    # actives: previous owner, then previous standby / offset holder, each within the active quota
+    unplaced: list[int] = []
+    for t in index.partition_major():
+        i = prev_active[t]
+        if i >= 0 and run.member_count[i] < active_quota.value:
+            run.add(i, t, True)
+            active_quota.update(run.member_count[i])
+            total_quota.update(run.member_count[i])
+        else:
+            unplaced.append(t)
+    remaining: list[int] = []
+    for t in unplaced:
+        candidates = prev_standby.get(t)
+        i = run.least_loaded_prev(candidates, -1) if candidates else -1
+        if i >= 0 and run.member_count[i] < active_quota.value:
+            run.add(i, t, True)
+            active_quota.update(run.member_count[i])
+            total_quota.update(run.member_count[i])
+        else:
+            remaining.append(t)
+    # the rest to the least loaded process, no quota check
+    remaining.sort()
+    queue = run.process_queue()
+    for t in remaining:
+        if not queue:
+            raise TaskAssignorException(f"No process available to assign active task {index.name(t)}.")
+        j = queue.poll()[1]
+        i = run.add_to_least_loaded_member(j, t, True)
+        active_quota.update(run.member_count[i])
+        total_quota.update(run.member_count[i])
+        queue.offer(run.load(j), j)
+
+    if num_standby > 0:
+        _assign_standbys(run, stateful, num_standby, prev_active, prev_standby, total_quota)
+
+    members = {
+        run.members[i].member_id: MemberAssignment(index.task_map(run.active[i]), index.task_map(run.standby[i]))
+        for i in range(n)
+    }
+    return StreamsGroupAssignment(dict(sorted(members.items(), key=lambda item: java_string_key(item[0]))))
+
+
+def _ranked_previous_holders(run: _Run, index: TaskIndex) -> dict[int, list[int]]:
+    """Per task, the members that held it as standby (first) or reported offsets for it, highest offset sum
+    first; a stable sort, so ties stay in member order."""
+    entries: dict[int, list[tuple[int, int, int]]] = {}
+    for i, member in enumerate(run.members):
+        offsets = member.task_offsets
+        for sid, partitions in member.standby_tasks.items():
+            reported = offsets.get(sid, {})
+            for p in partitions:
+                t = index.task(sid, p)
+                if t is not None:
+                    entries.setdefault(t, []).append((0, -reported.get(p, 0), i))
+        for sid, reported in offsets.items():
+            standby = member.standby_tasks.get(sid, ())
+            for p, offset in reported.items():
+                if p in standby:
+                    continue
+                t = index.task(sid, p)
+                if t is not None:
+                    entries.setdefault(t, []).append((1, -offset, i))
+    return {t: [i for _, _, i in sorted(ranked)] for t, ranked in entries.items()}
+
+
+def _assign_standbys(
+    run: _Run, stateful: list[int], num_standby: int, prev_active: list[int], prev_standby: dict[int, list[int]],
+    total_quota: _Quota,
+) -> None:
+    """Standbys: previous active's process, then previous standby / offset holders, within the total quota;
+    the rest to the least loaded process without the task. Tasks in descending order (Appendix A.6)."""
+    records: list[tuple[int, int]] = []
+    for t in reversed(stateful):
+        for replica in range(num_standby):
+            i = prev_active[t]
+            if i >= 0 and t not in run.process_tasks[run.member_process[i]] \
+                    and run.member_count[i] < total_quota.value:
+                run.add(i, t, False)
+                total_quota.update(run.member_count[i])
+                continue
+            candidates = prev_standby.get(t)
+            i = run.least_loaded_prev(candidates, t) if candidates else -1
+            if i >= 0 and run.member_count[i] < total_quota.value:
+                run.add(i, t, False)
+                total_quota.update(run.member_count[i])
+                continue
+            records.append((t, num_standby - replica))
+            break
+    queue = run.process_queue()
+    for t, missing in records:
+        for _ in range(missing):
+            if not _standby_on_least_loaded(run, queue, t):
+                break  # every process holds the task: Kafka logs a warning and drops the rest
+
+
+def _standby_on_least_loaded(run: _Run, queue: KeyedJavaPriorityQueue[int], task: int) -> bool:
+    """Poll processes by load until one lacks ``task``; it gets the standby. Re-offers happen as Kafka's
+    recursion unwinds: the chosen process first, then the skipped ones in reverse."""
+    skipped: list[int] = []
+    found = False
+    while queue:
+        j = queue.poll()[1]
+        if task in run.process_tasks[j]:
+            skipped.append(j)
+            continue
+        run.add_to_least_loaded_member(j, task, False)
+        queue.offer(run.load(j), j)
+        found = True
+        break
+    for j in reversed(skipped):
+        queue.offer(run.load(j), j)
+    return found
