@@ -385,8 +385,13 @@ class KeyedJavaPriorityQueue(Generic[T]):
 
     def poll(self) -> tuple[Any, T]:
         """Remove and return the head as (key, element); IndexError when empty (Java returns null)."""
+        key = self._keys[0]
+        return key, self.poll_item()
+
+    def poll_item(self) -> T:
+        """Remove and return the head element (``poll`` without its key); IndexError when empty."""
         keys, items = self._keys, self._items
-        head = (keys[0], items[0])
+        head = items[0]
         key = keys.pop()
         item = items.pop()
         n = len(keys)

@@ -8,6 +8,7 @@ the assignors collect them but never look them up (spec 2.1).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from types import MappingProxyType
 
@@ -75,8 +76,15 @@ class TaskIndex:
         return result
 
     def task_map(self, tasks: Iterable[int]) -> TaskMap:
-        """A TaskMap of ints (any order)."""
-        grouped: dict[int, list[int]] = {}
-        for t in tasks:
-            grouped.setdefault(self.task_rank[t], []).append(self.task_partition[t])
-        return MappingProxyType({self.ids[r]: tuple(sorted(grouped[r])) for r in sorted(grouped)})
+        """A TaskMap of ints (any order): sorted ints are grouped by subtopology already, so each
+        subtopology's slice is found by bisection."""
+        ordered = sorted(tasks)
+        result: dict[str, tuple[int, ...]] = {}
+        start = 0
+        while start < len(ordered):
+            r = self.task_rank[ordered[start]]
+            first = self.base[r]
+            end = bisect_left(ordered, first + self.partitions[r], start)
+            result[self.ids[r]] = tuple([t - first for t in ordered[start:end]])
+            start = end
+        return MappingProxyType(result)

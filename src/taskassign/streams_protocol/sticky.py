@@ -97,22 +97,22 @@ class _Run:
 
     def add_to_least_loaded_member(self, j: int, task: int, active: bool) -> int:
         """The task on process ``j``'s member with the fewest tasks (heap order on ties); returns it."""
+        counts = self.member_count
         if self.capacity[j] == 1:
             i = self.process_members[j][0]
-            heap = None
+            counts[i] += 1
         else:
             heap = self.member_heap[j]
             if heap is None:
                 heap = KeyedJavaPriorityQueue()
-                heap.add_all((self.member_count[i], i) for i in self.count_map_order[j])
+                heap.add_all((counts[i], i) for i in self.count_map_order[j])
                 self.member_heap[j] = heap
-            i = heap.poll()[1]
-        self.member_count[i] += 1
+            i = heap.poll_item()
+            counts[i] += 1
+            heap.offer(counts[i], i)
         self.process_count[j] += 1
         self.process_tasks[j].add(task)
         (self.active if active else self.standby)[i].append(task)
-        if heap is not None:
-            heap.offer(self.member_count[i], i)
         return i
 
     def least_loaded_prev(self, candidates: list[int], exclude: int) -> int:
@@ -176,17 +176,20 @@ def assign_sticky(group: StreamsGroup) -> StreamsGroupAssignment:
             total_quota.update(run.member_count[i])
         else:
             remaining.append(t)
-    # the rest to the least loaded process, no quota check
+    # the rest to the least loaded process, no quota check (the active quota is not read after this step, so
+    # only the total quota's updates are run)
     remaining.sort()
     queue = run.process_queue()
+    poll, offer, place = queue.poll_item, queue.offer, run.add_to_least_loaded_member
+    member_count, process_count, capacity = run.member_count, run.process_count, run.capacity
     for t in remaining:
         if not queue:
             raise TaskAssignorException(f"No process available to assign active task {index.name(t)}.")
-        j = queue.poll()[1]
-        i = run.add_to_least_loaded_member(j, t, True)
-        active_quota.update(run.member_count[i])
-        total_quota.update(run.member_count[i])
-        queue.offer(run.load(j), j)
+        j = poll()
+        count = member_count[place(j, t, True)]
+        if count == total_quota.value:
+            total_quota.update(count)
+        offer(process_count[j] / capacity[j], j)
 
     if num_standby > 0:
         _assign_standbys(run, stateful, num_standby, prev_active, prev_standby, total_quota)
@@ -256,15 +259,16 @@ def _standby_on_least_loaded(run: _Run, queue: KeyedJavaPriorityQueue[int], task
     recursion unwinds: the chosen process first, then the skipped ones in reverse."""
     skipped: list[int] = []
     found = False
+    tasks = run.process_tasks
     while queue:
-        j = queue.poll()[1]
-        if task in run.process_tasks[j]:
+        j = queue.poll_item()
+        if task in tasks[j]:
             skipped.append(j)
             continue
         run.add_to_least_loaded_member(j, task, False)
-        queue.offer(run.load(j), j)
+        queue.offer(run.process_count[j] / run.capacity[j], j)
         found = True
         break
     for j in reversed(skipped):
-        queue.offer(run.load(j), j)
+        queue.offer(run.process_count[j] / run.capacity[j], j)
     return found
