@@ -196,3 +196,21 @@ def test_keyed_queue_add_all_offers_one_by_one() -> None:
 def test_java_string_key_orders_utf16_units() -> None:
     assert sorted(["9", "10", "sub-b", "sub-a"], key=java_string_key) == ["10", "9", "sub-a", "sub-b"]
     assert java_string_key("\U0001f600") < java_string_key("\uffff")
+
+
+def test_replace_head_is_poll_then_offer() -> None:
+    rng = random.Random(8)
+    for _ in range(300):
+        one: KeyedJavaPriorityQueue[int] = KeyedJavaPriorityQueue()
+        two: KeyedJavaPriorityQueue[int] = KeyedJavaPriorityQueue()
+        for n in range(rng.randint(1, 40)):
+            key = rng.randint(0, 5)
+            one.offer(key, n)
+            two.offer(key, n)
+        for _ in range(rng.randint(0, 30)):
+            key = rng.randint(0, 8)
+            head = one.peek_item()
+            assert one.replace_head(key) == head
+            assert two.poll_item() == head
+            two.offer(key, head)
+            assert one.array() == two.array()

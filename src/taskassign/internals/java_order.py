@@ -415,6 +415,51 @@ class KeyedJavaPriorityQueue(Generic[T]):
         return head
 
 
+    def peek_item(self) -> T:
+        """The head element (IndexError when empty)."""
+        return self._items[0]
+
+    def replace_head(self, key: Any) -> T:
+        """``poll()`` then ``offer(key, head)`` in one call, leaving the same array as those two Java calls;
+        returns the head. For the assignors' loop "take the least loaded, give it a task, put it back"."""
+        keys, items = self._keys, self._items
+        head = items[0]
+        last_key = keys.pop()
+        last = items.pop()
+        n = len(keys)
+        if n:  # poll: the last element sifts down from the root
+            k = 0
+            half = n >> 1
+            while k < half:
+                child = 2 * k + 1
+                ck = keys[child]
+                right = child + 1
+                if right < n and ck > keys[right]:
+                    child = right
+                    ck = keys[right]
+                if last_key <= ck:
+                    break
+                keys[k] = ck
+                items[k] = items[child]
+                k = child
+            keys[k] = last_key
+            items[k] = last
+        keys.append(key)  # offer: the head, with its new key, sifts up from the end
+        items.append(head)
+        k = n
+        while k > 0:
+            parent = (k - 1) >> 1
+            pk = keys[parent]
+            if key >= pk:
+                break
+            keys[k] = pk
+            items[k] = items[parent]
+            k = parent
+        keys[k] = key
+        items[k] = head
+        return head
+
+
 def java_string_key(text: str) -> bytes:
     """Sort key of Java's ``String.compareTo``: UTF-16 code units compared as unsigned numbers. Big-endian
     UTF-16 bytes compare the same way; Python's own ``str`` order (code points) differs only for characters

@@ -38,7 +38,7 @@ def streams_result(
     scenario: Scenario, group: StreamsGroup, assignment: StreamsGroupAssignment, assignor: str
 ) -> RebalanceResult:
     """A streams assignor's answer for ``group`` (converted from ``scenario``) as a RebalanceResult."""
-    group_assignment = classic_group_assignment(group, assignment)
+    group_assignment = classic_group_assignment(group, assignment, scenario.state.task_ids)
     task_assignment = TaskAssignment(tuple(group_assignment.clients.values()))
     error, completeness = validate_and_check_completeness(scenario.state, task_assignment)
     return RebalanceResult(assignor_display_name(assignor), error, group_assignment, task_assignment, False,

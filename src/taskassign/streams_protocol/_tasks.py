@@ -8,8 +8,8 @@ the assignors collect them but never look them up (spec 2.1).
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Iterable, Iterator
+from itertools import groupby
 from types import MappingProxyType
 
 from taskassign.internals.java_order import java_string_key
@@ -76,15 +76,7 @@ class TaskIndex:
         return result
 
     def task_map(self, tasks: Iterable[int]) -> TaskMap:
-        """A TaskMap of ints (any order): sorted ints are grouped by subtopology already, so each
-        subtopology's slice is found by bisection."""
-        ordered = sorted(tasks)
-        result: dict[str, tuple[int, ...]] = {}
-        start = 0
-        while start < len(ordered):
-            r = self.task_rank[ordered[start]]
-            first = self.base[r]
-            end = bisect_left(ordered, first + self.partitions[r], start)
-            result[self.ids[r]] = tuple([t - first for t in ordered[start:end]])
-            start = end
-        return MappingProxyType(result)
+        """A TaskMap of ints (any order): sorted ints come grouped by subtopology."""
+        partition = self.task_partition.__getitem__
+        return MappingProxyType({self.ids[r]: tuple(map(partition, group))
+                                 for r, group in groupby(sorted(tasks), self.task_rank.__getitem__)})

@@ -46,13 +46,9 @@ class _Process:
         self.standby: set[int] = set()
         self.all: set[int] = set()
         owner: dict[int, str] = {}
-        for member in members:
-            mine = java_string_key(member.member_id)
+        for member in sorted(members, key=lambda m: java_string_key(m.member_id), reverse=True):
             for tasks in (member.active_tasks, member.standby_tasks, member.warmup_tasks):
-                for t in index.tasks_of(tasks):
-                    current = owner.get(t)
-                    if current is None or mine < java_string_key(current):
-                        owner[t] = member.member_id
+                owner.update(dict.fromkeys(index.tasks_of(tasks), member.member_id))  # the smallest id writes last
         self.owner = owner
 
     @property
@@ -82,13 +78,20 @@ def _should_move(source: _Process, destination: _Process) -> bool:
 def _balance(processes: list[_Process], kind: Callable[[_Process], set[int]]) -> None:
     """Full passes over (source, destination) pairs in id order until one moves nothing; in each pair, while
     a move would reduce the skew, the source's tasks of ``kind`` in order go to the destination unless it
-    holds them in any role."""
+    holds them in any role.
+
+    A move needs the source more loaded than the destination, so a source at the lowest load is skipped
+    whole and a destination at or above the source's load at once (the loads are Kafka's doubles, kept
+    current after every move): the same pairs move as in Kafka's double loop, without visiting the rest."""
+    loads = [p.assigned_load() for p in processes]
     moved = True
     while moved:
         moved = False
-        for source in processes:
-            for destination in processes:
-                if source is destination or not _should_move(source, destination):
+        for a, source in enumerate(processes):
+            if loads[a] <= min(loads):
+                continue
+            for b, destination in enumerate(processes):
+                if loads[b] >= loads[a] or not _should_move(source, destination):
                     continue
                 tasks = kind(source)
                 target = kind(destination)
@@ -101,27 +104,37 @@ def _balance(processes: list[_Process], kind: Callable[[_Process], set[int]]) ->
                     source.all.discard(t)
                     destination.add(target, t)
                     moved = True
+                loads[a] = source.assigned_load()
+                loads[b] = destination.assigned_load()
 
 
 def _assign_standbys(processes: list[_Process], stateful: list[int], num_standby: int) -> None:
+    # (load, process id) keys are distinct, so which process a poll returns depends on the keys alone, not on
+    # the heap's layout: heapq's C heap (and its pop-and-push in one) polls as Java's PriorityQueue does
     queue = [(p.assigned_load(), p.key, k) for k, p in enumerate(processes)]
-    heapq.heapify(queue)  # (load, process id) keys are distinct, so the poll order is the keys' order
+    heapq.heapify(queue)
     for t in stateful:
         for _ in range(num_standby):
+            if queue and t not in processes[queue[0][2]].all:  # the usual case: the least loaded lacks it
+                k = queue[0][2]
+                chosen = processes[k]
+                chosen.add(chosen.standby, t)
+                heapq.heapreplace(queue, (chosen.assigned_load(), chosen.key, k))
+                continue
             skipped = []
-            chosen = None
+            found = None
             while queue:
                 entry = heapq.heappop(queue)
                 if t in processes[entry[2]].all:
                     skipped.append(entry)
                     continue
-                chosen = processes[entry[2]]
-                chosen.add(chosen.standby, t)
-                heapq.heappush(queue, (chosen.assigned_load(), chosen.key, entry[2]))
+                found = processes[entry[2]]
+                found.add(found.standby, t)
+                heapq.heappush(queue, (found.assigned_load(), found.key, entry[2]))
                 break
             for entry in skipped:
                 heapq.heappush(queue, entry)
-            if chosen is None:
+            if found is None:
                 break  # every process holds the task: Kafka logs it and places no more of its replicas
 
 
@@ -129,10 +142,10 @@ def _assign_stateless(processes: list[_Process], stateless: list[int]) -> None:
     queue = [(p.active_load(), p.key, k) for k, p in enumerate(processes)]
     heapq.heapify(queue)
     for t in stateless:
-        _, key, k = heapq.heappop(queue)
+        _, key, k = queue[0]
         process = processes[k]
         process.add(process.stateless, t)
-        heapq.heappush(queue, (process.active_load(), key, k))
+        heapq.heapreplace(queue, (process.active_load(), key, k))  # polled and offered again
 
 
 def _spread(process: _Process, active: dict[str, list[int]], standby: dict[str, list[int]]) -> None:

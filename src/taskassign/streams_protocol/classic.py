@@ -23,21 +23,26 @@ per consumer = member), so metrics, assignment files and the simulator take it u
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
 from taskassign.errors import UserInputError
 from taskassign.formats.scenario import Scenario
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import (
+    ACTIVE,
     LATEST_OFFSET,
+    STANDBY,
     UNKNOWN_OFFSET_SUM,
     ApplicationState,
+    AssignedTask,
     ConsumerAssignment,
     GroupAssignment,
     KafkaStreamsAssignment,
     KafkaStreamsState,
     compute_lag,
+    new_assigned_task,
+    new_consumer_assignment,
 )
 from taskassign.streams_protocol.configs import NUM_STANDBY_REPLICAS, RACK_AWARE_ASSIGNMENT_TAGS
 from taskassign.streams_protocol.model import (
@@ -46,7 +51,7 @@ from taskassign.streams_protocol.model import (
     StreamsGroup,
     StreamsGroupAssignment,
     Subtopology,
-    task_map,
+    TaskMap,
 )
 
 __all__ = ("classic_group_assignment", "scenario_to_streams_group")
@@ -89,45 +94,58 @@ def _subtopologies(state: ApplicationState) -> tuple[Subtopology, ...]:
 def _members(state: ApplicationState, client: KafkaStreamsState) -> list[GroupMember]:
     consumers = client.consumer_client_ids
     listed = client.consumer_previous_tasks
+    previous_active, previous_standby = client.previous_active_tasks, client.previous_standby_tasks
     owner: dict[TaskId, str] = {}
     for consumer in consumers:  # sorted: a task listed by several consumers stays with the later one
-        for t in listed.get(consumer, ()):
-            owner[t] = consumer
-    held: dict[str, int] = dict.fromkeys(consumers, 0)
-    for consumer in owner.values():
-        held[consumer] += 1
-    targets: set[TaskId] = {t for t in owner if t in client.previous_active_tasks or t in client.previous_standby_tasks}
-    unlisted = [t for t in client.previous_active_tasks if t not in owner]
-    unlisted += [t for t in client.previous_standby_tasks if t not in owner]
+        owner.update(dict.fromkeys(listed.get(consumer, ()), consumer))
+    mine: dict[str, list[TaskId]] = {c: [] for c in consumers}
+    for t, consumer in owner.items():
+        mine[consumer].append(t)
+    targets: set[TaskId] = set(owner)
+    unlisted = [t for t in previous_active if t not in owner] + [t for t in previous_standby if t not in owner]
     for t in unlisted:
-        consumer = min(consumers, key=lambda c: held[c])  # the first with the fewest
-        owner[t] = consumer
-        held[consumer] += 1
-        if not listed or t in client.previous_active_tasks:
+        consumer = min(consumers, key=lambda c: len(mine[c]))  # the first with the fewest
+        mine[consumer].append(t)
+        if not listed or t in previous_active:
             targets.add(t)
     ends = state.changelog_end_offset_sums
+    offset_sums = client.task_offset_sums
+    pid = str(client.process_id)
     members = []
     for consumer in consumers:
-        mine = sorted(t for t, c in owner.items() if c == consumer)
+        active: dict[str, list[int]] = {}
+        standby: dict[str, list[int]] = {}
         offsets: dict[str, dict[int, int]] = {}
         end_offsets: dict[str, dict[int, int]] = {}
-        for t in mine:
-            offset = _reported_offset(client.task_offset_sums.get(t), ends.get(t))
+        for t in sorted(mine[consumer]):
+            sid = _SUBTOPOLOGY_IDS[t.subtopology] if t.subtopology < len(_SUBTOPOLOGY_IDS) else str(t.subtopology)
+            if t in targets:
+                if t in previous_active:
+                    active.setdefault(sid, []).append(t.partition)
+                elif t in previous_standby:
+                    standby.setdefault(sid, []).append(t.partition)
+            end = ends.get(t)
+            offset = _reported_offset(offset_sums.get(t), end)
             if offset is not None:
-                offsets.setdefault(str(t.subtopology), {})[t.partition] = offset
-                end = ends[t]
-                if end != UNKNOWN_OFFSET_SUM:
-                    end_offsets.setdefault(str(t.subtopology), {})[t.partition] = end
+                offsets.setdefault(sid, {})[t.partition] = offset
+                if end is not None and end != UNKNOWN_OFFSET_SUM:
+                    end_offsets.setdefault(sid, {})[t.partition] = end
         members.append(GroupMember(
-            member_id=consumer, process_id=str(client.process_id), rack_id=client.rack_id,
-            client_tags=client.client_tags,
-            active_tasks=task_map((str(t.subtopology), t.partition) for t in mine
-                                  if t in targets and t in client.previous_active_tasks),
-            standby_tasks=task_map((str(t.subtopology), t.partition) for t in mine
-                                   if t in targets and t in client.previous_standby_tasks),
+            member_id=consumer, process_id=pid, rack_id=client.rack_id, client_tags=client.client_tags,
+            active_tasks=_frozen_tasks(active), standby_tasks=_frozen_tasks(standby),
             task_offsets=_frozen(offsets), task_end_offsets=_frozen(end_offsets),
         ))
     return members
+
+
+#: ``str(n)`` of the usual subtopology numbers, made once.
+_SUBTOPOLOGY_IDS = tuple(str(n) for n in range(1024))
+
+
+def _frozen_tasks(tasks: dict[str, list[int]]) -> TaskMap:
+    """Partitions arrive ascending (tasks in TaskId order); subtopology keys in numeric order, which no
+    assignor depends on."""
+    return MappingProxyType({sid: tuple(partitions) for sid, partitions in tasks.items()})
 
 
 def _reported_offset(offset_sum: int | None, end: int | None) -> int | None:
@@ -140,25 +158,37 @@ def _reported_offset(offset_sum: int | None, end: int | None) -> int | None:
 
 
 def _frozen(offsets: dict[str, dict[int, int]]) -> Mapping[str, Mapping[int, int]]:
-    return MappingProxyType({s: MappingProxyType(dict(sorted(o.items()))) for s, o in sorted(offsets.items())})
+    return MappingProxyType({s: MappingProxyType(o) for s, o in offsets.items()})
 
 
-def classic_group_assignment(group: StreamsGroup, result: StreamsGroupAssignment) -> GroupAssignment:
+def classic_group_assignment(
+    group: StreamsGroup, result: StreamsGroupAssignment, task_ids: Iterable[TaskId] = ()
+) -> GroupAssignment:
     """The members' answer as a classic GroupAssignment: per client (process) and per consumer (member).
-    Only for groups whose process ids are UUIDs and subtopology ids numbers (a converted scenario)."""
-    clients: dict[ProcessId, tuple[list[TaskId], list[TaskId]]] = {}
+    Only for groups whose process ids are UUIDs and subtopology ids numbers (a converted scenario), whose
+    ``task_ids`` (TaskId order) may be given to reuse them."""
+    known: dict[str, list[TaskId]] = {}
+    for t in task_ids:
+        known.setdefault(str(t.subtopology), []).append(t)
+    clients: dict[ProcessId, dict[TaskId, AssignedTask]] = {}
     consumers: dict[ProcessId, dict[str, ConsumerAssignment]] = {}
+    process_ids: dict[str, ProcessId] = {}
     for member in group.members:
-        pid = _process_id(member.process_id)
+        pid = process_ids.get(member.process_id)
+        if pid is None:
+            pid = process_ids[member.process_id] = _process_id(member.process_id)
+            clients[pid] = {}
+            consumers[pid] = {}
         assignment = result.members[member.member_id]
-        active = _task_ids(assignment.active_tasks)
-        standby = _task_ids(assignment.standby_tasks)
-        entry = clients.setdefault(pid, ([], []))
-        entry[0].extend(active)
-        entry[1].extend(standby)
-        consumers.setdefault(pid, {})[member.member_id] = ConsumerAssignment(tuple(active), tuple(standby))
+        active = _task_ids(assignment.active_tasks, known)
+        standby = _task_ids(assignment.standby_tasks, known)
+        tasks = clients[pid]
+        tasks.update((t, new_assigned_task(t, ACTIVE)) for t in active)
+        tasks.update((t, new_assigned_task(t, STANDBY)) for t in standby)
+        consumers[pid][member.member_id] = new_consumer_assignment(tuple(active), tuple(standby))
     return GroupAssignment(
-        {pid: KafkaStreamsAssignment.of_tasks(pid, active, standby) for pid, (active, standby) in clients.items()},
+        {pid: KafkaStreamsAssignment(pid, MappingProxyType(dict(sorted(tasks.items()))))
+         for pid, tasks in clients.items()},
         MappingProxyType({pid: MappingProxyType(dict(sorted(shares.items())))
                           for pid, shares in sorted(consumers.items())}),
     )
@@ -172,9 +202,18 @@ def _process_id(text: str) -> ProcessId:
                              "has a classic form") from None
 
 
-def _task_ids(tasks: Mapping[str, tuple[int, ...]]) -> list[TaskId]:
-    try:
-        return [TaskId(int(sid), p) for sid, partitions in tasks.items() for p in partitions]
-    except ValueError:
-        raise UserInputError(f"subtopology ids {sorted(tasks)} are not numbers: only a streams group converted "
-                             "from a scenario has a classic form") from None
+def _task_ids(tasks: Mapping[str, tuple[int, ...]], known: Mapping[str, list[TaskId]]) -> list[TaskId]:
+    result: list[TaskId] = []
+    for sid, partitions in tasks.items():
+        ids = known.get(sid)
+        last = partitions[-1]
+        if ids is not None and len(ids) > last and ids[last][2] == last:  # TaskId: (name, subtopology, partition)
+            result.extend(map(ids.__getitem__, partitions))  # a contiguous subtopology: partition p is ids[p]
+            continue
+        try:
+            sub = int(sid)
+        except ValueError:
+            raise UserInputError(f"subtopology id {sid!r} is not a number: only a streams group converted from a "
+                                 "scenario has a classic form") from None
+        result.extend(TaskId(sub, p) for p in partitions)
+    return result

@@ -18,8 +18,15 @@ replicas that find no free process are dropped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from taskassign.errors import TaskAssignorException
-from taskassign.internals.java_order import KeyedJavaPriorityQueue, hash_iteration_order, java_string_key
+from taskassign.internals.java_order import (
+    KeyedJavaPriorityQueue,
+    hash_iteration_order,
+    java_hash,
+    java_string_key,
+)
 from taskassign.streams_protocol._tasks import TaskIndex
 from taskassign.streams_protocol.configs import sticky_num_standby
 from taskassign.streams_protocol.model import (
@@ -60,7 +67,8 @@ class _Run:
     def __init__(self, group: StreamsGroup, index: TaskIndex) -> None:
         self.index = index
         by_id = {m.member_id: m for m in group.members}
-        self.members: list[GroupMember] = [by_id[i] for i in hash_iteration_order(m.member_id for m in group.members)]
+        hashes = {member_id: java_hash(member_id) for member_id in by_id}  # each id is hashed once
+        self.members: list[GroupMember] = [by_id[i] for i in hash_iteration_order(by_id, hash_of=hashes.__getitem__)]
         n = len(self.members)
         first_seen: dict[str, list[int]] = {}
         for i, member in enumerate(self.members):
@@ -72,7 +80,8 @@ class _Run:
         # memberToTaskCounts: a default HashMap pre-filled in member order; the member heap is built from it.
         position = {m.member_id: i for i, m in enumerate(self.members)}
         self.count_map_order = [
-            [position[member_id] for member_id in hash_iteration_order(self.members[i].member_id for i in ids)]
+            [position[member_id] for member_id in hash_iteration_order(
+                (self.members[i].member_id for i in ids), hash_of=hashes.__getitem__)]
             for ids in self.process_members
         ]
         self.capacity = [len(ids) for ids in self.process_members]
@@ -82,6 +91,7 @@ class _Run:
         self.member_heap: list[KeyedJavaPriorityQueue[int] | None] = [None] * len(self.process_ids)
         self.active: list[list[int]] = [[] for _ in range(n)]
         self.standby: list[list[int]] = [[] for _ in range(n)]
+        self.add_to_least_loaded_member = self._least_loaded_placer()
 
     def load(self, j: int) -> float:
         return self.process_count[j] / self.capacity[j]
@@ -95,25 +105,33 @@ class _Run:
         self.member_heap[j] = None
         (self.active if active else self.standby)[i].append(task)
 
-    def add_to_least_loaded_member(self, j: int, task: int, active: bool) -> int:
-        """The task on process ``j``'s member with the fewest tasks (heap order on ties); returns it."""
-        counts = self.member_count
-        if self.capacity[j] == 1:
-            i = self.process_members[j][0]
-            counts[i] += 1
-        else:
-            heap = self.member_heap[j]
-            if heap is None:
-                heap = KeyedJavaPriorityQueue()
-                heap.add_all((counts[i], i) for i in self.count_map_order[j])
-                self.member_heap[j] = heap
-            i = heap.poll_item()
-            counts[i] += 1
-            heap.offer(counts[i], i)
-        self.process_count[j] += 1
-        self.process_tasks[j].add(task)
-        (self.active if active else self.standby)[i].append(task)
-        return i
+    def _least_loaded_placer(self) -> Callable[[int, int, bool], int]:
+        """``add_to_least_loaded_member(j, task, active)``: the task on process ``j``'s member with the fewest
+        tasks (the member heap's order on ties), which it returns. A closure over the run's lists: it runs
+        once per placement of the fill steps, tens of thousands of times."""
+        counts, process_count, process_tasks = self.member_count, self.process_count, self.process_tasks
+        capacity, process_members, heaps = self.capacity, self.process_members, self.member_heap
+        count_map_order, active_lists, standby_lists = self.count_map_order, self.active, self.standby
+
+        def place(j: int, task: int, active: bool) -> int:
+            if capacity[j] == 1:
+                i = process_members[j][0]
+                counts[i] += 1
+            else:
+                heap = heaps[j]
+                if heap is None:
+                    heap = KeyedJavaPriorityQueue()
+                    heap.add_all((counts[i], i) for i in count_map_order[j])
+                    heaps[j] = heap
+                i = heap.peek_item()  # polled, incremented, offered again
+                counts[i] += 1
+                heap.replace_head(counts[i])
+            process_count[j] += 1
+            process_tasks[j].add(task)
+            (active_lists if active else standby_lists)[i].append(task)
+            return i
+
+        return place
 
     def least_loaded_prev(self, candidates: list[int], exclude: int) -> int:
         """The first candidate, replaced only by a later one strictly less loaded on both its process's load
@@ -180,16 +198,16 @@ def assign_sticky(group: StreamsGroup) -> StreamsGroupAssignment:
     # only the total quota's updates are run)
     remaining.sort()
     queue = run.process_queue()
-    poll, offer, place = queue.poll_item, queue.offer, run.add_to_least_loaded_member
+    head, requeue, place = queue.peek_item, queue.replace_head, run.add_to_least_loaded_member
     member_count, process_count, capacity = run.member_count, run.process_count, run.capacity
     for t in remaining:
         if not queue:
             raise TaskAssignorException(f"No process available to assign active task {index.name(t)}.")
-        j = poll()
+        j = head()  # polled, given the task, offered again
         count = member_count[place(j, t, True)]
         if count == total_quota.value:
             total_quota.update(count)
-        offer(process_count[j] / capacity[j], j)
+        requeue(process_count[j] / capacity[j])
 
     if num_standby > 0:
         _assign_standbys(run, stateful, num_standby, prev_active, prev_standby, total_quota)
@@ -248,18 +266,23 @@ def _assign_standbys(
             records.append((t, num_standby - replica))
             break
     queue = run.process_queue()
+    head, requeue, place = queue.peek_item, queue.replace_head, run.add_to_least_loaded_member
+    process_tasks, process_count, capacity = run.process_tasks, run.process_count, run.capacity
     for t, missing in records:
         for _ in range(missing):
-            if not _standby_on_least_loaded(run, queue, t):
+            if queue and t not in process_tasks[j := head()]:  # the usual case: the least loaded lacks it
+                place(j, t, False)
+                requeue(process_count[j] / capacity[j])
+            elif not _standby_on_least_loaded(run, queue, t):
                 break  # every process holds the task: Kafka logs a warning and drops the rest
 
 
 def _standby_on_least_loaded(run: _Run, queue: KeyedJavaPriorityQueue[int], task: int) -> bool:
     """Poll processes by load until one lacks ``task``; it gets the standby. Re-offers happen as Kafka's
     recursion unwinds: the chosen process first, then the skipped ones in reverse."""
+    tasks = run.process_tasks
     skipped: list[int] = []
     found = False
-    tasks = run.process_tasks
     while queue:
         j = queue.poll_item()
         if task in tasks[j]:
