@@ -64,3 +64,20 @@ def test_the_command() -> None:
     assert "legacy_sticky" in text.output and "streams_balanced" in text.output and "note:" in text.output
     bad = runner.invoke(app, ["streams-migration", str(EXAMPLE), "--classic", "nope"])
     assert bad.exit_code == 2
+
+
+def test_the_worked_comparison_of_the_docs() -> None:
+    """docs/streams-protocol.md's table, row by row."""
+    runs = migration_what_if(read_scenario(EXAMPLE)).runs
+    table = {
+        "active_load_skew": (0.5, 1.0, 0.5),
+        "thread_total_skew": (1, 0, 2),
+        "active_moves": (4, 2, 6),
+        "records_to_restore_active": (0, 0, 254_000),
+        "records_to_restore": (340_000, 253_000, 352_000),
+        "standby_replicas": (6, 4, 4),
+        "extra_standby_replicas": (2, 0, 0),
+        "rack_spread_shortfall": (0, 2, 1),
+    }
+    for name, expected in table.items():
+        assert tuple(r.metrics.to_dict()[name] for r in runs if r.metrics is not None) == expected, name

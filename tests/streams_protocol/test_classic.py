@@ -9,12 +9,13 @@ from typing import Any
 import pytest
 
 from taskassign.errors import UserInputError
-from taskassign.formats.scenario import Scenario, parse_scenario
+from taskassign.formats.scenario import Scenario, parse_scenario, read_scenario
 from taskassign.leader.streams import streams_rebalance
 from taskassign.model import AssignmentError
 from taskassign.streams_protocol.classic import classic_group_assignment, scenario_to_streams_group
+from taskassign.streams_protocol.format import read_streams_group
 from taskassign.streams_protocol.model import GroupMember, MemberAssignment, StreamsGroupAssignment, task_map
-from tests.helpers import scenario_doc
+from tests.helpers import EXAMPLES_DIR, scenario_doc
 
 PID_1 = "00000000-0000-0000-0000-000000000001"
 PID_2 = "00000000-0000-0000-0000-000000000002"
@@ -152,3 +153,10 @@ def test_sticky_keeps_each_thread_on_its_previous_tasks() -> None:
     assert [str(t) for t in shares["c1-1"].active] == ["0_0"]
     assert [str(t) for t in shares["c1-2"].active] == ["1_0"]
     assert [str(t) for t in shares[f"{PID_2}-StreamThread-1"].active] == ["0_1"]
+
+
+def test_the_shipped_streams_group_example_is_the_converted_scenario() -> None:
+    example = EXAMPLES_DIR / "scenarios" / "two-racks-one-standby.scenario.json"
+    converted = scenario_to_streams_group(read_scenario(example))
+    shipped = read_streams_group(EXAMPLES_DIR / "streams-groups" / "two-racks-one-standby.streams-group.json")
+    assert shipped == converted
