@@ -4,9 +4,10 @@
 ids, each member's current target assignment and reported offsets) and their answer. ``format``: the
 streams-group file (``taskassign/streams-group/v1``, the format of Kafka's own goldens) and the output
 document. ``sticky`` / ``balanced``: Kafka's two broker-side assignors, exactly (spec
-streams-group-assignors.md), run by name through ``assignors``. ``classic``: a classic scenario put under the
-streams protocol (one member per stream thread) and the members' answer back in the classic shape, so one
-application can be compared under both protocols.
+streams-group-assignors.md), run by name through ``assignors``; ``configs``: the configs each reads, the way
+it reads them. ``classic``: a classic scenario put under the streams protocol (one member per stream thread)
+and the members' answer back in the classic shape, so one application can be compared under both protocols.
+``coverage``: what an answer leaves unassigned or short of standbys.
 """
 
 from taskassign.streams_protocol.assignors import STREAMS_ASSIGNORS, run_assignor
