@@ -18,7 +18,7 @@ replicas that find no free process are dropped.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from taskassign.errors import TaskAssignorException
 from taskassign.internals.java_order import (
@@ -223,23 +223,28 @@ def _ranked_previous_holders(run: _Run, index: TaskIndex) -> dict[int, list[int]
     """Per task, the members that held it as standby (first) or reported offsets for it, highest offset sum
     first; a stable sort, so ties stay in member order."""
     entries: dict[int, list[tuple[int, int, int]]] = {}
+    rank, base, partitions = index.rank, index.base, index.partitions
     for i, member in enumerate(run.members):
         offsets = member.task_offsets
-        for sid, partitions in member.standby_tasks.items():
+        for sid, standby in member.standby_tasks.items():
+            r = rank.get(sid)
+            if r is None:
+                continue  # a subtopology the topology does not have: never looked up
             reported = offsets.get(sid, {})
-            for p in partitions:
-                t = index.task(sid, p)
-                if t is not None:
-                    entries.setdefault(t, []).append((0, -reported.get(p, 0), i))
+            for p in standby:
+                if p < partitions[r]:
+                    entries.setdefault(base[r] + p, []).append((0, -reported.get(p, 0), i))
         for sid, reported in offsets.items():
-            standby = member.standby_tasks.get(sid, ())
+            r = rank.get(sid)
+            if r is None:
+                continue
+            listed = member.standby_tasks.get(sid, ())
+            held: Collection[int] = frozenset(listed) if len(listed) > 8 else listed  # membership tests below
             for p, offset in reported.items():
-                if p in standby:
-                    continue
-                t = index.task(sid, p)
-                if t is not None:
-                    entries.setdefault(t, []).append((1, -offset, i))
-    return {t: [i for _, _, i in sorted(ranked)] for t, ranked in entries.items()}
+                if p < partitions[r] and p not in held:
+                    entries.setdefault(base[r] + p, []).append((1, -offset, i))
+    return {t: [ranked[0][2]] if len(ranked) == 1 else [i for _, _, i in sorted(ranked)]
+            for t, ranked in entries.items()}
 
 
 def _assign_standbys(
