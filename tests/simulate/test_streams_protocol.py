@@ -84,3 +84,11 @@ def test_protocol_and_assignor_must_agree() -> None:
         simulate(one_client_owns_everything(2), events(join(PID_2), protocol="eager"), "streams_sticky")
     ok = simulate(one_client_owns_everything(2), events(join(PID_2), protocol="streams"), "streams_balanced")
     assert ok.protocol == "streams"
+
+
+def test_every_return_gets_new_member_ids() -> None:
+    bounce = [{"type": "leave", "client": str(PID_2)}, advance(1_000), {"type": "rejoin", "client": str(PID_2)},
+              advance(1_000)]
+    result = simulate(one_client_owns_everything(4), events(join(PID_2), advance(1_000), *bounce, *bounce),
+                      "streams_sticky")
+    assert result.final_scenario.state.clients[PID_2].consumer_client_ids == (f"{PID_2}-StreamThread-1#3",)

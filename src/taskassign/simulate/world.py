@@ -84,8 +84,10 @@ class SimClient:
     in_group: bool = True
     #: Streams protocol: each member's current target assignment, by consumer (None: not known yet).
     targets: dict[str, set[TaskId]] | None = None
-    #: Streams protocol: how many times the client joined (new member ids each time).
+    #: Streams protocol: how many times the client joined (new member ids each time: ``<consumer>#<n>``).
     incarnation: int = 1
+    #: Streams protocol: the consumer ids of its first incarnation, which later member ids derive from.
+    first_consumers: tuple[str, ...] = ()
 
     def release_all(self, now: int) -> None:
         for store in self.stores.values():
@@ -206,8 +208,9 @@ class World:
         if self.streams:  # new member ids, empty targets; members left behind by a crash are replaced
             client.release_all(self.now)
             client.in_group = True
+            client.first_consumers = client.first_consumers or client.consumers
             client.incarnation += 1
-            client.consumers = tuple(f"{c.split('#')[0]}#{client.incarnation}" for c in client.consumers)
+            client.consumers = tuple(f"{c}#{client.incarnation}" for c in client.first_consumers)
 
     def alive_ids(self) -> list[ProcessId]:
         return sorted(pid for pid, c in self.clients.items() if c.alive)
