@@ -20,7 +20,9 @@ is to be within 2x of them. Kafka's classes could not be timed side by side: the
 
 ``via_scenario`` times the pipeline's path for the first two shapes: a classic scenario (clients = processes,
 threads = members, a previous assignment on every thread) converted to a streams group, assigned, and turned
-back into the classic result (``leader.streams.streams_rebalance``).
+back into the classic result (``leader.streams.streams_rebalance``); ``cpu_ms_gc_paused`` is the same with
+Python's cyclic garbage collector paused, because at 10^4 tasks its full collections, which walk the whole
+scenario, are a large part of the time (taskassign does not pause it: that is the embedding process's call).
 
     PYTHONPATH=src python -m benchmarks.bench_streams_protocol [--repeat 15] [--no-write]
 """
@@ -28,6 +30,7 @@ back into the classic result (``leader.streams.streams_rebalance``).
 from __future__ import annotations
 
 import argparse
+import gc
 import platform
 import sys
 from dataclasses import dataclass, replace
@@ -137,7 +140,13 @@ def main(argv: list[str] | None = None) -> int:
         for assignor in ("streams_sticky", "streams_balanced"):
             timing = measure(lambda assignor=assignor, scenario=scenario: streams_rebalance(scenario, assignor),
                              max(3, args.repeat // 3))
-            via.append({"shape": shape.name, "assignor": assignor, **timing})
+            gc.disable()
+            try:
+                paused = measure(lambda assignor=assignor, scenario=scenario: streams_rebalance(scenario, assignor),
+                                 max(3, args.repeat // 3))
+            finally:
+                gc.enable()
+            via.append({"shape": shape.name, "assignor": assignor, **timing, "cpu_ms_gc_paused": paused["cpu_ms"]})
             print(f"{shape.name:28} {assignor:16} via scenario {timing['cpu_ms']:8.2f} ms cpu", file=sys.stderr)
     result = {
         "benchmark": "Kafka's broker-side streams-group assignors (sticky, balanced) at the issue's shapes, cold "

@@ -255,6 +255,9 @@ def _assign_standbys(
     the rest to the least loaded process without the task. Tasks in descending order (Appendix A.6)."""
     records: list[tuple[int, int]] = []
     for t in reversed(stateful):
+        if prev_active[t] < 0 and t not in prev_standby:  # nobody held it: every replica goes to the fill step
+            records.append((t, num_standby))
+            continue
         for replica in range(num_standby):
             i = prev_active[t]
             if i >= 0 and t not in run.process_tasks[run.member_process[i]] \
