@@ -33,6 +33,7 @@ import argparse
 import gc
 import platform
 import sys
+import time
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -109,8 +110,17 @@ def scenario_of(shape: Shape) -> Scenario:
 
 
 def measure(fn: Any, repeat: int) -> dict[str, Any]:
+    """``timed``'s medians, and the fastest CPU time: on a shared machine the least disturbed run is the best
+    estimate of the code's own cost."""
     fn()  # warm-up (imports, caches)
-    return timed(fn, repeat)
+    cpus: list[float] = []
+
+    def run() -> None:
+        started = time.process_time()
+        fn()
+        cpus.append((time.process_time() - started) * 1000.0)
+
+    return {**timed(run, repeat), "cpu_ms_min": round(min(cpus), 2)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,10 +140,12 @@ def main(argv: list[str] | None = None) -> int:
                 low, high = shape.kafka_ms
                 row = {"shape": shape.name, "assignor": assignor, "round": round_, **timing,
                        "kafka_java_ms": [low, high], "target_ms": 2 * high,
-                       "within_target": timing["cpu_ms"] <= 2 * high}
+                       "within_target": timing["cpu_ms"] <= 2 * high,
+                       "within_target_fastest_run": timing["cpu_ms_min"] <= 2 * high}
                 rows.append(row)
-                print(f"{shape.name:28} {assignor:9} {round_:9} {timing['cpu_ms']:8.2f} ms cpu "
-                      f"({timing['ms']:.2f} wall)  target <= {2 * high:.0f} ms", file=sys.stderr, flush=True)
+                print(f"{shape.name:28} {assignor:9} {round_:9} {timing['cpu_ms']:8.2f} ms cpu (fastest "
+                      f"{timing['cpu_ms_min']:.2f}, {timing['ms']:.2f} wall)  target <= {2 * high:.0f} ms",
+                      file=sys.stderr, flush=True)
     via: list[dict[str, Any]] = []
     for shape in SHAPES[:2]:
         scenario = scenario_of(shape)
@@ -155,8 +167,9 @@ def main(argv: list[str] | None = None) -> int:
         "python": platform.python_version(),
         "machine": "x86_64, 2 cores shared with other jobs",
         "load_average": {"before": load_before, "after": load_average()},
-        "note": f"medians of {args.repeat} runs after a warm-up; within_target compares CPU ms with 2x Kafka's "
-                "figure from the issue (Kafka's classes are not in the shared Kafka, which predates KIP-1071)",
+        "note": f"medians of {args.repeat} runs after a warm-up (cpu_ms_min: the fastest); within_target compares "
+                "the median CPU ms with 2x Kafka's figure from the issue, within_target_fastest_run the fastest run's "
+                "(Kafka's classes are not in the shared Kafka, which predates KIP-1071)",
         "results": rows,
         "via_scenario": via,
     }
