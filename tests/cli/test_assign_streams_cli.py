@@ -87,7 +87,7 @@ def test_metrics_and_explain_need_a_classic_input() -> None:
 def test_other_commands_name_the_streams_group_they_cannot_read() -> None:
     result = runner.invoke(app, ["optimize", str(FOLDER / "sticky_chain_join.input.json"), "--active"])
     assert result.exit_code == 2
-    assert "a streams-group file" in result.output
+    assert "a streams-group file" in " ".join(result.output.split())  # rich wraps at the path's length
 
 
 def test_the_assignors_listing_names_the_streams_assignors() -> None:
