@@ -4,7 +4,8 @@ The tree::
 
     TaskassignError                      root of everything below
     ├── UserInputError (ValueError)      the user's input is wrong; the CLI prints it, exit code 2
-    │   ├── ScenarioError                a scenario/assignment file is malformed (names the JSON path)
+    │   ├── ScenarioError                a taskassign file (scenario, assignment, group, streams group, ...) is
+    │   │                                malformed (names the JSON path)
     │   ├── ConfigError                  a config key is unknown or its value has the wrong type/range
     │   ├── TaskIdFormatError            a task id string does not parse (Kafka's TaskIdFormatException)
     │   ├── ProcessIdFormatError         a process id is not a UUID
@@ -29,6 +30,10 @@ The tree::
     │       ├── DecodeError              bytes do not decode (names the field and byte offset)
     │       └── EncodeError              a message value cannot be encoded (names the field)
     ├── TaskAssignmentException          an assignor gives up; the leader keeps the previous assignment
+    ├── StreamsAssignorError             a broker-side assignor of the streams protocol (KIP-1071) threw, as Kafka's
+    │   │                                does; ``java_type`` is the simple name of the exception Kafka throws
+    │   ├── TaskAssignorException        Kafka's TaskAssignorException (no member to place a task on)
+    │   └── JavaNumberFormatException    sticky's ``Integer.parseInt`` of ``num.standby.replicas`` failed
     ├── InvalidAssignmentError           the assignor's output failed validation (Kafka's StreamsException)
     ├── LagsNotRequestedError            ``lag_for`` on a state built with ``compute_task_lags=False``
     ├── TaskNotStatefulError (LookupError)  ``lag_for`` of a task that has no changelog (so no lag)
@@ -58,6 +63,7 @@ __all__ = (
     "GroupNotCapturableError",
     "InputFileError",
     "InvalidAssignmentError",
+    "JavaNumberFormatException",
     "LagsNotRequestedError",
     "OutputFileError",
     "PluginNotAllowedError",
@@ -66,7 +72,9 @@ __all__ = (
     "RackAwareOptimizationError",
     "ReportUnavailableError",
     "ScenarioError",
+    "StreamsAssignorError",
     "TaskAssignmentException",
+    "TaskAssignorException",
     "TaskIdFormatError",
     "TaskNotStatefulError",
     "TaskassignError",
@@ -281,6 +289,31 @@ class TaskAssignmentException(TaskassignError):
     follow-up rebalance; taskassign's leader does exactly that (Kafka's own code instead sends an
     ASSIGNMENT_ERROR to every member, see docs/kafka-differences.md).
     """
+
+
+class StreamsAssignorError(TaskassignError):
+    """A broker-side streams-group assignor threw where Kafka's throws (the group's heartbeat fails there and
+    the target assignment stays as it was). ``java_type`` is the simple class name of Kafka's exception, which
+    the streams-group output document reports with the message."""
+
+    java_type = "RuntimeException"
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(f"{self.java_type}: {message}")
+
+
+class TaskAssignorException(StreamsAssignorError):
+    """Kafka's ``TaskAssignorException``: e.g. tasks to assign and no member to assign them to."""
+
+    java_type = "TaskAssignorException"
+
+
+class JavaNumberFormatException(StreamsAssignorError):
+    """Java's ``NumberFormatException`` from the sticky assignor's ``Integer.parseInt`` of
+    ``num.standby.replicas`` (a non-empty configs map without the key gives ``Cannot parse null string``)."""
+
+    java_type = "NumberFormatException"
 
 
 class InvalidAssignmentError(TaskassignError):

@@ -15,7 +15,9 @@ many times), while their tuple layout reproduces Kafka's orders exactly:
 from __future__ import annotations
 
 import re
+import sys
 import uuid
+from operator import mul
 from typing import SupportsIndex
 
 from taskassign.errors import ProcessIdFormatError, TaskIdFormatError
@@ -138,17 +140,25 @@ class ProcessId(tuple[int, int, str]):
         return to_int32((hilo >> 32) ^ (hilo & 0xFFFFFFFF))
 
 
-def java_string_hash(text: str) -> int:
-    """Java's ``String.hashCode`` over UTF-16 code units, as a signed 32-bit int.
+#: 31**k mod 2**32, k = 0, 1, ... (extended on demand): String.hashCode is sum(unit[i] * 31**(n-1-i)) mod 2**32.
+_POWERS_OF_31: list[int] = [1]
 
-    A Java String may hold an unpaired surrogate, and hashes it as the code unit it is; ``surrogatepass``
-    does the same here, so hashing never fails on text that a later step (the wire codecs) refuses with
-    an error naming the field."""
-    h = 0
-    data = text.encode("utf-16-be", "surrogatepass")
-    for i in range(0, len(data), 2):
-        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
-    return to_int32(h)
+
+def java_string_hash(text: str) -> int:
+    """Java's ``String.hashCode`` over UTF-16 code units, as a signed 32-bit int (evaluated as one sum of
+    products, at C speed: member and process ids are hashed by the thousand). A Java String may hold an
+    unpaired surrogate and hashes it as the code unit it is; ``surrogatepass`` does the same here, so hashing
+    never fails on text that a later step (the wire codecs) refuses with an error naming the field."""
+    units = text.encode("ascii") if text.isascii() else memoryview(
+        text.encode(_NATIVE_UTF16, "surrogatepass")).cast("H")
+    n = len(units)
+    powers = _POWERS_OF_31
+    while len(powers) < n:
+        powers.append(powers[-1] * 31 & 0xFFFFFFFF)
+    return to_int32(sum(map(mul, units, reversed(powers[:n]))))
+
+
+_NATIVE_UTF16 = "utf-16-le" if sys.byteorder == "little" else "utf-16-be"
 
 
 def to_int32(value: SupportsIndex) -> int:

@@ -202,3 +202,15 @@ def test_a_truncated_topology_text_is_noticed(kafka_cluster: KafkaBroker, stream
     code, text = run("capture", "--bootstrap-server", kafka_cluster.bootstrap, "--group", group, "--topology",
                      str(cut), "-o", str(tmp_path / "cut.group.json"))
     assert code == 0 and "which the topology does not read" in text.replace("\n", " "), text
+
+
+def test_a_capture_leaves_the_callers_logging_as_it_found_it(kafka_cluster: KafkaBroker) -> None:
+    import logging
+
+    from taskassign.capture.cluster import ClusterReader
+
+    before = [(name, logging.getLogger(name).level, logging.getLogger(name).propagate) for name in ("kafka",
+                                                                                                   "kafka.conn")]
+    with ClusterReader(kafka_cluster.bootstrap, timeout=10) as reader:
+        reader.brokers()
+    assert [(n, logging.getLogger(n).level, logging.getLogger(n).propagate) for n, _, _ in before] == before

@@ -18,21 +18,22 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from taskassign.capture.topology_inference import (
+    copartition_groups,
+    repartition_topics,
+    source_table_stores,
+    to_group_topology,
+)
 from taskassign.capture.topology_text import (
     GlobalStore,
     ProcessorNode,
     SinkNode,
     SourceNode,
     TopologyDescription,
-    TopologyTextError,
-    copartition_groups,
     format_topology_description,
     parse_topology_description,
-    repartition_topics,
-    source_table_stores,
-    to_group_topology,
 )
-from taskassign.errors import ConfigError, UserInputError
+from taskassign.errors import ConfigError, TopologyTextError, UserInputError
 from taskassign.formats.group import parse_group
 
 DATA = Path(__file__).parent / "data" / "describe"

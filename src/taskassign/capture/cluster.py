@@ -131,9 +131,29 @@ class _Deadline:
         return self.left() <= 0.0
 
 
-def quiet_kafka_python() -> None:
-    """kafka-python logs connection failures as warnings; capture reports them itself, once, as errors."""
-    logging.getLogger("kafka").setLevel(logging.CRITICAL)
+class _QuietLogging:
+    """While a reader is open: kafka-python's own log lines are silenced (capture reports failures itself,
+    once, as errors) except the connection errors, which are kept for the message. ``restore`` puts the
+    loggers back as they were, so an embedding program's or a test's logging is left as it found it."""
+
+    def __init__(self) -> None:
+        self.connection_errors = _ConnectionErrors()
+        self._kafka, self._conn = logging.getLogger("kafka"), logging.getLogger("kafka.conn")
+        self._saved = (self._kafka.level, self._conn.level, self._conn.propagate)
+        self._kafka.setLevel(logging.CRITICAL)
+        self._conn.setLevel(logging.ERROR)
+        self._conn.propagate = False
+        self._conn.addHandler(self.connection_errors)
+        self._restored = False
+
+    def restore(self) -> None:
+        if self._restored:
+            return
+        self._restored = True
+        self._conn.removeHandler(self.connection_errors)
+        self._kafka.setLevel(self._saved[0])
+        self._conn.setLevel(self._saved[1])
+        self._conn.propagate = self._saved[2]
 
 
 class _ConnectionErrors(logging.Handler):
@@ -161,12 +181,8 @@ class ClusterReader:
         from kafka.client_async import KafkaClient
         from kafka.errors import KafkaError
 
-        quiet_kafka_python()
-        self._connection_errors = _ConnectionErrors()
-        conn_log = logging.getLogger("kafka.conn")
-        conn_log.setLevel(logging.ERROR)
-        conn_log.propagate = False
-        conn_log.addHandler(self._connection_errors)
+        self._logging = _QuietLogging()
+        self._connection_errors = self._logging.connection_errors
         self.bootstrap = bootstrap
         self._deadline = _Deadline(timeout, bootstrap)
         request_ms = max(1000, int(min(timeout, 30.0) * 1000))
@@ -175,19 +191,25 @@ class ClusterReader:
         try:
             self._client = KafkaClient(bootstrap_servers=bootstrap, **options)
         except KafkaError as exc:
+            self._logging.restore()
             raise ClusterUnreachableError(
                 f"cannot reach a Kafka broker at {bootstrap} within {timeout:g} s ({_describe(exc)}); check "
                 "--bootstrap-server, that the cluster is up, and the security settings of --command-config"
             ) from None
         except (ValueError, OSError) as exc:
+            self._logging.restore()
             raise ClusterUnreachableError(f"cannot connect to {bootstrap}: {exc}") from None
-        self._connect()
+        try:
+            self._connect()
+        except BaseException:
+            self.close()
+            raise
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
     def close(self) -> None:
         self._client.close()
-        logging.getLogger("kafka.conn").removeHandler(self._connection_errors)
+        self._logging.restore()
 
     def __enter__(self) -> ClusterReader:
         return self

@@ -28,13 +28,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from taskassign.assignors.registry import KAFKA_INTERNAL_ASSIGNORS
 from taskassign.capture.cluster import ClusterReader, DescribedGroup, DescribedMember, TopicMetadata
 from taskassign.capture.streams_config import StreamsConfig
-from taskassign.capture.topology_text import (
-    TopologyDescription,
-    source_table_stores,
-    to_group_topology,
-)
+from taskassign.capture.topology_inference import source_table_stores, to_group_topology
+from taskassign.capture.topology_text import TopologyDescription
 from taskassign.configs import DEFAULT_PROBING_REBALANCE_INTERVAL_MS, KAFKA_COMPAT, PROBING_REBALANCE_INTERVAL_MS
 from taskassign.errors import DecodeError, GroupNotCapturableError
 from taskassign.formats.group import GROUP_FORMAT
@@ -114,7 +112,8 @@ def capture_group(
     # The file is there to predict Kafka: Kafka's exact behaviour, quirks included (docs/kafka-differences.md).
     configs = {**config.configs, KAFKA_COMPAT: True}
     interval = int(configs.get(PROBING_REBALANCE_INTERVAL_MS, DEFAULT_PROBING_REBALANCE_INTERVAL_MS))
-    leader, leader_source, now_ms = _leader_and_clock(members, interval, captured_at_ms)
+    leader, leader_source, now_ms = _leader_and_clock(members, interval, captured_at_ms,
+                                                      probing_on_leader=config.assignor in KAFKA_INTERNAL_ASSIGNORS)
     document: dict[str, Any] = {
         "format": GROUP_FORMAT,
         "name": group_id,
@@ -171,11 +170,14 @@ def _member_document(m: _Member) -> dict[str, Any]:
     }
 
 
-def _leader_and_clock(members: Sequence[_Member], interval_ms: int, captured_at_ms: int) -> tuple[str, str, int]:
-    """The leader member, how it was found, and the leader's clock at the rebalance."""
+def _leader_and_clock(members: Sequence[_Member], interval_ms: int, captured_at_ms: int, *,
+                      probing_on_leader: bool) -> tuple[str, str, int]:
+    """The leader member, how it was found, and the leader's clock at the rebalance. Kafka's internal
+    assignors put their probing follow-up (at now + probing interval) on the leader's own client; a KIP-924
+    assignor's follow-ups say nothing about the leader."""
     timed = sorted((m.assignment_info.next_rebalance_ms, m.described.member_id) for m in members
                    if m.assignment_info.version >= 7 and m.assignment_info.next_rebalance_ms not in (0, NO_FOLLOWUP_MS))
-    if timed:
+    if timed and probing_on_leader:
         deadline, member = timed[0]
         return (member, "inferred: its client carries the probing rebalance Kafka's leader scheduled on the leader's "
                         "own client", max(0, deadline - interval_ms))

@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from rich.table import Table
 from rich.text import Text
 
-from taskassign.assignors.registry import resolve_assignor_class
+from taskassign.assignors.registry import check_assignor
 from taskassign.cli._app import app
 from taskassign.cli._common import EXIT_FAILED, handle_errors, stderr_console, stdout_console
 from taskassign.errors import UserInputError
@@ -95,7 +95,7 @@ def run(
     from taskassign.pipeline.session import command_session
 
     if assignor is not None:
-        resolve_assignor_class(assignor)
+        check_assignor(assignor)
     options = PipelineOptions(input_dir, output_dir, assignor, kafka_compat, buckets, allow_plugins)
     console, errors = stdout_console(), stderr_console()
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),

@@ -2,10 +2,12 @@
 
 ``assign_application`` is what the pipeline runs for every application inside Spark's Arrow workers
 (and what tests run without Spark). The engine call is ``leader.assign.assign_scenario``, the code path of
-``taskassign assign``. Nothing escapes as an exception: an application whose state is invalid comes
-back REJECTED with the reason; one whose assignor raises keeps its previous assignment (KEPT_PREVIOUS,
-the leader's TaskAssignmentException path: identity assignment, immediate follow-up rebalance); one
-whose assignment fails Kafka's validation comes back INVALID_ASSIGNMENT with what the assignor produced.
+``taskassign assign`` (with ``streams_sticky`` / ``streams_balanced``: the broker's target assignment under the
+streams protocol, each thread a member; an assignor that throws there keeps the previous assignment too).
+Nothing escapes as an exception: an application whose state is invalid comes back REJECTED with the
+reason; one whose assignor raises keeps its previous assignment (KEPT_PREVIOUS, the leader's
+TaskAssignmentException path: identity assignment, immediate follow-up rebalance); one whose assignment
+fails Kafka's validation comes back INVALID_ASSIGNMENT with what the assignor produced.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from taskassign.assignors.base import BaseTaskAssignor
 from taskassign.assignors.registry import (
     DEFAULT_ASSIGNOR,
     assignor_display_name,
+    check_assignor,
     check_plugin_allowed,
-    resolve_assignor_class,
 )
 from taskassign.configs import KAFKA_COMPAT, AssignmentConfigs
 from taskassign.errors import (
@@ -132,8 +134,8 @@ def check_application(
     except ConfigError as exc:
         return AppCheck(INVALID_CONFIG, str(exc))
     try:
-        resolve_assignor_class(effective_assignor(assignor, assignor_override),
-                               allow_plugins=allow_plugins or assignor_override is not None, source="the snapshot")
+        check_assignor(effective_assignor(assignor, assignor_override),
+                       allow_plugins=allow_plugins or assignor_override is not None, source="the snapshot")
     except PluginNotAllowedError as exc:
         return AppCheck(PLUGIN_NOT_ALLOWED, str(exc))
     except AssignorNotFoundError as exc:

@@ -11,6 +11,12 @@ Modelling choices (docs/events.md): a rebalance takes no time; members that cras
 noticed are left out of any rebalance that happens meanwhile; with the cooperative protocol (the
 scenario's ``taskassign.rebalance.protocol``, or the events file's ``protocol``) an active task the leader
 withheld, because another member still owned it, is handed over at an immediate second rebalance.
+
+A streams-protocol assignor (``streams_sticky``, ``streams_balanced``) switches the run to the streams
+protocol (KIP-1071; docs/streams-protocol.md): each "rebalance" is the broker recomputing the target
+assignment when the group changes, with no leader, no probing or follow-up rebalance and no second
+rebalance for a hand-over (the owner revokes, then the new owner starts, within the instant); crashed members
+stay in the group, with their tasks, until the session timeout (world.py).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics
+from taskassign.assignors.registry import STREAMS_GROUP_ASSIGNORS, streams_group_assignor
 from taskassign.configs import REBALANCE_PROTOCOL
 from taskassign.errors import UserInputError
 from taskassign.formats.events import (
@@ -51,6 +58,9 @@ from taskassign.simulate.result import RebalanceRecord, SimulationResult
 from taskassign.simulate.world import World
 
 __all__ = ("simulate",)
+
+#: The events file's ``protocol`` for the streams rebalance protocol (KIP-1071).
+STREAMS_PROTOCOL = "streams"
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,10 +93,19 @@ def simulate(
     on_rebalance: Callable[[RebalanceRecord], None] | None = None,
 ) -> SimulationResult:
     """Replay ``events`` on ``scenario`` with the assignor named ``assignor``; ``seed`` overrides the
-    events file's seed. Same inputs and seed, same result."""
-    if events.protocol is not None:
+    events file's seed. Same inputs and seed, same result. A streams-protocol assignor runs the streams
+    protocol."""
+    streams = streams_group_assignor(assignor) is not None
+    if events.protocol == STREAMS_PROTOCOL and not streams:
+        raise UserInputError(f"$.protocol: 'streams' runs a broker-side assignor: give -a "
+                             f"{' or -a '.join(STREAMS_GROUP_ASSIGNORS)}, not {assignor!r}")
+    if streams and events.protocol not in (None, STREAMS_PROTOCOL):
+        raise UserInputError(f"$.protocol: {assignor} is an assignor of the streams protocol, not of the classic "
+                             f"{events.protocol!r} one")
+    if events.protocol is not None and not streams:
         scenario = with_config_overrides(scenario, {REBALANCE_PROTOCOL: events.protocol})
-    return _Run(scenario, events, assignor, events.seed if seed is None else seed, on_rebalance).run()
+    return _Run(scenario, events, assignor, events.seed if seed is None else seed, on_rebalance, streams).run()
+
 
 
 #: The most restore samples a run takes (one per sample_interval_ms while anything restores): a bound on a
@@ -96,15 +115,16 @@ MAX_SAMPLES = 100_000
 
 class _Run:
     def __init__(self, scenario: Scenario, events: EventsFile, assignor: str, seed: int,
-                 on_rebalance: Callable[[RebalanceRecord], None] | None) -> None:
+                 on_rebalance: Callable[[RebalanceRecord], None] | None, streams: bool) -> None:
         self.scenario = scenario
+        self.streams = streams
         self.events = events
         self.assignor = assignor
         self.seed = seed
         self.rng = random.Random(seed)
         self.on_rebalance = on_rebalance
         self.world = World(scenario, restore_rate=events.restore_rate,
-                           state_cleanup_delay_ms=events.state_cleanup_delay_ms)
+                           state_cleanup_delay_ms=events.state_cleanup_delay_ms, streams=streams)
         self.start = self.world.now
         #: The latest instant the clock can reach (max_duration_ms, or until_ms if later): every time, end
         #: offset and deadline the run writes must be a Java long up to then (checked here and at append_rate).
@@ -224,7 +244,7 @@ class _Run:
 
     def _rebalance(self, reasons: list[str]) -> None:
         world = self.world
-        if not world.alive_ids():
+        if not world.member_ids():
             self.notes.append(f"at +{world.now - self.start} ms no client is running: no rebalance "
                               f"({', '.join(reasons)})")
             return
@@ -250,7 +270,7 @@ class _Run:
             index=len(self.records),
             time_ms=world.now,
             reasons=tuple(reasons),
-            leader=str(leader),
+            leader="" if self.streams else str(leader),
             assignor=result.assignor,
             error=result.error.name,
             probing_rebalance_needed=result.probing_rebalance_needed,
@@ -280,6 +300,7 @@ class _Run:
         if isinstance(action, _NoticeCrash):
             client = world.clients[action.process_id]
             if not client.alive and client.down_epoch == action.epoch:
+                world.notice_crash(action.process_id)
                 self.pending.append("crash")
         elif isinstance(action, _Down):
             self._down(action.process_id, graceful=action.graceful, wipe_state=action.wipe_state, path=path)
@@ -349,7 +370,7 @@ class _Run:
         if not world.clients[pid].alive:
             self.notes.append(f"{path}: client {pid} was already down at +{world.now - self.start} ms")
             return
-        world.take_down(pid, wipe_state=wipe_state)
+        world.take_down(pid, wipe_state=wipe_state, leave_group=graceful)
         if graceful:
             self.pending.append("leave")
         else:
@@ -438,7 +459,8 @@ class _Run:
             scenario_name=self.scenario.name,
             assignor=self.last.assignor if self.last is not None else self.assignor,
             seed=self.seed,
-            protocol=str(self.scenario.state.configs.extension(REBALANCE_PROTOCOL)),
+            protocol=STREAMS_PROTOCOL if self.streams
+            else str(self.scenario.state.configs.extension(REBALANCE_PROTOCOL)),
             start_ms=self.start,
             end_ms=self.world.now,
             rebalances=tuple(self.records),
