@@ -284,6 +284,20 @@ class AssignmentConfigs:
         }
         object.__setattr__(self, "extensions", MappingProxyType(explicit))
 
+    @property
+    def latest_now_ms(self) -> int:
+        """The latest leader clock (``now_ms``) these configs allow: the probing rebalance deadline,
+        ``now_ms + probing.rebalance.interval.ms``, is a Java long (epoch ms, at most Long.MAX_VALUE)."""
+        return LONG_MAX - self.probing_rebalance_interval_ms
+
+    def now_ms_problem(self, now_ms: int) -> str | None:
+        """Why ``now_ms`` is out of range for these configs, or None: the same words everywhere a clock is read."""
+        if 0 <= now_ms <= self.latest_now_ms:
+            return None
+        return (f"must be between 0 and {self.latest_now_ms}, got {now_ms}: now_ms + probing.rebalance.interval.ms "
+                f"({self.probing_rebalance_interval_ms}) is the probing rebalance deadline, a Java long (at most "
+                f"{LONG_MAX})")
+
     def _kafka_items(self) -> tuple[tuple[str, Any], ...]:
         return (
             (ACCEPTABLE_RECOVERY_LAG, self.acceptable_recovery_lag),

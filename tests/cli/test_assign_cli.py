@@ -102,3 +102,19 @@ def test_invalid_assignment_exits_1(tmp_path: Path) -> None:
     result = runner.invoke(app, ["assign", str(EXAMPLE), "-a", f"{plugin}:Dup", "--json"])
     assert result.exit_code == 1
     assert json.loads(result.stdout)["error"] == "ACTIVE_TASK_ASSIGNED_MULTIPLE_TIMES"
+
+
+def test_a_relative_looking_assignor_spec_exits_2() -> None:
+    result = runner.invoke(app, ["assign", str(EXAMPLE), "-a", "../../x:Y"])
+    assert result.exit_code == 2, result.output
+    assert "neither a module name" in " ".join(result.output.split())
+
+
+def test_a_scenario_without_clients_exits_2_naming_the_path(tmp_path: Path) -> None:
+    doc = json.loads(EXAMPLE.read_text())
+    doc["clients"] = []
+    bad = tmp_path / "no-clients.scenario.json"
+    bad.write_text(json.dumps(doc))
+    result = runner.invoke(app, ["assign", str(bad)])
+    assert result.exit_code == 2, result.output
+    assert "$.clients" in result.output and "at least one client" in " ".join(result.output.split())

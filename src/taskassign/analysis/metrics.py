@@ -30,7 +30,7 @@ from types import MappingProxyType
 from typing import Any
 
 from taskassign.errors import UserInputError
-from taskassign.ids import ProcessId, TaskId
+from taskassign.ids import ProcessId, TaskId, saturated_long
 from taskassign.model import (
     LATEST_OFFSET,
     UNKNOWN_OFFSET_SUM,
@@ -374,9 +374,9 @@ class _Totals:
             "active_moves": self.active_moves,
             "previously_unowned_tasks": sum(1 for t in view.active_owner if t not in before),
             "standby_moves": self.standby_moves,
-            "records_to_restore_active": self.restore_active,
-            "records_to_restore_standby": self.restore_standby,
-            "records_to_restore": self.restore_active + self.restore_standby,
+            "records_to_restore_active": saturated_long(self.restore_active),
+            "records_to_restore_standby": saturated_long(self.restore_standby),
+            "records_to_restore": saturated_long(self.restore_active + self.restore_standby),
             "unknown_lag_placements": self.unknown_lags,
         }
 
@@ -387,7 +387,7 @@ class _Totals:
             "cross_rack_active_partitions": self.cross_active,
             "cross_rack_standby_partitions": self.cross_standby,
             "cross_rack_partitions": cross,
-            "cross_rack_cost": cross * (1 if cost is None else cost),
+            "cross_rack_cost": saturated_long(cross * (1 if cost is None else cost)),
             "rack_unknown_partitions": self.rack_unknown,
         }
 
@@ -470,12 +470,12 @@ def _client_metrics(
         active=len(placed.active),
         standby=len(placed.standby),
         changelog_replicas=changelog_replicas,
-        state_load=state_load,
-        active_state_load=active_state_load,
+        state_load=saturated_long(state_load),
+        active_state_load=saturated_long(active_state_load),
         thread_active=thread_active,
         thread_total=thread_total,
         active_moves_in=moves_in,
-        records_to_restore=records,
+        records_to_restore=saturated_long(records),
     )
 
 

@@ -14,6 +14,7 @@ from taskassign.cli import (  # noqa: F401  (registers commands)
     rebalance,
     report,
     simulate,
+    streams_migration,
     validate,
     wire,
 )

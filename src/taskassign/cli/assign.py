@@ -1,4 +1,5 @@
-"""``taskassign assign``: one scenario, or a directory of scenarios, through an assignor."""
+"""``taskassign assign``: one scenario, or a directory of scenarios, through an assignor; a streams-group file,
+or any input with a streams-protocol assignor, through Kafka's broker-side assignors (``_streams.py``)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from taskassign.api.application import read_input
 from taskassign.api.assign import assign as api_assign
-from taskassign.assignors.registry import DEFAULT_ASSIGNOR, resolve_assignor_class
+from taskassign.assignors.registry import DEFAULT_ASSIGNOR, check_assignor, streams_group_assignor
 from taskassign.cli._app import app
 from taskassign.cli._common import (
     EXIT_BAD_INPUT,
@@ -23,18 +25,24 @@ from taskassign.cli._common import (
 )
 from taskassign.cli._metrics_render import metrics_table
 from taskassign.cli._render import error_text, explanation_text, result_summary
+from taskassign.cli._streams import assign_streams_command
+from taskassign.configs import KAFKA_COMPAT
 from taskassign.errors import UserInputError
-from taskassign.formats.json_io import dump_json, to_json_text
+from taskassign.formats.json_io import dump_json, prepare_output_dir, to_json_text
+from taskassign.formats.scenario import with_config_overrides
 from taskassign.model import AssignmentError
+from taskassign.streams_protocol.model import StreamsGroup
 
 
 @app.command()
 @handle_errors
 def assign(
-    scenario: Path = typer.Argument(..., help="A *.scenario.json file, or a directory of them."),
-    assignor: str = typer.Option(
-        DEFAULT_ASSIGNOR, "--assignor", "-a",
-        help="Built-in name (see `taskassign assignors`), module:Class, or path/to/file.py:Class.",
+    scenario: Path = typer.Argument(
+        ..., help="A *.scenario.json file, a GROUP.json, a streams-group file, or a directory of scenarios."),
+    assignor: str | None = typer.Option(
+        None, "--assignor", "-a",
+        help=f"Built-in name (see `taskassign assignors`), module:Class, or path/to/file.py:Class. Default: "
+             f"{DEFAULT_ASSIGNOR}; a streams-group file's own assignor.",
     ),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the assignment file here."),
     out_dir: Path | None = typer.Option(None, "--out-dir", help="With a directory: write <case>.assignment.json here."),
@@ -50,15 +58,21 @@ def assign(
     ),
 ) -> None:
     """Assign every task of a scenario (or of every scenario in a directory) to its clients."""
-    resolve_assignor_class(assignor)  # fail fast on a bad name, before reading anything
+    if assignor is not None:
+        check_assignor(assignor)  # fail fast on a bad name, before reading anything
     if scenario.is_dir():
         if out_dir is None:
             raise UserInputError(f"{scenario} is a directory: give --out-dir for the assignment files")
-        raise typer.Exit(_assign_directory(scenario, out_dir, assignor, kafka_compat, with_metrics))
+        raise typer.Exit(_assign_directory(scenario, out_dir, assignor or DEFAULT_ASSIGNOR, kafka_compat,
+                                           with_metrics))
     if out_dir is not None:
         raise UserInputError("--out-dir goes with a directory of scenarios; for one file use -o")
-    loaded = load_scenario(scenario, kafka_compat=kafka_compat)
-    outcome = api_assign(loaded, assignor, with_metrics=with_metrics, explain=explain)
+    source = read_input(scenario)
+    if isinstance(source, StreamsGroup) or (assignor is not None and streams_group_assignor(assignor)):
+        raise typer.Exit(assign_streams_command(source, assignor, output=output, as_json=as_json,
+                                                with_metrics=with_metrics, explain=explain))
+    loaded = with_config_overrides(source, {KAFKA_COMPAT: True}) if kafka_compat else source
+    outcome = api_assign(loaded, assignor or DEFAULT_ASSIGNOR, with_metrics=with_metrics, explain=explain)
     result = outcome.result
     console = stdout_console()
     if output is not None:
@@ -82,6 +96,7 @@ def _assign_directory(directory: Path, out_dir: Path, assignor: str, kafka_compa
     files = sorted(directory.glob("*.scenario.json"))
     if not files:
         raise UserInputError(f"{directory}: no *.scenario.json files")
+    prepare_output_dir(out_dir)
     console, errors = stdout_console(), stderr_console()
     summary = Table(show_edge=False, header_style="bold")
     for column in ("case", "tasks", "clients", "error", "probing", "complete"):

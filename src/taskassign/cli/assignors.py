@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from taskassign.assignors.registry import BUILTIN_ASSIGNORS, DEFAULT_ASSIGNOR
+from taskassign.assignors.registry import BUILTIN_ASSIGNORS, DEFAULT_ASSIGNOR, STREAMS_GROUP_ASSIGNORS
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, stdout_console
 
@@ -18,4 +18,6 @@ def list_assignors() -> None:
     table.add_column("what it does")
     for name, (_, description) in sorted(BUILTIN_ASSIGNORS.items()):
         table.add_row(name + (" (default)" if name == DEFAULT_ASSIGNOR else ""), description)
+    for name, (_, description) in STREAMS_GROUP_ASSIGNORS.items():
+        table.add_row(name, description)
     stdout_console().print(table)

@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from rich.table import Table
 from rich.text import Text
 
-from taskassign.assignors.registry import resolve_assignor_class
+from taskassign.assignors.registry import check_assignor
 from taskassign.cli._app import app
 from taskassign.cli._common import EXIT_FAILED, handle_errors, stderr_console, stdout_console
 from taskassign.errors import UserInputError
@@ -28,6 +28,9 @@ app.add_typer(pipeline_app, name="pipeline")
 
 _MASTER_HELP = "Spark master URL (default local[*]; e.g. spark://host:7077)."
 _REMOTE_HELP = "Spark Connect server (sc://host:port) instead of a master."
+_PLUGINS_HELP = ("Let the snapshot's applications.assignor name plug-ins (module:Class, file.py:Class). A plug-in "
+                 "spec is code execution: only for snapshots you trust. Without it such applications are rejected "
+                 "(PLUGIN_NOT_ALLOWED) and nothing is imported.")
 
 
 def _parse_conf(entries: list[str]) -> dict[str, str]:
@@ -85,14 +88,15 @@ def run(
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
     buckets: int | None = typer.Option(None, "--buckets", min=1, help="Buckets of applications (Python calls)."),
     conf: list[str] = typer.Option([], "--conf", help="Extra Spark config KEY=VALUE (repeatable)."),
+    allow_plugins: bool = typer.Option(False, "--allow-plugins", help=_PLUGINS_HELP),
 ) -> None:
     """Assign every application of a fleet snapshot and write assignments, metrics, errors and a manifest."""
     from taskassign.pipeline.run import PipelineOptions, run_pipeline
     from taskassign.pipeline.session import command_session
 
     if assignor is not None:
-        resolve_assignor_class(assignor)
-    options = PipelineOptions(input_dir, output_dir, assignor, kafka_compat, buckets)
+        check_assignor(assignor)
+    options = PipelineOptions(input_dir, output_dir, assignor, kafka_compat, buckets, allow_plugins)
     console, errors = stdout_console(), stderr_console()
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=errors, transient=True) as progress:
@@ -167,6 +171,7 @@ def export_scenario(
     master: str | None = typer.Option(None, "--master", help=_MASTER_HELP),
     remote: str | None = typer.Option(None, "--remote", help=_REMOTE_HELP),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Set taskassign.kafka.compat in its configs."),
+    allow_plugins: bool = typer.Option(False, "--allow-plugins", help=_PLUGINS_HELP),
 ) -> None:
     """Write one application's scenario file: the exact input the pipeline gives the engine for it."""
     from taskassign.pipeline.export import export_scenarios
@@ -175,7 +180,8 @@ def export_scenario(
     errors: Console = stderr_console()
     with errors.status("starting Spark"), command_session(master, remote) as spark:
         errors.print(f"checking and deriving {escape(app_id)}")
-        exported = export_scenarios(spark, input_dir, [app_id], kafka_compat=kafka_compat)[app_id]
+        exported = export_scenarios(spark, input_dir, [app_id], kafka_compat=kafka_compat,
+                                    allow_plugins=allow_plugins)[app_id]
     if exported.scenario is None:
         raise UserInputError(f"application {app_id!r} cannot be exported: {exported.rejection}")
     target = out or Path(f"{app_id}.scenario.json")

@@ -11,7 +11,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from taskassign.assignors.registry import DEFAULT_ASSIGNOR, resolve_assignor_class
+from taskassign.assignors.registry import DEFAULT_ASSIGNOR, check_assignor
 from taskassign.cli._app import app
 from taskassign.cli._common import EXIT_FAILED, handle_errors, load_scenario, stderr_console, stdout_console
 from taskassign.cli._metrics_render import format_value
@@ -86,7 +86,7 @@ def simulate_command(
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
 ) -> None:
     """Replay a sequence of rebalances (joins, crashes, restarts, restores, probing) and report each one."""
-    resolve_assignor_class(assignor)
+    check_assignor(assignor)
     loaded = load_scenario(scenario, kafka_compat=kafka_compat)
     script = read_events(events)
     errors = stderr_console()

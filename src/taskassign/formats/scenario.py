@@ -90,7 +90,12 @@ def parse_scenario(doc: Any, *, source: str | None = None, default_name: str = "
     configs = parse_configs(raw_configs)
     fast = FastReader()
     tasks = _parse_tasks(root.array("tasks"), source, fast)
+    if (problem := configs.now_ms_problem(now_ms)) is not None:
+        fail("$.now_ms", problem, source)
     clients = _parse_clients(root.array("clients"), tasks, configs, source, fast)
+    if tasks and not clients:
+        fail("$.clients", "an application with tasks has at least one client (the group leader's own); "
+                          "got none", source)
     leader = None
     if root.has("leader"):
         leader = _process_id(root.raw("leader"), "$.leader", source)
@@ -145,9 +150,13 @@ def _process_id(value: Any, path: str, source: str | None) -> ProcessId:
 def _parse_tasks(items: list[Any], source: str | None, fast: FastReader | None = None) -> dict[TaskId, TaskInfo]:
     tasks: dict[TaskId, TaskInfo] = {}
     named: bool | None = None
+    # A topic partition belongs to one task (Kafka's partition grouper gives each source and changelog
+    # partition to exactly one task); two tasks naming it would make the assignment meaningless.
+    owner: dict[tuple[str, int], TaskId] = {}
     for i, item in enumerate(items):
         quick = fast.task(item) if fast is not None else None
-        if quick is not None and quick.id not in tasks and named == (quick.id.topology_name is not None):
+        if quick is not None and quick.id not in tasks and named == (quick.id.topology_name is not None) \
+                and _own_partitions(quick, owner):
             tasks[quick.id] = quick
             continue
         obj = JsonObject(item, f"$.tasks[{i}]", source)
@@ -165,12 +174,23 @@ def _parse_tasks(items: list[Any], source: str | None, fast: FastReader | None =
         state_bytes = obj.integer("state_bytes", None, minimum=0, nullable=True)
         partitions = _parse_partitions(obj, source)
         obj.finish()
+        for j, p in enumerate(partitions):
+            other = owner.setdefault((p.topic, p.partition), tid)
+            if other != tid:
+                fail(f"{obj.sub('partitions')}[{j}]", f"partition {p.topic}-{p.partition} is also a partition of "
+                     f"task {other}: a topic partition belongs to one task", source)
         info = TaskInfo(tid, SortedFrozenSet(stores), partitions, end_sum, state_bytes)
         if end_sum != 0 and not info.has_changelog:
             obj.fail("changelog_end_offset_sum", "the task has no changelog partition, so it has no "
                                                  "changelog end offset; remove it or add a changelog partition")
         tasks[tid] = info
     return tasks
+
+
+def _own_partitions(task: TaskInfo, owner: dict[tuple[str, int], TaskId]) -> bool:
+    """Claim the task's partitions; False when another task holds one (the general reader names it)."""
+    tid = task.id
+    return all(owner.setdefault((p.topic, p.partition), tid) == tid for p in task.topic_partitions)
 
 
 def _parse_partitions(task: JsonObject, source: str | None) -> tuple[TaskTopicPartition, ...]:

@@ -64,7 +64,7 @@ def _chunks(result: BucketResult) -> Iterator[dict[str, list[dict[str, Any]]]]:
 
 
 def bucket_processor(
-    schema: StructType, assignor_override: str | None, kafka_compat: bool
+    schema: StructType, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False
 ) -> Callable[[ArrowBatches], ArrowBatches]:
     """Gathered rows of one bucket in; its results and errors rows (as IPC streams) and its timings out
     (``schema``: pipeline.schemas.PROCESSED)."""
@@ -81,7 +81,8 @@ def bucket_processor(
         with gc_paused():  # rows, records, scenarios and assignments: much allocated, little garbage
             tables: Mapping[str, pa.Table] = split_tables(pa.Table.from_batches(collected))
             del collected
-            result = process_bucket(tables, assignor_override=assignor_override, kafka_compat=kafka_compat)
+            result = process_bucket(tables, assignor_override=assignor_override, kafka_compat=kafka_compat,
+                                    allow_plugins=allow_plugins)
         spent = time.perf_counter() - started
         for chunk in _chunks(result):
             converting = time.perf_counter()

@@ -23,7 +23,7 @@ from taskassign.pipeline import stages
 from taskassign.pipeline.assemble import assemble_outputs
 from taskassign.pipeline.manifest import build_manifest
 from taskassign.pipeline.output import OutputDirectory
-from taskassign.pipeline.read import SnapshotTable, parquet_rows, read_snapshot
+from taskassign.pipeline.read import SnapshotTable, parquet_rows, read_snapshot, unreadable_file
 from taskassign.pipeline.session import BUCKETS_CONF
 
 __all__ = (
@@ -53,6 +53,9 @@ class PipelineOptions:
     kafka_compat: bool = False
     #: Buckets (partitions of applications, one Python call each); None: from the fleet's size.
     buckets: int | None = None
+    #: Let the snapshot's ``applications.assignor`` name plug-ins (module:Class, file.py:Class): code the
+    #: workers import and run. Off: such an application is rejected (PLUGIN_NOT_ALLOWED), nothing imported.
+    allow_plugins: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,7 @@ class PipelineResult:
 def processed(spark: Any, options: PipelineOptions, tables: Mapping[str, SnapshotTable], buckets: int) -> DataFrame:
     """Every application of the snapshot checked, derived and assigned (schemas.PROCESSED), lazily."""
     gathered = stages.gather({name: t.df for name, t in tables.items()}, buckets)
-    return stages.process_applications(gathered, options.assignor, options.kafka_compat)
+    return stages.process_applications(gathered, options.assignor, options.kafka_compat, options.allow_plugins)
 
 
 def count_rows(tables: Mapping[str, SnapshotTable]) -> dict[str, int]:
@@ -117,11 +120,17 @@ def run_pipeline(
     try:
         step(STEPS[0])
         tables = read_snapshot(spark, options.input_dir)
-        rows_in = count_rows(tables)
-        buckets = buckets_for(spark, options, rows_in["applications"])
-        step(STEPS[1])
-        staged = Path(output.table(PROCESSED))
-        processed(spark, options, tables, buckets).write.mode("overwrite").parquet(str(staged))
+        try:
+            rows_in = count_rows(tables)
+            buckets = buckets_for(spark, options, rows_in["applications"])
+            step(STEPS[1])
+            staged = Path(output.table(PROCESSED))
+            processed(spark, options, tables, buckets).write.mode("overwrite").parquet(str(staged))
+        except Exception as exc:
+            unreadable = unreadable_file(exc, tables)
+            if unreadable is not None:
+                raise unreadable from None
+            raise
         step(STEPS[2])
         assembled = assemble_outputs(staged, output.staging)
         step(STEPS[3])
@@ -132,7 +141,8 @@ def run_pipeline(
                 "directory": str(Path(options.input_dir).absolute()),
                 "tables": {n: {"path": t.path, "format": t.format} for n, t in tables.items()},
             },
-            "options": {"assignor": options.assignor, "kafka_compat": options.kafka_compat, "buckets": buckets},
+            "options": {"assignor": options.assignor, "kafka_compat": options.kafka_compat, "buckets": buckets,
+                        "allow_plugins": options.allow_plugins},
         }
         manifest = build_manifest(assembled, rows_in, header)
         shutil.rmtree(staged, ignore_errors=True)

@@ -41,8 +41,10 @@ def gather(tables: Mapping[str, DataFrame], buckets: int | None) -> DataFrame:
 
 # -- 2. the Python side -----------------------------------------------------------------------------------------
 
-def process_applications(gathered: DataFrame, assignor_override: str | None, kafka_compat: bool) -> DataFrame:
+def process_applications(
+    gathered: DataFrame, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False
+) -> DataFrame:
     """PROCESSED rows: every bucket (partition of ``gathered``) is one Python call over all its rows; its
     output tables' rows come back as Arrow IPC streams (pipeline.assemble reads them)."""
-    processor = engine_udf.bucket_processor(PROCESSED, assignor_override, kafka_compat)
+    processor = engine_udf.bucket_processor(PROCESSED, assignor_override, kafka_compat, allow_plugins)
     return gathered.mapInArrow(processor, PROCESSED)

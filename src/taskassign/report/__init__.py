@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from taskassign.errors import ReportUnavailableError
+from taskassign.formats.json_io import write_output_text
 from taskassign.report.data import ReportData, parse_simulation, read_simulation
 
 __all__ = ("ReportData", "ReportUnavailableError", "build_report", "parse_simulation", "read_simulation",
@@ -38,6 +39,5 @@ def write_report(result: str | Path, out: str | Path) -> Path:
     """Read a simulation result (file or --out directory) and write its report to ``out``."""
     html = build_report(read_simulation(result))
     target = Path(out)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(html, encoding="utf-8")
+    write_output_text(html, target)
     return target
