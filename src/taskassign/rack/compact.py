@@ -214,69 +214,80 @@ class _Compact:
         """The same problem with the (group, client) caps of the pools' arcs relaxed, or None.
 
         Every pool sends its flow to one hub per rack, and the hub to the rack's clients (capped by their
-        counts); holder arcs keep their slots. That graph has one arc per pool and per client instead of
-        one per (group, client) pair, and its optimum costs at most the full problem's. Within a rack the
-        hub's arcs all cost nothing, so any split of each pool's flow over the clients the hub fed, with
-        each client's intake kept, costs the same: if a split exists that respects every cap (a small
-        max flow, per rack: pools with flow x clients with intake), the result is optimal for the full
-        problem. A pool task never lands on its own holder: the split would need room in the holder's
-        slot while the hub fed the holder, and then keeping the task home would have been cheaper.
-        None when no such split exists (the caller solves the full graph).
+        counts); a task staying home goes straight to its client, through a slot only where its client
+        holds more tasks of its group than the cap allows. That graph has one arc per pool and per client
+        instead of one per (group, client) pair, no slot nodes elsewhere, and its optimum costs at most the
+        full problem's. Within a rack the hub's arcs all cost nothing, so any split of each pool's flow
+        over the clients the hub fed, with each client's intake kept, costs the same: if a split exists
+        that respects every cap left by the tasks that stayed (a small max flow, per rack: pools with flow
+        x clients with intake), the result is optimal for the full problem. A pool task never lands on its
+        own holder: the split would need the hub to feed the holder, and then keeping the task home would
+        have been cheaper. None when no such split exists (the caller solves the full graph).
         """
         t_count, c_count = self.t_count, self.c_count
+        group_of = self.group_of
         racks = len(self.p.costs.table.racks)
         hub = np.full(racks, -1, dtype=_I64)
         fed = self.orig > 0
         used_racks = np.unique(self.client_rack[fed])
         hub[used_racks] = self._allocate(len(used_racks))
-        real_g, real_j = np.nonzero(self.slot >= t_count + c_count)
-        real_key = self.pool_key[real_g, self.client_rack[real_j]]
-        by_key = np.lexsort((real_j, real_key))
-        real_g, real_j, real_key = real_g[by_key], real_j[by_key], real_key[by_key]
+        held = np.zeros((self.g_count, c_count), dtype=_I64)
+        np.add.at(held, (group_of, holders), 1)
+        over = held > self.caps  # the current assignment may break a cap: those tasks keep their slot
+        over_g, over_j = np.nonzero(over)
+        holder_head = np.where(over[group_of, holders], self.slot[group_of, holders], t_count + holders)
         pool_nodes = self.pool[self.pool_group, self.pool_rack]
         clients = np.nonzero(fed)[0]
         blocks = [
-            *arcs_to_pools,
-            (pool_nodes[real_key], self.slot[real_g, real_j], self.caps[real_g, real_j],
-             np.zeros(len(real_key), dtype=_I64)),
+            (arcs_to_pools[0][0], holder_head, *arcs_to_pools[0][2:]),
+            *arcs_to_pools[1:],
             (pool_nodes, hub[self.pool_rack], self.group_size[self.pool_group], np.zeros(len(pool_nodes), dtype=_I64)),
             (hub[self.client_rack[clients]], t_count + clients, self.orig[clients], np.zeros(len(clients), dtype=_I64)),
-            (self.slot[real_g, real_j], t_count + real_j, self.caps[real_g, real_j], np.zeros(len(real_g), dtype=_I64)),
+            (self.slot[over_g, over_j], t_count + over_j, self.caps[over_g, over_j], np.zeros(len(over_g), dtype=_I64)),
         ]
         starts = np.cumsum([0] + [len(b[0]) for b in blocks])
-        flows, optimal = self._run(*(np.concatenate([b[i] for b in blocks]) for i in range(4)))
-        into_slot = flows[starts[7]:starts[8]]
+        tails, heads = (np.concatenate([b[i] for b in blocks]) for i in range(2))
+        # Number the nodes this graph uses (tasks and clients first, as in the full graph's numbering).
+        in_use = np.zeros(self.nodes, dtype=bool)
+        in_use[: t_count + c_count] = True
+        in_use[tails] = True
+        in_use[heads] = True
+        number = np.cumsum(in_use) - 1
+        caps, costs = (np.concatenate([b[i] for b in blocks]) for i in (2, 3))
+        flows, optimal = self._run(number[tails], number[heads], caps, costs, nodes=int(in_use.sum()))
+        stayed = flows[: t_count] > 0
         used = np.zeros((self.g_count, c_count), dtype=_I64)
-        used[real_g, real_j] = into_slot
-        split = split_hub_flow(self.pool_group, self.pool_rack, flows[starts[5]:starts[6]], clients,
-                               self.client_rack[clients], flows[starts[6]:starts[7]], self.caps - used)
+        np.add.at(used, (group_of[stayed], holders[stayed]), 1)
+        split = split_hub_flow(self.pool_group, self.pool_rack, flows[starts[4]:starts[5]], clients,
+                               self.client_rack[clients], flows[starts[5]:starts[6]], self.caps - used)
         if split is None:
             self.nodes -= len(used_racks)  # the full graph has no hubs
             return None
         split_pool, split_j, split_count = split
-        # Each pool's destinations (its real slots and its share of the hub), in client order.
-        keys = np.concatenate([real_key, self.pool_key[self.pool_group[split_pool], self.pool_rack[split_pool]]])
-        dest = np.concatenate([real_j, split_j])
-        counts = np.concatenate([flows[starts[4]:starts[5]], split_count])
-        order = np.lexsort((dest, keys))
+        # Each pool's destinations (its share of the hub), in client order.
+        keys = self.pool_key[self.pool_group[split_pool], self.pool_rack[split_pool]]
+        order = np.lexsort((split_j, keys))
         pooled = self._pooled_tasks(pool_tasks, flows[starts[1]:starts[2]], flows[starts[2]:starts[3]],
                                     flows[starts[3]:starts[4]])
         new_holders = holders.copy()
-        new_holders[pooled] = np.repeat(dest[order], counts[order])
+        new_holders[pooled] = np.repeat(split_j[order], split_count[order])
         cost = optimal // k if penalty else optimal
         return new_holders.tolist(), int(cost)
 
     def _run(
-        self, tails: np.ndarray, heads: np.ndarray, caps: np.ndarray, costs: np.ndarray
+        self, tails: np.ndarray, heads: np.ndarray, caps: np.ndarray, costs: np.ndarray, nodes: int | None = None,
     ) -> tuple[np.ndarray, int]:
+        """Flows per arc and the optimal cost; tasks supply one, clients take their counts (the first
+        ``t_count + c_count`` node numbers); ``nodes`` defaults to every node allocated."""
+        node_count = self.nodes if nodes is None else nodes
         smcf = min_cost_flow.SimpleMinCostFlow()
         smcf.add_arcs_with_capacity_and_unit_cost(
             tails.astype(np.int32), heads.astype(np.int32), caps.astype(_I64), costs.astype(_I64)
         )
-        supplies = np.zeros(self.nodes, dtype=_I64)
+        supplies = np.zeros(node_count, dtype=_I64)
         supplies[: self.t_count] = 1
         supplies[self.t_count : self.t_count + self.c_count] = -self.orig
-        smcf.set_nodes_supplies(np.arange(self.nodes, dtype=np.int32), supplies)
+        smcf.set_nodes_supplies(np.arange(node_count, dtype=np.int32), supplies)
         status = smcf.solve()
         if status != smcf.OPTIMAL:  # pragma: no cover - the current assignment is always feasible
             raise RuntimeError(f"OR-Tools min-cost flow returned status {status}")
