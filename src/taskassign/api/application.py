@@ -36,10 +36,11 @@ def _read_application(p: Path) -> Scenario:
 def read_input(path: str | Path) -> Scenario | StreamsGroup:
     """A scenario or group file as ``read_application`` reads it, or a streams-group file as its group."""
     p = Path(path)
-    doc = load_json_file(p)
-    if is_streams_group_document(doc):
-        return parse_streams_group(doc, source=str(p), default_name=streams_group_name(p))
-    return _application(doc, p)
+    with gc_paused():  # as read_application: the collector would rescan the whole document for nothing
+        doc = load_json_file(p)
+        if is_streams_group_document(doc):
+            return parse_streams_group(doc, source=str(p), default_name=streams_group_name(p))
+        return _application(doc, p)
 
 
 def _application(doc: Any, p: Path) -> Scenario:
