@@ -12,3 +12,10 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
 )
+
+
+@app.callback()
+def _group() -> None:
+    # A callback keeps the app a command group when ``main`` has registered a single command's module
+    # (typer would otherwise run that lone command without its name).
+    pass
