@@ -43,7 +43,10 @@ class FastReader:
         if type(items) is not list:
             return None
         key = tuple(items)
-        found = self._sets.get(key)
+        try:
+            found = self._sets.get(key)
+        except TypeError:  # an unhashable item (a list or an object): not a list of strings
+            return None
         if found is not None:
             return found
         if not all(type(s) is str for s in key) or len(set(key)) != len(key):
