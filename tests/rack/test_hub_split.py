@@ -41,9 +41,11 @@ def _caps_hold(problem: FlowProblem, holders: list[int], groups: list[tuple[list
     return True
 
 
-@pytest.mark.parametrize("seed", range(60))
-def test_hub_solve_reaches_the_full_graphs_optimum(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    instance = random_instance(random.Random(seed), max_tasks=24, max_clients=7)
+@pytest.mark.parametrize(("seed", "max_tasks", "max_clients"),
+                         [(seed, 24, 7) for seed in range(60)] + [(seed, 60, 12) for seed in range(60, 100)])
+def test_hub_solve_reaches_the_full_graphs_optimum(seed: int, max_tasks: int, max_clients: int,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    instance = random_instance(random.Random(seed), max_tasks=max_tasks, max_clients=max_clients)
     problem = active_problem(instance)
     groups = groups_by_subtopology(instance.state.task_ids)
     graph = BalanceSubtopologyGraph(groups)
