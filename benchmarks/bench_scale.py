@@ -17,6 +17,7 @@ dominates, which flattens the curve) and, measured in another fresh process, for
 the leader's rebalance and for the rebalance alone (CPU), which show the engine's own growth.
 
     python -m benchmarks.bench_scale [--repeat 5] [--sizes 1000,3000,10000,30000,100000] [--runs TEXT] [--write]
+    python -m benchmarks.bench_scale --table      # the stored results as docs/performance.md's tables
 
 With ``--write`` the runs measured replace their earlier rows in benchmarks/results/scale.json; the
 others are kept.
@@ -130,8 +131,28 @@ def curve(label: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
             "exponent_rebalance_cpu": exponent(points(lambda r: r["rebalance_cpu_s"]))}
 
 
+def markdown(document: dict[str, Any]) -> str:
+    """The stored results as docs/performance.md's tables: one row per run and size, then the exponents."""
+    lines = ["| run | tasks x clients | wall | CPU | peak RSS | read + rebalance CPU | rebalance CPU | load before |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in document["results"]:
+        loads = r["load_1min_before_runs"]
+        lines.append(f"| {r['run']} | {r['tasks']:,} x {r['clients']:,} | {r['wall_s']:.2f} s | {r['cpu_s']:.2f} s | "
+                     f"{r['peak_rss_mb']:.0f} MB | {r['read_cpu_s'] + r['rebalance_cpu_s']:.2f} s | "
+                     f"{r['rebalance_cpu_s']:.2f} s | {min(loads):.1f}-{max(loads):.1f} |")
+    lines += ["", "| run | sizes | exponent: CLI CPU | CLI wall | read + rebalance CPU | rebalance CPU |",
+              "|---|---|---:|---:|---:|---:|"]
+    for c in document["curves"]:
+        sizes = f"{min(c['sizes']):,}..{max(c['sizes']):,}"
+        lines.append(f"| {c['run']} | {sizes} | {c['exponent_cli_cpu']} | {c['exponent_cli_wall']} | "
+                     f"{c['exponent_read_and_rebalance_cpu']} | {c['exponent_rebalance_cpu']} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--table", action="store_true",
+                        help="print the stored results as markdown tables (docs/performance.md) and exit")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
     parser.add_argument("--runs", default="", help="only runs whose label contains one of these comma-separated texts")
@@ -140,6 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-wait", type=float, default=600.0, help="longest wait for --quiet-load, s")
     parser.add_argument("--write", action="store_true", help="save benchmarks/results/scale.json")
     args = parser.parse_args(argv)
+    if args.table:
+        print(markdown(json.loads(RESULTS.read_text())), end="")
+        return 0
     sizes = [int(s) for s in args.sizes.split(",")]
     load_at_start = load_average()
     rows: list[dict[str, Any]] = []
