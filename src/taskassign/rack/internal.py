@@ -34,6 +34,7 @@ class RackAwareTaskAssignor:
         self._solver: Solver = resolve_solver(application_state.configs)
         self._enabled: bool | None = None
         self._tables: dict[PartitionScope, RackTable] = {}
+        self._subtopology_groups: tuple[tuple[TaskId, ...], ...] | None = None  # every task, grouped once
 
     @property
     def solver(self) -> Solver:
@@ -67,7 +68,9 @@ class RackAwareTaskAssignor:
         if strategy == STRATEGY_MIN_TRAFFIC:
             return MinTrafficGraph()
         if strategy == STRATEGY_BALANCE_SUBTOPOLOGY:
-            return BalanceSubtopologyGraph(groups_by_subtopology(self._state.task_ids))
+            if self._subtopology_groups is None:  # the same for every call (a pass over all 10^5 tasks)
+                self._subtopology_groups = groups_by_subtopology(self._state.task_ids)
+            return BalanceSubtopologyGraph(self._subtopology_groups)
         raise RackAwareOptimizationError(f"rack.aware.assignment.strategy {strategy!r} has no optimiser")
 
     def optimize_active_tasks(
