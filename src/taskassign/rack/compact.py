@@ -37,13 +37,13 @@ _I64 = np.int64
 
 def solve_compact(
     problem: FlowProblem, groups: Sequence[Sequence[int]],
-    group_caps: Sequence[Sequence[int] | None] | None = None,
+    group_caps: Sequence[Sequence[int] | None] | np.ndarray | None = None,
 ) -> tuple[list[int], int]:
     """The new holder of every task of ``problem`` and Kafka's cost of that assignment.
 
     ``groups`` partitions the task indices; ``group_caps[g][j]`` caps how many tasks of group g client j
     may receive (None for the whole argument: a single group; None for one group: that group is capped
-    only by each client's current count, like min_traffic's single group).
+    only by each client's current count, like min_traffic's single group; an array: every group capped).
     """
     if not problem.tasks:
         return [], 0
@@ -62,7 +62,8 @@ class _Compact:
     """Node layout: tasks 0..T-1, clients T..T+C-1, then slots (balance only), rack pools, far nodes."""
 
     def __init__(
-        self, problem: FlowProblem, groups: Sequence[Sequence[int]], group_caps: Sequence[Sequence[int] | None] | None
+        self, problem: FlowProblem, groups: Sequence[Sequence[int]],
+        group_caps: Sequence[Sequence[int] | None] | np.ndarray | None,
     ) -> None:
         p = self.p = problem
         t_count, c_count = self.t_count, self.c_count = len(problem.tasks), len(problem.clients)
@@ -73,9 +74,13 @@ class _Compact:
         self.group_size = np.bincount(self.group_of, minlength=g_count)
         self.orig = np.asarray(p.orig, dtype=_I64)
         self.client_rack = np.asarray(p.client_racks, dtype=_I64)
-        rows = [None] if group_caps is None else group_caps
-        uncapped = np.array([row is None for row in rows], dtype=bool)
-        self.caps = np.vstack([self.orig if row is None else np.asarray(row, dtype=_I64) for row in rows])
+        if isinstance(group_caps, np.ndarray):
+            uncapped = np.zeros(len(group_caps), dtype=bool)
+            self.caps = group_caps.astype(_I64, copy=False)
+        else:
+            rows = [None] if group_caps is None else group_caps
+            uncapped = np.array([row is None for row in rows], dtype=bool)
+            self.caps = np.vstack([self.orig if row is None else np.asarray(row, dtype=_I64) for row in rows])
         self.nodes = t_count + c_count
         # Slots: one node per (group, client) where the client holds tasks of a capped group (its holder
         # arcs and pool arcs then share the cap); elsewhere the client itself, the pool's arc capped. With
