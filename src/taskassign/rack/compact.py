@@ -94,8 +94,6 @@ class _Compact:
         self.slot[slotted] = self._allocate(int(slotted.sum()))
         direct_g, direct_j = np.nonzero(room & ~slotted)
         self.slot[direct_g, direct_j] = t_count + direct_j
-        #: (group, client) pairs whose pool arc would carry a cap of its own: what the hubs relax.
-        self.capped_pairs = int((room & ~uncapped[:, None]).sum())
         # Rack pools: per group, every rack with a client that has room there (group-major, rack ascending).
         rack_count = len(p.costs.table.racks)
         has_pool = np.zeros((g_count, rack_count), dtype=bool)
@@ -175,11 +173,11 @@ class _Compact:
              np.zeros(len(far_pool), dtype=_I64)),
         ]
         pool_tasks = (local_task, local_key, far_task, far_pool)
-        if self.capped_pairs > 0:
-            hub = self._solve_through_hubs(holders, holder_cost, (local_task, entry_rack[local], local_cost),
-                                           (far_task, far_cost), k, penalty)
-            if hub is not None:
-                return hub
+        # The hub graph first: it always splits for uncapped groups (min_traffic's), usually for capped ones.
+        hub = self._solve_through_hubs(holders, holder_cost, (local_task, entry_rack[local], local_cost),
+                                       (far_task, far_cost), k, penalty)
+        if hub is not None:
+            return hub
         blocks = [
             *arcs_to_pools,
             (pool_nodes[slot_key], self.slot[slot_g, slot_j], self.caps[slot_g, slot_j],
