@@ -156,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
     parser.add_argument("--runs", default="", help="only runs whose label contains one of these comma-separated texts")
+    parser.add_argument("--skip", default="", help="leave out runs whose label contains one of these texts")
     parser.add_argument("--quiet-load", type=float, default=None,
                         help="before each run, wait until the 1-minute load average is below this")
     parser.add_argument("--max-wait", type=float, default=600.0, help="longest wait for --quiet-load, s")
@@ -171,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
         workdir = Path(tmp)
         for label, assignor, strategy, compat, largest in RUNS:
             if args.runs and not any(text in label for text in args.runs.split(",")):
+                continue
+            if args.skip and any(text in label for text in args.skip.split(",")):
                 continue
             for tasks in sizes:
                 if tasks > largest:
