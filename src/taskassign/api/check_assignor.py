@@ -42,6 +42,7 @@ __all__ = (
     "Finding",
     "check_case",
     "check_cases",
+    "completeness_findings",
     "scenario_files",
 )
 
@@ -182,15 +183,7 @@ def _judge(scenario: Scenario, result: RebalanceResult) -> list[tuple[str, str]]
     if result.error is not AssignmentError.NONE:
         found.append(("invalid", f"{result.error.name} (Kafka's leader fails the rebalance)"))
         return found  # an assignment Kafka refuses has nothing more worth measuring
-    report = result.completeness
-    if report.unassigned_tasks:
-        found.append(("unassigned", f"{len(report.unassigned_tasks)} of {len(state.tasks)} task(s) have no active "
-                                    f"owner: {_preview(str(t) for t in report.unassigned_tasks)}"))
-    if report.standby_shortfalls:
-        missing = sum(s.wanted - s.placed for s in report.standby_shortfalls)
-        found.append(("standbys", f"{missing} standby replica(s) missing over {len(report.standby_shortfalls)} "
-                                  "task(s): " + _preview(f"{s.task} ({s.placed}/{s.wanted})"
-                                                        for s in report.standby_shortfalls)))
+    found += completeness_findings(result)
     metrics = compute_metrics(state, result.group)
     found += [("balance", problem) for problem in balance_problems(metrics, subtopology_skew_threshold=(
         4 if state.configs.rack_aware_assignment_strategy == "balance_subtopology" else 1))]
@@ -198,6 +191,22 @@ def _judge(scenario: Scenario, result: RebalanceResult) -> list[tuple[str, str]]
     if metrics.extra_standby_replicas > warmups:
         found.append(("warmups", f"{metrics.extra_standby_replicas} standby replica(s) beyond "
                                  f"num.standby.replicas, max.warmup.replicas is {warmups}"))
+    return found
+
+
+def completeness_findings(result: RebalanceResult) -> list[tuple[str, str]]:
+    """``unassigned`` and ``standbys`` findings of the leader's completeness report (what ``assign --strict``
+    fails on too), as (check, message)."""
+    report = result.completeness
+    found = []
+    if report.unassigned_tasks:
+        found.append(("unassigned", f"{len(report.unassigned_tasks)} task(s) have no active owner: "
+                                    + _preview(str(t) for t in report.unassigned_tasks)))
+    if report.standby_shortfalls:
+        missing = sum(s.wanted - s.placed for s in report.standby_shortfalls)
+        found.append(("standbys", f"{missing} standby replica(s) missing over {len(report.standby_shortfalls)} "
+                                  "task(s): " + _preview(f"{s.task} ({s.placed}/{s.wanted})"
+                                                        for s in report.standby_shortfalls)))
     return found
 
 

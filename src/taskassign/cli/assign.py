@@ -12,6 +12,7 @@ from rich.table import Table
 
 from taskassign.api.application import read_input
 from taskassign.api.assign import assign as api_assign
+from taskassign.api.check_assignor import completeness_findings
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, check_assignor, streams_group_assignor
 from taskassign.cli._app import app
 from taskassign.cli._common import (
@@ -76,14 +77,7 @@ def assign(
 
 def strict_findings(result: RebalanceResult) -> list[str]:
     """What ``--strict`` fails on: the completeness report's unassigned tasks and missing standbys."""
-    report = result.completeness
-    found = []
-    if report.unassigned_tasks:
-        found.append(f"{len(report.unassigned_tasks)} task(s) have no active owner")
-    if report.standby_shortfalls:
-        missing = sum(s.wanted - s.placed for s in report.standby_shortfalls)
-        found.append(f"{missing} standby replica(s) missing over {len(report.standby_shortfalls)} task(s)")
-    return found
+    return [message for _, message in completeness_findings(result)]
 
 
 def _assign(
