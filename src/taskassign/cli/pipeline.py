@@ -176,13 +176,15 @@ def fleet_summary(manifest: dict[str, Any], output_dir: Path) -> RenderableType:
         if assignors:
             table.title = f"{table.title} under {assignors[0]} (every assignor's: needs_attention)"
         parts.append(table)
-    rows = Table(title="input rows", show_edge=False, header_style="bold", title_justify="left")
+    under = f" (under {assignors[0]}; every assignor's: manifest.json)" if assignors else ""
+    rows = Table(title="input rows" + under, show_edge=False, header_style="bold", title_justify="left")
     for column in ("table", "in", "used", "rejected"):
         rows.add_column(column, justify="left" if column == "table" else "right")
     for name, counts in manifest["rows"].items():
         rows.add_row(name, f"{counts['in']:,}", f"{counts['used']:,}", f"{counts['rejected']:,}")
     parts.append(rows)
-    problems = Table(title="errors table", show_edge=False, header_style="bold", title_justify="left")
+    title = "errors table" + (f" (under {assignors[0]}; every assignor's: the errors table)" if assignors else "")
+    problems = Table(title=title, show_edge=False, header_style="bold", title_justify="left")
     for column in ("effect", "reason", "rows"):
         problems.add_column(column, justify="right" if column == "rows" else "left")
     for effect, codes in manifest["errors"].items():
