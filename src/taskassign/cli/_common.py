@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
@@ -34,6 +35,11 @@ def stdout_console() -> Console:
 
 def stderr_console() -> Console:
     return Console(stderr=True, highlight=False)
+
+
+def print_traceback(exc: BaseException) -> None:
+    """``exc``'s traceback, its causes' first (a plug-in's own exception), on stderr: what ``--debug`` adds."""
+    stderr_console().out("".join(traceback.format_exception(exc)), end="", highlight=False)
 
 
 def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from taskassign.api.application import read_input
 from taskassign.api.assign import assign as api_assign
+from taskassign.api.check_assignor import completeness_findings
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, check_assignor, streams_group_assignor
 from taskassign.cli._app import app
 from taskassign.cli._common import (
@@ -20,6 +21,7 @@ from taskassign.cli._common import (
     case_name,
     handle_errors,
     load_scenario,
+    print_traceback,
     stderr_console,
     stdout_console,
 )
@@ -27,11 +29,16 @@ from taskassign.cli._metrics_render import metrics_table
 from taskassign.cli._render import error_text, explanation_text, result_summary
 from taskassign.cli._streams import assign_streams_command
 from taskassign.configs import KAFKA_COMPAT
-from taskassign.errors import UserInputError
+from taskassign.errors import PluginAssignorError, TaskassignError, UserInputError
 from taskassign.formats.json_io import dump_json, prepare_output_dir, to_json_text
 from taskassign.formats.scenario import with_config_overrides
+from taskassign.leader.run import RebalanceResult
 from taskassign.model import AssignmentError
 from taskassign.streams_protocol.model import StreamsGroup
+
+_STRICT_HELP = ("Exit 1 when the completeness report finds unassigned tasks or missing standbys (Kafka's validation "
+                "lets both through).")
+_DEBUG_HELP = "Print the traceback of an error (e.g. the exception a plug-in assignor raised) under its message."
 
 
 @app.command()
@@ -56,19 +63,42 @@ def assign(
         help="Say, for every task that moved, from which client to which and why (the assignor's own reasons "
              "when it gives them, e.g. state_aware; otherwise the moves are listed without a reason).",
     ),
+    strict: bool = typer.Option(False, "--strict", help=_STRICT_HELP),
+    debug: bool = typer.Option(False, "--debug", help=_DEBUG_HELP),
 ) -> None:
     """Assign every task of a scenario (or of every scenario in a directory) to its clients."""
+    try:
+        _assign(scenario, assignor, output, out_dir, as_json, kafka_compat, with_metrics, explain, strict, debug)
+    except TaskassignError as exc:
+        if debug:
+            print_traceback(exc)
+        raise
+
+
+def strict_findings(result: RebalanceResult) -> list[str]:
+    """What ``--strict`` fails on: the completeness report's unassigned tasks and missing standbys."""
+    return [message for _, message in completeness_findings(result)]
+
+
+def _assign(
+    scenario: Path, assignor: str | None, output: Path | None, out_dir: Path | None, as_json: bool,
+    kafka_compat: bool, with_metrics: bool, explain: bool, strict: bool, debug: bool,
+) -> None:
     if assignor is not None:
         check_assignor(assignor)  # fail fast on a bad name, before reading anything
     if scenario.is_dir():
         if out_dir is None:
             raise UserInputError(f"{scenario} is a directory: give --out-dir for the assignment files")
         raise typer.Exit(_assign_directory(scenario, out_dir, assignor or DEFAULT_ASSIGNOR, kafka_compat,
-                                           with_metrics))
+                                           with_metrics, strict, debug))
     if out_dir is not None:
         raise UserInputError("--out-dir goes with a directory of scenarios; for one file use -o")
     source = read_input(scenario)
     if isinstance(source, StreamsGroup) or (assignor is not None and streams_group_assignor(assignor)):
+        if strict:
+            raise UserInputError("--strict checks the group leader's completeness report, which a streams-protocol "
+                                 "assignor has no part in; its summary's 'unassigned' and 'standbys short' lines "
+                                 "say what it leaves uncovered")
         raise typer.Exit(assign_streams_command(source, assignor, output=output, as_json=as_json,
                                                 with_metrics=with_metrics, explain=explain))
     loaded = with_config_overrides(source, {KAFKA_COMPAT: True}) if kafka_compat else source
@@ -89,9 +119,13 @@ def assign(
             console.print(f"[dim]wrote {escape(str(output))}[/]")
     if result.error is not AssignmentError.NONE:
         raise typer.Exit(EXIT_FAILED)
+    if strict and (found := strict_findings(result)):
+        stderr_console().print(f"[bold red]incomplete (--strict):[/] {escape('; '.join(found))}")
+        raise typer.Exit(EXIT_FAILED)
 
 
-def _assign_directory(directory: Path, out_dir: Path, assignor: str, kafka_compat: bool, with_metrics: bool) -> int:
+def _assign_directory(directory: Path, out_dir: Path, assignor: str, kafka_compat: bool, with_metrics: bool,
+                      strict: bool = False, debug: bool = False) -> int:
     """Assign every ``*.scenario.json`` of ``directory`` in one process; returns the exit code."""
     files = sorted(directory.glob("*.scenario.json"))
     if not files:
@@ -115,10 +149,20 @@ def _assign_directory(directory: Path, out_dir: Path, assignor: str, kafka_compa
                 bad_input += 1
                 progress.advance(job)
                 continue
-            outcome = api_assign(loaded, assignor, with_metrics=with_metrics)
+            try:
+                outcome = api_assign(loaded, assignor, with_metrics=with_metrics)
+            except PluginAssignorError as exc:
+                if debug:
+                    print_traceback(exc)
+                errors.print(f"[bold red]failed:[/] {escape(case)}: {escape(str(exc))}")
+                failed += 1
+                summary.add_row(case, str(len(loaded.state.tasks)), str(len(loaded.state.clients)), "raised", "-",
+                                "-")
+                progress.advance(job)
+                continue
             result = outcome.result
             dump_json(outcome.document, out_dir / f"{case}.assignment.json")
-            failed += result.error is not AssignmentError.NONE
+            failed += result.error is not AssignmentError.NONE or bool(strict and strict_findings(result))
             summary.add_row(case, str(len(loaded.state.tasks)), str(len(loaded.state.clients)),
                             error_text(result.error), "yes" if result.probing_rebalance_needed else "no",
                             "yes" if result.completeness.is_complete else "no")
@@ -126,7 +170,7 @@ def _assign_directory(directory: Path, out_dir: Path, assignor: str, kafka_compa
     console.print(summary)
     console.print(f"{len(files) - bad_input} of {len(files)} scenarios assigned into {escape(str(out_dir))}"
                   + (f"; {bad_input} unreadable" if bad_input else "")
-                  + (f"; {failed} invalid" if failed else ""))
+                  + (f"; {failed} invalid" + (" or incomplete (--strict)" if strict else "") if failed else ""))
     if bad_input:
         return EXIT_BAD_INPUT
     return EXIT_FAILED if failed else 0
