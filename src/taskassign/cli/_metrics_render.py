@@ -15,6 +15,7 @@ _SECTIONS = {
     "active_moves": "movement against the previous assignment",
     "standby_shortfall_tasks": "standbys",
     "cross_rack_active_partitions": "racks and tags",
+    "thread_state_imbalance": "state per thread",
 }
 MAX_CLIENT_ROWS = 40
 

@@ -43,7 +43,8 @@ FIGURES = (
 )
 _SECTION_STARTS = {"tasks": "size", "active_load_max": "balance (per thread)",
                    "state_load_max": "state-weighted load", "active_moves": "movement",
-                   "standby_shortfall_tasks": "standbys", "cross_rack_active_partitions": "racks and tags"}
+                   "standby_shortfall_tasks": "standbys", "cross_rack_active_partitions": "racks and tags",
+                   "thread_state_imbalance": "state per thread"}
 
 
 def _fmt(value: object) -> str:
