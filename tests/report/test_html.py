@@ -11,12 +11,16 @@ from taskassign.report import build_report, read_simulation
 def test_the_page_is_self_contained(report_path: Path) -> None:
     html = report_path.read_text(encoding="utf-8")
     assert html.startswith("<!DOCTYPE html>")
-    assert not re.search(r"(?:src|href)=\"(?!data:)", html), "every resource must be inlined"
+    assert not re.search(r"(?:src|href)=\"(?!data:|#)", html), "every resource must be inlined"
     assert "http://" not in html and "https://" not in html and "<script" not in html
     images = re.findall(r'<img id="plot-([a-z_]+)" alt="[^"]+" src="data:image/png;base64,([^"]+)"', html)
-    assert [key for key, _ in images] == ["client_load", "movements", "restore_timeline", "rack_traffic"]
+    assert [key for key, _ in images] == ["client_load", "rack_traffic"]
     for _, data in images:
         assert base64.b64decode(data).startswith(b"\x89PNG")
+    charts = re.findall(r'<div id="plot-([a-z_]+)" class="svg-plot" role="img" aria-label="[^"]+"><svg ', html)
+    assert charts == ["movements", "restore_timeline"]
+    assert html.index('id="plot-client_load"') < html.index('id="plot-movements"') < html.index(
+        'id="plot-restore_timeline"') < html.index('id="plot-rack_traffic"')
 
 
 def test_the_page_has_the_metrics_and_every_rebalance(simulation_dir: Path, report_path: Path) -> None:

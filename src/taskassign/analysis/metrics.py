@@ -53,6 +53,7 @@ __all__ = (
     "MetricField",
     "compute_metrics",
     "metric_fields",
+    "state_weight_unit",
     "subtopology_name",
 )
 
@@ -238,6 +239,11 @@ _FIELDS = tuple(
     for f in fields(AssignmentMetrics)
     if f.metadata.get("summary")
 )
+
+
+def state_weight_unit(state: ApplicationState) -> str:
+    """``"bytes"`` when state weights are sizes (some task gives ``state_bytes``), else ``"stores"`` (counts)."""
+    return "bytes" if any(t.state_bytes is not None for t in state.tasks.values()) else "stores"
 
 
 def subtopology_name(task: TaskId) -> str:

@@ -8,7 +8,7 @@ from rich.table import Table
 from taskassign.analysis.metrics import AssignmentMetrics, metric_fields
 
 #: Section titles, keyed by the first metric of each section (metric_fields() order).
-_SECTIONS = {
+SECTIONS = {
     "tasks": "size",
     "active_load_max": "balance (per thread)",
     "state_load_max": "state-weighted load",
@@ -33,8 +33,8 @@ def metrics_table(metrics: AssignmentMetrics) -> RenderableType:
     summary.add_column("value", justify="right", no_wrap=True)
     values = metrics.to_dict()
     for f in metric_fields():
-        if f.name in _SECTIONS:
-            summary.add_row(f"[bold dim]{_SECTIONS[f.name]}[/]", "")
+        if f.name in SECTIONS:
+            summary.add_row(f"[bold dim]{SECTIONS[f.name]}[/]", "")
         summary.add_row(f"  {f.name}", format_value(values[f.name]))
     clients = Table(show_edge=False, header_style="bold", pad_edge=False, title="per client", title_justify="left")
     for column in ("client", "rack", "threads", "active", "standby", "active/thread", "total/thread",
