@@ -71,5 +71,7 @@ def test_bad_input_is_refused_cleanly() -> None:
     assert unknown.exit_code == 2 and "nope" in unknown.output and "Traceback" not in unknown.output
     twice = runner.invoke(app, ["compare", str(SCENARIO), "-a", "sticky,sticky"])
     assert twice.exit_code == 2 and "the same assignor" in twice.output
+    seed = runner.invoke(app, ["compare", str(SCENARIO), "-a", "sticky", "--seed", "3"])
+    assert seed.exit_code == 2 and "--seed goes with --events" in seed.output
     streams_file = runner.invoke(app, ["compare", str(STREAMS_GROUP), "-a", "streams_sticky,streams_balanced"])
     assert streams_file.exit_code == 2 and "streams-group file" in streams_file.output

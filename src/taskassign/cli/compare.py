@@ -18,6 +18,7 @@ from taskassign.cli._app import app
 from taskassign.cli._common import EXIT_FAILED, EXIT_OK, handle_errors, load_scenario, stderr_console, stdout_console
 from taskassign.cli._metrics_render import SECTIONS, format_value
 from taskassign.cli._render import clock
+from taskassign.errors import UserInputError
 from taskassign.formats.json_io import to_json_text
 from taskassign.formats.scenario import Scenario
 from taskassign.simulate import RebalanceRecord, read_events
@@ -78,6 +79,8 @@ def run_compare(scenario: Scenario, assignors: str, *, events: Path | None = Non
     """Compare ``assignors`` (``-a`` text) on a ready ``scenario``; print, write ``out``; returns the exit code.
     The one place compare's options are acted on, whatever built the scenario."""
     specs = parse_assignor_list(assignors)
+    if seed is not None and events is None:
+        raise UserInputError("--seed goes with --events (it seeds the simulation's random choices)")
     script = read_events(events) if events is not None else None
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=stderr_console(),
                   transient=True) as progress:
