@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -66,3 +67,9 @@ def test_the_report_overlays_every_assignor(tmp_path: Path) -> None:
     legend = html.split('id="assignor-legend"', 1)[1].split("</div>", 1)[0]
     assert "high_availability" in legend and "state_aware" in legend
     assert html.count('<td class="best">') >= 1 and "<script" not in html
+    first = html.split("<h2>Metrics of each assignor's first assignment</h2>", 1)[1]
+    for run in outcome.runs:
+        assert run.simulation is not None
+        moves = int(run.simulation.rebalances[0].metrics["active_moves"])
+        assert f"<th>{run.name}</th>" in first.split("</thead>", 1)[0]
+        assert re.search(rf"<code>active_moves</code></td>(<td[^>]*>[^<]*</td>){{0,1}}<td[^>]*>{moves:,}</td>", first)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from html import escape
 
-from taskassign.analysis.compare import Comparison
+from taskassign.analysis.compare import Comparison, best_values
 from taskassign.report.data import ReportData
 from taskassign.report.overlay import assignor_colour
 from taskassign.report.page import colour_legend, duration, figure, metrics_table, page, totals_table
@@ -31,6 +31,13 @@ def _stopped(runs: Sequence[ReportData]) -> str:
     items = [f"<li><b>{escape(run.assignor)}</b>: {escape(str(run.summary['stopped_reason']))}</li>"
              for run in runs if run.summary.get("stopped_reason")]
     return "" if not items else '<p class="bad">Runs stopped early:</p><ul>' + "".join(items) + "</ul>"
+
+
+def _first_assignments(runs: Sequence[ReportData]) -> str:
+    """Each assignor's first assignment (its answer to the input itself), to set against where it ended."""
+    first = {run.assignor: run.first_metrics for run in runs}
+    return ("<h2>Metrics of each assignor's first assignment</h2>"
+            + metrics_table(list(first.items()), best_values(first)))
 
 
 def render_compare_html(runs: Sequence[ReportData], comparison: Comparison, images: Mapping[str, bytes | str],
@@ -59,5 +66,6 @@ def render_compare_html(runs: Sequence[ReportData], comparison: Comparison, imag
         + '<p class="meta">✓ marks the better value of a row (lower or higher, as the metric says; no mark where '
           "all are equal or neither is better).</p>"
         + metrics_table(columns, comparison.best_metrics())
+        + (_first_assignments(runs) if simulated else "")
     )
     return page(f"taskassign compare: {scenario}", meta, body)
