@@ -25,12 +25,12 @@ from taskassign.simulate import RebalanceRecord, read_events
 
 __all__ = ("comparison_tables", "run_compare")
 
-def _total_text(key: str, value: object) -> str:
+def _total_text(key: str, value: int | bool | None) -> str:
     if key == "settled_at_ms":
-        return "never" if value is None else clock(int(value))  # type: ignore[call-overload]
+        return "never" if value is None else clock(value)
     if isinstance(value, bool):
         return "yes" if value else "no"
-    return format_value(value)  # type: ignore[arg-type]
+    return "" if value is None else format_value(value)
 
 
 def _cell(text: str, best: bool) -> Text:

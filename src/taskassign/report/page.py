@@ -62,9 +62,10 @@ def duration(ms: int) -> str:
     return f"{hours}:{minutes:02d}:{seconds:02d}"
 
 
-def total_value(key: str, value: object) -> str:
+def total_value(key: str, value: int | bool | None) -> str:
+    """A run total as the page shows it (``settled_at_ms`` as a duration, or "never")."""
     if key == "settled_at_ms":
-        return "never" if value is None else duration(int(value))  # type: ignore[call-overload]
+        return "never" if value is None else duration(value)
     return fmt(value)
 
 
@@ -101,8 +102,7 @@ def totals_box(totals: RunTotals) -> str:
     return f'<div class="totals" id="totals">{cells}</div>'
 
 
-def _cell(value: object, best: bool, key: str | None = None) -> str:
-    text = total_value(key, value) if key is not None else fmt(value)
+def _cell(text: str, best: bool) -> str:
     return f'<td class="best">{text}</td>' if best else f"<td>{text}</td>"
 
 
@@ -111,7 +111,8 @@ def totals_table(columns: Sequence[str], totals: Mapping[str, RunTotals], best: 
     head = "".join(f"<th>{escape(c)}</th>" for c in columns)
     rows = []
     for f in TOTAL_FIELDS:
-        cells = "".join(_cell(getattr(totals[c], f.name), c in best.get(f.name, ()), f.name) for c in columns)
+        cells = "".join(_cell(total_value(f.name, getattr(totals[c], f.name)), c in best.get(f.name, ()))
+                        for c in columns)
         rows.append(f'<tr><td class="text">{f.label}</td>{cells}<td class="text">{escape(f.doc)}</td></tr>')
     return (f'<table id="totals"><thead><tr><th class="text">total</th>{head}<th class="text">definition</th></tr>'
             f"</thead><tbody>{''.join(rows)}</tbody></table>")
@@ -129,7 +130,7 @@ def metrics_table(columns: Sequence[tuple[str, Mapping[str, int | float]]],
         if f.name in SECTION_STARTS:
             rows.append(f'<tr><td class="section" colspan="{width}">{SECTION_STARTS[f.name]}</td></tr>')
         marked = best.get(f.name, ()) if best else ()
-        cells = "".join(_cell(values.get(f.name, ""), heading in marked) for heading, values in columns)
+        cells = "".join(_cell(fmt(values.get(f.name, "")), heading in marked) for heading, values in columns)
         rows.append(f'<tr><td class="text"><code>{f.name}</code></td>{cells}<td class="text">{escape(f.doc)}</td></tr>')
     head = "".join(f"<th>{escape(heading)}</th>" for heading, _ in columns)
     return (f'<table class="metrics"><thead><tr><th class="text">metric</th>{head}<th class="text">definition</th>'
