@@ -47,6 +47,7 @@ __all__ = (
     "HIGHER",
     "LOWER",
     "NEITHER",
+    "SECTION_STARTS",
     "UNKNOWN_RACK",
     "AssignmentMetrics",
     "ClientMetrics",
@@ -227,6 +228,18 @@ class AssignmentMetrics:
     def to_dict(self) -> dict[str, int | float]:
         """The summary metrics as a flat mapping with stable keys (docs/metrics.md)."""
         return {f.name: getattr(self, f.name) for f in metric_fields()}
+
+
+#: Section titles for tables of metrics, keyed by the first metric of each section (``metric_fields()`` order).
+SECTION_STARTS = MappingProxyType({
+    "tasks": "size",
+    "active_load_max": "balance (per thread)",
+    "state_load_max": "state-weighted load",
+    "active_moves": "movement against the previous assignment",
+    "standby_shortfall_tasks": "standbys",
+    "cross_rack_active_partitions": "racks and tags",
+    "thread_state_imbalance": "state per thread",
+})
 
 
 def metric_fields() -> tuple[MetricField, ...]:

@@ -12,11 +12,11 @@ from rich.table import Table
 from rich.text import Text
 
 from taskassign.analysis.compare import TOTAL_FIELDS, Comparison
-from taskassign.analysis.metrics import metric_fields
+from taskassign.analysis.metrics import SECTION_STARTS, metric_fields
 from taskassign.api.compare import CompareOutcome, compare, parse_assignor_list, write_compare_report
 from taskassign.cli._app import app
 from taskassign.cli._common import EXIT_FAILED, EXIT_OK, handle_errors, load_scenario, stderr_console, stdout_console
-from taskassign.cli._metrics_render import SECTIONS, format_value
+from taskassign.cli._metrics_render import format_value
 from taskassign.cli._render import clock
 from taskassign.errors import UserInputError
 from taskassign.formats.json_io import to_json_text
@@ -60,8 +60,8 @@ def comparison_tables(comparison: Comparison, errors: dict[str, str] | None = No
     metrics = _table("metrics of the last assignment" if comparison.totals else "metrics", names)
     best = comparison.best_metrics()
     for f in metric_fields():
-        if f.name in SECTIONS:
-            metrics.add_row(f"[bold dim]{SECTIONS[f.name]}[/]", *("" for _ in names))
+        if f.name in SECTION_STARTS:
+            metrics.add_row(f"[bold dim]{SECTION_STARTS[f.name]}[/]", *("" for _ in names))
         metrics.add_row(f"  {f.name}", *(
             _cell(format_value(comparison.metrics[n][f.name]), n in best[f.name]) if f.name in comparison.metrics[n]
             else Text("-") for n in names))
