@@ -9,6 +9,7 @@ from taskassign.cli import (  # noqa: F401  (registers commands)
     assignors,
     capture,
     check_assignor,
+    compare,
     fleet,
     optimize,
     pipeline,

@@ -5,17 +5,8 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.table import Table
 
-from taskassign.analysis.metrics import AssignmentMetrics, metric_fields
+from taskassign.analysis.metrics import SECTION_STARTS, AssignmentMetrics, metric_fields
 
-#: Section titles, keyed by the first metric of each section (metric_fields() order).
-_SECTIONS = {
-    "tasks": "size",
-    "active_load_max": "balance (per thread)",
-    "state_load_max": "state-weighted load",
-    "active_moves": "movement against the previous assignment",
-    "standby_shortfall_tasks": "standbys",
-    "cross_rack_active_partitions": "racks and tags",
-}
 MAX_CLIENT_ROWS = 40
 
 
@@ -32,8 +23,8 @@ def metrics_table(metrics: AssignmentMetrics) -> RenderableType:
     summary.add_column("value", justify="right", no_wrap=True)
     values = metrics.to_dict()
     for f in metric_fields():
-        if f.name in _SECTIONS:
-            summary.add_row(f"[bold dim]{_SECTIONS[f.name]}[/]", "")
+        if f.name in SECTION_STARTS:
+            summary.add_row(f"[bold dim]{SECTION_STARTS[f.name]}[/]", "")
         summary.add_row(f"  {f.name}", format_value(values[f.name]))
     clients = Table(show_edge=False, header_style="bold", pad_edge=False, title="per client", title_justify="left")
     for column in ("client", "rack", "threads", "active", "standby", "active/thread", "total/thread",
