@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from taskassign.api.application import read_application
+from taskassign.api.what_if import WhatIf, apply_what_if
 from taskassign.configs import KAFKA_COMPAT
 from taskassign.errors import InvalidAssignmentError, TaskassignError, UserInputError
 from taskassign.formats.scenario import Scenario, with_config_overrides
@@ -62,6 +63,17 @@ def load_scenario(path: Path, *, kafka_compat: bool = False) -> Scenario:
     if kafka_compat:
         scenario = with_config_overrides(scenario, {KAFKA_COMPAT: True})
     return scenario
+
+
+def load_altered(path: Path, what_if: WhatIf, *, kafka_compat: bool = False) -> tuple[Scenario, tuple[str, ...]]:
+    """``load_scenario`` then the what-if flags: the scenario to run and what the what-if changed."""
+    return apply_what_if(load_scenario(path, kafka_compat=kafka_compat), what_if)
+
+
+def allow_plugins_option() -> Any:
+    return typer.Option(False, "--allow-plugins",
+                        help="Let the input's task.assignor.class name a plug-in (module.Class: code that runs); "
+                             "without it, only built-in assignors (docs/security.md).")
 
 
 def case_name(path: Path) -> str:

@@ -20,8 +20,16 @@ from taskassign.api.optimize import (
     optimize_scenario,
 )
 from taskassign.cli._app import app
-from taskassign.cli._common import handle_errors, load_scenario, stderr_console, stdout_console
+from taskassign.cli._common import handle_errors, load_altered, stderr_console, stdout_console
 from taskassign.cli._render import task_preview
+from taskassign.cli._what_if import (
+    add_clients_option,
+    announce_what_if,
+    rack_down_option,
+    remove_client_option,
+    set_option,
+    what_if_from_flags,
+)
 from taskassign.configs import RACK_SOLVER
 from taskassign.errors import UserInputError
 from taskassign.formats.json_io import dump_json, to_json_text
@@ -40,7 +48,7 @@ def optimize(
     scenario: Path = typer.Argument(..., help="A *.scenario.json file with a current_assignment."),
     active: bool = typer.Option(False, "--active", help="Optimise the active tasks."),
     standby: bool = typer.Option(False, "--standby", help="Optimise the standby tasks (pairwise exchanges)."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write the assignment file here."),
+    output: Path | None = typer.Option(None, "--out", "-o", "--output", help="Write the assignment file here."),
     api: Api = typer.Option(
         Api.INTERNAL, "--api",
         help="internal: Kafka's RackAwareTaskAssignor (what high_availability/legacy_sticky run; unset costs "
@@ -57,11 +65,16 @@ def optimize(
                                                 help="Override the non-overlap (movement) cost."),
     as_json: bool = typer.Option(False, "--json", help="Print the assignment file to stdout instead of a table."),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+    sets: list[str] | None = set_option(),
+    add_clients: list[str] | None = add_clients_option(),
+    remove_clients: list[str] | None = remove_client_option(),
+    racks_down: list[str] | None = rack_down_option(),
 ) -> None:
     """Improve the scenario's current_assignment for cross-rack traffic, keeping every client's task count."""
     if active == standby:
         raise UserInputError("give exactly one of --active or --standby")
-    loaded: Scenario = load_scenario(scenario, kafka_compat=kafka_compat)
+    loaded, notes = load_altered(
+        scenario, what_if_from_flags(sets, add_clients, remove_clients, racks_down), kafka_compat=kafka_compat)
     if solver is not None:
         loaded = with_config_overrides(loaded, {RACK_SOLVER: solver.value})
     role = Role.ACTIVE if active else Role.STANDBY
@@ -72,6 +85,7 @@ def optimize(
     console = stdout_console()
     if output is not None:
         dump_json(document, output)
+    announce_what_if(stderr_console() if as_json else console, notes)
     if as_json:
         console.out(to_json_text(document), end="")
         return

@@ -13,10 +13,19 @@ from rich.text import Text
 
 from taskassign.analysis.recorded_outcome import OutcomeComparison
 from taskassign.api.rebalance import group_result_to_document, rebalance_group_file
+from taskassign.api.what_if import apply_what_if_to_group
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, resolve_assignor_class
 from taskassign.cli._app import app
 from taskassign.cli._common import EXIT_FAILED, handle_errors, stderr_console, stdout_console
 from taskassign.cli._render import task_preview
+from taskassign.cli._what_if import (
+    add_clients_option,
+    announce_what_if,
+    rack_down_option,
+    remove_client_option,
+    set_option,
+    what_if_from_flags,
+)
 from taskassign.configs import KAFKA_COMPAT
 from taskassign.formats.group import GroupSpec, group_with_config_overrides, read_group
 from taskassign.formats.json_io import dump_json, to_json_text
@@ -34,9 +43,14 @@ def rebalance(
         None, "--assignor", "-a",
         help="Built-in name (see `taskassign assignors`), module:Class or file.py:Class. Default: the assignor "
              f"a captured file names (the one Kafka ran), else {DEFAULT_ASSIGNOR}."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write the group assignment document here."),
+    output: Path | None = typer.Option(None, "--out", "-o", "--output",
+                                       help="Write the group assignment document here."),
     as_json: bool = typer.Option(False, "--json", help="Print the group assignment document instead of a table."),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+    sets: list[str] | None = set_option(),
+    add_clients: list[str] | None = add_clients_option(),
+    remove_clients: list[str] | None = remove_client_option(),
+    racks_down: list[str] | None = rack_down_option(),
 ) -> None:
     """Run Kafka Streams' group leader on GROUP.json: every member's assignment bytes and what it does next.
 
@@ -50,6 +64,7 @@ def rebalance(
     resolve_assignor_class(chosen)
     if kafka_compat:
         spec = group_with_config_overrides(spec, {KAFKA_COMPAT: True})
+    spec, notes = apply_what_if_to_group(spec, what_if_from_flags(sets, add_clients, remove_clients, racks_down))
     with stderr_console().status(f"rebalancing {len(spec.members)} members"):
         run = rebalance_group_file(spec, chosen)
     result, comparison = run.result, run.comparison
@@ -57,6 +72,7 @@ def rebalance(
     if output is not None:
         dump_json(document, output)
     console = stdout_console()
+    announce_what_if(stderr_console() if as_json else console, notes)
     if as_json:
         console.out(to_json_text(document), end="")
     else:

@@ -11,10 +11,26 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
+from taskassign.api.what_if import chosen_assignor
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, check_assignor
 from taskassign.cli._app import app
-from taskassign.cli._common import EXIT_FAILED, handle_errors, load_scenario, stderr_console, stdout_console
+from taskassign.cli._common import (
+    EXIT_FAILED,
+    allow_plugins_option,
+    handle_errors,
+    load_altered,
+    stderr_console,
+    stdout_console,
+)
 from taskassign.cli._metrics_render import format_value
+from taskassign.cli._what_if import (
+    add_clients_option,
+    announce_what_if,
+    rack_down_option,
+    remove_client_option,
+    set_option,
+    what_if_from_flags,
+)
 from taskassign.formats.json_io import to_json_text
 from taskassign.simulate import RebalanceRecord, SimulationResult, read_events, simulate
 
@@ -73,9 +89,10 @@ def summary_text(result: SimulationResult) -> Text:
 def simulate_command(
     scenario: Path = typer.Argument(..., help="The *.scenario.json the simulation starts from."),
     events: Path = typer.Option(..., "--events", "-e", help="The EVENTS.json script (docs/events.md)."),
-    assignor: str = typer.Option(
-        DEFAULT_ASSIGNOR, "--assignor", "-a",
-        help="Built-in name (see `taskassign assignors`), module:Class, or path/to/file.py:Class.",
+    assignor: str | None = typer.Option(
+        None, "--assignor", "-a",
+        help="Built-in name (see `taskassign assignors`), module:Class, or path/to/file.py:Class. Default: the "
+             f"input's task.assignor.class, else {DEFAULT_ASSIGNOR}.",
     ),
     out: Path | None = typer.Option(
         None, "--out", "-o",
@@ -84,10 +101,18 @@ def simulate_command(
     seed: int | None = typer.Option(None, "--seed", help="Override the events file's seed."),
     as_json: bool = typer.Option(False, "--json", help="Print simulation.json to stdout instead of tables."),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+    sets: list[str] | None = set_option(),
+    add_clients: list[str] | None = add_clients_option(),
+    remove_clients: list[str] | None = remove_client_option(),
+    racks_down: list[str] | None = rack_down_option(),
+    allow_plugins: bool = allow_plugins_option(),
 ) -> None:
     """Replay a sequence of rebalances (joins, crashes, restarts, restores, probing) and report each one."""
-    check_assignor(assignor)
-    loaded = load_scenario(scenario, kafka_compat=kafka_compat)
+    if assignor is not None:
+        check_assignor(assignor)
+    what_if = what_if_from_flags(sets, add_clients, remove_clients, racks_down)
+    loaded, notes = load_altered(scenario, what_if, kafka_compat=kafka_compat)
+    chosen = chosen_assignor(assignor, loaded, what_if, default=DEFAULT_ASSIGNOR, allow_plugins=allow_plugins)
     script = read_events(events)
     errors = stderr_console()
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=errors,
@@ -98,10 +123,11 @@ def simulate_command(
             progress.update(job, description=f"rebalance {record.index} ({', '.join(record.reasons)}) at "
                                              f"{_clock(record.time_ms - loaded.state.now_ms)}")
 
-        result = simulate(loaded, script, assignor, seed=seed, on_rebalance=on_rebalance)
+        result = simulate(loaded, script, chosen, seed=seed, on_rebalance=on_rebalance)
     console = stdout_console()
     if out is not None:
         written = result.write(out)
+    announce_what_if(errors if as_json else console, notes)
     if as_json:
         console.out(to_json_text(result.to_document()), end="")
     else:
