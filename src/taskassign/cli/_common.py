@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
 
 from taskassign.api.application import read_application
 from taskassign.api.what_if import WhatIf, apply_what_if
@@ -31,6 +33,13 @@ def stdout_console() -> Console:
     if not console.is_terminal and "COLUMNS" not in os.environ:
         console = Console(highlight=False, soft_wrap=False, width=160)
     return console
+
+
+def new_table(**options: Any) -> Table:
+    """Every table of the command, in one style: a bold header, no outer edge; box-drawing lines only on a
+    terminal (piped or redirected output gets plain columns that ``grep``, ``awk`` and diffs read)."""
+    plain = not stdout_console().is_terminal
+    return Table(show_edge=False, header_style="bold", box=None if plain else box.HEAVY_HEAD, **options)
 
 
 def stderr_console() -> Console:

@@ -8,7 +8,6 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from taskassign.api.application import read_input
 from taskassign.api.assign import assign as api_assign
@@ -22,10 +21,11 @@ from taskassign.cli._common import (
     case_name,
     handle_errors,
     load_altered,
+    new_table,
     stderr_console,
     stdout_console,
 )
-from taskassign.cli._metrics_render import metrics_table
+from taskassign.cli._metrics_render import metrics_table, state_in_bytes
 from taskassign.cli._render import error_text, explanation_text, result_summary
 from taskassign.cli._streams import assign_streams_command
 from taskassign.cli._what_if import (
@@ -110,7 +110,7 @@ def assign(
         announce_what_if(console, notes)
         console.print(result_summary(loaded, result))
         if outcome.metrics is not None:
-            console.print(metrics_table(outcome.metrics))
+            console.print(metrics_table(outcome.metrics, in_bytes=state_in_bytes(loaded.state)))
         if outcome.explanations is not None:
             console.print(explanation_text(outcome.explanations))
         if output is not None:
@@ -127,7 +127,7 @@ def _assign_directory(directory: Path, out_dir: Path, assignor: str | None, kafk
         raise UserInputError(f"{directory}: no *.scenario.json files")
     prepare_output_dir(out_dir)
     console, errors = stdout_console(), stderr_console()
-    summary = Table(show_edge=False, header_style="bold")
+    summary = new_table()
     for column in ("case", "tasks", "clients", "error", "probing", "complete"):
         summary.add_column(column)
     bad_input = failed = 0

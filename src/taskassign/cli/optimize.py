@@ -8,7 +8,6 @@ from pathlib import Path
 import typer
 from rich.console import Group, RenderableType
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
 from taskassign.api.optimize import (
@@ -20,7 +19,7 @@ from taskassign.api.optimize import (
     optimize_scenario,
 )
 from taskassign.cli._app import app
-from taskassign.cli._common import handle_errors, load_altered, stderr_console, stdout_console
+from taskassign.cli._common import handle_errors, load_altered, new_table, stderr_console, stdout_console
 from taskassign.cli._render import task_preview
 from taskassign.cli._what_if import (
     add_clients_option,
@@ -34,6 +33,7 @@ from taskassign.configs import RACK_SOLVER
 from taskassign.errors import UserInputError
 from taskassign.formats.json_io import dump_json, to_json_text
 from taskassign.formats.scenario import Scenario, with_config_overrides
+from taskassign.formats.units import short_ids
 
 
 class SolverChoice(enum.StrEnum):
@@ -109,10 +109,11 @@ def _summary(scenario: Scenario, result: ScenarioOptimization) -> RenderableType
         ("   optimizer cost ", "dim"), (str(result.cost), "bold green"),
         ("   moved tasks ", "dim"), (str(len(result.moved_tasks)), "bold"),
     )
-    table = Table(show_edge=False, header_style="bold", pad_edge=False)
+    table = new_table(pad_edge=False)
     for column in ("client", "rack", "tasks", "gave", "received"):
         table.add_column(column, no_wrap=column in ("client", "rack", "tasks"), overflow="fold")
     current = scenario.current_assignment or {}
+    short = short_ids(result.assignments)
     for pid, after in result.assignments.items():
         pick = after.active_tasks if result.role is Role.ACTIVE else after.standby_tasks
         before = current.get(pid)
@@ -123,7 +124,7 @@ def _summary(scenario: Scenario, result: ScenarioOptimization) -> RenderableType
         if was == now:
             continue
         client = scenario.state.clients.get(pid)
-        table.add_row(str(pid), (client.rack_id if client else None) or "-", str(len(now)),
+        table.add_row(short[pid], (client.rack_id if client else None) or "-", str(len(now)),
                       task_preview(sorted(was - now)), task_preview(sorted(now - was)))
     parts: list[RenderableType] = [header, costs]
     if table.row_count:

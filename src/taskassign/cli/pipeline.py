@@ -12,12 +12,11 @@ import typer
 from rich.console import Console, Group, RenderableType
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from rich.table import Table
 from rich.text import Text
 
 from taskassign.assignors.registry import check_assignor
 from taskassign.cli._app import app
-from taskassign.cli._common import EXIT_FAILED, handle_errors, stderr_console, stdout_console
+from taskassign.cli._common import EXIT_FAILED, handle_errors, new_table, stderr_console, stdout_console
 from taskassign.errors import UserInputError
 from taskassign.fleet.reasons import STATUSES
 from taskassign.formats.json_io import dump_json
@@ -120,7 +119,7 @@ def fleet_summary(manifest: dict[str, Any], output_dir: Path) -> RenderableType:
         ("  in ", "dim"), (f"{timings['total_seconds']:.1f} s", "bold"),
         (f" (engine {timings['engine_seconds']:.1f} s of worker time)", "dim"),
     )
-    status = Table(title="applications", show_edge=False, header_style="bold", title_justify="left")
+    status = new_table(title="applications", title_justify="left")
     status.add_column("status")
     status.add_column("count", justify="right")
     status.add_column("meaning", style="dim")
@@ -128,20 +127,20 @@ def fleet_summary(manifest: dict[str, Any], output_dir: Path) -> RenderableType:
         count = apps["by_status"].get(name, 0)
         style = "green" if name == "ASSIGNED" else ("red" if count else "")
         status.add_row(Text(name, style=style), f"{count:,}", meaning)
-    metrics = Table(title="fleet metrics (over assigned applications)", show_edge=False, header_style="bold",
+    metrics = new_table(title="fleet metrics (over assigned applications)",
                     title_justify="left")
     for column in ("metric", "sum", "mean", "p95", "max"):
         metrics.add_column(column, justify="left" if column == "metric" else "right")
     fleet = pq.read_table(output_dir / "fleet_metrics").to_pylist()
     for row in fleet:
         metrics.add_row(row["metric"], *(_number(row[c]) for c in ("sum", "mean", "p95", "max")))
-    rows = Table(title="input rows", show_edge=False, header_style="bold", title_justify="left")
+    rows = new_table(title="input rows", title_justify="left")
     for column in ("table", "in", "used", "rejected"):
         rows.add_column(column, justify="left" if column == "table" else "right")
     for name, counts in manifest["rows"].items():
         rows.add_row(name, f"{counts['in']:,}", f"{counts['used']:,}", f"{counts['rejected']:,}")
     parts: list[RenderableType] = [header, status, metrics, rows]
-    problems = Table(title="errors table", show_edge=False, header_style="bold", title_justify="left")
+    problems = new_table(title="errors table", title_justify="left")
     for column in ("effect", "reason", "rows"):
         problems.add_column(column, justify="right" if column == "rows" else "left")
     for effect, codes in manifest["errors"].items():

@@ -16,7 +16,7 @@ from taskassign.api.rebalance import group_result_to_document, rebalance_group_f
 from taskassign.api.what_if import apply_what_if_to_group
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, resolve_assignor_class
 from taskassign.cli._app import app
-from taskassign.cli._common import EXIT_FAILED, handle_errors, stderr_console, stdout_console
+from taskassign.cli._common import EXIT_FAILED, handle_errors, new_table, stderr_console, stdout_console
 from taskassign.cli._render import task_preview
 from taskassign.cli._what_if import (
     add_clients_option,
@@ -29,6 +29,7 @@ from taskassign.cli._what_if import (
 from taskassign.configs import KAFKA_COMPAT
 from taskassign.formats.group import GroupSpec, group_with_config_overrides, read_group
 from taskassign.formats.json_io import dump_json, to_json_text
+from taskassign.formats.units import short_ids
 from taskassign.leader.group import GroupRebalanceResult
 from taskassign.wire.versions import AssignorError
 
@@ -129,7 +130,7 @@ def summary(spec: GroupSpec, result: GroupRebalanceResult) -> RenderableType:
 
 
 def _member_table(result: GroupRebalanceResult) -> Table:
-    table = Table(show_edge=False, header_style="bold", pad_edge=False)
+    table = new_table(pad_edge=False)
     table.add_column("member", no_wrap=True)
     table.add_column("client", no_wrap=True)
     table.add_column("partitions", justify="right")
@@ -138,12 +139,13 @@ def _member_table(result: GroupRebalanceResult) -> Table:
     table.add_column("bytes", justify="right")
     table.add_column("next join", overflow="fold", ratio=1)
     rows = list(result.members.values())
+    short = short_ids(m.process_id for m in rows)
     for m in rows[:MAX_MEMBER_ROWS]:
         info = m.info
         active = sorted(set(info.active_tasks))
         standby = sorted(t for t, _ in info.standby_tasks)
         table.add_row(
-            m.member_id, str(m.process_id)[:8], str(len(m.assignment.topic_partitions())),
+            m.member_id, short[m.process_id], str(len(m.assignment.topic_partitions())),
             task_preview(active), task_preview(standby), task_preview(m.consumer.withheld),
             str(len(m.assignment_bytes)), m.reaction.reason,
         )

@@ -8,7 +8,6 @@ import typer
 from rich.console import Group, RenderableType
 from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from rich.table import Table
 from rich.text import Text
 
 from taskassign.api.what_if import chosen_assignor
@@ -19,6 +18,7 @@ from taskassign.cli._common import (
     allow_plugins_option,
     handle_errors,
     load_altered,
+    new_table,
     stderr_console,
     stdout_console,
 )
@@ -32,6 +32,7 @@ from taskassign.cli._what_if import (
     what_if_from_flags,
 )
 from taskassign.formats.json_io import to_json_text
+from taskassign.formats.units import human_duration
 from taskassign.simulate import RebalanceRecord, SimulationResult, read_events, simulate
 
 MAX_ROWS = 200
@@ -45,7 +46,7 @@ def _clock(ms: int) -> str:
 
 
 def rebalance_table(result: SimulationResult) -> RenderableType:
-    table = Table(show_edge=False, header_style="bold", pad_edge=False)
+    table = new_table(pad_edge=False)
     for column in ("#", "time", "reasons", "clients", "probing", "active moves", "standby moves", "to restore",
                    "left to restore", "not running", "active skew", "error"):
         table.add_column(column, justify="left" if column in ("time", "reasons", "error") else "right",
@@ -74,8 +75,9 @@ def summary_text(result: SimulationResult) -> Text:
         (f"{len(result.rebalances)} rebalances ({by_reason}); ", ""),
         (f"{result.probing_rebalances} probing", "bold"), "; ",
         ("converged", "bold green") if result.converged else ("not converged", "bold yellow"),
-        (f" at {_clock(result.settled_at_ms)}" if result.settled_at_ms is not None else ""),
-        (f"; simulated {_clock(result.end_ms - result.start_ms)}", "dim"),
+        (f" at {_clock(result.settled_at_ms)} ({human_duration(result.settled_at_ms)} to settle)"
+         if result.settled_at_ms is not None else ""),
+        (f"; simulated {human_duration(result.end_ms - result.start_ms)}", "dim"),
     )
     if result.stopped_reason:
         text.append(f"\nstopped: {result.stopped_reason}", style="bold red")

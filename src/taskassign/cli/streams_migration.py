@@ -13,7 +13,7 @@ from rich.text import Text
 from taskassign.api.migration import HIGHLIGHTS, MigrationWhatIf, migration_what_if
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, check_assignor
 from taskassign.cli._app import app
-from taskassign.cli._common import handle_errors, load_altered, stderr_console, stdout_console
+from taskassign.cli._common import handle_errors, load_altered, new_table, stderr_console, stdout_console
 from taskassign.cli._metrics_render import format_value
 from taskassign.cli._what_if import (
     add_clients_option,
@@ -28,8 +28,8 @@ from taskassign.formats.json_io import dump_json, to_json_text
 
 def comparison_table(what_if: MigrationWhatIf) -> Table:
     """One row per highlighted metric, one column per assignor."""
-    table = Table(show_edge=False, header_style="bold", pad_edge=False,
-                  title=f"{what_if.scenario}: classic protocol vs streams protocol", title_justify="left")
+    table = new_table(pad_edge=False,
+                      title=f"{what_if.scenario}: classic protocol vs streams protocol", title_justify="left")
     table.add_column("metric", no_wrap=True)
     for run in what_if.runs:
         table.add_column(f"{run.assignor}\n({run.protocol})", justify="right", no_wrap=True)
