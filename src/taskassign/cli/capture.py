@@ -45,7 +45,8 @@ def capture(
         None, "--command-config", help="Client properties: security.protocol, sasl.*, ssl.* (as Kafka's tools)."),
     timeout: float = typer.Option(DEFAULT_TIMEOUT_S, "--timeout", min=0.5,
                                   help="Seconds to wait for the cluster before giving up."),
-    output: Path = typer.Option(..., "--output", "-o", help="The GROUP.json to write (a directory with --all-groups)."),
+    output: Path = typer.Option(..., "--out", "-o", "--output",
+                                help="The GROUP.json to write (a directory with --all-groups)."),
 ) -> None:
     """Read what a Kafka Streams group's leader used at its last rebalance, and the assignment it made."""
     if all_groups == (group is not None):

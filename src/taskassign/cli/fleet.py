@@ -23,7 +23,8 @@ app.add_typer(fleet_app, name="fleet")
 def generate(
     apps: int = typer.Option(..., "--apps", min=1, help="Number of applications."),
     out: Path = typer.Option(
-        ..., "--out", help="Snapshot directory to write: absent, empty, or a snapshot taskassign wrote (replaced)."),
+        ..., "--out", "-o",
+        help="Snapshot directory to write: absent, empty, or a snapshot taskassign wrote (replaced)."),
     seed: int = typer.Option(0, "--seed", help="Same seed, same fleet."),
     tasks_per_app: int | None = typer.Option(
         None, "--tasks-per-app", min=1, help="About this many tasks per application (default: a mix of sizes)."),

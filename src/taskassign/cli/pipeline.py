@@ -78,7 +78,8 @@ def _spark_progress(spark: Any, progress: Progress) -> Iterator[None]:
 @handle_errors
 def run(
     input_dir: Path = typer.Option(..., "--input", help="Fleet snapshot directory (docs/pipeline.md)."),
-    output_dir: Path = typer.Option(..., "--output", help="Output directory; replaced only when the run completes."),
+    output_dir: Path = typer.Option(..., "--out", "-o", "--output",
+                                    help="Output directory; replaced only when the run completes."),
     assignor: str | None = typer.Option(
         None, "--assignor", "-a", help="Assignor for every application (default: each application's own, else "
                                        "the built-in default)."),
