@@ -66,3 +66,19 @@ def test_a_scenario_of_another_application_is_an_input_error(tmp_path: Path) -> 
     other = str(EXAMPLES_DIR / "scenarios" / "new-client-joins.scenario.json")
     result = runner.invoke(app, ["diff", before, after, "--scenario", other])
     assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+def test_a_what_if_assignment_keeps_its_own_metrics_beside_the_scenario(tmp_path: Path) -> None:
+    before, after = tmp_path / "b.assignment.json", tmp_path / "a.assignment.json"
+    runner.invoke(app, ["assign", EXAMPLE, "--metrics", "-o", str(before)])
+    runner.invoke(app, ["assign", EXAMPLE, "--metrics", "-o", str(after), "--rack-down", "rack-a",
+                        "--add-clients", "1"])
+    result = runner.invoke(app, ["diff", str(before), str(after), "--scenario", EXAMPLE, "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert "clients" not in doc["metrics"]  # 3 -> 3 clients (one down, one added) is no change: left out
+    assert doc["metrics"] and doc["unavailable"] == []
+    added = [c for c in doc["clients"].values() if c["status"] == "added"]
+    assert len(added) == 1 and added[0]["tasks_before"] == 0 and added[0]["tasks_after"] > 0
+    # the new client restores whole changelogs: records to restore count them
+    assert doc["totals"]["records_to_restore"] > 0

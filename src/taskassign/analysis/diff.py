@@ -139,7 +139,8 @@ def diff_assignments(
     metric_changes: tuple[MetricChange, ...] = ()
     if before_metrics is None or after_metrics is None:
         missing = " and ".join(side for side, m in (("before", before_metrics), ("after", after_metrics)) if m is None)
-        unavailable.append(f"metrics: none for {missing} (write them with `assign --metrics`, or give --scenario)")
+        unavailable.append(f"metrics: none for {missing} (write them with `assign --metrics`, or give --scenario; "
+                           "a what-if's assignment needs its own --metrics)")
     else:
         metric_changes = _changes(_summary(before_metrics), _summary(after_metrics))
     return AssignmentDiff(

@@ -14,7 +14,7 @@ from taskassign.cli._common import handle_errors, load_scenario, stdout_console
 from taskassign.cli._diff_render import diff_text
 from taskassign.cli._metrics_render import state_in_bytes
 from taskassign.errors import UserInputError
-from taskassign.formats.assignment import AssignmentDocument, read_assignment
+from taskassign.formats.assignment import WHAT_IF, AssignmentDocument, read_assignment
 from taskassign.formats.json_io import to_json_text
 from taskassign.formats.scenario import Scenario
 
@@ -49,8 +49,9 @@ def diff(
 
 def _metrics(document: AssignmentDocument, application: Scenario | None,
              path: Path) -> AssignmentMetrics | dict[str, Any] | None:
-    """The side's metrics: computed on the application when given (per client too), else the file's own."""
-    if application is not None:
+    """The side's metrics: computed on the application when given (per client too), else the file's own. A file
+    computed on an altered input (``what_if``) is not of ``application``: its own metrics are used."""
+    if application is not None and WHAT_IF not in document.extras:
         try:
             return compute_metrics(application.state, document.assignment)
         except UserInputError as exc:
