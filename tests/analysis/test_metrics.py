@@ -108,6 +108,38 @@ def test_state_weighted_load(metrics: AssignmentMetrics) -> None:
     assert (metrics.active_state_load_max, metrics.active_state_load_min) == (400, 1)
 
 
+def test_thread_state_imbalance_deals_state_evenly_when_threads_are_unknown(metrics: AssignmentMetrics) -> None:
+    # P1's 600 over 2 threads: 300 and 300; P2 500; P3 401. Mean per thread 1501 / 4; heaviest thread 500.
+    assert [c.thread_state for c in metrics.client_metrics] == [(300, 300), (500,), (401,)]
+    assert metrics.thread_state_imbalance == pytest.approx(500 / (1501 / 4))
+    # per client P1 is the heaviest (1.20); per thread P2 is (1.33), because P1 has two threads
+    assert metrics.thread_state_imbalance > metrics.state_load_imbalance
+
+
+def test_thread_state_comes_from_the_consumer_assignment_when_known() -> None:
+    # P1's first thread gets 0_0, 0_2 (and withheld 0_1, also a standby: counted once), the second nothing.
+    consumers = STATE.clients[PID_1].consumer_client_ids
+    group = GroupAssignment(
+        GROUP.clients,
+        {PID_1: {consumers[0]: ConsumerAssignment(tuple(map(tid, ["0_0", "0_2", "1_0"])), (tid("0_1"),),
+                                                  (tid("0_1"),))}},
+    )
+    m = compute_metrics(STATE, group)
+    assert m.client_metrics[0].thread_state == (600, 0)
+    assert m.thread_state_imbalance == pytest.approx(600 / (1501 / 4))
+
+
+def test_every_metric_says_which_way_it_improves() -> None:
+    better = {f.name: f.better for f in metric_fields()}
+    assert set(better.values()) == {"lower", "higher", ""}
+    assert (better["active_load_skew"], better["thread_state_imbalance"], better["records_to_restore"]) == (
+        "lower", "lower", "lower")
+    assert (better["active_tasks"], better["tasks"]) == ("higher", "")
+    text = DOCS.read_text()
+    documented = dict(re.findall(r"^\| `([a-z_]+)` \| \w+ \| (\w+|—) \|", text, flags=re.MULTILINE))
+    assert documented == {name: b or "—" for name, b in better.items()}
+
+
 def test_movement_against_previous_assignment(metrics: AssignmentMetrics) -> None:
     # 0_2 left P2 for P1; 0_3 and 1_1 had no previous owner; P3's standbys 0_0 and 0_2 are new copies.
     assert (metrics.active_moves, metrics.previously_unowned_tasks, metrics.standby_moves) == (1, 2, 2)

@@ -40,6 +40,7 @@ def test_assign_text_output_starts_with_the_what_if() -> None:
 @pytest.mark.parametrize("command", [
     ["assign", EXAMPLE], ["simulate", EXAMPLE, "--events", EVENTS], ["rebalance", GROUP],
     ["validate", EXAMPLE, EXAMPLE], ["optimize", EXAMPLE, "--active"], ["streams-migration", EXAMPLE],
+    ["compare", EXAMPLE, "-a", "sticky"],
 ])
 def test_a_bad_flag_exits_2_naming_it(command: list[str]) -> None:
     result = runner.invoke(app, [*command, "--set", "num.standby.replicas=many"])

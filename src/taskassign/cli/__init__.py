@@ -8,6 +8,7 @@ from taskassign.cli import (  # noqa: F401  (registers commands)
     assign,
     assignors,
     capture,
+    compare,
     diff,
     fleet,
     optimize,

@@ -3,17 +3,24 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 from typing import Any
 
 import typer
 from typer.core import TyperGroup
 
-from taskassign import __version__
+
+def _version() -> str:
+    """The installed distribution's version (the package's top is above the CLI, so not ``__version__``)."""
+    try:
+        return importlib.metadata.version("taskassign")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def _print_version(ctx: typer.Context, value: bool) -> None:
     if value and not ctx.resilient_parsing:
-        typer.echo(f"taskassign {__version__}")
+        typer.echo(f"taskassign {_version()}")
         raise typer.Exit()
 
 

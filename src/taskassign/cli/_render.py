@@ -19,6 +19,14 @@ MAX_CLIENT_ROWS = 60
 MAX_TASKS_SHOWN = 12
 
 
+def clock(ms: int) -> str:
+    """A time since the start: ``+h:mm:ss`` (``.mmm`` when not a whole second)."""
+    seconds, millis = divmod(ms, 1000)
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    return f"+{hours}:{minutes:02d}:{seconds:02d}" + (f".{millis:03d}" if millis else "")
+
+
 def task_preview(tasks: Iterable[TaskId], limit: int = MAX_TASKS_SHOWN) -> str:
     items = [str(t) for t in tasks]
     if len(items) <= limit:

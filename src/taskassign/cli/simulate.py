@@ -23,6 +23,7 @@ from taskassign.cli._common import (
     stdout_console,
 )
 from taskassign.cli._metrics_render import format_value
+from taskassign.cli._render import clock
 from taskassign.cli._what_if import (
     add_clients_option,
     announce_what_if,
@@ -38,13 +39,6 @@ from taskassign.simulate import RebalanceRecord, SimulationResult, read_events, 
 MAX_ROWS = 200
 
 
-def _clock(ms: int) -> str:
-    seconds, millis = divmod(ms, 1000)
-    hours, rest = divmod(seconds, 3600)
-    minutes, seconds = divmod(rest, 60)
-    return f"+{hours}:{minutes:02d}:{seconds:02d}" + (f".{millis:03d}" if millis else "")
-
-
 def rebalance_table(result: SimulationResult) -> RenderableType:
     table = new_table(pad_edge=False)
     for column in ("#", "time", "reasons", "clients", "probing", "active moves", "standby moves", "to restore",
@@ -55,7 +49,7 @@ def rebalance_table(result: SimulationResult) -> RenderableType:
     for r in rows[:MAX_ROWS]:
         m = r.metrics
         table.add_row(
-            str(r.index), _clock(r.time_ms - result.start_ms), ", ".join(r.reasons), format_value(m["clients"]),
+            str(r.index), clock(r.time_ms - result.start_ms), ", ".join(r.reasons), format_value(m["clients"]),
             "yes" if r.probing_rebalance_needed else "no", format_value(m["active_moves"]),
             format_value(m["standby_moves"]), format_value(m["records_to_restore"]),
             format_value(r.active_records_left + r.standby_records_left), format_value(r.tasks_not_running),
@@ -75,7 +69,7 @@ def summary_text(result: SimulationResult) -> Text:
         (f"{len(result.rebalances)} rebalances ({by_reason}); ", ""),
         (f"{result.probing_rebalances} probing", "bold"), "; ",
         ("converged", "bold green") if result.converged else ("not converged", "bold yellow"),
-        (f" at {_clock(result.settled_at_ms)} ({human_duration(result.settled_at_ms)} to settle)"
+        (f" at {clock(result.settled_at_ms)} ({human_duration(result.settled_at_ms)} to settle)"
          if result.settled_at_ms is not None else ""),
         (f"; simulated {human_duration(result.end_ms - result.start_ms)}", "dim"),
     )
@@ -123,7 +117,7 @@ def simulate_command(
 
         def on_rebalance(record: RebalanceRecord) -> None:
             progress.update(job, description=f"rebalance {record.index} ({', '.join(record.reasons)}) at "
-                                             f"{_clock(record.time_ms - loaded.state.now_ms)}")
+                                             f"{clock(record.time_ms - loaded.state.now_ms)}")
 
         result = simulate(loaded, script, chosen, seed=seed, on_rebalance=on_rebalance)
     console = stdout_console()
