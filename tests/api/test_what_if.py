@@ -132,3 +132,17 @@ def test_a_group_loses_members_and_its_recorded_outcome() -> None:
     with pytest.raises(UserInputError, match="--add-clients"):
         apply_what_if_to_group(spec, parse_what_if(add_clients=["1"]))
     assert notes[0] == "num.standby.replicas=1"
+
+
+def test_the_most_common_shape_wins_over_the_first_in_order() -> None:
+    doc = scenario_doc()
+    doc["clients"][0]["rack"] = doc["clients"][1]["rack"] = "r1"  # shapes (2, r1) and (1, r1)
+    doc["clients"].append({"process_id": "00000000-0000-0000-0000-000000000003", "threads": 1, "rack": "r2"})
+    doc["clients"].append({"process_id": "00000000-0000-0000-0000-000000000004", "threads": 1, "rack": "r2"})
+    scenario, _ = apply_what_if(parse_scenario(doc), parse_what_if(add_clients=["1"]))
+    new = [c for pid, c in scenario.state.clients.items() if not str(pid).startswith("00000000-")]
+    assert [(c.num_processing_threads, c.rack_id) for c in new] == [(1, "r2")]
+    # after the two r2 clients go, the shapes tie again and sorted order decides: (1, r1) before (2, r1)
+    scenario, _ = apply_what_if(parse_scenario(doc), parse_what_if(racks_down=["r2"], add_clients=["1"]))
+    new = [c for pid, c in scenario.state.clients.items() if not str(pid).startswith("00000000-")]
+    assert [(c.num_processing_threads, c.rack_id) for c in new] == [(1, "r1")]
