@@ -29,3 +29,11 @@ def test_simulate_says_how_long_it_took_to_settle() -> None:
     result = runner.invoke(app, ["simulate", EXAMPLE, "--events", EVENTS])
     assert result.exit_code == 0, result.output
     assert "converged at +0:21:00 (21 min to settle); simulated 21 min" in result.output
+
+
+def test_rebalance_gives_the_follow_up_relative_to_the_leaders_clock() -> None:
+    result = runner.invoke(app, ["rebalance", GROUP])
+    assert "the leader asked for a follow-up rebalance in 10 min" in " ".join(result.stdout.split())
+    assert "1700000600000" not in result.stdout
+    doc = json.loads(runner.invoke(app, ["rebalance", GROUP, "--json"]).stdout)
+    assert "1700000600000" in json.dumps(doc)  # JSON keeps the absolute deadline

@@ -29,7 +29,7 @@ from taskassign.cli._what_if import (
 from taskassign.configs import KAFKA_COMPAT
 from taskassign.formats.group import GroupSpec, group_with_config_overrides, read_group
 from taskassign.formats.json_io import dump_json, to_json_text
-from taskassign.formats.units import short_ids
+from taskassign.formats.units import relative_deadline, short_ids
 from taskassign.leader.group import GroupRebalanceResult
 from taskassign.wire.versions import AssignorError
 
@@ -124,12 +124,12 @@ def summary(spec: GroupSpec, result: GroupRebalanceResult) -> RenderableType:
     if result.failure:
         parts.append(Text(f"Kafka's leader fails: {result.failure}", style="bold red"))
     if result.members:
-        parts.append(_member_table(result))
+        parts.append(_member_table(result, spec.now_ms))
     parts.extend(Text(f"warning: {w}", style="yellow") for w in result.warnings)
     return Group(*parts)
 
 
-def _member_table(result: GroupRebalanceResult) -> Table:
+def _member_table(result: GroupRebalanceResult, now_ms: int) -> Table:
     table = new_table(pad_edge=False)
     table.add_column("member", no_wrap=True)
     table.add_column("client", no_wrap=True)
@@ -147,8 +147,15 @@ def _member_table(result: GroupRebalanceResult) -> Table:
         table.add_row(
             m.member_id, short[m.process_id], str(len(m.assignment.topic_partitions())),
             task_preview(active), task_preview(standby), task_preview(m.consumer.withheld),
-            str(len(m.assignment_bytes)), m.reaction.reason,
+            str(len(m.assignment_bytes)), _next_join(m.reaction.reason, m.reaction.next_rebalance_ms, now_ms),
         )
     if len(rows) > MAX_MEMBER_ROWS:
         table.add_row(f"… {len(rows) - MAX_MEMBER_ROWS} more (write them all with -o)", *([""] * 7))
     return table
+
+
+def _next_join(reason: str, deadline_ms: int | None, now_ms: int) -> str:
+    """The member's next join as text: an epoch-ms deadline in the reason becomes a time from the leader's clock."""
+    if not deadline_ms:
+        return reason
+    return reason.replace(f"at {deadline_ms}", relative_deadline(deadline_ms, now_ms))
