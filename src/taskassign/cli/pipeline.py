@@ -21,6 +21,7 @@ from taskassign.errors import UserInputError
 from taskassign.fleet.reasons import STATUSES
 from taskassign.formats.json_io import dump_json
 from taskassign.formats.scenario import scenario_to_dict
+from taskassign.formats.units import human_count
 
 pipeline_app = typer.Typer(help="Run the engine over a fleet snapshot on Spark.", no_args_is_help=True)
 app.add_typer(pipeline_app, name="pipeline")
@@ -128,8 +129,7 @@ def fleet_summary(manifest: dict[str, Any], output_dir: Path) -> RenderableType:
         count = apps["by_status"].get(name, 0)
         style = "green" if name == "ASSIGNED" else ("red" if count else "")
         status.add_row(Text(name, style=style), f"{count:,}", meaning)
-    metrics = new_table(title="fleet metrics (over assigned applications)",
-                    title_justify="left")
+    metrics = new_table(title="fleet metrics (over assigned applications)", title_justify="left")
     for column in ("metric", "sum", "mean", "p95", "max"):
         metrics.add_column(column, justify="left" if column == "metric" else "right")
     fleet = pq.read_table(output_dir / "fleet_metrics").to_pylist()
@@ -158,7 +158,7 @@ def _number(value: float | None) -> str:
     if value is None:
         return "-"
     if float(value).is_integer():
-        return f"{int(value):,}"
+        return human_count(int(value))  # large counts abbreviated (12.3 M): the Parquet keeps the full value
     return f"{value:,.2f}"
 
 
