@@ -121,7 +121,7 @@ def parse_configs(obj: JsonObject) -> AssignmentConfigs:
         return AssignmentConfigs.from_properties(obj.data, coerce_strings=True)
     except ConfigError as exc:
         message = str(exc).split(": ", 1)[1]
-        if exc.key not in CONFIG_KEYS:
+        if exc.key not in CONFIG_KEYS and exc.key != TASK_ASSIGNOR_CLASS:
             message = f"unknown config key {exc.key!r}; known keys: {', '.join(sorted(CONFIG_KEYS))}"
         obj.fail(exc.key, message)
 
