@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from taskassign.analysis.metrics import UNKNOWN_RACK, AssignmentMetrics, compute_metrics, metric_fields
+from taskassign.analysis.metrics import (
+    SECTION_STARTS,
+    UNKNOWN_RACK,
+    AssignmentMetrics,
+    compute_metrics,
+    metric_fields,
+)
 from taskassign.errors import UserInputError
 from taskassign.ids import ProcessId
 from taskassign.model import (
@@ -269,3 +275,9 @@ def test_same_input_same_output() -> None:
     a = compute_metrics(STATE, GROUP)
     b = compute_metrics(STATE, GroupAssignment(dict(reversed(list(GROUP.clients.items())))))
     assert a == b
+
+
+def test_every_section_starts_at_a_metric_and_the_first_metric_opens_one() -> None:
+    names = [f.name for f in metric_fields()]
+    assert set(SECTION_STARTS) <= set(names) and names[0] in SECTION_STARTS
+    assert [n for n in names if n in SECTION_STARTS] == list(SECTION_STARTS)  # in table order

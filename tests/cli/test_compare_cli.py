@@ -75,3 +75,11 @@ def test_bad_input_is_refused_cleanly() -> None:
     assert seed.exit_code == 2 and "--seed goes with --events" in seed.output
     streams_file = runner.invoke(app, ["compare", str(STREAMS_GROUP), "-a", "streams_sticky,streams_balanced"])
     assert streams_file.exit_code == 2 and "streams-group file" in streams_file.output
+
+
+def test_an_invalid_assignment_exits_1_and_says_whose() -> None:
+    from tests.simulate.assignors import DOUBLE_ACTIVE
+
+    result = runner.invoke(app, ["compare", str(SCENARIO), "-a", f"high_availability,{DOUBLE_ACTIVE}"])
+    assert result.exit_code == 1, result.output
+    assert f"{DOUBLE_ACTIVE}: the assignment is invalid" in result.output.replace("\n", "")

@@ -47,11 +47,13 @@ __all__ = (
     "HIGHER",
     "LOWER",
     "NEITHER",
+    "SECTION_STARTS",
     "UNKNOWN_RACK",
     "AssignmentMetrics",
     "ClientMetrics",
     "MetricField",
     "compute_metrics",
+    "even_spread",
     "metric_fields",
     "state_weight_unit",
     "subtopology_name",
@@ -227,6 +229,18 @@ class AssignmentMetrics:
     def to_dict(self) -> dict[str, int | float]:
         """The summary metrics as a flat mapping with stable keys (docs/metrics.md)."""
         return {f.name: getattr(self, f.name) for f in metric_fields()}
+
+
+#: Section titles for tables of metrics, keyed by the first metric of each section (``metric_fields()`` order).
+SECTION_STARTS = MappingProxyType({
+    "tasks": "size",
+    "active_load_max": "balance (per thread)",
+    "state_load_max": "state-weighted load",
+    "active_moves": "movement against the previous assignment",
+    "standby_shortfall_tasks": "standbys",
+    "cross_rack_active_partitions": "racks and tags",
+    "thread_state_imbalance": "state per thread",
+})
 
 
 def metric_fields() -> tuple[MetricField, ...]:
@@ -424,7 +438,9 @@ class _Totals:
 # per client
 
 
-def _even_spread(count: int, threads: int) -> tuple[int, ...]:
+def even_spread(count: int, threads: int) -> tuple[int, ...]:
+    """``count`` dealt as evenly as possible over ``threads`` (the first ones get the remainder): what a thread
+    holds when only the client's total is known."""
     base, extra = divmod(count, threads)
     return tuple(base + (1 if i < extra else 0) for i in range(threads))
 
@@ -436,9 +452,9 @@ def _thread_loads(
     """Per thread: active tasks, active + standby tasks, state load (see ClientMetrics)."""
     threads = client.num_processing_threads
     if per_consumer is None:
-        return (_even_spread(len(placed.active), threads),
-                _even_spread(len(placed.active) + len(placed.standby), threads),
-                _even_spread(state_load, threads))
+        return (even_spread(len(placed.active), threads),
+                even_spread(len(placed.active) + len(placed.standby), threads),
+                even_spread(state_load, threads))
     consumers = [per_consumer.get(c) for c in client.consumer_client_ids]
     active = tuple(len(c.active) if c is not None else 0 for c in consumers)
     total = tuple(len(c.active) + len(c.standby) if c is not None else 0 for c in consumers)

@@ -4,21 +4,11 @@ from __future__ import annotations
 
 from rich.console import Group, RenderableType
 
-from taskassign.analysis.metrics import AssignmentMetrics, metric_fields
+from taskassign.analysis.metrics import SECTION_STARTS, AssignmentMetrics, metric_fields
 from taskassign.cli._common import new_table
 from taskassign.formats.units import human_bytes, human_count, short_ids
 from taskassign.model import ApplicationState
 
-#: Section titles, keyed by the first metric of each section (metric_fields() order).
-SECTIONS = {
-    "tasks": "size",
-    "active_load_max": "balance (per thread)",
-    "state_load_max": "state-weighted load",
-    "active_moves": "movement against the previous assignment",
-    "standby_shortfall_tasks": "standbys",
-    "cross_rack_active_partitions": "racks and tags",
-    "thread_state_imbalance": "state per thread",
-}
 MAX_CLIENT_ROWS = 40
 
 
@@ -53,8 +43,8 @@ def metrics_table(metrics: AssignmentMetrics, *, in_bytes: bool = False) -> Rend
     summary.add_column("value", justify="right", no_wrap=True)
     values = metrics.to_dict()
     for f in metric_fields():
-        if f.name in SECTIONS:
-            summary.add_row(f"[bold dim]{SECTIONS[f.name]}[/]", "")
+        if f.name in SECTION_STARTS:
+            summary.add_row(f"[bold dim]{SECTION_STARTS[f.name]}[/]", "")
         summary.add_row(f"  {f.name}", metric_text(f.name, values[f.name], in_bytes=in_bytes))
     clients = new_table(pad_edge=False, title="per client", title_justify="left")
     for column in ("client", "rack", "threads", "active", "standby", "active/thread", "total/thread",

@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from taskassign.analysis.compare import TOTAL_FIELDS, Comparison
-from taskassign.analysis.metrics import metric_fields
+from taskassign.analysis.metrics import SECTION_STARTS, metric_fields
 from taskassign.api.compare import CompareOutcome, compare, parse_assignor_list, write_compare_report
 from taskassign.api.what_if import apply_what_if
 from taskassign.api.what_if_compare import compare_what_if
@@ -27,7 +27,7 @@ from taskassign.cli._common import (
     stdout_console,
 )
 from taskassign.cli._diff_render import diff_text
-from taskassign.cli._metrics_render import SECTIONS, format_value, metric_text, state_in_bytes
+from taskassign.cli._metrics_render import format_value, metric_text, state_in_bytes
 from taskassign.cli._render import clock
 from taskassign.cli._what_if import (
     add_clients_option,
@@ -80,8 +80,8 @@ def comparison_tables(comparison: Comparison, errors: dict[str, str] | None = No
     metrics = _table("metrics of the last assignment" if comparison.totals else "metrics", names)
     best = comparison.best_metrics()
     for f in metric_fields():
-        if f.name in SECTIONS:
-            metrics.add_row(f"[bold dim]{SECTIONS[f.name]}[/]", *("" for _ in names))
+        if f.name in SECTION_STARTS:
+            metrics.add_row(f"[bold dim]{SECTION_STARTS[f.name]}[/]", *("" for _ in names))
         metrics.add_row(f"  {f.name}", *(
             _cell(metric_text(f.name, comparison.metrics[n][f.name], in_bytes=in_bytes), n in best[f.name])
             if f.name in comparison.metrics[n]

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from taskassign.analysis.compare import RunTotals, run_totals
-from taskassign.analysis.metrics import AssignmentMetrics
+from taskassign.analysis.metrics import AssignmentMetrics, even_spread
 from taskassign.errors import UserInputError
 from taskassign.formats.json_io import JsonObject, describe, fail, load_json_file
 
@@ -59,11 +59,6 @@ class ClientLoad:
     thread_total: tuple[int, ...]
     #: State load per thread (state weights: bytes when the scenario gives ``state_bytes``, else stores).
     thread_state: tuple[int, ...] = ()
-
-
-def _even(total: int, threads: int) -> tuple[int, ...]:
-    base, extra = divmod(total, threads)
-    return tuple(base + (1 if i < extra else 0) for i in range(threads))
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +107,7 @@ def client_loads(metrics: AssignmentMetrics) -> tuple[ClientLoad, ...]:
     """The report's per-client rows of an assignment's metrics."""
     return tuple(
         ClientLoad(str(c.process_id), c.rack, c.threads, c.active, c.standby, c.state_load, c.thread_active,
-                   c.thread_total, c.thread_state or _even(c.state_load, c.threads))
+                   c.thread_total, c.thread_state or even_spread(c.state_load, c.threads))
         for c in metrics.client_metrics)
 
 
@@ -195,7 +190,7 @@ def parse_simulation(doc: Any, *, source: str | None = None) -> ReportData:
             c = JsonObject(item, f"{final.sub('clients')}[{i}]", source)
             threads, state_load = c.integer("threads", minimum=1), c.integer("state_load", minimum=0)
             thread_state = (_ints(c.raw("thread_state"), c.sub("thread_state"), source)
-                            if c.raw("thread_state", None) is not None else _even(state_load, threads))
+                            if c.raw("thread_state", None) is not None else even_spread(state_load, threads))
             clients.append(ClientLoad(
                 process_id=c.string("process_id"), rack=c.string("rack", None, nullable=True),
                 threads=threads, active=c.integer("active", minimum=0),

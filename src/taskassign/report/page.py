@@ -12,9 +12,10 @@ from collections.abc import Mapping, Sequence
 from html import escape
 
 from taskassign.analysis.compare import TOTAL_FIELDS, RunTotals
-from taskassign.analysis.metrics import metric_fields
+from taskassign.analysis.metrics import SECTION_STARTS, metric_fields
 
-__all__ = ("STYLE", "colour_legend", "duration", "figure", "fmt", "metrics_table", "page", "totals_table")
+__all__ = ("STYLE", "colour_legend", "duration", "figure", "fmt", "metrics_table", "page", "total_value", "totals_box",
+           "totals_table")
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1150px;
@@ -35,12 +36,6 @@ td.best { color: #2a7d2a; font-weight: bold; } td.best::after { content: " \\271
 .legend { display: flex; flex-wrap: wrap; gap: 1.2em; font-size: 0.9em; margin: 0.6em 0; }
 .legend i { display: inline-block; width: 1.1em; height: 0.8em; margin-right: 0.35em; vertical-align: middle; }
 """
-
-#: Section titles of the metrics table, keyed by the first metric of each section (metric_fields() order).
-SECTION_STARTS = {"tasks": "size", "active_load_max": "balance (per thread)",
-                  "state_load_max": "state-weighted load", "active_moves": "movement",
-                  "standby_shortfall_tasks": "standbys", "cross_rack_active_partitions": "racks and tags",
-                  "thread_state_imbalance": "state per thread"}
 
 
 def fmt(value: object) -> str:

@@ -22,8 +22,8 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from taskassign.report.data import ClientLoad
 
-__all__ = ("ACTIVE_COLOUR", "ASSIGNOR_COLOURS", "REASON_COLOURS", "STANDBY_COLOUR", "STATE_COLOUR", "client_load_png",
-           "human_amount", "rack_traffic_png", "svg", "time_axis")
+__all__ = ("ACTIVE_COLOUR", "ASSIGNOR_COLOURS", "REASON_COLOURS", "STANDBY_COLOUR", "STATE_COLOUR", "amount_axis",
+           "client_load_png", "human_amount", "rack_traffic_png", "svg", "time_axis")
 
 ACTIVE_COLOUR = "#1f77b4"
 STANDBY_COLOUR = "#ff7f0e"
