@@ -36,10 +36,12 @@ from taskassign.model import ApplicationState, AssignmentError, GroupAssignment,
 __all__ = (
     "BUILTIN_ASSIGNORS",
     "DEFAULT_ASSIGNOR",
+    "KAFKA_ASSIGNOR_CLASSES",
     "KAFKA_INTERNAL_ASSIGNORS",
     "STREAMS_GROUP_ASSIGNORS",
     "PluginAssignor",
     "assignor_display_name",
+    "assignor_from_class_config",
     "check_assignor",
     "check_plugin_allowed",
     "create_assignor",
@@ -83,6 +85,16 @@ STREAMS_GROUP_ASSIGNORS: Mapping[str, tuple[str, str]] = {
 #: the bytes the leader writes.
 KAFKA_INTERNAL_ASSIGNORS = frozenset({"high_availability", "legacy_sticky", "fallback_prior"})
 
+#: Kafka's assignor classes (``task.assignor.class`` for KIP-924 ones, ``internal.task.assignor.class``
+#: for the internal ones) and the taskassign assignor that reproduces each.
+KAFKA_ASSIGNOR_CLASSES: Mapping[str, str] = {
+    "org.apache.kafka.streams.processor.internals.assignment.HighAvailabilityTaskAssignor": "high_availability",
+    "org.apache.kafka.streams.processor.internals.assignment.LegacyStickyTaskAssignor": "legacy_sticky",
+    "org.apache.kafka.streams.processor.internals.assignment.StickyTaskAssignor": "legacy_sticky",
+    "org.apache.kafka.streams.processor.internals.assignment.FallbackPriorTaskAssignor": "fallback_prior",
+    "org.apache.kafka.streams.processor.assignment.assignors.StickyTaskAssignor": "sticky",
+}
+
 DEFAULT_ASSIGNOR = "high_availability" if "high_availability" in BUILTIN_ASSIGNORS else "identity"
 
 
@@ -94,6 +106,13 @@ def assignor_display_name(spec: str) -> str:
     """The name written into assignment files: the short name for built-ins, else the spec itself."""
     short = _normalise(spec)
     return short if short in BUILTIN_ASSIGNORS or short in STREAMS_GROUP_ASSIGNORS else spec.strip()
+
+
+def assignor_from_class_config(value: str) -> str:
+    """The assignor spec a ``task.assignor.class`` value names: Kafka's own classes as the taskassign assignor
+    that reproduces them, anything else as given (a built-in name, or a plug-in ``module.Class`` as Kafka
+    writes class names: code, so data naming one needs the run's --allow-plugins)."""
+    return KAFKA_ASSIGNOR_CLASSES.get(value.strip(), value.strip())
 
 
 def streams_group_assignor(spec: str) -> str | None:

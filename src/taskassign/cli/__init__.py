@@ -10,6 +10,7 @@ from taskassign.cli import (  # noqa: F401  (registers commands)
     capture,
     check_assignor,
     compare,
+    diff,
     fleet,
     optimize,
     pipeline,

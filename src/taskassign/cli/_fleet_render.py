@@ -9,21 +9,25 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from taskassign.cli._common import new_table
+from taskassign.formats.units import human_count
+
 __all__ = ("attention_table", "comparison_table", "fleet_metrics_table", "number")
 
 
 def number(value: float | None) -> str:
-    """A table cell: ``-`` for none, integers with thousands separators, else two decimals."""
+    """A table cell: ``-`` for none, whole numbers through the units formatter (large counts abbreviated, e.g.
+    12.3 M: the Parquet keeps the full value), else two decimals."""
     if value is None:
         return "-"
     if float(value).is_integer():
-        return f"{int(value):,}"
+        return human_count(int(value))
     return f"{value:,.2f}"
 
 
 def _table(title: str, columns: Sequence[str], left: Sequence[int] = (0,)) -> Table:
     """A plain table; the columns at positions ``left`` are text (left-aligned), the others numbers."""
-    table = Table(title=title, show_edge=False, header_style="bold", title_justify="left")
+    table = new_table(title=title, title_justify="left")
     for position, column in enumerate(columns):
         table.add_column(column, justify="left" if position in left else "right")
     return table

@@ -12,12 +12,11 @@ import typer
 from rich.console import Console, Group, RenderableType
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from rich.table import Table
 from rich.text import Text
 
 from taskassign.assignors.registry import check_assignor
 from taskassign.cli._app import app
-from taskassign.cli._common import EXIT_FAILED, handle_errors, stderr_console, stdout_console
+from taskassign.cli._common import EXIT_FAILED, handle_errors, new_table, stderr_console, stdout_console
 from taskassign.cli._fleet_render import attention_table, comparison_table, fleet_metrics_table
 from taskassign.errors import UserInputError
 from taskassign.fleet.reasons import STATUSES
@@ -105,7 +104,8 @@ def _spark_progress(spark: Any, progress: Progress, counter: Any) -> Iterator[No
 @handle_errors
 def run(
     input_dir: Path = typer.Option(..., "--input", help="Fleet snapshot directory (docs/pipeline.md)."),
-    output_dir: Path = typer.Option(..., "--output", help="Output directory; replaced only when the run completes."),
+    output_dir: Path = typer.Option(..., "--out", "-o", "--output",
+                                    help="Output directory; replaced only when the run completes."),
     assignor: str | None = typer.Option(None, "--assignor", "-a", help=_ASSIGNOR_HELP),
     master: str | None = typer.Option(None, "--master", help=_MASTER_HELP),
     remote: str | None = typer.Option(None, "--remote", help=_REMOTE_HELP),
@@ -151,7 +151,7 @@ def fleet_summary(manifest: dict[str, Any], output_dir: Path) -> RenderableType:
         ("  in ", "dim"), (f"{timings['total_seconds']:.1f} s", "bold"),
         (f" (engine {timings['engine_seconds']:.1f} s of worker time)", "dim"),
     )
-    status = Table(title="applications", show_edge=False, header_style="bold", title_justify="left")
+    status = new_table(title="applications", title_justify="left")
     status.add_column("status")
     by_status = {name: manifest["assignors"][name]["applications"]["by_status"] for name in assignors} or \
         {"count": apps["by_status"]}
@@ -177,14 +177,14 @@ def fleet_summary(manifest: dict[str, Any], output_dir: Path) -> RenderableType:
             table.title = f"{table.title} under {assignors[0]} (every assignor's: needs_attention)"
         parts.append(table)
     under = f" (under {assignors[0]}; every assignor's: manifest.json)" if assignors else ""
-    rows = Table(title="input rows" + under, show_edge=False, header_style="bold", title_justify="left")
+    rows = new_table(title="input rows" + under, title_justify="left")
     for column in ("table", "in", "used", "rejected"):
         rows.add_column(column, justify="left" if column == "table" else "right")
     for name, counts in manifest["rows"].items():
         rows.add_row(name, f"{counts['in']:,}", f"{counts['used']:,}", f"{counts['rejected']:,}")
     parts.append(rows)
     title = "errors table" + (f" (under {assignors[0]}; every assignor's: the errors table)" if assignors else "")
-    problems = Table(title=title, show_edge=False, header_style="bold", title_justify="left")
+    problems = new_table(title=title, title_justify="left")
     for column in ("effect", "reason", "rows"):
         problems.add_column(column, justify="right" if column == "rows" else "left")
     for effect, codes in manifest["errors"].items():
