@@ -30,6 +30,8 @@ The tree::
     │       ├── DecodeError              bytes do not decode (names the field and byte offset)
     │       └── EncodeError              a message value cannot be encoded (names the field)
     ├── TaskAssignmentException          an assignor gives up; the leader keeps the previous assignment
+    ├── PluginAssignorError              a plug-in assignor's code raised (anything but TaskAssignmentException);
+    │                                    names the assignor, the method and the exception
     ├── StreamsAssignorError             a broker-side assignor of the streams protocol (KIP-1071) threw, as Kafka's
     │   │                                does; ``java_type`` is the simple name of the exception Kafka throws
     │   ├── TaskAssignorException        Kafka's TaskAssignorException (no member to place a task on)
@@ -66,6 +68,7 @@ __all__ = (
     "JavaNumberFormatException",
     "LagsNotRequestedError",
     "OutputFileError",
+    "PluginAssignorError",
     "PluginNotAllowedError",
     "ProcessIdFormatError",
     "PropertiesError",
@@ -289,6 +292,26 @@ class TaskAssignmentException(TaskassignError):
     follow-up rebalance; taskassign's leader does exactly that (Kafka's own code instead sends an
     ASSIGNMENT_ERROR to every member, see docs/kafka-differences.md).
     """
+
+
+class PluginAssignorError(TaskassignError):
+    """A plug-in assignor (``module:Class``, ``file.py:Class``) raised while taskassign called into it: its
+    constructor, ``configure``, ``assign`` or ``on_assignment_computed``. ``assignor`` is the spec as given,
+    ``method`` the call, ``exception`` what it raised (also the ``__cause__``, whose traceback ``--debug``
+    shows). A ``TaskAssignmentException`` from ``assign`` is not this: KIP-924 makes it "keep the previous
+    assignment"."""
+
+    def __init__(self, assignor: str, method: str, exception: BaseException) -> None:
+        self.assignor = assignor
+        self.method = method
+        self.exception = exception
+        super().__init__(f"plug-in assignor {assignor} failed in {method}: {self.detail}")
+
+    @property
+    def detail(self) -> str:
+        """The exception as ``Type: message`` (just the type when the message is empty)."""
+        text = str(self.exception)
+        return f"{type(self.exception).__name__}: {text}" if text else type(self.exception).__name__
 
 
 class StreamsAssignorError(TaskassignError):

@@ -16,7 +16,17 @@ def test_assign_prints_a_table() -> None:
     result = runner.invoke(app, ["assign", str(EXAMPLE), "-a", "identity"])
     assert result.exit_code == 0, result.output
     assert "two-racks-one-standby" in result.output
-    assert "1b6f8a52-0c1e-4a43-9a34-3c2f1a0e9d11" in result.output
+    # text output: short process ids, deadlines relative to the leader's clock, state in bytes, no box drawing
+    assert "1b6f8a52" in result.output and "1b6f8a52-0c1e" not in result.output
+    assert "8.3 GB of state" in result.output
+    assert not set("│┃━╇") & set(result.output)
+
+
+def test_assign_text_shows_the_followup_deadline_relative_to_now() -> None:
+    result = runner.invoke(app, ["assign", str(EXAMPLE)])
+    assert result.exit_code == 0, result.output
+    assert "in 10 min" in result.output  # probing.rebalance.interval.ms = 600000 after now_ms
+    assert "1700000600000" not in result.output
 
 
 def test_assign_writes_an_assignment_file(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ HIGHLIGHTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("balance per process", ("active_load_skew", "total_load_skew", "changelog_load_skew", "subtopology_skew_max",
                              "state_load_imbalance")),
     ("balance per member (thread)", ("thread_active_max", "thread_active_skew", "thread_total_max",
-                                     "thread_total_skew")),
+                                     "thread_total_skew", "thread_state_imbalance")),
     ("movement from the previous assignment", ("active_moves", "standby_moves", "records_to_restore_active",
                                                "records_to_restore_standby", "records_to_restore")),
     ("standbys", ("standby_replicas", "extra_standby_replicas", "standby_shortfall_tasks",

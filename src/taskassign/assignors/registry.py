@@ -13,6 +13,10 @@ A plug-in spec (any form but a built-in name) is code execution: resolving it im
 file. A spec the user typed (``--assignor``) is the user's choice; a spec that comes from data (a fleet
 snapshot, a group file) is resolved with ``allow_plugins=False`` unless the run opted in, and then fails
 with PluginNotAllowedError before anything is imported.
+
+``create_assignor`` hands out a plug-in wrapped in ``PluginAssignor``: anything its code raises (but the
+``TaskAssignmentException`` KIP-924 gives a meaning) becomes a PluginAssignorError naming the assignor, the
+method and the exception, which every command prints as one line (``assign --debug`` adds the traceback).
 """
 
 from __future__ import annotations
@@ -26,14 +30,18 @@ from pathlib import Path
 from typing import Any
 
 from taskassign.assignors.base import TaskAssignor
-from taskassign.errors import AssignorNotFoundError, PluginNotAllowedError
+from taskassign.errors import AssignorNotFoundError, PluginAssignorError, PluginNotAllowedError, TaskAssignmentException
+from taskassign.model import ApplicationState, AssignmentError, GroupAssignment, GroupSubscription, TaskAssignment
 
 __all__ = (
     "BUILTIN_ASSIGNORS",
     "DEFAULT_ASSIGNOR",
+    "KAFKA_ASSIGNOR_CLASSES",
     "KAFKA_INTERNAL_ASSIGNORS",
     "STREAMS_GROUP_ASSIGNORS",
+    "PluginAssignor",
     "assignor_display_name",
+    "assignor_from_class_config",
     "check_assignor",
     "check_plugin_allowed",
     "create_assignor",
@@ -77,6 +85,16 @@ STREAMS_GROUP_ASSIGNORS: Mapping[str, tuple[str, str]] = {
 #: the bytes the leader writes.
 KAFKA_INTERNAL_ASSIGNORS = frozenset({"high_availability", "legacy_sticky", "fallback_prior"})
 
+#: Kafka's assignor classes (``task.assignor.class`` for KIP-924 ones, ``internal.task.assignor.class``
+#: for the internal ones) and the taskassign assignor that reproduces each.
+KAFKA_ASSIGNOR_CLASSES: Mapping[str, str] = {
+    "org.apache.kafka.streams.processor.internals.assignment.HighAvailabilityTaskAssignor": "high_availability",
+    "org.apache.kafka.streams.processor.internals.assignment.LegacyStickyTaskAssignor": "legacy_sticky",
+    "org.apache.kafka.streams.processor.internals.assignment.StickyTaskAssignor": "legacy_sticky",
+    "org.apache.kafka.streams.processor.internals.assignment.FallbackPriorTaskAssignor": "fallback_prior",
+    "org.apache.kafka.streams.processor.assignment.assignors.StickyTaskAssignor": "sticky",
+}
+
 DEFAULT_ASSIGNOR = "high_availability" if "high_availability" in BUILTIN_ASSIGNORS else "identity"
 
 
@@ -88,6 +106,13 @@ def assignor_display_name(spec: str) -> str:
     """The name written into assignment files: the short name for built-ins, else the spec itself."""
     short = _normalise(spec)
     return short if short in BUILTIN_ASSIGNORS or short in STREAMS_GROUP_ASSIGNORS else spec.strip()
+
+
+def assignor_from_class_config(value: str) -> str:
+    """The assignor spec a ``task.assignor.class`` value names: Kafka's own classes as the taskassign assignor
+    that reproduces them, anything else as given (a built-in name, or a plug-in ``module.Class`` as Kafka
+    writes class names: code, so data naming one needs the run's --allow-plugins)."""
+    return KAFKA_ASSIGNOR_CLASSES.get(value.strip(), value.strip())
 
 
 def streams_group_assignor(spec: str) -> str | None:
@@ -190,9 +215,69 @@ def _import_file(path: Path, spec: str) -> Any:
     return module
 
 
+class PluginAssignor:
+    """A plug-in assignor as taskassign runs it: every call into the plug-in's code that raises anything but
+    a TaskAssignmentException from ``assign`` (KIP-924: keep the previous assignment) raises PluginAssignorError
+    naming the spec, the method and the exception, which stays the error's ``__cause__``. Other attributes
+    (``fallback_when_lags_unknown``, ``details``, ...) are the plug-in's own."""
+
+    def __init__(self, spec: str, cls: type[Any]) -> None:
+        self.spec = spec
+        try:
+            self.plugin: Any = cls()
+        except TypeError as exc:
+            raise AssignorNotFoundError(f"assignor {spec!r}: cannot construct {cls.__name__}() without "
+                                        f"arguments ({exc})") from None
+        except Exception as exc:
+            raise PluginAssignorError(spec, f"{cls.__name__}()", exc) from exc
+
+    @property
+    def name(self) -> str:
+        """The plug-in's own ``name`` when it sets one, else the spec it was loaded by."""
+        own = getattr(self.plugin, "name", "")
+        return own if isinstance(own, str) and own else self.spec
+
+    def __getattr__(self, attribute: str) -> Any:
+        if attribute == "plugin":  # not yet set: the constructor failed
+            raise AttributeError(attribute)
+        return getattr(self.plugin, attribute)
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        configure = getattr(self.plugin, "configure", None)
+        if callable(configure):
+            try:
+                configure(configs)
+            except Exception as exc:
+                raise PluginAssignorError(self.spec, "configure()", exc) from exc
+
+    def assign(self, application_state: ApplicationState) -> TaskAssignment:
+        try:
+            result: TaskAssignment = self.plugin.assign(application_state)
+        except TaskAssignmentException:
+            raise
+        except Exception as exc:
+            raise PluginAssignorError(self.spec, "assign()", exc) from exc
+        return result
+
+    def on_assignment_computed(
+        self, assignment: GroupAssignment, subscription: GroupSubscription, error: AssignmentError
+    ) -> None:
+        callback = getattr(self.plugin, "on_assignment_computed", None)
+        if callable(callback):
+            try:
+                callback(assignment, subscription, error)
+            except Exception as exc:
+                raise PluginAssignorError(self.spec, "on_assignment_computed()", exc) from exc
+
+
 def create_assignor(spec: str, configs: Mapping[str, Any] | None = None) -> TaskAssignor:
-    """Instantiate the assignor named by ``spec`` and configure it (Kafka: a fresh instance per rebalance)."""
+    """Instantiate the assignor named by ``spec`` and configure it (Kafka: a fresh instance per rebalance);
+    a plug-in comes wrapped in ``PluginAssignor``."""
     cls = resolve_assignor_class(spec)
+    if not is_builtin_assignor(spec):
+        plugin = PluginAssignor(spec.strip(), cls)
+        plugin.configure(dict(configs or {}))
+        return plugin
     try:
         assignor = cls()
     except TypeError as exc:

@@ -1,6 +1,6 @@
 """The ``taskassign`` command. Each module here registers its commands on the shared app.
 
-``main`` imports only the module of the command it runs: importing all twelve (capture's TLS and cluster
+``main`` imports only the module of the command it runs: importing all of them (capture's TLS and cluster
 client, the simulator, Spark's launcher, ...) took ~0.15 s of every command's start. ``taskassign.cli.app``
 (and ``main`` without a known command name, e.g. ``taskassign --help``) loads them all.
 """
@@ -18,9 +18,10 @@ from taskassign.cli._app import app as _app
 #: Every top-level command (or command group) and the module that registers it, in registration order
 #: (the help lists them in this order; tests/cli check the table against the commands).
 COMMAND_MODULES: dict[str, str] = {
-    "assign": "assign", "assignors": "assignors", "capture": "capture", "fleet": "fleet", "optimize": "optimize",
-    "pipeline": "pipeline", "rebalance": "rebalance", "report": "report", "simulate": "simulate",
-    "streams-migration": "streams_migration", "validate": "validate", "decode": "wire", "encode": "wire",
+    "assign": "assign", "assignors": "assignors", "capture": "capture", "check-assignor": "check_assignor",
+    "compare": "compare", "diff": "diff", "fleet": "fleet", "optimize": "optimize", "pipeline": "pipeline",
+    "rebalance": "rebalance", "report": "report", "simulate": "simulate", "streams-migration": "streams_migration",
+    "validate": "validate", "decode": "wire", "encode": "wire",
 }
 
 __all__ = ("app", "main")

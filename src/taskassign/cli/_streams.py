@@ -6,11 +6,10 @@ from pathlib import Path
 
 from rich.console import Group, RenderableType
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
 from taskassign.api.streams import StreamsOutcome, assign_streams
-from taskassign.cli._common import EXIT_FAILED, EXIT_OK, stdout_console
+from taskassign.cli._common import EXIT_FAILED, EXIT_OK, new_table, stdout_console
 from taskassign.cli._metrics_render import metrics_table
 from taskassign.cli._render import MAX_CLIENT_ROWS, MAX_TASKS_SHOWN
 from taskassign.errors import UserInputError
@@ -77,7 +76,7 @@ def streams_summary(outcome: StreamsOutcome) -> RenderableType:
                           "group's target assignment stays as it was)", style="bold red"))
         return Group(*parts)
     assert outcome.assignment is not None
-    table = Table(show_edge=False, header_style="bold", pad_edge=False)
+    table = new_table(pad_edge=False)
     for column in ("member", "process", "rack"):
         table.add_column(column, no_wrap=True)
     for column in ("active", "standby"):

@@ -70,7 +70,7 @@ def decode(
                                           "message inside), or subscription-info / assignment-info (userData only)."),
     data: str = typer.Argument(..., help="Hex, base64:TEXT, @FILE (raw bytes, or hex/base64 text) or - (stdin)."),
     raw_user_data: bool = typer.Option(False, "--raw-user-data", help="Keep userData as hex instead of decoding it."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write the JSON here instead of stdout."),
+    output: Path | None = typer.Option(None, "--out", "-o", "--output", help="Write the JSON here instead of stdout."),
 ) -> None:
     """Decode a Kafka Streams rebalance message and print it as JSON (taskassign encode reverses it)."""
     payload, where = read_bytes_argument(data)
@@ -95,7 +95,7 @@ def decode(
 def encode(
     document: str = typer.Argument(..., help="A JSON file as printed by `taskassign decode`, or - for stdin."),
     output_format: Output = typer.Option(Output.hex, "--as", help="hex, base64, or binary (needs -o)."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write the bytes here instead of stdout."),
+    output: Path | None = typer.Option(None, "--out", "-o", "--output", help="Write the bytes here instead of stdout."),
 ) -> None:
     """Encode a message from its JSON form (as taskassign decode prints it) into Kafka's bytes."""
     text, source = read_input_text(document, what="wire JSON document"), source_name(document)

@@ -29,6 +29,7 @@ from taskassign.configs import KAFKA_COMPAT, AssignmentConfigs
 from taskassign.errors import (
     AssignorNotFoundError,
     ConfigError,
+    PluginAssignorError,
     PluginNotAllowedError,
     TaskAssignmentException,
     UserInputError,
@@ -181,7 +182,8 @@ def assign_application(
     except UserInputError as exc:
         return _rejected(result, INVALID_CONFIG, str(exc), started)
     except Exception as exc:
-        reason = f"{type(exc).__name__}: {exc}"
+        reason = f"{exc.detail} in {exc.method}" if isinstance(exc, PluginAssignorError) else \
+            f"{type(exc).__name__}: {exc}"
         outcome = rebalance(scenario.state, _FailedAssignor(reason), assignor_name=result["assignor"],
                             leader=scenario.leader_process_id, raise_on_error=False)
     measured_at = time.perf_counter()

@@ -18,7 +18,7 @@ from taskassign.assignors.registry import BUILTIN_ASSIGNORS, is_builtin_assignor
 from taskassign.configs import AssignmentConfigs
 from taskassign.errors import DecodeError, EncodeError
 from taskassign.formats.json_io import JsonObject, describe, fail, load_json_file
-from taskassign.formats.scenario import parse_configs
+from taskassign.formats.scenario import parse_configs, typed_configs
 from taskassign.formats.wire_documents import bytes_from_text, message_from_json, message_to_json
 from taskassign.model import MAX_PARTITIONS
 from taskassign.wire.consumer_protocol import Assignment, Subscription
@@ -162,7 +162,7 @@ def parse_group(doc: Any, *, source: str | None = None, default_name: str = "gro
     if recorded and len(recorded) != len(members):
         missing = next(m for m in members if m.recorded_assignment is None)
         fail(missing.path, "a recorded outcome lists every member's assignment: this member has none", source)
-    return GroupSpec(name, now_ms, configs, MappingProxyType(dict(raw_configs.data)), subtopologies,
+    return GroupSpec(name, now_ms, configs, MappingProxyType(typed_configs(raw_configs.data)), subtopologies,
                      MappingProxyType(topics), members, leader, unknown_offsets, source, MappingProxyType(repartition),
                      capture)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from taskassign.configs import CONFIG_KEYS, AssignmentConfigs
+from taskassign.configs import CONFIG_KEYS, TASK_ASSIGNOR_CLASS, AssignmentConfigs, parse_config_value
 from taskassign.errors import ConfigError, ProcessIdFormatError, TaskIdFormatError
 from taskassign.formats._scenario_fast import FastReader
 from taskassign.formats.json_io import JsonObject, check_int, describe, dump_json, fail, load_json_file
@@ -38,6 +38,7 @@ __all__ = (
     "parse_scenario",
     "read_scenario",
     "scenario_to_dict",
+    "typed_configs",
     "with_config_overrides",
     "write_scenario",
 )
@@ -111,7 +112,7 @@ def parse_scenario(doc: Any, *, source: str | None = None, default_name: str = "
         tasks=tasks, clients={c.process_id: c for c in clients}, configs=configs, now_ms=now_ms
     )
     return Scenario(
-        name=name, state=state, raw_configs=MappingProxyType(dict(raw_configs.data)),
+        name=name, state=state, raw_configs=MappingProxyType(typed_configs(raw_configs.data)),
         current_assignment=current, leader=leader,
     )
 
@@ -121,12 +122,18 @@ def parse_configs(obj: JsonObject) -> AssignmentConfigs:
     for key in obj.data:
         obj.raw(key)
     try:
-        return AssignmentConfigs.from_properties(obj.data)
+        return AssignmentConfigs.from_properties(obj.data, coerce_strings=True)
     except ConfigError as exc:
         message = str(exc).split(": ", 1)[1]
-        if exc.key not in CONFIG_KEYS:
+        if exc.key not in CONFIG_KEYS and exc.key != TASK_ASSIGNOR_CLASS:
             message = f"unknown config key {exc.key!r}; known keys: {', '.join(sorted(CONFIG_KEYS))}"
         obj.fail(exc.key, message)
+
+
+def typed_configs(props: Mapping[str, Any]) -> dict[str, Any]:
+    """Configs as their typed values ("1" -> 1, "a,b" -> ["a", "b"]), for the assignor's ``configure``;
+    call after ``parse_configs`` accepted them."""
+    return {name: parse_config_value(name, value) for name, value in props.items()}
 
 
 def _task_id(value: Any, path: str, source: str | None) -> TaskId:
@@ -400,7 +407,8 @@ def scenario_to_dict(scenario: Scenario) -> dict[str, Any]:
         "format": SCENARIO_FORMAT,
         "name": scenario.name,
         "now_ms": state.now_ms,
-        "configs": state.configs.to_properties(),
+        "configs": {**state.configs.to_properties(), **{k: v for k, v in scenario.raw_configs.items()
+                                                          if k == TASK_ASSIGNOR_CLASS}},
         "tasks": [_task_to_dict(info) for info in state.tasks.values()],
         "clients": [_client_to_dict(c) for c in state.clients.values()],
     }

@@ -11,7 +11,7 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,10 +19,14 @@ from typing import Any
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from taskassign.analysis.attention import DEFAULT_ATTENTION
+from taskassign.errors import UserInputError
 from taskassign.pipeline import stages
 from taskassign.pipeline.assemble import assemble_outputs
-from taskassign.pipeline.manifest import build_manifest
+from taskassign.pipeline.compare import assemble_comparison
+from taskassign.pipeline.manifest import build_comparison_manifest, build_manifest
 from taskassign.pipeline.output import OutputDirectory
+from taskassign.pipeline.progress import ApplicationCounter
 from taskassign.pipeline.read import SnapshotTable, parquet_rows, read_snapshot, unreadable_file
 from taskassign.pipeline.session import BUCKETS_CONF
 
@@ -56,6 +60,21 @@ class PipelineOptions:
     #: Let the snapshot's ``applications.assignor`` name plug-ins (module:Class, file.py:Class): code the
     #: workers import and run. Off: such an application is rejected (PLUGIN_NOT_ALLOWED), nothing imported.
     allow_plugins: bool = False
+    #: A comparison run: every application through each of these assignors (two or more, the first the
+    #: baseline), in place of ``assignor``; outputs in pipeline.compare's layout.
+    assignors: tuple[str, ...] = ()
+    #: Applications per metric in the needs_attention table (analysis.attention).
+    attention: int = DEFAULT_ATTENTION
+
+    def passes(self) -> tuple[str | None, ...]:
+        """The assignor override of each pass over the fleet: one, or each assignor compared."""
+        if not self.assignors:
+            return (self.assignor,)
+        if len(self.assignors) < 2 or self.assignor is not None:
+            raise UserInputError("a comparison run takes two or more assignors, in place of a single assignor")
+        if len(set(self.assignors)) < len(self.assignors):
+            raise UserInputError(f"--assignor names an assignor twice: {','.join(self.assignors)}")
+        return self.assignors
 
 
 @dataclass(frozen=True)
@@ -64,10 +83,14 @@ class PipelineResult:
     manifest: dict[str, Any]
 
 
-def processed(spark: Any, options: PipelineOptions, tables: Mapping[str, SnapshotTable], buckets: int) -> DataFrame:
+def processed(
+    spark: Any, options: PipelineOptions, tables: Mapping[str, SnapshotTable], buckets: int,
+    counter: ApplicationCounter | None = None,
+) -> DataFrame:
     """Every application of the snapshot checked, derived and assigned (schemas.PROCESSED), lazily."""
     gathered = stages.gather({name: t.df for name, t in tables.items()}, buckets)
-    return stages.process_applications(gathered, options.assignor, options.kafka_compat, options.allow_plugins)
+    return stages.process_applications(gathered, options.assignor, options.kafka_compat, options.allow_plugins,
+                                       counter.counting if counter is not None else None)
 
 
 def count_rows(tables: Mapping[str, SnapshotTable]) -> dict[str, int]:
@@ -98,9 +121,12 @@ def buckets_for(spark: Any, options: PipelineOptions, applications: int) -> int:
 
 
 def run_pipeline(
-    spark: Any, options: PipelineOptions, progress: Callable[[str], None] | None = None
+    spark: Any, options: PipelineOptions, progress: Callable[[str], None] | None = None,
+    counter: ApplicationCounter | None = None,
 ) -> PipelineResult:
-    """Run the pipeline and commit its output; the output is replaced only when the run completes."""
+    """Run the pipeline and commit its output; the output is replaced only when the run completes.
+    ``counter``: applications done, for a progress bar (its ``total`` is set once the run knows it)."""
+    passes = options.passes()
     started = time.perf_counter()
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     output = OutputDirectory.prepare(options.output_dir)
@@ -123,16 +149,25 @@ def run_pipeline(
         try:
             rows_in = count_rows(tables)
             buckets = buckets_for(spark, options, rows_in["applications"])
+            if counter is not None:
+                counter.total = rows_in["applications"] * len(passes)
             step(STEPS[1])
-            staged = Path(output.table(PROCESSED))
-            processed(spark, options, tables, buckets).write.mode("overwrite").parquet(str(staged))
+            staged: list[tuple[str | None, Path]] = []
+            for position, assignor in enumerate(passes):
+                target = Path(output.table(PROCESSED if len(passes) == 1 else f"{PROCESSED}-{position}"))
+                processed(spark, replace(options, assignor=assignor, assignors=()), tables, buckets,
+                          counter).write.mode("overwrite").parquet(str(target))
+                staged.append((assignor, target))
         except Exception as exc:
             unreadable = unreadable_file(exc, tables)
             if unreadable is not None:
                 raise unreadable from None
             raise
         step(STEPS[2])
-        assembled = assemble_outputs(staged, output.staging)
+        if options.assignors:
+            comparison = assemble_comparison({str(a): p for a, p in staged}, output.staging, options.attention)
+        else:
+            assembled = assemble_outputs(staged[0][1], output.staging, options.attention)
         step(STEPS[3])
         header = {
             "spark_version": spark.version,
@@ -142,10 +177,15 @@ def run_pipeline(
                 "tables": {n: {"path": t.path, "format": t.format} for n, t in tables.items()},
             },
             "options": {"assignor": options.assignor, "kafka_compat": options.kafka_compat, "buckets": buckets,
-                        "allow_plugins": options.allow_plugins},
+                        "allow_plugins": options.allow_plugins, "attention": options.attention,
+                        **({"assignors": list(options.assignors)} if options.assignors else {})},
         }
-        manifest = build_manifest(assembled, rows_in, header)
-        shutil.rmtree(staged, ignore_errors=True)
+        if options.assignors:
+            manifest = build_comparison_manifest(comparison.passes, comparison.written, rows_in, header)
+        else:
+            manifest = build_manifest(assembled, rows_in, header)
+        for _, path in staged:
+            shutil.rmtree(path, ignore_errors=True)
         step(None)
         manifest["timings"]["steps"] = timings
         manifest["timings"]["total_seconds"] = round(time.perf_counter() - started, 3)

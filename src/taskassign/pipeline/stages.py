@@ -14,8 +14,9 @@ assembles the output tables and the fleet's metrics from the stored results (pip
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 
+import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
@@ -41,10 +42,15 @@ def gather(tables: Mapping[str, DataFrame], buckets: int | None) -> DataFrame:
 
 # -- 2. the Python side -----------------------------------------------------------------------------------------
 
+Processor = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
+
+
 def process_applications(
-    gathered: DataFrame, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False
+    gathered: DataFrame, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False,
+    wrap: Callable[[Processor], Processor] | None = None,
 ) -> DataFrame:
     """PROCESSED rows: every bucket (partition of ``gathered``) is one Python call over all its rows; its
-    output tables' rows come back as Arrow IPC streams (pipeline.assemble reads them)."""
+    output tables' rows come back as Arrow IPC streams (pipeline.assemble reads them). ``wrap``: around
+    each bucket's call (the progress count, pipeline.progress)."""
     processor = engine_udf.bucket_processor(PROCESSED, assignor_override, kafka_compat, allow_plugins)
-    return gathered.mapInArrow(processor, PROCESSED)
+    return gathered.mapInArrow(wrap(processor) if wrap is not None else processor, PROCESSED)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taskassign.analysis.metrics import AssignmentMetrics, metric_fields
+from taskassign.analysis.metrics import AssignmentMetrics, metric_fields, state_weight_unit
 from taskassign.formats.json_io import dump_json, prepare_output_dir, write_output_text
 from taskassign.formats.scenario import Scenario, write_scenario
 from taskassign.ids import saturated_long
@@ -129,10 +129,11 @@ class SimulationResult:
                     {
                         "process_id": str(c.process_id), "rack": c.rack, "threads": c.threads, "active": c.active,
                         "standby": c.standby, "state_load": c.state_load, "thread_active": list(c.thread_active),
-                        "thread_total": list(c.thread_total),
+                        "thread_total": list(c.thread_total), "thread_state": list(c.thread_state),
                     }
                     for c in m.client_metrics
                 ],
+                "state_unit": state_weight_unit(self.last_state),
                 "subtopology_skews": dict(m.subtopology_skews),
                 "rack_traffic": [
                     {"client_rack": row, "partition_rack": col, "partitions": value}
