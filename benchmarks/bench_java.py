@@ -21,6 +21,8 @@ identity hashes, docs/kafka-differences.md S2, so only its actives are expected 
 
     python -m benchmarks.bench_java [--cases ha-] [--warmup 60] [--repeat 20] [--write]
 
+With ``--write`` the cases run replace their rows in benchmarks/results/java_side_by_side.json and the
+others are kept; the file keeps its first full run's command and lists each later one under ``reruns``.
 Without Java or Kafka's jars it prints why and exits 0. A benchmark, not a test: nothing asserts.
 """
 
@@ -42,7 +44,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from benchmarks._results import load_average, report, wait_for_quiet
+from benchmarks._results import RESULTS_DIR, load_average, report, wait_for_quiet
 from benchmarks.bench_rack import instance
 from benchmarks.scale_cases import SCALE_CASES, churn_state, cold_state
 from taskassign.assignors.registry import create_assignor
@@ -248,12 +250,24 @@ def main(argv: list[str] | None = None) -> int:
                       f"standbys {'=' if row['standbys_agree'] else '!='}", file=sys.stderr, flush=True)
         finally:
             java.close()
+    command = "python -m benchmarks.bench_java " + " ".join(argv if argv is not None else sys.argv[1:])
+    machine = {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
+               "java": _java_version(), "load_average_at_start": load_at_start, "load_average_at_end": load_average()}
+    stored = RESULTS_DIR / "java_side_by_side.json"
+    previous = json.loads(stored.read_text()) if args.write and stored.exists() else {}
+    reruns = previous.get("reruns", [])
+    if previous:  # the cases run now replace their rows; the others keep theirs (in case order)
+        measured = {r["case"] for r in rows}
+        order = [case.name for case in scale_cases("") + rack_cases("")]
+        rows = sorted([r for r in previous.get("results", []) if r["case"] not in measured] + rows,
+                      key=lambda r: order.index(r["case"]) if r["case"] in order else len(order))
+        reruns = [*reruns, {"command": command, "cases": sorted(measured), "machine": machine}]
+        command, machine = previous["command"], previous["machine"]
     document = {
         "benchmark": "taskassign vs Kafka's Java assignors on the same scenario files (benchmarks/bench_java.py)",
-        "command": "python -m benchmarks.bench_java " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
-                    "java": _java_version(), "load_average_at_start": load_at_start,
-                    "load_average_at_end": load_average()},
+        "command": command,
+        "machine": machine,
+        **({"reruns": reruns} if reruns else {}),
         "note": "ratio = Java median / taskassign median (above 1: taskassign faster); wall-clock medians of "
                 "the timed calls after the warm-up calls, Java and taskassign alternating case by case",
         "results": rows,

@@ -17,6 +17,7 @@ dominates, which flattens the curve) and, measured in another fresh process, for
 the leader's rebalance and for the rebalance alone (CPU), which show the engine's own growth.
 
     python -m benchmarks.bench_scale [--repeat 5] [--sizes 1000,3000,10000,30000,100000] [--runs TEXT] [--write]
+    python -m benchmarks.bench_scale --table      # the stored results as docs/performance.md's tables
 
 With ``--write`` the runs measured replace their earlier rows in benchmarks/results/scale.json; the
 others are kept.
@@ -61,19 +62,30 @@ def _taskassign() -> str:
     return str(Path(sys.executable).with_name("taskassign"))
 
 
+TIME = Path("/usr/bin/time")
+
+
 def run_cli(path: Path, assignor: str, out: Path) -> dict[str, float]:
-    """One ``taskassign assign`` in its own process: wall s, CPU s, peak RSS MB."""
+    """One ``taskassign assign`` in its own process: wall s, CPU s, peak RSS MB.
+
+    The command runs under ``/usr/bin/time -f %M`` where it exists: Linux carries a forked child's peak
+    RSS over from its parent (this process, which holds the generated applications), so the child's own
+    peak is only seen from a small parent."""
+    command = [_taskassign(), "assign", str(path), "-a", assignor, "-o", str(out)]
+    timed = TIME.exists()
     start = time.perf_counter()
-    process = subprocess.Popen([_taskassign(), "assign", str(path), "-a", assignor, "-o", str(out)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen([str(TIME), "-f", "%M", *command] if timed else command,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode not in (0, 1):
-        raise RuntimeError(f"taskassign assign {path} failed: {process.stderr.read() if process.stderr else ''}")
+    errors = process.stderr.read() if process.stderr else ""
     if process.stderr:
         process.stderr.close()
-    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_rss_mb": usage.ru_maxrss / 1024}
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode not in (0, 1):
+        raise RuntimeError(f"taskassign assign {path} failed: {errors}")
+    peak_kb = int(errors.strip().splitlines()[-1]) if timed else usage.ru_maxrss
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_rss_mb": peak_kb / 1024}
 
 
 _ENGINE_CHILD = """
@@ -108,29 +120,61 @@ def exponent(points: list[tuple[int, float]]) -> float | None:
                  / sum((x - mx) ** 2 for x in xs), 3)
 
 
+def curve(label: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The growth exponents of one run over its sizes."""
+    def points(value: Any) -> list[tuple[int, float]]:
+        return [(r["tasks"], value(r)) for r in rows]
+    return {"run": label, "sizes": [r["tasks"] for r in rows],
+            "exponent_cli_cpu": exponent(points(lambda r: r["cpu_s"])),
+            "exponent_cli_wall": exponent(points(lambda r: r["wall_s"])),
+            "exponent_read_and_rebalance_cpu": exponent(points(lambda r: r["read_cpu_s"] + r["rebalance_cpu_s"])),
+            "exponent_rebalance_cpu": exponent(points(lambda r: r["rebalance_cpu_s"]))}
+
+
+def markdown(document: dict[str, Any]) -> str:
+    """The stored results as docs/performance.md's tables: one row per run and size, then the exponents."""
+    lines = ["| run | tasks x clients | wall | CPU | peak RSS | read + rebalance CPU | rebalance CPU | load before |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in document["results"]:
+        loads = r["load_1min_before_runs"]
+        lines.append(f"| {r['run']} | {r['tasks']:,} x {r['clients']:,} | {r['wall_s']:.2f} s | {r['cpu_s']:.2f} s | "
+                     f"{r['peak_rss_mb']:.0f} MB | {r['read_cpu_s'] + r['rebalance_cpu_s']:.2f} s | "
+                     f"{r['rebalance_cpu_s']:.2f} s | {min(loads):.1f}-{max(loads):.1f} |")
+    lines += ["", "| run | sizes | exponent: CLI CPU | CLI wall | read + rebalance CPU | rebalance CPU |",
+              "|---|---|---:|---:|---:|---:|"]
+    for c in document["curves"]:
+        sizes = f"{min(c['sizes']):,}..{max(c['sizes']):,}"
+        lines.append(f"| {c['run']} | {sizes} | {c['exponent_cli_cpu']} | {c['exponent_cli_wall']} | "
+                     f"{c['exponent_read_and_rebalance_cpu']} | {c['exponent_rebalance_cpu']} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--table", action="store_true",
+                        help="print the stored results as markdown tables (docs/performance.md) and exit")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
     parser.add_argument("--runs", default="", help="only runs whose label contains one of these comma-separated texts")
+    parser.add_argument("--skip", default="", help="leave out runs whose label contains one of these texts")
     parser.add_argument("--quiet-load", type=float, default=None,
                         help="before each run, wait until the 1-minute load average is below this")
     parser.add_argument("--max-wait", type=float, default=600.0, help="longest wait for --quiet-load, s")
     parser.add_argument("--write", action="store_true", help="save benchmarks/results/scale.json")
     args = parser.parse_args(argv)
+    if args.table:
+        print(markdown(json.loads(RESULTS.read_text())), end="")
+        return 0
     sizes = [int(s) for s in args.sizes.split(",")]
     load_at_start = load_average()
     rows: list[dict[str, Any]] = []
-    curves: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
         workdir = Path(tmp)
         for label, assignor, strategy, compat, largest in RUNS:
             if args.runs and not any(text in label for text in args.runs.split(",")):
                 continue
-            points_cpu: list[tuple[int, float]] = []
-            points_wall: list[tuple[int, float]] = []
-            points_engine: list[tuple[int, float]] = []
-            points_rebalance: list[tuple[int, float]] = []
+            if args.skip and any(text in label for text in args.skip.split(",")):
+                continue
             for tasks in sizes:
                 if tasks > largest:
                     continue
@@ -158,20 +202,14 @@ def main(argv: list[str] | None = None) -> int:
                        "cpu_runs_s": [round(r["cpu_s"], 3) for r in runs],
                        "load_1min_before_runs": loads_before, "load_average_after": loads}
                 rows.append(row)
-                points_cpu.append((tasks, row["cpu_s"]))
-                points_wall.append((tasks, row["wall_s"]))
-                points_engine.append((tasks, row["read_cpu_s"] + row["rebalance_cpu_s"]))
-                points_rebalance.append((tasks, row["rebalance_cpu_s"]))
                 print(f"{label:45s} {tasks:>7} x {clients:<5} wall {row['wall_s']:7.2f} s  cpu {row['cpu_s']:7.2f} s  "
                       f"rss {row['peak_rss_mb']:6.0f} MB  load {loads[0]}", file=sys.stderr, flush=True)
-            curves.append({"run": label, "sizes": [n for n, _ in points_cpu],
-                           "exponent_cli_cpu": exponent(points_cpu), "exponent_cli_wall": exponent(points_wall),
-                           "exponent_read_and_rebalance_cpu": exponent(points_engine),
-                           "exponent_rebalance_cpu": exponent(points_rebalance)})
+
     previous = json.loads(RESULTS.read_text()) if args.write and RESULTS.exists() else {}
-    measured = {c["run"] for c in curves}
-    curves = [c for c in previous.get("curves", []) if c["run"] not in measured] + curves
-    rows = [r for r in previous.get("results", []) if r["run"] not in measured] + rows
+    measured = {(r["run"], r["tasks"]) for r in rows}
+    rows = [r for r in previous.get("results", []) if (r["run"], r["tasks"]) not in measured] + rows
+    rows.sort(key=lambda r: ([label for label, *_ in RUNS].index(r["run"]), r["tasks"]))
+    curves = [curve(label, [r for r in rows if r["run"] == label]) for label in dict.fromkeys(r["run"] for r in rows)]
     document = {
         "benchmark": "taskassign assign at scale (benchmarks/bench_scale.py, applications from scale_app.py)",
         "command": "python -m benchmarks.bench_scale " + " ".join(argv if argv is not None else sys.argv[1:]),

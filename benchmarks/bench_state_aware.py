@@ -10,6 +10,9 @@ cold cluster, with every active running and every standby caught up. Reported pe
   counts this is metrics' ``state_load_imbalance`` (max / mean per client); with unequal ones a client
   is compared with its share of the threads. Given after the events (``_final``) and at the steady
   state (``_steady``);
+* ``thread_state_imbalance_final``: metrics' ``thread_state_imbalance`` after the events: the heaviest
+  *thread's* state over the mean per thread, from the leader's thread-level assignment (which deals tasks
+  over a client's threads by count, not by state), so it is at least ``state_imbalance``;
 * ``thread_task_spread``: most minus fewest tasks (active + standby) on one thread, from the leader's
   thread-level assignment (metrics' ``thread_total_skew``), at the end;
 * ``tasks_moved``: active and standby moves over every rebalance of the run (metrics' ``active_moves``
@@ -59,7 +62,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
-from benchmarks._results import load_average, report, timed
+from benchmarks._results import RESULTS_DIR, load_average, report, timed
 from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics
 from taskassign.assignors.registry import create_assignor
 from taskassign.configs import AssignmentConfigs
@@ -195,6 +198,7 @@ def run_case(case: Case, assignor: str) -> dict[str, Any]:
         "assignor": assignor,
         "state_imbalance_steady": round(state_imbalance(compute_metrics(cold, assignment)), 3),
         "state_imbalance_final": round(state_imbalance(final), 3),
+        "thread_state_imbalance_final": round(final.thread_state_imbalance, 3),
         "thread_task_spread": final.thread_total_skew,
         "thread_active_spread": final.thread_active_skew,
         "subtopology_skew": final.subtopology_skew_max,
@@ -292,7 +296,8 @@ def run_cases(name_filter: str, append_rate: int, assignors: Sequence[str]
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    columns = ("case", "assignor", "state_imbalance_final", "state_imbalance_steady", "thread_task_spread",
+    columns = ("case", "assignor", "state_imbalance_final", "thread_state_imbalance_final", "state_imbalance_steady",
+               "thread_task_spread",
                "tasks_moved", "bytes_restored", "cross_rack_cost", "rack_colocated_tasks", "rebalances",
                "probing_rebalances", "converged")
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
@@ -302,11 +307,23 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def previous_scale() -> Any:
+    """With ``--no-scale``, the scale timings of the last full run, kept as they were measured (marked so)."""
+    path = RESULTS_DIR / "state_aware.json"
+    if not path.exists():
+        return []
+    previous = json.loads(path.read_text()).get("scale", [])
+    if isinstance(previous, dict):  # already carried over once
+        return previous
+    return {"note": "not re-measured (--no-scale): the timings of the previous full run", "rows": previous}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per scale measurement (medians kept)")
     parser.add_argument("--cases", default="", help="only cases whose name contains this text")
-    parser.add_argument("--no-scale", action="store_true", help="skip the 10^4 x 10^3 timing")
+    parser.add_argument("--no-scale", action="store_true",
+                        help="skip the 10^4 x 10^3 timing (a written result keeps the previous run's, marked so)")
     parser.add_argument("--no-write", action="store_true", help="print only; do not update results/")
     parser.add_argument("--append-rate", type=int, default=APPEND_RATE,
                         help=f"records/s every changelog grows by (default {APPEND_RATE})")
@@ -315,14 +332,15 @@ def main(argv: list[str] | None = None) -> int:
     before = load_average()
     rows, targets = run_cases(args.cases, args.append_rate, ASSIGNORS)
     frozen_rows, frozen_targets = run_cases(args.cases, 0, ("high_availability", "state_aware"))
-    scale = [] if args.no_scale else scale_rows(args.repeat, ("state_aware", "high_availability"),
-                                                churn_once=("high_availability",))
+    scale: Any = previous_scale() if args.no_scale else scale_rows(
+        args.repeat, ("state_aware", "high_availability"), churn_once=("high_availability",))
     print(table(rows), file=sys.stderr)
     report("state_aware", {
         "benchmark": "state_aware vs high_availability and sticky: state balance, movement, traffic, convergence "
                      "(simulator), and assign() at 10^4 tasks x 10^3 clients",
         "command": "PYTHONPATH=src python -m benchmarks.bench_state_aware"
-                   + (f" --repeat {args.repeat}" if args.repeat != 5 else ""),
+                   + (f" --repeat {args.repeat}" if args.repeat != 5 else "")
+                   + (" --no-scale" if args.no_scale else ""),
         "python": platform.python_version(),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores shared with other jobs",
         "load_average": {"before": before, "after": load_average()},

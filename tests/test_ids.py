@@ -3,6 +3,8 @@ from __future__ import annotations
 import pickle
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from taskassign.errors import ProcessIdFormatError, TaskIdFormatError
 from taskassign.ids import ProcessId, TaskId, java_string_hash
@@ -72,3 +74,18 @@ def test_bad_process_ids_raise(value: object) -> None:
 def test_ids_pickle_round_trip() -> None:
     for value in (TaskId(3, 4), TaskId(1, 2, "t"), ProcessId.of_ints(1, 2)):
         assert pickle.loads(pickle.dumps(value)) == value
+
+
+def test_java_string_hash_of_unpaired_surrogates_is_javas() -> None:
+    # "\ud800".hashCode() == 0xD800 and "a\udc00b".hashCode() in Java: a lone code unit hashes as itself.
+    assert java_string_hash("\ud800") == 0xD800
+    assert java_string_hash("a\udc00b") == (97 * 31 + 0xDC00) * 31 + 98
+
+
+@given(st.text(st.characters(exclude_categories=()), max_size=40))
+def test_java_string_hash_is_the_utf16_polynomial(text: str) -> None:
+    h = 0
+    data = text.encode("utf-16-be", "surrogatepass")
+    for i in range(0, len(data), 2):
+        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
+    assert java_string_hash(text) == (h - (1 << 32) if h >= 1 << 31 else h)

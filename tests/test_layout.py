@@ -22,8 +22,8 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("internals",),  # the working state Kafka's assignors share
     ("wire", "rack", "standby"),  # codecs, rack-aware optimisation, standby placement
     ("task_assignment_utils", "utils"),  # the public TaskAssignmentUtils, built on rack/ and standby/
-    ("assignors", "streams_protocol"),  # the assignors
-    ("formats", "analysis"),  # the files; judging assignments
+    ("assignors",),  # the assignors
+    ("formats", "analysis", "streams_protocol"),  # the files; judging assignments; KIP-1071 streams groups
     ("leader",),  # one rebalance on the group leader
     ("simulate", "fleet", "capture", "report", "pipeline"),  # runs over time, fleets, clusters, reports
     ("api",),  # the calls the CLI and users make

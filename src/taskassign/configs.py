@@ -38,9 +38,11 @@ __all__ = (
     "STRATEGY_BALANCE_SUBTOPOLOGY",
     "STRATEGY_MIN_TRAFFIC",
     "STRATEGY_NONE",
+    "TASK_ASSIGNOR_CLASS",
     "UNBOUNDED_RECOVERY_LAG",
     "AssignmentConfigs",
     "ConfigKey",
+    "parse_config_value",
 )
 
 NUM_STANDBY_REPLICAS = "num.standby.replicas"
@@ -51,6 +53,9 @@ RACK_AWARE_ASSIGNMENT_STRATEGY = "rack.aware.assignment.strategy"
 RACK_AWARE_ASSIGNMENT_TAGS = "rack.aware.assignment.tags"
 RACK_AWARE_ASSIGNMENT_TRAFFIC_COST = "rack.aware.assignment.traffic_cost"
 RACK_AWARE_ASSIGNMENT_NON_OVERLAP_COST = "rack.aware.assignment.non_overlap_cost"
+#: Kafka's config naming a KIP-924 assignor class: not an assignment config (the assignor reads the others), so
+#: ``AssignmentConfigs`` accepts it beside them and leaves it to whoever chooses the assignor.
+TASK_ASSIGNOR_CLASS = "task.assignor.class"
 KAFKA_COMPAT = "taskassign.kafka.compat"
 RACK_SOLVER = "taskassign.rack.solver"
 REBALANCE_PROTOCOL = "taskassign.rebalance.protocol"
@@ -245,6 +250,23 @@ def _parse_string(key: ConfigKey, text: str) -> Any:
     return text
 
 
+def parse_config_value(name: str, value: Any) -> Any:
+    """One config's value as Kafka reads it (strings as a properties file holds them: "1", "true", "a,b"),
+    type- and range-checked; ConfigError names the key. ``task.assignor.class`` is a non-empty string."""
+    if name == TASK_ASSIGNOR_CLASS:
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(name, f"expected a class name or assignor name, got {_describe(value)}")
+        return value.strip()
+    key = CONFIG_KEYS.get(name)
+    if key is None:
+        raise ConfigError(name, f"unknown config; known configs are: {', '.join(sorted(CONFIG_KEYS))}")
+    checked = _coerce(key, value, coerce_strings=True)
+    problem = key.check(checked) if key.check else None
+    if problem:
+        raise ConfigError(name, problem)
+    return list(checked) if isinstance(checked, tuple) else checked
+
+
 def _describe(value: Any) -> str:
     return "null" if value is None else f"{type(value).__name__} {value!r}"
 
@@ -284,6 +306,20 @@ class AssignmentConfigs:
         }
         object.__setattr__(self, "extensions", MappingProxyType(explicit))
 
+    @property
+    def latest_now_ms(self) -> int:
+        """The latest leader clock (``now_ms``) these configs allow: the probing rebalance deadline,
+        ``now_ms + probing.rebalance.interval.ms``, is a Java long (epoch ms, at most Long.MAX_VALUE)."""
+        return LONG_MAX - self.probing_rebalance_interval_ms
+
+    def now_ms_problem(self, now_ms: int) -> str | None:
+        """Why ``now_ms`` is out of range for these configs, or None: the same words everywhere a clock is read."""
+        if 0 <= now_ms <= self.latest_now_ms:
+            return None
+        return (f"must be between 0 and {self.latest_now_ms}, got {now_ms}: now_ms + probing.rebalance.interval.ms "
+                f"({self.probing_rebalance_interval_ms}) is the probing rebalance deadline, a Java long (at most "
+                f"{LONG_MAX})")
+
     def _kafka_items(self) -> tuple[tuple[str, Any], ...]:
         return (
             (ACCEPTABLE_RECOVERY_LAG, self.acceptable_recovery_lag),
@@ -305,6 +341,9 @@ class AssignmentConfigs:
         """
         values: dict[str, Any] = {}
         for name in sorted(props):
+            if name == TASK_ASSIGNOR_CLASS:
+                parse_config_value(name, props[name])  # checked here, chosen by the caller
+                continue
             key = CONFIG_KEYS.get(name)
             if key is None:
                 known = ", ".join(sorted(CONFIG_KEYS))

@@ -4,15 +4,20 @@ The tree::
 
     TaskassignError                      root of everything below
     ├── UserInputError (ValueError)      the user's input is wrong; the CLI prints it, exit code 2
-    │   ├── ScenarioError                a scenario/assignment file is malformed (names the JSON path)
+    │   ├── ScenarioError                a taskassign file (scenario, assignment, group, streams group, ...) is
+    │   │                                malformed (names the JSON path)
     │   ├── ConfigError                  a config key is unknown or its value has the wrong type/range
     │   ├── TaskIdFormatError            a task id string does not parse (Kafka's TaskIdFormatException)
     │   ├── ProcessIdFormatError         a process id is not a UUID
     │   ├── AssignorNotFoundError        an assignor name or ``module:Class`` path does not resolve
+    │   │   └── PluginNotAllowedError    a plug-in assignor named by data, in a run that did not allow plug-ins
     │   ├── RackAwareOptimizationError   a rack-aware optimisation's input is inconsistent (a task held by
     │   │                                two clients or none, missing rack information)
     │   ├── TopologyError                a topology cannot be turned into tasks (``code``: how Kafka's leader fails)
     │   ├── TopologyTextError            a ``Topology#describe()`` text does not parse (names the line)
+    │   ├── InputFileError               an input file cannot be read: missing, not a regular file, too large
+    │   ├── OutputFileError              an output path cannot be written: a directory where a file goes, a file
+    │   │                                where a directory goes, no permission
     │   ├── PropertiesError              a Java ``.properties`` file cannot be read (names the file and line)
     │   ├── ClientConfigError            Kafka client properties that taskassign cannot connect with (names
     │   │                                every offending key, never a secret)
@@ -25,6 +30,12 @@ The tree::
     │       ├── DecodeError              bytes do not decode (names the field and byte offset)
     │       └── EncodeError              a message value cannot be encoded (names the field)
     ├── TaskAssignmentException          an assignor gives up; the leader keeps the previous assignment
+    ├── PluginAssignorError              a plug-in assignor's code raised (anything but TaskAssignmentException);
+    │                                    names the assignor, the method and the exception
+    ├── StreamsAssignorError             a broker-side assignor of the streams protocol (KIP-1071) threw, as Kafka's
+    │   │                                does; ``java_type`` is the simple name of the exception Kafka throws
+    │   ├── TaskAssignorException        Kafka's TaskAssignorException (no member to place a task on)
+    │   └── JavaNumberFormatException    sticky's ``Integer.parseInt`` of ``num.standby.replicas`` failed
     ├── InvalidAssignmentError           the assignor's output failed validation (Kafka's StreamsException)
     ├── LagsNotRequestedError            ``lag_for`` on a state built with ``compute_task_lags=False``
     ├── TaskNotStatefulError (LookupError)  ``lag_for`` of a task that has no changelog (so no lag)
@@ -52,14 +63,21 @@ __all__ = (
     "EncodeError",
     "GraphError",
     "GroupNotCapturableError",
+    "InputFileError",
     "InvalidAssignmentError",
+    "JavaNumberFormatException",
     "LagsNotRequestedError",
+    "OutputFileError",
+    "PluginAssignorError",
+    "PluginNotAllowedError",
     "ProcessIdFormatError",
     "PropertiesError",
     "RackAwareOptimizationError",
     "ReportUnavailableError",
     "ScenarioError",
+    "StreamsAssignorError",
     "TaskAssignmentException",
+    "TaskAssignorException",
     "TaskIdFormatError",
     "TaskNotStatefulError",
     "TaskassignError",
@@ -126,6 +144,13 @@ class AssignorNotFoundError(UserInputError):
     """An assignor name or ``module:Class`` path could not be resolved; the message lists the valid names."""
 
 
+class PluginNotAllowedError(AssignorNotFoundError):
+    """A plug-in assignor (``module:Class``, ``module.Class``, ``file.py:Class``) named by data (a snapshot's
+    ``applications.assignor``, a group file's ``capture.assignor``) in a run that did not allow plug-ins:
+    loading one runs its code, so data may name built-in assignors only unless the run opts in. Raised
+    before anything is imported."""
+
+
 class RackAwareOptimizationError(UserInputError):
     """The input of a rack-aware optimisation is inconsistent: a task held by two clients or by none,
     a client or partition without rack information (Kafka's IllegalArgumentException/IllegalStateException)."""
@@ -171,6 +196,28 @@ class CaptureAuthorizationError(CaptureError):
 class GroupNotCapturableError(CaptureError):
     """The group cannot be captured: unknown, empty, not a Kafka Streams group, or in the middle of a
     rebalance (its members' assignments are not there yet)."""
+
+
+class InputFileError(UserInputError):
+    """An input file that is not read: missing, unreadable, a directory, not a regular file (a FIFO or a
+    device would block or never end), or larger than the input cap. ``source`` names the file, ``reason``
+    says why (without the file, so that callers with their own error type can reuse it)."""
+
+    def __init__(self, source: str, reason: str) -> None:
+        self.source = source
+        self.reason = reason
+        super().__init__(f"{source}: {reason}")
+
+
+class OutputFileError(UserInputError):
+    """An output path that cannot be written: a directory given where a file goes (``-o DIR``), a file where
+    a directory goes (``--out FILE``, or a file among the parent directories), no permission. ``target``
+    names the path, ``reason`` says why."""
+
+    def __init__(self, target: str, reason: str) -> None:
+        self.target = target
+        self.reason = reason
+        super().__init__(f"{target}: {reason}")
 
 
 class PropertiesError(UserInputError):
@@ -245,6 +292,51 @@ class TaskAssignmentException(TaskassignError):
     follow-up rebalance; taskassign's leader does exactly that (Kafka's own code instead sends an
     ASSIGNMENT_ERROR to every member, see docs/kafka-differences.md).
     """
+
+
+class PluginAssignorError(TaskassignError):
+    """A plug-in assignor (``module:Class``, ``file.py:Class``) raised while taskassign called into it: its
+    constructor, ``configure``, ``assign`` or ``on_assignment_computed``. ``assignor`` is the spec as given,
+    ``method`` the call, ``exception`` what it raised (also the ``__cause__``, whose traceback ``--debug``
+    shows). A ``TaskAssignmentException`` from ``assign`` is not this: KIP-924 makes it "keep the previous
+    assignment"."""
+
+    def __init__(self, assignor: str, method: str, exception: BaseException) -> None:
+        self.assignor = assignor
+        self.method = method
+        self.exception = exception
+        super().__init__(f"plug-in assignor {assignor} failed in {method}: {self.detail}")
+
+    @property
+    def detail(self) -> str:
+        """The exception as ``Type: message`` (just the type when the message is empty)."""
+        text = str(self.exception)
+        return f"{type(self.exception).__name__}: {text}" if text else type(self.exception).__name__
+
+
+class StreamsAssignorError(TaskassignError):
+    """A broker-side streams-group assignor threw where Kafka's throws (the group's heartbeat fails there and
+    the target assignment stays as it was). ``java_type`` is the simple class name of Kafka's exception, which
+    the streams-group output document reports with the message."""
+
+    java_type = "RuntimeException"
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(f"{self.java_type}: {message}")
+
+
+class TaskAssignorException(StreamsAssignorError):
+    """Kafka's ``TaskAssignorException``: e.g. tasks to assign and no member to assign them to."""
+
+    java_type = "TaskAssignorException"
+
+
+class JavaNumberFormatException(StreamsAssignorError):
+    """Java's ``NumberFormatException`` from the sticky assignor's ``Integer.parseInt`` of
+    ``num.standby.replicas`` (a non-empty configs map without the key gives ``Cannot parse null string``)."""
+
+    java_type = "NumberFormatException"
 
 
 class InvalidAssignmentError(TaskassignError):

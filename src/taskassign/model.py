@@ -24,6 +24,8 @@ from taskassign.ids import ProcessId, TaskId
 
 __all__ = (
     "LATEST_OFFSET",
+    "MAX_PARTITIONS",
+    "MAX_TASKS",
     "UNKNOWN_OFFSET_SUM",
     "ApplicationState",
     "AssignedTask",
@@ -110,6 +112,11 @@ class SortedFrozenSet(Set[T], Generic[T]):
 LATEST_OFFSET = -2
 #: Offset sum / lag that is unknown (Kafka's ``SubscriptionInfo.UNKNOWN_OFFSET_SUM``).
 UNKNOWN_OFFSET_SUM = -3
+#: The most partitions a topic may have, and the most tasks an application may have, in taskassign's inputs:
+#: far above real Kafka Streams applications, low enough that one number in an input (a partition count, a
+#: partition number) cannot make a reader build billions of tasks and exhaust the memory.
+MAX_PARTITIONS = 1_000_000
+MAX_TASKS = 1_000_000
 
 _EMPTY_TASKS: SortedFrozenSet[TaskId] = SortedFrozenSet()
 _EMPTY_STR_MAP: Mapping[str, str] = MappingProxyType({})

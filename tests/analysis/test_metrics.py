@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from taskassign.analysis.metrics import UNKNOWN_RACK, AssignmentMetrics, compute_metrics, metric_fields
+from taskassign.analysis.metrics import (
+    SECTION_STARTS,
+    UNKNOWN_RACK,
+    AssignmentMetrics,
+    compute_metrics,
+    metric_fields,
+)
 from taskassign.errors import UserInputError
 from taskassign.ids import ProcessId
 from taskassign.model import (
@@ -106,6 +112,38 @@ def test_state_weighted_load(metrics: AssignmentMetrics) -> None:
     assert (metrics.state_load_max, metrics.state_load_min, metrics.state_load_skew) == (600, 401, 199)
     assert metrics.state_load_imbalance == pytest.approx(600 / (1501 / 3))
     assert (metrics.active_state_load_max, metrics.active_state_load_min) == (400, 1)
+
+
+def test_thread_state_imbalance_deals_state_evenly_when_threads_are_unknown(metrics: AssignmentMetrics) -> None:
+    # P1's 600 over 2 threads: 300 and 300; P2 500; P3 401. Mean per thread 1501 / 4; heaviest thread 500.
+    assert [c.thread_state for c in metrics.client_metrics] == [(300, 300), (500,), (401,)]
+    assert metrics.thread_state_imbalance == pytest.approx(500 / (1501 / 4))
+    # per client P1 is the heaviest (1.20); per thread P2 is (1.33), because P1 has two threads
+    assert metrics.thread_state_imbalance > metrics.state_load_imbalance
+
+
+def test_thread_state_comes_from_the_consumer_assignment_when_known() -> None:
+    # P1's first thread gets 0_0, 0_2 (and withheld 0_1, also a standby: counted once), the second nothing.
+    consumers = STATE.clients[PID_1].consumer_client_ids
+    group = GroupAssignment(
+        GROUP.clients,
+        {PID_1: {consumers[0]: ConsumerAssignment(tuple(map(tid, ["0_0", "0_2", "1_0"])), (tid("0_1"),),
+                                                  (tid("0_1"),))}},
+    )
+    m = compute_metrics(STATE, group)
+    assert m.client_metrics[0].thread_state == (600, 0)
+    assert m.thread_state_imbalance == pytest.approx(600 / (1501 / 4))
+
+
+def test_every_metric_says_which_way_it_improves() -> None:
+    better = {f.name: f.better for f in metric_fields()}
+    assert set(better.values()) == {"lower", "higher", ""}
+    assert (better["active_load_skew"], better["thread_state_imbalance"], better["records_to_restore"]) == (
+        "lower", "lower", "lower")
+    assert (better["active_tasks"], better["tasks"]) == ("higher", "")
+    text = DOCS.read_text()
+    documented = dict(re.findall(r"^\| `([a-z_]+)` \| \w+ \| (\w+|—) \|", text, flags=re.MULTILINE))
+    assert documented == {name: b or "—" for name, b in better.items()}
 
 
 def test_movement_against_previous_assignment(metrics: AssignmentMetrics) -> None:
@@ -237,3 +275,9 @@ def test_same_input_same_output() -> None:
     a = compute_metrics(STATE, GROUP)
     b = compute_metrics(STATE, GroupAssignment(dict(reversed(list(GROUP.clients.items())))))
     assert a == b
+
+
+def test_every_section_starts_at_a_metric_and_the_first_metric_opens_one() -> None:
+    names = [f.name for f in metric_fields()]
+    assert set(SECTION_STARTS) <= set(names) and names[0] in SECTION_STARTS
+    assert [n for n in names if n in SECTION_STARTS] == list(SECTION_STARTS)  # in table order

@@ -266,12 +266,12 @@ class _RecordingOptimizer:
     def can_enable_rack_aware_assignor(self) -> bool:
         return True
 
-    def optimize_active_tasks(
+    def active_task_moves(
         self, tasks: Sequence[TaskId], active: Mapping[ProcessId, Set[TaskId]], traffic_cost: int,
         non_overlap_cost: int,
-    ) -> tuple[dict[ProcessId, set[TaskId]], int]:
+    ) -> tuple[list[tuple[TaskId, ProcessId, ProcessId]], int]:
         self.calls.append(("active", traffic_cost, non_overlap_cost))
-        return {pid: set(tasks_of) for pid, tasks_of in active.items()}, 0
+        return [], 0
 
     def optimize_standby_tasks(
         self, active: Mapping[ProcessId, Set[TaskId]], standby: Mapping[ProcessId, Set[TaskId]],

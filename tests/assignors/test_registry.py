@@ -9,8 +9,10 @@ from taskassign.assignors.registry import (
     BUILTIN_ASSIGNORS,
     DEFAULT_ASSIGNOR,
     assignor_display_name,
+    check_assignor,
     create_assignor,
     resolve_assignor_class,
+    streams_group_assignor,
 )
 from taskassign.errors import AssignorNotFoundError
 from tests.helpers import EXAMPLES_DIR
@@ -64,6 +66,10 @@ def test_configure_receives_configs() -> None:
         ("taskassign.errors:TaskassignError", "not a class with an assign"),
         ("does/not/exist.py:X", "no such file"),
         (":X", "expected"),
+        ("../../x:Y", "neither a module name"),
+        (".relative:Y", "neither a module name"),
+        ("a..b:Y", "neither a module name"),
+        ("some dir/x:Y", "neither a module name"),
     ],
 )
 def test_resolution_errors(spec: str, message: str) -> None:
@@ -86,3 +92,23 @@ class NeedsArguments(IdentityTaskAssignor):
 def test_constructor_with_arguments_is_rejected() -> None:
     with pytest.raises(AssignorNotFoundError, match="without arguments"):
         create_assignor(f"{__name__}:NeedsArguments")
+
+
+def test_module_that_fails_to_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "taskassign_test_broken_module.py").write_text("raise ValueError('boom')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(AssignorNotFoundError, match="importing module 'taskassign_test_broken_module' failed"):
+        resolve_assignor_class("taskassign_test_broken_module:X")
+
+
+def test_streams_protocol_assignors_are_names_not_classes() -> None:
+    assert streams_group_assignor("streams_sticky") == "sticky"
+    assert streams_group_assignor("Streams-Balanced") == "balanced"
+    assert streams_group_assignor("sticky") is None  # the classic KIP-924 StickyTaskAssignor
+    check_assignor("streams_balanced")
+    check_assignor("high_availability")
+    with pytest.raises(AssignorNotFoundError, match="broker-side assignor of the streams protocol"):
+        resolve_assignor_class("streams_sticky")
+    with pytest.raises(AssignorNotFoundError, match=r"streams protocol \(KIP-1071\): streams_balanced, streams_sticky"):
+        check_assignor("nonsense")
+    assert assignor_display_name("streams-sticky") == "streams_sticky"

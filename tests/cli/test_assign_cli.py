@@ -16,7 +16,17 @@ def test_assign_prints_a_table() -> None:
     result = runner.invoke(app, ["assign", str(EXAMPLE), "-a", "identity"])
     assert result.exit_code == 0, result.output
     assert "two-racks-one-standby" in result.output
-    assert "1b6f8a52-0c1e-4a43-9a34-3c2f1a0e9d11" in result.output
+    # text output: short process ids, deadlines relative to the leader's clock, state in bytes, no box drawing
+    assert "1b6f8a52" in result.output and "1b6f8a52-0c1e" not in result.output
+    assert "8.3 GB of state" in result.output
+    assert not set("│┃━╇") & set(result.output)
+
+
+def test_assign_text_shows_the_followup_deadline_relative_to_now() -> None:
+    result = runner.invoke(app, ["assign", str(EXAMPLE)])
+    assert result.exit_code == 0, result.output
+    assert "in 10 min" in result.output  # probing.rebalance.interval.ms = 600000 after now_ms
+    assert "1700000600000" not in result.output
 
 
 def test_assign_writes_an_assignment_file(tmp_path: Path) -> None:
@@ -102,3 +112,19 @@ def test_invalid_assignment_exits_1(tmp_path: Path) -> None:
     result = runner.invoke(app, ["assign", str(EXAMPLE), "-a", f"{plugin}:Dup", "--json"])
     assert result.exit_code == 1
     assert json.loads(result.stdout)["error"] == "ACTIVE_TASK_ASSIGNED_MULTIPLE_TIMES"
+
+
+def test_a_relative_looking_assignor_spec_exits_2() -> None:
+    result = runner.invoke(app, ["assign", str(EXAMPLE), "-a", "../../x:Y"])
+    assert result.exit_code == 2, result.output
+    assert "neither a module name" in " ".join(result.output.split())
+
+
+def test_a_scenario_without_clients_exits_2_naming_the_path(tmp_path: Path) -> None:
+    doc = json.loads(EXAMPLE.read_text())
+    doc["clients"] = []
+    bad = tmp_path / "no-clients.scenario.json"
+    bad.write_text(json.dumps(doc))
+    result = runner.invoke(app, ["assign", str(bad)])
+    assert result.exit_code == 2, result.output
+    assert "$.clients" in result.output and "at least one client" in " ".join(result.output.split())

@@ -80,9 +80,53 @@ def test_report_writes_the_page(tmp_path: Path) -> None:
     page = tmp_path / "report.html"
     result = runner.invoke(app, ["report", str(out), "--out", str(page)])
     assert result.exit_code == 0, result.output
-    assert page.read_text().count('src="data:image/png;base64,') == 4
+    html = page.read_text()
+    assert html.count('src="data:image/png;base64,') == 2 and html.count('class="svg-plot"') == 2
 
 
 def test_report_of_something_else_exits_2(tmp_path: Path) -> None:
     result = runner.invoke(app, ["report", str(SCENARIO), "--out", str(tmp_path / "r.html")])
     assert result.exit_code == 2 and "taskassign/simulation/v1" in result.output
+
+
+def test_no_final_scenario_when_no_client_runs_at_the_end(tmp_path: Path) -> None:
+    """A scenario with tasks and no clients is not a scenario (assign refuses it), so simulate does not
+    write one: what taskassign writes, taskassign reads back."""
+    events = write_events(tmp_path, {"type": "crash", "clients": "all"}, {"type": "advance", "ms": 100_000})
+    out = tmp_path / "sim"
+    result = runner.invoke(app, ["simulate", str(SCENARIO), "--events", str(events), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert not (out / "final.scenario.json").exists()
+    notes = json.loads((out / "simulation.json").read_text())["summary"]["notes"]
+    assert any("final.scenario.json is not written" in n for n in notes)
+    assert runner.invoke(app, ["validate", str(SCENARIO), str(out / "final.assignment.json")]).exit_code in (0, 1)
+
+
+def test_an_append_rate_past_kafkas_range_exits_2_with_the_range(tmp_path: Path) -> None:
+    """Issue 18, point 8: 10^18 records/s made simulate write offsets that assign and report refuse."""
+    events = write_events(tmp_path, {"type": "append_rate", "records_per_s": 10**18},
+                          {"type": "advance", "ms": 600_000}, {"type": "rebalance"})
+    result = runner.invoke(app, ["simulate", str(SCENARIO), "--events", str(events), "--out", str(tmp_path / "sim")])
+    assert result.exit_code == 2, result.output
+    message = " ".join(result.output.split())
+    assert "$.events[0].records_per_s: must be between 0 and" in message and "Long.MAX_VALUE" in message
+    assert not (tmp_path / "sim").exists()
+    events = write_events(tmp_path, {"type": "append_rate", "records_per_s": 10**12},
+                          {"type": "advance", "ms": 600_000}, {"type": "rebalance"})
+    result = runner.invoke(app, ["simulate", str(SCENARIO), "--events", str(events), "--out", str(tmp_path / "sim")])
+    assert result.exit_code == 0, result.output
+    assert runner.invoke(app, ["assign", str(tmp_path / "sim" / "final.scenario.json")]).exit_code == 0
+    assert runner.invoke(app, ["report", str(tmp_path / "sim"), "--out", str(tmp_path / "r.html")]).exit_code == 0
+
+
+def test_now_ms_at_the_edge_of_the_range(tmp_path: Path) -> None:
+    doc = json.loads(SCENARIO.read_text())
+    doc["now_ms"] = 2**63 - 1000
+    path = tmp_path / "late.scenario.json"
+    path.write_text(json.dumps(doc))
+    result = runner.invoke(app, ["assign", str(path), "-o", str(tmp_path / "a.json")])
+    assert result.exit_code == 2 and "$.now_ms: must be between 0 and" in " ".join(result.output.split())
+    doc["now_ms"] = 2**63 - 1 - 600_000
+    path.write_text(json.dumps(doc))
+    assert runner.invoke(app, ["assign", str(path), "-o", str(tmp_path / "a.json")]).exit_code == 0
+    assert runner.invoke(app, ["validate", str(path), str(tmp_path / "a.json")]).exit_code == 0

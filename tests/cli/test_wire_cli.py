@@ -51,3 +51,14 @@ def test_bad_bytes_exit_2_with_field_and_offset() -> None:
 def test_trailing_bytes_are_noted() -> None:
     result = runner.invoke(app, ["decode", "subscription-info", INFO.encode().hex() + "beef"])
     assert result.exit_code == 0 and "2 bytes after it were not read" in result.output
+
+
+def test_encode_of_a_lone_surrogate_topic_exits_2_naming_the_path(tmp_path: Path) -> None:
+    doc = tmp_path / "m.json"
+    doc.write_text('{"format": "taskassign/wire/v1", "message": "assignment_info", "version": 5, '
+                   '"commonly_supported_version": 5, "active_tasks": ["0_0"], "standby_tasks": [], '
+                   '"partitions_by_host": [{"host": "h", "port": 1, "partitions": [["\\ud800", 0]]}], '
+                   '"error_code": 0}')
+    result = runner.invoke(app, ["encode", str(doc)])
+    assert result.exit_code == 2, result.output
+    assert "$.partitions_by_host[0].partitions[0][0]" in " ".join(result.output.split()).replace(" ", "")

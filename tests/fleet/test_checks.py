@@ -15,6 +15,7 @@ from tests.fleet.snapshots import APP, PID_1, base_rows
 
 CODE, REASON = "reject_code", "reject_reason"
 
+BAD_TOPOLOGY = "bad-topology"
 GOOD_PID = "00000000-0000-0000-0000-0000000000aa"
 SUB_PID = "00000000-0000-0000-0000-0000000000bb"
 
@@ -36,27 +37,30 @@ def _bad_rows() -> dict[str, list[dict[str, Any]]]:
         {**app, "app_id": "neg-clock", "now_ms": -5}, {**app, "app_id": "bad-leader", "leader_process_id": "zzz"},
         {**app, "app_id": "bad-config", "configs": {"num.standby.replicas": "x"}},
         {**app, "app_id": "bad-assignor", "assignor": "no-such-assignor"},
-        {**app, "app_id": "missing-topic"}, {**app, "app_id": "no-members"},
+        {**app, "app_id": "missing-topic"}, {**app, "app_id": "no-members"}, {**app, "app_id": BAD_TOPOLOGY},
     ]
+    # Bad topology and metadata rows belong to an application of their own: they make it INCOMPLETE_TOPOLOGY.
+    bad = {"app_id": BAD_TOPOLOGY}
     rows["subtopologies"] += [
-        {**sub, "subtopology": -1, "source_topics": ["t-neg"]},
-        {**sub, "subtopology": 5, "source_topics": ["t5"]}, {**sub, "subtopology": 5, "source_topics": ["t5b"]},
-        {**sub, "subtopology": 6, "source_topics": []},
-        {**sub, "subtopology": 7, "source_topics": ["t7"], "changelog_topics": ["t7-changelog"]},
-        {**sub, "subtopology": 8, "source_topics": ["t8"], "copartition_groups": [["t8", "elsewhere"]]},
+        {**sub, **bad, "subtopology": -1, "source_topics": ["t-neg"]},
+        {**sub, **bad, "subtopology": 5, "source_topics": ["t5"]},
+        {**sub, **bad, "subtopology": 5, "source_topics": ["t5b"]},
+        {**sub, **bad, "subtopology": 6, "source_topics": []},
+        {**sub, **bad, "subtopology": 7, "source_topics": ["t7"], "changelog_topics": ["t7-changelog"]},
+        {**sub, **bad, "subtopology": 8, "source_topics": ["t8"], "copartition_groups": [["t8", "elsewhere"]]},
         {**sub, "app_id": "ghost"}, {**sub, "app_id": "bad-config"},
         {**sub, "app_id": "missing-topic", "source_topics": ["absent"]},
         {**sub, "app_id": "no-members", "source_topics": ["nm-in"]},
     ]
     rows["repartition_topics"] += [
         {"app_id": APP, "topic": "nobody-reads-me", "num_partitions": None},
-        {"app_id": APP, "topic": "clicks", "num_partitions": 0},
+        {**bad, "topic": "clicks", "num_partitions": 0},
     ]
     rows["topic_partitions"] += [
-        {**tp, "partition": -1}, {**tp, "partition": 7, "end_offset": -3},
-        {**tp, "topic": "dup-t", "partition": 0}, {**tp, "topic": "dup-t", "partition": 0},
+        {**tp, **bad, "partition": -1}, {**tp, **bad, "partition": 7, "end_offset": -3},
+        {**tp, **bad, "topic": "dup-t", "partition": 0}, {**tp, **bad, "topic": "dup-t", "partition": 0},
         {**tp, "topic": "unrelated", "partition": 0}, {**tp, "app_id": "no-members", "topic": "nm-in"},
-        {**tp, "replica_racks": ["r1", ""], "partition": 9},
+        {**tp, **bad, "replica_racks": ["r1", ""], "partition": 9},
     ]
     rows["members"] += [
         {**member, "consumer_id": "bad-pid", "process_id": "zzz"},
@@ -121,6 +125,9 @@ def test_applications(checked: BucketResult) -> None:
     assert "absent" in missing[REASON]
     # An application without members passes the row checks; the engine rejects it (INVALID_STATE).
     assert codes_where(rows, app_id="no-members") == [""]
+    (incomplete,) = [r for r in rows if r["app_id"] == BAD_TOPOLOGY]
+    assert incomplete[CODE] == R.INCOMPLETE_TOPOLOGY
+    assert incomplete[REASON].startswith("its subtopologies row (subtopology -1) cannot be used (BAD_VALUE: ")
 
 
 def test_subtopologies(checked: BucketResult) -> None:

@@ -7,7 +7,9 @@ import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
 import pytest
 
+from taskassign.errors import UserInputError
 from taskassign.fleet.generate import FleetSpec, generate_apps, write_fleet
+from taskassign.fleet.snapshot_dir import MARKER_FILE, SNAPSHOT_FORMAT
 from taskassign.fleet.tables import INPUT_TABLES
 from taskassign.ids import ProcessId
 from taskassign.leader.partition_grouper import SubtopologySpec, resolve_topology
@@ -111,7 +113,7 @@ def test_write_fleet_in_each_format(tmp_path: Path, fmt: str) -> None:
 def test_rewriting_in_another_format_replaces_the_tables(tmp_path: Path) -> None:
     write_fleet(FleetSpec(apps=2), tmp_path, "csv")
     write_fleet(FleetSpec(apps=2), tmp_path, "parquet")
-    assert sorted(p.suffix for p in tmp_path.iterdir()) == [".parquet"] * len(INPUT_TABLES)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([MARKER_FILE, *(f"{n}.parquet" for n in INPUT_TABLES)])
 
 
 def test_a_quarter_of_the_applications_send_subscription_bytes() -> None:
@@ -136,3 +138,51 @@ def test_planted_bad_records_are_in_the_tables(tmp_path: Path) -> None:
     assert len(orphans) == planted.count("unknown application") > 0
     assert len(no_end) == planted.count("has no end offset") > 0
     assert len(bad_configs) <= planted.count("num.standby.replicas = -1")
+
+
+def _listing(directory: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("foreign", ["a table file of someone else", "a manifest of another kind", "an extra file"])
+def test_a_directory_it_did_not_write_is_left_untouched(foreign: str, tmp_path: Path) -> None:
+    """Issue 18, point 1: the generator used to delete <table>.parquet/.csv/.jsonl in any directory."""
+    target = tmp_path / "snap"
+    if foreign == "an extra file":
+        write_fleet(FleetSpec(apps=1), target)
+        (target / "README.txt").write_text("mine")
+    else:
+        target.mkdir()
+        (target / "applications.csv").write_text("app_id\nx\n")
+        if foreign == "a manifest of another kind":
+            (target / MARKER_FILE).write_text(json.dumps({"format": "taskassign/pipeline-manifest/v1", "tables": {}}))
+    before = _listing(target)
+    with pytest.raises(UserInputError, match="refusing to replace it") as caught:
+        write_fleet(FleetSpec(apps=2), target, "csv")
+    assert str(target) in str(caught.value)
+    assert _listing(target) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["snap"]
+
+
+def test_the_marker_lists_what_was_written(tmp_path: Path) -> None:
+    summary = write_fleet(FleetSpec(apps=3, seed=4, bad_records=1), tmp_path / "snap", "json")
+    marker = json.loads((tmp_path / "snap" / MARKER_FILE).read_text())
+    assert marker["format"] == SNAPSHOT_FORMAT and marker["written_by"] == "taskassign fleet generate"
+    assert {n: t["rows"] for n, t in marker["tables"].items()} == summary.rows
+    assert {t["file"] for t in marker["tables"].values()} == {f"{n}.jsonl" for n in INPUT_TABLES}
+    assert marker["fleet"] == {"apps": 3, "seed": 4, "tasks_per_app": None, "bad_records": 1}
+    again = tmp_path / "again"
+    write_fleet(FleetSpec(apps=3, seed=4, bad_records=1), again, "json")
+    assert _listing(again) == _listing(tmp_path / "snap")  # deterministic, marker included
+
+
+def test_the_generator_and_capture_replace_each_others_snapshots(tmp_path: Path) -> None:
+    from taskassign.capture.snapshot import write_snapshot
+
+    target = tmp_path / "snap"
+    write_fleet(FleetSpec(apps=2), target, "csv")
+    write_snapshot(target, [])
+    assert json.loads((target / MARKER_FILE).read_text())["written_by"] == "taskassign capture"
+    write_fleet(FleetSpec(apps=2), target)
+    assert json.loads((target / MARKER_FILE).read_text())["written_by"] == "taskassign fleet generate"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["snap"]

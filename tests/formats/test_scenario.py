@@ -132,6 +132,10 @@ BAD_INPUTS: list[tuple[str, Callable[[Doc], None], str, str]] = [
     ("end offset on stateless task", _set(["tasks", 2, "changelog_end_offset_sum"], 7),
      "$.tasks[2].changelog_end_offset_sum", "no changelog partition"),
     ("unknown leader", _set(["leader"], "00000000-0000-0000-0000-000000000009"), "$.leader", "not one of"),
+    ("tasks but no clients", _set(["clients"], []), "$.clients", "at least one client"),
+    ("two tasks share a partition", _append_task({"id": "5_0", "partitions": [
+        {"topic": "x", "partition": 9, "source": True}, {"topic": "in", "partition": 0, "source": True}]}),
+     "$.tasks[3].partitions[1]", "also a partition of task 0_0"),
     ("current_assignment unknown client", _set(["current_assignment"], {
         "00000000-0000-0000-0000-000000000009": {"active": [], "standby": []}}),
      "$.current_assignment.00000000-0000-0000-0000-000000000009", "unknown client"),

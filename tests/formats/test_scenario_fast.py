@@ -57,7 +57,8 @@ def _doc(**task_changes: Any) -> dict[str, Any]:
     {"state_bytes": 1.5}, {"partitions": [{"topic": "", "partition": 0, "source": True}]},
     {"partitions": [{"topic": "t", "partition": 0}]}, {"partitions": [{"topic": "t", "partition": 0,
                                                                       "source": True, "racks": [1]}]},
-    {"id": "1_0"}, {"id": "a__0_0"}, {"extra": 1},
+    {"id": "1_0"}, {"id": "a__0_0"}, {"extra": 1}, {"stores": [["s"]]},
+    {"partitions": [{"topic": "t", "partition": 0, "source": True, "racks": [[], "r1"]}]},
 ])
 def test_malformed_tasks_raise_the_general_readers_error(changes: dict[str, Any],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,6 +7,7 @@ from taskassign.internals.java_order import (
     HashSubsetOrder,
     JavaHashMap,
     JavaPriorityQueue,
+    KeyedJavaPriorityQueue,
     grown_capacity,
     hash_iteration_order,
     hashmap_copy_capacity,
@@ -17,6 +18,7 @@ from taskassign.internals.java_order import (
     java_heap_poll,
     java_heap_push,
     java_heap_remove_at,
+    java_string_key,
     priority_queue_poll_order,
 )
 
@@ -162,3 +164,53 @@ def test_list_heap_equals_java_priority_queue_for_distinct_keys() -> None:
                                     if i)
                 assert java_heap_poll(entries, valid)[1] == java.poll()
             assert [e[1] for e in entries] == java.array()
+
+
+def test_keyed_queue_equals_java_priority_queue_on_keys_with_ties() -> None:
+    """Elements compared by a key alone leave in Java's heap order; the comparator-based JavaPriorityQueue
+    (offers only, never a heapify) is the reference."""
+    rng = random.Random(5)
+    for _ in range(200):
+        keyed: KeyedJavaPriorityQueue[int] = KeyedJavaPriorityQueue()
+        key_of: dict[int, float] = {}
+        reference: JavaPriorityQueue[int] = JavaPriorityQueue(key_of.__getitem__)
+        for n in range(rng.randint(0, 60)):
+            if keyed and rng.random() < 0.3:
+                assert keyed.poll()[1] == reference.poll()
+            else:
+                key_of[n] = rng.choice((0.0, 0.5, 1.0, 1 / 3))
+                keyed.offer(key_of[n], n)
+                reference.offer(n)
+        assert [item for _, item in keyed.array()] == reference.array()
+        assert len(keyed) == len(reference)
+
+
+def test_keyed_queue_add_all_offers_one_by_one() -> None:
+    queue: KeyedJavaPriorityQueue[str] = KeyedJavaPriorityQueue()
+    queue.add_all([(2, "a"), (1, "b"), (1, "c"), (0, "d")])
+    assert [item for _, item in queue.array()] == ["d", "b", "c", "a"]
+    assert [queue.poll()[1] for _ in range(4)] == ["d", "b", "c", "a"]
+    assert not queue
+
+
+def test_java_string_key_orders_utf16_units() -> None:
+    assert sorted(["9", "10", "sub-b", "sub-a"], key=java_string_key) == ["10", "9", "sub-a", "sub-b"]
+    assert java_string_key("\U0001f600") < java_string_key("\uffff")
+
+
+def test_replace_head_is_poll_then_offer() -> None:
+    rng = random.Random(8)
+    for _ in range(300):
+        one: KeyedJavaPriorityQueue[int] = KeyedJavaPriorityQueue()
+        two: KeyedJavaPriorityQueue[int] = KeyedJavaPriorityQueue()
+        for n in range(rng.randint(1, 40)):
+            key = rng.randint(0, 5)
+            one.offer(key, n)
+            two.offer(key, n)
+        for _ in range(rng.randint(0, 30)):
+            key = rng.randint(0, 8)
+            head = one.peek_item()
+            assert one.replace_head(key) == head
+            assert two.poll_item() == head
+            two.offer(key, head)
+            assert one.array() == two.array()

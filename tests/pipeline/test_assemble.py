@@ -13,6 +13,7 @@ import pytest
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import DoubleType
 
+from taskassign.analysis.fleet_statistics import is_additive
 from taskassign.fleet.outputs import app_row, client_rows, consumer_rows
 from taskassign.pipeline import assemble
 from taskassign.pipeline.assemble import OUTPUT_FILE, assemble_outputs, fleet_metrics, read_staged, rows_of_kind
@@ -107,8 +108,13 @@ def test_every_output_table_is_written_sorted_with_its_schema(staged: Path, tmp_
     errors = _written(out, "errors").to_pylist()
     assert [(r["table"], r["app_id"]) for r in errors] == [("applications", "c"), ("members", None),
                                                            ("members", "ghost")]
+    # needs_attention: a and b over the thresholds of records_to_restore and missing_standby_replicas (1 > 0)
+    attention = _written(out, "needs_attention").to_pylist()
+    assert [(r["metric"], r["rank"], r["app_id"]) for r in attention] == [
+        ("missing_standby_replicas", 1, "a"), ("missing_standby_replicas", 2, "b"),
+        ("records_to_restore", 1, "a"), ("records_to_restore", 2, "b")]
     assert dict(assembled.rows) == {"client_assignments": 3, "consumer_assignments": 4, "app_metrics": 3,
-                                    "fleet_metrics": len(METRIC_COLUMNS), "errors": 3}
+                                    "fleet_metrics": len(METRIC_COLUMNS), "errors": 3, "needs_attention": 4}
     # What the manifest reads: every application's row with its timings, and the errors.
     assert assembled.apps.column("engine_seconds").to_pylist() == [0.5, 0.5, 0.5]
     assert assembled.errors.num_rows == 3
@@ -143,10 +149,21 @@ def test_fleet_metrics_count_known_values_of_applications_the_engine_ran() -> No
     assert list(fleet) == [name for name, _ in METRIC_COLUMNS]
     # 1, 2, 3, 4: the median and 95th percentile interpolate linearly between neighbours, as Spark's percentile.
     assert fleet["tasks"] == {"metric": "tasks", "apps": 4, "sum": 10.0, "mean": 2.5, "min": 1.0, "p50": 2.5,
-                              "p95": pytest.approx(3.85), "max": 4.0}
+                              "p90": pytest.approx(3.7), "p95": pytest.approx(3.85), "max": 4.0}
     assert fleet["active_load_skew"]["apps"] == 5 and fleet["active_load_skew"]["p95"] == 0.5
     assert fleet["clients"] == {"metric": "clients", "apps": 0, "sum": None, "mean": None, "min": None,
-                                "p50": None, "p95": None, "max": None}
+                                "p50": None, "p90": None, "p95": None, "max": None}
+
+
+def test_fleet_metrics_never_sum_a_skew_an_imbalance_or_an_extreme() -> None:
+    apps = [{"app_id": str(i), "status": "ASSIGNED", "active_load_skew": 0.5 * i, "state_load_imbalance": 1.0 + i,
+             "state_load_max": 10 * i, "records_to_restore": 100 * i} for i in range(1, 5)]
+    fleet = {r["metric"]: r for r in fleet_metrics(_app_metrics(apps)).to_pylist()}
+    for name in ("active_load_skew", "state_load_imbalance", "state_load_max", "state_load_min",
+                 "subtopology_skew_max"):
+        assert fleet[name]["sum"] is None, name
+    assert fleet["state_load_imbalance"]["p50"] == 3.5 and fleet["state_load_imbalance"]["max"] == 5.0
+    assert fleet["records_to_restore"]["sum"] == 1000.0
 
 
 def test_no_fleet_metrics_when_no_application_ran() -> None:
@@ -169,10 +186,13 @@ def test_fleet_metrics_agree_with_sparks_aggregates(spark: Any) -> None:
         "app_id", *[F.col(name).cast("double").alias(name) for name in names])
     theirs = {r["metric"]: r.asDict() for r in ran.unpivot("app_id", names, "metric", "value").groupBy("metric").agg(
         F.count("value").alias("apps"), F.sum("value").alias("sum"), F.avg("value").alias("mean"),
-        F.min("value").alias("min"), F.percentile("value", 0.5).alias("p50"),
+        F.min("value").alias("min"), F.percentile("value", 0.5).alias("p50"), F.percentile("value", 0.9).alias("p90"),
         F.percentile("value", 0.95).alias("p95"), F.max("value").alias("max")).collect()}
     assert set(ours) == set(theirs)
     for name in names:
         assert ours[name]["apps"] == theirs[name]["apps"], name
-        for key in ("sum", "mean", "min", "p50", "p95", "max"):
+        for key in ("sum", "mean", "min", "p50", "p90", "p95", "max"):
+            if key == "sum" and not is_additive(name):
+                assert ours[name]["sum"] is None, name  # a skew or imbalance summed means nothing
+                continue
             assert ours[name][key] == pytest.approx(theirs[name][key], rel=1e-12), (name, key)

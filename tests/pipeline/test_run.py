@@ -28,7 +28,7 @@ from tests.pipeline.conftest import EXAMPLE_FLEET, base_rows, write_snapshot
 pytestmark = pytest.mark.spark
 
 FLEET = EXAMPLE_FLEET
-TABLES = ("client_assignments", "consumer_assignments", "app_metrics", "fleet_metrics", "errors")
+TABLES = ("client_assignments", "consumer_assignments", "app_metrics", "fleet_metrics", "needs_attention", "errors")
 runner = CliRunner()
 
 
@@ -49,8 +49,25 @@ def fleet_output(example_run: tuple[Path, str], tmp_path_factory: pytest.TempPat
 def test_cli_prints_a_fleet_summary(fleet_output: tuple[Path, str]) -> None:
     _, stdout = fleet_output
     for text in ("20 applications", "ASSIGNED", "REJECTED", "fleet metrics", "input rows", "errors table",
-                 "rows in = used + rejected for every table"):
+                 "needs attention (the 10 worst per metric)", "rows in = used + rejected for every table"):
         assert text in stdout
+
+
+def test_the_fleet_summary_sums_counts_only_and_lists_what_needs_attention(fleet_output: tuple[Path, str]) -> None:
+    output, stdout = fleet_output
+    fleet = {r["metric"]: r for r in table(output, "fleet_metrics")}
+    assert fleet["state_load_imbalance"]["sum"] is None and fleet["active_load_skew"]["sum"] is None
+    assert fleet["records_to_restore"]["sum"] == sum(r["records_to_restore"] or 0 for r in table(output, "app_metrics"))
+    # the summary's tables are plain columns when the output is not a terminal: metric, sum, p50, p90, max
+    section = stdout[stdout.index("fleet metrics (over assigned applications"):stdout.index("needs attention")]
+    [imbalance_line] = [line for line in section.splitlines() if line.strip().startswith("state_load_imbalance ")]
+    assert imbalance_line.split()[1] == "-"  # no sum printed
+    attention = table(output, "needs_attention")
+    worst = max((r for r in table(output, "app_metrics") if r["state_load_imbalance"] is not None),
+                key=lambda r: r["state_load_imbalance"])
+    first = next(r for r in attention if r["metric"] == "state_load_imbalance" and r["rank"] == 1)
+    assert first["app_id"] == worst["app_id"] and first["app_id"] in stdout
+    assert max(r["rank"] for r in attention) <= 10
 
 
 def test_manifest_reconciles_every_table(fleet_output: tuple[Path, str]) -> None:

@@ -88,4 +88,5 @@ def test_group_capacities_match_kafkas_double_arithmetic_per_pair() -> None:
         tasks = rng.randint(1, 5000)
         orig = [rng.choice([0, rng.randint(0, tasks)]) for _ in range(rng.randint(1, 12))]
         sizes = [rng.randint(0, tasks) for _ in range(rng.randint(1, 9))]
-        assert _group_capacities(orig, tasks, sizes) == [[_group_capacity(o, tasks, n) for o in orig] for n in sizes]
+        assert _group_capacities(orig, tasks, sizes).tolist() == [[_group_capacity(o, tasks, n) for o in orig]
+                                                                  for n in sizes]

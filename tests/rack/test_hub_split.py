@@ -1,5 +1,5 @@
-"""balance_subtopology through rack hubs (rack/compact.py, rack/hub_split.py): the split of a hub's flow
-keeps every cap, and the hub solve reaches the full graph's optimum (and the networkx reference)."""
+"""balance_subtopology and min_traffic through rack hubs (rack/compact.py, rack/hub_split.py): the split of
+a hub's flow keeps every cap, and the hub solve reaches the full graph's optimum (and the networkx reference)."""
 
 from __future__ import annotations
 
@@ -41,9 +41,11 @@ def _caps_hold(problem: FlowProblem, holders: list[int], groups: list[tuple[list
     return True
 
 
-@pytest.mark.parametrize("seed", range(60))
-def test_hub_solve_reaches_the_full_graphs_optimum(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    instance = random_instance(random.Random(seed), max_tasks=24, max_clients=7)
+@pytest.mark.parametrize(("seed", "max_tasks", "max_clients"),
+                         [(seed, 24, 7) for seed in range(60)] + [(seed, 60, 12) for seed in range(60, 100)])
+def test_hub_solve_reaches_the_full_graphs_optimum(seed: int, max_tasks: int, max_clients: int,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    instance = random_instance(random.Random(seed), max_tasks=max_tasks, max_clients=max_clients)
     problem = active_problem(instance)
     groups = groups_by_subtopology(instance.state.task_ids)
     graph = BalanceSubtopologyGraph(groups)
@@ -58,3 +60,18 @@ def test_hub_solve_reaches_the_full_graphs_optimum(seed: int, monkeypatch: pytes
     moved = sum(a != b for a, b in zip(holders, problem.holders, strict=True))
     full_moved = sum(a != b for a, b in zip(full_holders, problem.holders, strict=True))
     assert moved == full_moved  # the same tie-break: fewest moves among the optima
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_min_traffic_through_the_hubs_matches_the_full_graph(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    from taskassign.rack.min_traffic import MinTrafficGraph
+
+    problem = active_problem(random_instance(random.Random(seed), max_tasks=60, max_clients=12))
+    holders, cost = MinTrafficGraph().solve_fast(problem)
+    with monkeypatch.context() as patched:
+        patched.setattr(compact._Compact, "_solve_through_hubs", lambda *a, **k: None)
+        full_holders, full_cost = MinTrafficGraph().solve_fast(problem)
+    assert cost == full_cost == reference_optimum(problem) == problem.assignment_cost(holders)
+    assert Counter(holders) == Counter(problem.holders)
+    moved = sum(a != b for a, b in zip(holders, problem.holders, strict=True))
+    assert moved == sum(a != b for a, b in zip(full_holders, problem.holders, strict=True))

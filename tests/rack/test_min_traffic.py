@@ -48,6 +48,7 @@ def test_two_clients_are_solved_in_closed_form_at_the_optimum(seed: int) -> None
     problem = active_problem(instance)
     solution = solve(problem, MinTrafficGraph(), MIN_COST_FLOW_SOLVER)
     assert solution.cost == reference_optimum(problem) == solve(problem, MinTrafficGraph(), KAFKA_SOLVER).cost
+    assert solution.cost == problem.assignment_cost(solution.holders)  # the closed form's own sum
 
 
 def test_e9_min_traffic_keeps_an_already_optimal_assignment() -> None:

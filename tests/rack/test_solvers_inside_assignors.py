@@ -62,7 +62,8 @@ def test_both_solvers_agree_on_every_optimiser_call_and_the_assignor_stays_exact
     assignor: str, case: GoldenCase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[str] = []
-    active_call: Callable[..., tuple[dict[ProcessId, set[TaskId]], int]] = RackAwareTaskAssignor.optimize_active_tasks
+    moves_call: Callable[..., tuple[list[tuple[TaskId, ProcessId, ProcessId]], int]] = (
+        RackAwareTaskAssignor.active_task_moves)
     standby_call: Callable[..., tuple[dict[ProcessId, set[TaskId]], int]] = (
         RackAwareTaskAssignor.optimize_standby_tasks)
 
@@ -74,13 +75,21 @@ def test_both_solvers_agree_on_every_optimiser_call_and_the_assignor_stays_exact
         finally:
             optimiser._solver = chosen
 
+    def moved(active: Sets, moves: list[tuple[TaskId, ProcessId, ProcessId]]) -> dict[ProcessId, set[TaskId]]:
+        result = {pid: set(held) for pid, held in active.items()}
+        for task, source, destination in moves:
+            assert task in result[source]
+            result[source].discard(task)
+            result[destination].add(task)
+        return result
+
     def both_active(optimiser: RackAwareTaskAssignor, tasks: Any, active: Sets, *costs: int) -> Any:
-        exact = with_solver(optimiser, "kafka", active_call, tasks, active, *costs)
-        fast = with_solver(optimiser, "min_cost_flow", active_call, tasks, active, *costs)
+        exact = with_solver(optimiser, "kafka", moves_call, tasks, active, *costs)
+        fast = with_solver(optimiser, "min_cost_flow", moves_call, tasks, active, *costs)
         assert fast[1] == exact[1], f"active cost {fast[1]} != Kafka's {exact[1]}"
-        assert _counts(fast[0]) == _counts(exact[0]) == _counts(active)
+        assert _counts(moved(active, fast[0])) == _counts(moved(active, exact[0])) == _counts(active)
         if optimiser._state.configs.rack_aware_assignment_strategy == "balance_subtopology":
-            assert _caps_hold(optimiser, list(tasks), active, fast[0])
+            assert _caps_hold(optimiser, list(tasks), active, moved(active, fast[0]))
         calls.append("active")
         return exact
 
@@ -92,7 +101,7 @@ def test_both_solvers_agree_on_every_optimiser_call_and_the_assignor_stays_exact
         calls.append("standby")
         return exact
 
-    monkeypatch.setattr(RackAwareTaskAssignor, "optimize_active_tasks", both_active)
+    monkeypatch.setattr(RackAwareTaskAssignor, "active_task_moves", both_active)  # optimize_active_tasks too
     monkeypatch.setattr(RackAwareTaskAssignor, "optimize_standby_tasks", both_standby)
     assert run_case(case, assignor, kafka_solver_overrides()) == []
     assert calls, "the assignor never called the rack optimiser"

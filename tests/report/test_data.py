@@ -32,3 +32,32 @@ def test_other_documents_and_broken_fields_name_the_path(simulation_dir: Path) -
     doc["rebalances"][1]["metrics"]["tasks"] = "eight"
     with pytest.raises(ScenarioError, match=r"\$\.rebalances\[1\]\.metrics\.tasks: expected a number"):
         parse_simulation(doc)
+
+
+def test_an_older_file_without_thread_state_deals_each_clients_state_evenly(simulation_dir: Path) -> None:
+    doc = json.loads((simulation_dir / "simulation.json").read_text())
+    for client in doc["final"]["clients"]:
+        client["state_load"] = 7
+        del client["thread_state"]
+    del doc["final"]["state_unit"]
+    data = parse_simulation(doc)
+    two_threads = next(c for c in data.clients if c.threads == 2)
+    assert two_threads.thread_state == (4, 3) and data.state_unit == "bytes"
+
+
+def test_thread_state_and_state_unit_are_read_and_checked(simulation_dir: Path) -> None:
+    data = read_simulation(simulation_dir)
+    assert data.state_unit == "stores"  # the test tasks give no state_bytes
+    assert all(sum(c.thread_state) == c.state_load and len(c.thread_state) == c.threads for c in data.clients)
+    doc = json.loads((simulation_dir / "simulation.json").read_text())
+    doc["final"]["state_unit"] = "gallons"
+    with pytest.raises(ScenarioError, match=r"\$\.final\.state_unit: expected 'bytes' or 'stores'"):
+        parse_simulation(doc)
+
+
+def test_totals_sum_every_rebalance_and_the_first_metrics_are_the_first_rebalances(simulation_dir: Path) -> None:
+    data = read_simulation(simulation_dir)
+    totals = data.totals
+    assert totals is not None and totals.rebalances == len(data.rebalances)
+    assert totals.active_moves == sum(int(r.metrics["active_moves"]) for r in data.rebalances) > 0
+    assert data.first_metrics == data.rebalances[0].metrics != data.final_metrics

@@ -6,17 +6,22 @@ from pathlib import Path
 
 from taskassign.analysis.metrics import metric_fields
 from taskassign.report import build_report, read_simulation
+from taskassign.report.plots import REASON_COLOURS
 
 
 def test_the_page_is_self_contained(report_path: Path) -> None:
     html = report_path.read_text(encoding="utf-8")
     assert html.startswith("<!DOCTYPE html>")
-    assert not re.search(r"(?:src|href)=\"(?!data:)", html), "every resource must be inlined"
+    assert not re.search(r"(?:src|href)=\"(?!data:|#)", html), "every resource must be inlined"
     assert "http://" not in html and "https://" not in html and "<script" not in html
     images = re.findall(r'<img id="plot-([a-z_]+)" alt="[^"]+" src="data:image/png;base64,([^"]+)"', html)
-    assert [key for key, _ in images] == ["client_load", "movements", "restore_timeline", "rack_traffic"]
+    assert [key for key, _ in images] == ["client_load", "rack_traffic"]
     for _, data in images:
         assert base64.b64decode(data).startswith(b"\x89PNG")
+    charts = re.findall(r'<div id="plot-([a-z_]+)" class="svg-plot" role="img" aria-label="[^"]+"><svg ', html)
+    assert charts == ["movements", "restore_timeline"]
+    assert html.index('id="plot-client_load"') < html.index('id="plot-movements"') < html.index(
+        'id="plot-restore_timeline"') < html.index('id="plot-rack_traffic"')
 
 
 def test_the_page_has_the_metrics_and_every_rebalance(simulation_dir: Path, report_path: Path) -> None:
@@ -32,3 +37,30 @@ def test_the_page_has_the_metrics_and_every_rebalance(simulation_dir: Path, repo
 
 def test_the_same_result_gives_the_same_page(simulation_dir: Path, report_path: Path) -> None:
     assert build_report(read_simulation(simulation_dir)) == report_path.read_text(encoding="utf-8")
+
+
+def test_the_page_sets_the_first_assignment_against_the_last_and_totals_the_run(
+        simulation_dir: Path, report_path: Path) -> None:
+    data = read_simulation(simulation_dir)
+    html = report_path.read_text(encoding="utf-8")
+    table = html.split("<h2>Metrics of the first and the last assignment</h2>", 1)[1].split("</table>", 1)[0]
+    assert "<th>first assignment</th><th>last assignment</th>" in table
+    first, last = data.first_metrics["active_moves"], data.final_metrics["active_moves"]
+    row = re.search(r"<code>active_moves</code></td>(<td[^>]*>[^<]*</td>)(<td[^>]*>[^<]*</td>)", table)
+    assert row is not None and f">{first:,}<" in row.group(1) and f">{last:,}<" in row.group(2)
+    assert ('class="best"' in row.group(1)) == (first < last) and ('class="best"' in row.group(2)) == (last < first)
+    totals = html.split('id="totals"', 1)[1].split("</div></div>", 1)[0]
+    assert f"<b>{data.totals.active_moves:,}</b><span>active tasks moved</span>" in totals  # type: ignore[union-attr]
+    legend = html.split('id="reason-legend"', 1)[1].split("</div>", 1)[0]
+    firsts = {r.reasons[0] for r in data.rebalances}
+    assert re.findall(r"</i>([a-z]+)</span>", legend) == [r for r in REASON_COLOURS if r in firsts]
+    assert len(firsts) >= 3
+
+
+def test_a_long_run_bins_its_movements(long_simulation_dir: Path) -> None:
+    from taskassign.report import timeline
+
+    data = read_simulation(long_simulation_dir)
+    svg = timeline.movements_svg(data.rebalances)
+    assert "movements per 4 rebalances, and in all" in svg
+    assert len(timeline.thin(data.samples, 100)) == 100 and timeline.thin(data.samples, 100)[-1] == data.samples[-1]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from taskassign.report import plots, read_simulation
+from taskassign.report import plots, read_simulation, timeline
 from taskassign.report.data import ClientLoad
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -57,7 +57,8 @@ def test_bars_reflect_the_data() -> None:
 
 def test_same_data_same_bytes(simulation_dir: Path) -> None:
     data = read_simulation(simulation_dir)
-    assert plots.movements_png(data.rebalances) == plots.movements_png(data.rebalances)
+    assert timeline.movements_svg(data.rebalances) == timeline.movements_svg(data.rebalances)
+    assert plots.client_load_png(data.clients) == plots.client_load_png(data.clients)
 
 
 @pytest.mark.parametrize("cells", [[], [("r1", "r1", 2.0), ("r1", "r2", 0.5), ("?", "r2", 1.0)]])

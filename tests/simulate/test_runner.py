@@ -191,3 +191,28 @@ def test_any_script_replays_identically_and_keeps_time_and_counts_sane(
     if first.stopped_reason is None and first.rebalances:
         assert first.converged == (first.rebalances[-1].next_followup_ms is None
                                    and not first.rebalances[-1].withheld_tasks)
+
+
+@pytest.mark.parametrize("kind", ["rack_down", "rack_up"])
+def test_a_rack_no_client_has_is_an_error_naming_the_event(kind: str) -> None:
+    """Issue 18, point 9: rack_down of an unknown rack was ignored silently."""
+    scenario = one_client_owns_everything(2, rack="a", extra_clients=[client(PID_2, rack="b")], **FAST)
+    with pytest.raises(UserInputError, match=r"\$\.events\[1\]\.rack: no client has rack 'c' \(the clients' racks: "
+                                              r"a, b\)"):
+        simulate(scenario, events(advance(1_000), {"type": kind, "rack": "c"}), WARMUP)
+
+
+def test_a_known_rack_with_nobody_to_act_on_is_a_note() -> None:
+    scenario = one_client_owns_everything(2, rack="a", extra_clients=[client(PID_2, rack="b")], **FAST)
+    result = simulate(scenario, events({"type": "rack_up", "rack": "b"}), WARMUP)
+    assert any("no down client in rack 'b'" in n for n in result.notes)
+
+
+def test_a_tiny_sample_interval_is_bounded() -> None:
+    """Issue 18, point 9: sample_interval_ms 1 made a run practically endless; it stops at MAX_SAMPLES."""
+    from taskassign.simulate.runner import MAX_SAMPLES
+
+    scenario = one_client_owns_everything(4, end=10**9, max_warmup_replicas=2, **FAST)
+    result = simulate(scenario, events(join(PID_2, restore_rate=1), sample_interval_ms=1), WARMUP)
+    assert len(result.samples) == MAX_SAMPLES
+    assert result.stopped_reason is not None and "raise sample_interval_ms" in result.stopped_reason

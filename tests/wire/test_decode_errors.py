@@ -158,3 +158,13 @@ def test_mutated_messages_never_crash(kind: str, rng: st.DataObject) -> None:
     elif kind == "assignment":
         valid = Assignment(valid.version, valid.assigned_partitions, AssignmentInfo(7, 11, (TaskId(0, 0),)).encode())
     _only_decode_errors(kind, _mutations(valid.encode(), rng))
+
+
+@pytest.mark.parametrize("version", [5, 8, 11])
+def test_encoding_a_lone_surrogate_topic_is_an_encode_error(version: int) -> None:
+    from taskassign.errors import EncodeError
+
+    info = AssignmentInfo(version=version, commonly_supported_version=version, active_tasks=(TaskId(0, 0),),
+                          partitions_by_host=((HostInfo("h", 1), (("\ud800", 0),)),))
+    with pytest.raises(EncodeError, match=r"topic.*lone surrogate"):
+        info.encode()

@@ -30,7 +30,7 @@ from types import MappingProxyType
 from typing import Any
 
 from taskassign.errors import UserInputError
-from taskassign.ids import ProcessId, TaskId
+from taskassign.ids import ProcessId, TaskId, saturated_long
 from taskassign.model import (
     LATEST_OFFSET,
     UNKNOWN_OFFSET_SUM,
@@ -44,12 +44,18 @@ from taskassign.model import (
 )
 
 __all__ = (
+    "HIGHER",
+    "LOWER",
+    "NEITHER",
+    "SECTION_STARTS",
     "UNKNOWN_RACK",
     "AssignmentMetrics",
     "ClientMetrics",
     "MetricField",
     "compute_metrics",
+    "even_spread",
     "metric_fields",
+    "state_weight_unit",
     "subtopology_name",
 )
 
@@ -58,19 +64,25 @@ UNKNOWN_RACK = "?"
 
 AssignmentLike = GroupAssignment | TaskAssignment | Mapping[ProcessId, KafkaStreamsAssignment]
 
+#: Which way a metric improves (``MetricField.better``): lower values are better, higher values are better,
+#: or neither (a size, or a property of the input rather than of the assignment).
+LOWER, HIGHER, NEITHER = "lower", "higher", ""
 
-def _metric(doc: str, default: Any = 0) -> Any:
-    """A summary field: part of ``to_dict()``, documented by ``doc``."""
-    return field(default=default, metadata={"summary": True, "doc": doc})
+
+def _metric(doc: str, default: Any = 0, *, better: str = LOWER) -> Any:
+    """A summary field: part of ``to_dict()``, documented by ``doc``; ``better`` says which way it improves."""
+    return field(default=default, metadata={"summary": True, "doc": doc, "better": better})
 
 
 @dataclass(frozen=True, slots=True)
 class MetricField:
-    """One key of ``AssignmentMetrics.to_dict()``: its name, Python type (int or float) and definition."""
+    """One key of ``AssignmentMetrics.to_dict()``: its name, Python type (int or float), definition, and which
+    way it improves (``"lower"``, ``"higher"``, or ``""`` when neither is better: a size or an input's property)."""
 
     name: str
     type: type
     doc: str
+    better: str = LOWER
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +108,10 @@ class ClientMetrics:
     active_moves_in: int
     #: Records this client must restore for the tasks newly placed on it.
     records_to_restore: int
+    #: State load per thread (consumer order): the state weights of the tasks dealt to the thread (active,
+    #: standby and withheld); the client's state load dealt evenly over its threads when the thread
+    #: assignment is unknown.
+    thread_state: tuple[int, ...] = ()
 
     @property
     def active_load(self) -> float:
@@ -113,19 +129,20 @@ class AssignmentMetrics:
     """The metrics of one assignment of one application (see the module docstring for the terms)."""
 
     # -- size -----------------------------------------------------------------------------------
-    tasks: int = _metric("number of tasks of the application")
-    changelog_tasks: int = _metric("tasks with a changelog partition (the tasks that have lags and get standbys)")
-    clients: int = _metric("number of clients (KafkaStreams instances) in the rebalance")
-    threads: int = _metric("number of threads (consumers) over all clients")
-    active_tasks: int = _metric("tasks assigned as active somewhere (a task counts once)")
-    standby_replicas: int = _metric("standby replicas placed, over all tasks and clients")
+    tasks: int = _metric("number of tasks of the application", better=NEITHER)
+    changelog_tasks: int = _metric(
+        "tasks with a changelog partition (the tasks that have lags and get standbys)", better=NEITHER)
+    clients: int = _metric("number of clients (KafkaStreams instances) in the rebalance", better=NEITHER)
+    threads: int = _metric("number of threads (consumers) over all clients", better=NEITHER)
+    active_tasks: int = _metric("tasks assigned as active somewhere (a task counts once)", better=HIGHER)
+    standby_replicas: int = _metric("standby replicas placed, over all tasks and clients", better=NEITHER)
     unassigned_tasks: int = _metric("tasks no client runs as active")
     # -- balance -------------------------------------------------------------------------------
     active_load_max: float = _metric("largest active tasks per thread of a client (Kafka's activeLoad)", 0.0)
-    active_load_min: float = _metric("smallest active tasks per thread of a client", 0.0)
+    active_load_min: float = _metric("smallest active tasks per thread of a client", 0.0, better=HIGHER)
     active_load_skew: float = _metric("active_load_max - active_load_min (Kafka's convergence bound: <= 1)", 0.0)
     total_load_max: float = _metric("largest active+standby tasks per thread of a client (assignedLoad)", 0.0)
-    total_load_min: float = _metric("smallest active+standby tasks per thread of a client", 0.0)
+    total_load_min: float = _metric("smallest active+standby tasks per thread of a client", 0.0, better=HIGHER)
     total_load_skew: float = _metric("total_load_max - total_load_min", 0.0)
     changelog_load_skew: float = _metric(
         "max - min over clients of changelog-task replicas (active+standby) per thread "
@@ -133,10 +150,10 @@ class AssignmentMetrics:
     thread_active_max: int = _metric(
         "most active tasks on one thread (from the thread-level assignment when the leader computed it, "
         "else each client's tasks dealt evenly over its threads)")
-    thread_active_min: int = _metric("fewest active tasks on one thread (same source)")
+    thread_active_min: int = _metric("fewest active tasks on one thread (same source)", better=HIGHER)
     thread_active_skew: int = _metric("thread_active_max - thread_active_min")
     thread_total_max: int = _metric("most active+standby tasks on one thread (same source)")
-    thread_total_min: int = _metric("fewest active+standby tasks on one thread (same source)")
+    thread_total_min: int = _metric("fewest active+standby tasks on one thread (same source)", better=HIGHER)
     thread_total_skew: int = _metric("thread_total_max - thread_total_min")
     subtopology_skew_max: int = _metric(
         "max over subtopologies of (max - min over clients of the subtopology's active tasks on the client, "
@@ -144,17 +161,18 @@ class AssignmentMetrics:
     # -- state-weighted load ------------------------------------------------------------------
     state_load_max: int = _metric("largest state load of a client: sum of the state weights of its active "
                                   "and standby tasks (state weight = state_bytes, else number of stores)")
-    state_load_min: int = _metric("smallest state load of a client")
+    state_load_min: int = _metric("smallest state load of a client", better=HIGHER)
     state_load_skew: int = _metric("state_load_max - state_load_min")
     state_load_imbalance: float = _metric(
         "state_load_max / mean state load over clients (1.0 = perfectly even; 0.0 without state)", 0.0)
     active_state_load_max: int = _metric("largest sum of state weights of a client's active tasks")
-    active_state_load_min: int = _metric("smallest sum of state weights of a client's active tasks")
+    active_state_load_min: int = _metric("smallest sum of state weights of a client's active tasks", better=HIGHER)
     # -- movement against the previous assignment ----------------------------------------------
     active_moves: int = _metric(
         "tasks whose active runs on a client that was not among its previous active owners "
         "(tasks nobody ran before are not moves)")
-    previously_unowned_tasks: int = _metric("tasks assigned as active that no client ran as active before")
+    previously_unowned_tasks: int = _metric(
+        "tasks assigned as active that no client ran as active before", better=NEITHER)
     standby_moves: int = _metric(
         "standby replicas on a client that held the task neither as active nor as standby before")
     records_to_restore_active: int = _metric(
@@ -172,7 +190,7 @@ class AssignmentMetrics:
         "min(num.standby.replicas, clients - 1)")
     missing_standby_replicas: int = _metric("standby replicas missing over those tasks")
     extra_standby_replicas: int = _metric(
-        "standby replicas beyond num.standby.replicas (warm-ups of the high-availability assignor)")
+        "standby replicas beyond num.standby.replicas (warm-ups of the high-availability assignor)", better=NEITHER)
     # -- racks -----------------------------------------------------------------------------------
     cross_rack_active_partitions: int = _metric(
         "source partitions of active tasks none of whose replicas is in the client's rack")
@@ -183,7 +201,8 @@ class AssignmentMetrics:
         "cross_rack_partitions x rack.aware.assignment.traffic_cost (x 1 when the cost is not configured): "
         "the traffic part of KIP-925's cost model")
     rack_unknown_partitions: int = _metric(
-        "partitions counted for cross-rack traffic whose client has no rack or that have no rack information")
+        "partitions counted for cross-rack traffic whose client has no rack or that have no rack information",
+        better=NEITHER)
     rack_spread_shortfall: int = _metric(
         "sum over changelog tasks with 2+ replicas, all on clients with a rack, of "
         "min(replicas, racks in the cluster) - distinct racks among the replicas")
@@ -192,6 +211,12 @@ class AssignmentMetrics:
         "the same shortfall for every key of rack.aware.assignment.tags (distinct tag values instead of racks; "
         "clients without the key are left out), summed over keys")
     tag_colocated_tasks: int = _metric("changelog tasks with a positive tag spread shortfall for some key")
+    # -- state per thread (added last: keys are only ever appended) ---------------------------
+    thread_state_imbalance: float = _metric(
+        "heaviest thread's state load / mean state load per thread over all threads (1.0 = perfectly even; 0.0 "
+        "without state); a thread's state load is the state weights of the tasks dealt to it (the thread-level "
+        "assignment when the leader computed it, else each client's state load dealt evenly over its threads)",
+        0.0)
     # -- details (not in to_dict) -------------------------------------------------------------
     client_metrics: tuple[ClientMetrics, ...] = ()
     #: Subtopology name ("0", or "name__0" for named topologies) -> its skew (see subtopology_skew_max).
@@ -206,16 +231,33 @@ class AssignmentMetrics:
         return {f.name: getattr(self, f.name) for f in metric_fields()}
 
 
+#: Section titles for tables of metrics, keyed by the first metric of each section (``metric_fields()`` order).
+SECTION_STARTS = MappingProxyType({
+    "tasks": "size",
+    "active_load_max": "balance (per thread)",
+    "state_load_max": "state-weighted load",
+    "active_moves": "movement against the previous assignment",
+    "standby_shortfall_tasks": "standbys",
+    "cross_rack_active_partitions": "racks and tags",
+    "thread_state_imbalance": "state per thread",
+})
+
+
 def metric_fields() -> tuple[MetricField, ...]:
     """Every key of ``to_dict()`` with its type and definition, in output order."""
     return _FIELDS
 
 
 _FIELDS = tuple(
-    MetricField(f.name, float if isinstance(f.default, float) else int, f.metadata["doc"])
+    MetricField(f.name, float if isinstance(f.default, float) else int, f.metadata["doc"], f.metadata["better"])
     for f in fields(AssignmentMetrics)
     if f.metadata.get("summary")
 )
+
+
+def state_weight_unit(state: ApplicationState) -> str:
+    """``"bytes"`` when state weights are sizes (some task gives ``state_bytes``), else ``"stores"`` (counts)."""
+    return "bytes" if any(t.state_bytes is not None for t in state.tasks.values()) else "stores"
 
 
 def subtopology_name(task: TaskId) -> str:
@@ -374,9 +416,9 @@ class _Totals:
             "active_moves": self.active_moves,
             "previously_unowned_tasks": sum(1 for t in view.active_owner if t not in before),
             "standby_moves": self.standby_moves,
-            "records_to_restore_active": self.restore_active,
-            "records_to_restore_standby": self.restore_standby,
-            "records_to_restore": self.restore_active + self.restore_standby,
+            "records_to_restore_active": saturated_long(self.restore_active),
+            "records_to_restore_standby": saturated_long(self.restore_standby),
+            "records_to_restore": saturated_long(self.restore_active + self.restore_standby),
             "unknown_lag_placements": self.unknown_lags,
         }
 
@@ -387,7 +429,7 @@ class _Totals:
             "cross_rack_active_partitions": self.cross_active,
             "cross_rack_standby_partitions": self.cross_standby,
             "cross_rack_partitions": cross,
-            "cross_rack_cost": cross * (1 if cost is None else cost),
+            "cross_rack_cost": saturated_long(cross * (1 if cost is None else cost)),
             "rack_unknown_partitions": self.rack_unknown,
         }
 
@@ -396,22 +438,30 @@ class _Totals:
 # per client
 
 
-def _even_spread(count: int, threads: int) -> tuple[int, ...]:
+def even_spread(count: int, threads: int) -> tuple[int, ...]:
+    """``count`` dealt as evenly as possible over ``threads`` (the first ones get the remainder): what a thread
+    holds when only the client's total is known."""
     base, extra = divmod(count, threads)
     return tuple(base + (1 if i < extra else 0) for i in range(threads))
 
 
 def _thread_loads(
-    client: KafkaStreamsState, placed: _Placement, per_consumer: Mapping[str, Any] | None
-) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    client: KafkaStreamsState, placed: _Placement, per_consumer: Mapping[str, Any] | None, state_load: int,
+    tasks: Mapping[TaskId, Any],
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """Per thread: active tasks, active + standby tasks, state load (see ClientMetrics)."""
     threads = client.num_processing_threads
     if per_consumer is None:
-        return (_even_spread(len(placed.active), threads),
-                _even_spread(len(placed.active) + len(placed.standby), threads))
-    active = tuple(len(per_consumer[c].active) if c in per_consumer else 0 for c in client.consumer_client_ids)
-    total = tuple(len(per_consumer[c].active) + len(per_consumer[c].standby) if c in per_consumer else 0
-                  for c in client.consumer_client_ids)
-    return active, total
+        return (even_spread(len(placed.active), threads),
+                even_spread(len(placed.active) + len(placed.standby), threads),
+                even_spread(state_load, threads))
+    consumers = [per_consumer.get(c) for c in client.consumer_client_ids]
+    active = tuple(len(c.active) if c is not None else 0 for c in consumers)
+    total = tuple(len(c.active) + len(c.standby) if c is not None else 0 for c in consumers)
+    state = tuple(
+        sum(tasks[t].state_weight for t in {*c.active, *c.standby, *c.withheld}) if c is not None else 0
+        for c in consumers)
+    return active, total, state
 
 
 def _client_metrics(
@@ -462,7 +512,7 @@ def _client_metrics(
         totals.read(rack, info.changelog_partitions, False)
     totals.active_moves += moves_in
     per_consumer = consumers.get(pid) if consumers is not None else None
-    thread_active, thread_total = _thread_loads(client, placed, per_consumer)
+    thread_active, thread_total, thread_state = _thread_loads(client, placed, per_consumer, state_load, tasks)
     return ClientMetrics(
         process_id=pid,
         rack=rack,
@@ -470,12 +520,13 @@ def _client_metrics(
         active=len(placed.active),
         standby=len(placed.standby),
         changelog_replicas=changelog_replicas,
-        state_load=state_load,
-        active_state_load=active_state_load,
+        state_load=saturated_long(state_load),
+        active_state_load=saturated_long(active_state_load),
         thread_active=thread_active,
         thread_total=thread_total,
         active_moves_in=moves_in,
-        records_to_restore=records,
+        records_to_restore=saturated_long(records),
+        thread_state=tuple(saturated_long(n) for n in thread_state),
     )
 
 
@@ -521,9 +572,12 @@ def _state_load(rows: tuple[ClientMetrics, ...]) -> dict[str, int | float]:
     a_max, a_min = _spread_of(r.active_state_load for r in rows)
     total = sum(r.state_load for r in rows)
     imbalance = s_max / (total / len(rows)) if rows and total else 0.0
+    per_thread = [n for r in rows for n in r.thread_state]
+    thread_total = sum(per_thread)
+    thread_imbalance = max(per_thread) / (thread_total / len(per_thread)) if thread_total else 0.0
     return {
         "state_load_max": int(s_max), "state_load_min": int(s_min), "state_load_skew": int(s_max - s_min),
-        "state_load_imbalance": float(imbalance),
+        "state_load_imbalance": float(imbalance), "thread_state_imbalance": float(thread_imbalance),
         "active_state_load_max": int(a_max), "active_state_load_min": int(a_min),
     }
 

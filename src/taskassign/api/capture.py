@@ -7,9 +7,6 @@ One application: ``capture_application``. Every Kafka Streams application of a c
 
 from __future__ import annotations
 
-import json
-import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +20,7 @@ from taskassign.capture.streams_config import StreamsConfig, streams_config
 from taskassign.capture.topology_text import TopologyDescription, parse_topology_description
 from taskassign.errors import CaptureError, UserInputError
 from taskassign.formats.group import GROUP_FORMAT, GroupSpec, parse_group
-from taskassign.formats.json_io import dump_json
+from taskassign.formats.json_io import dump_json, load_json_file, read_input_text
 from taskassign.formats.properties import read_properties
 
 __all__ = (
@@ -143,30 +140,8 @@ def _streams_config(path: Path | None, group: str) -> StreamsConfig:
 
 
 def _read_text(path: Path, what: str) -> str:
-    if str(path) == "-":
-        data = sys.stdin.buffer.read(MAX_TEXT_BYTES + 1)
-    else:
-        try:
-            status = os.stat(path)
-        except FileNotFoundError:
-            raise UserInputError(f"{path}: no such file (the {what} text)") from None
-        except OSError as exc:
-            raise UserInputError(f"{path}: cannot read ({exc.strerror})") from None
-        if not os.path.isfile(path):
-            raise UserInputError(f"{path}: not a regular file (the {what} text)")
-        if status.st_size > MAX_TEXT_BYTES:
-            raise UserInputError(f"{path}: {status.st_size} bytes, more than the {MAX_TEXT_BYTES} a {what} text "
-                                 "may have")
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise UserInputError(f"{path}: cannot read ({exc.strerror})") from None
-    if len(data) > MAX_TEXT_BYTES:
-        raise UserInputError(f"{path}: more than {MAX_TEXT_BYTES} bytes (the {what} text)")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UserInputError(f"{path}: not UTF-8 text (byte offset {exc.start})") from None
+    """A text input (``-``: standard input) through the shared safe reader, capped at MAX_TEXT_BYTES."""
+    return read_input_text(path, what=f"{what} text", limit=MAX_TEXT_BYTES)
 
 
 def write_group_file(document: dict[str, Any], path: Path) -> None:
@@ -176,8 +151,8 @@ def write_group_file(document: dict[str, Any], path: Path) -> None:
         raise UserInputError(f"{path}: is a directory; give the group file's path with -o")
     if path.exists():
         try:
-            existing = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError):
+            existing = load_json_file(path)
+        except UserInputError:
             existing = None
         if not isinstance(existing, dict) or existing.get("format") != GROUP_FORMAT:
             raise UserInputError(f"{path}: exists and is not a taskassign group file: not overwritten (choose "

@@ -3,6 +3,20 @@
 Accepted forms: a built-in short name (``high_availability``, dashes allowed), ``module:Class``,
 ``module.Class`` (Kafka style), or ``path/to/file.py:Class``. The class is instantiated with no
 arguments and, if it has ``configure``, configured with the application's configs.
+
+The streams protocol's broker-side assignors (``streams_sticky``, ``streams_balanced``) are names here too,
+but not classes: they assign members (stream threads) on the broker, not clients on the group leader, so
+they are not KIP-924 assignors. ``check_assignor`` accepts them; ``leader.assign.assign_scenario`` runs them
+through ``streams_protocol``.
+
+A plug-in spec (any form but a built-in name) is code execution: resolving it imports a module or runs a
+file. A spec the user typed (``--assignor``) is the user's choice; a spec that comes from data (a fleet
+snapshot, a group file) is resolved with ``allow_plugins=False`` unless the run opted in, and then fails
+with PluginNotAllowedError before anything is imported.
+
+``create_assignor`` hands out a plug-in wrapped in ``PluginAssignor``: anything its code raises (but the
+``TaskAssignmentException`` KIP-924 gives a meaning) becomes a PluginAssignorError naming the assignor, the
+method and the exception, which every command prints as one line (``assign --debug`` adds the traceback).
 """
 
 from __future__ import annotations
@@ -16,15 +30,24 @@ from pathlib import Path
 from typing import Any
 
 from taskassign.assignors.base import TaskAssignor
-from taskassign.errors import AssignorNotFoundError
+from taskassign.errors import AssignorNotFoundError, PluginAssignorError, PluginNotAllowedError, TaskAssignmentException
+from taskassign.model import ApplicationState, AssignmentError, GroupAssignment, GroupSubscription, TaskAssignment
 
 __all__ = (
     "BUILTIN_ASSIGNORS",
     "DEFAULT_ASSIGNOR",
+    "KAFKA_ASSIGNOR_CLASSES",
     "KAFKA_INTERNAL_ASSIGNORS",
+    "STREAMS_GROUP_ASSIGNORS",
+    "PluginAssignor",
     "assignor_display_name",
+    "assignor_from_class_config",
+    "check_assignor",
+    "check_plugin_allowed",
     "create_assignor",
+    "is_builtin_assignor",
     "resolve_assignor_class",
+    "streams_group_assignor",
 )
 
 #: Built-in assignors: short name -> (import target, one-line description).
@@ -47,11 +70,30 @@ BUILTIN_ASSIGNORS: Mapping[str, tuple[str, str]] = {
                         "Kafka's StickyTaskAssignor(true): previous actives never move, immediate follow-up"),
 }
 
+#: The broker-side assignors of the streams rebalance protocol (KIP-1071): short name -> (Kafka's name, what it
+#: does). Names only: ``streams_protocol`` has them (spec streams-group-assignors.md).
+STREAMS_GROUP_ASSIGNORS: Mapping[str, tuple[str, str]] = {
+    "streams_sticky": ("sticky", "streams protocol (KIP-1071): Kafka's broker-side sticky assignor, the default "
+                                 "(members = threads; previous owners and reported offsets first, within quotas)"),
+    "streams_balanced": ("balanced", "streams protocol (KIP-1071): Kafka's broker-side balanced assignor "
+                                     "(the high-availability placement on the broker; sticky only within a process)"),
+}
+
 #: Kafka's internal assignors (StreamsPartitionAssignor's legacy path, ``internal.task.assignor.class``):
 #: they work on Kafka's ClientState, whose task sets are TreeSets. Every other assignor is a KIP-924 one
 #: (``task.assignor.class``), whose result Kafka copies into HashSets. The difference shows in the order of
 #: the bytes the leader writes.
 KAFKA_INTERNAL_ASSIGNORS = frozenset({"high_availability", "legacy_sticky", "fallback_prior"})
+
+#: Kafka's assignor classes (``task.assignor.class`` for KIP-924 ones, ``internal.task.assignor.class``
+#: for the internal ones) and the taskassign assignor that reproduces each.
+KAFKA_ASSIGNOR_CLASSES: Mapping[str, str] = {
+    "org.apache.kafka.streams.processor.internals.assignment.HighAvailabilityTaskAssignor": "high_availability",
+    "org.apache.kafka.streams.processor.internals.assignment.LegacyStickyTaskAssignor": "legacy_sticky",
+    "org.apache.kafka.streams.processor.internals.assignment.StickyTaskAssignor": "legacy_sticky",
+    "org.apache.kafka.streams.processor.internals.assignment.FallbackPriorTaskAssignor": "fallback_prior",
+    "org.apache.kafka.streams.processor.assignment.assignors.StickyTaskAssignor": "sticky",
+}
 
 DEFAULT_ASSIGNOR = "high_availability" if "high_availability" in BUILTIN_ASSIGNORS else "identity"
 
@@ -63,18 +105,68 @@ def _normalise(name: str) -> str:
 def assignor_display_name(spec: str) -> str:
     """The name written into assignment files: the short name for built-ins, else the spec itself."""
     short = _normalise(spec)
-    return short if short in BUILTIN_ASSIGNORS else spec.strip()
+    return short if short in BUILTIN_ASSIGNORS or short in STREAMS_GROUP_ASSIGNORS else spec.strip()
 
 
-def resolve_assignor_class(spec: str) -> type[Any]:
-    """The class named by ``spec``; AssignorNotFoundError lists the valid built-in names."""
+def assignor_from_class_config(value: str) -> str:
+    """The assignor spec a ``task.assignor.class`` value names: Kafka's own classes as the taskassign assignor
+    that reproduces them, anything else as given (a built-in name, or a plug-in ``module.Class`` as Kafka
+    writes class names: code, so data naming one needs the run's --allow-plugins)."""
+    return KAFKA_ASSIGNOR_CLASSES.get(value.strip(), value.strip())
+
+
+def streams_group_assignor(spec: str) -> str | None:
+    """Kafka's name of the broker-side assignor ``spec`` names (``streams_sticky`` -> ``sticky``), else None."""
+    entry = STREAMS_GROUP_ASSIGNORS.get(_normalise(spec))
+    return entry[0] if entry is not None else None
+
+
+def check_assignor(spec: str, *, allow_plugins: bool = True, source: str = "data") -> None:
+    """Fail fast on a name that is neither a streams-protocol assignor nor a resolvable KIP-924 one (a plug-in
+    from data, with ``allow_plugins=False``, is a PluginNotAllowedError before anything is imported)."""
+    if streams_group_assignor(spec) is None:
+        resolve_assignor_class(spec, allow_plugins=allow_plugins, source=source)
+
+
+def is_builtin_assignor(spec: str) -> bool:
+    """Whether ``spec`` names a built-in assignor, a streams-protocol one included (anything else is a
+    plug-in: code to import and run)."""
+    short = _normalise(spec)
+    return short in BUILTIN_ASSIGNORS or short in STREAMS_GROUP_ASSIGNORS
+
+
+def check_plugin_allowed(spec: str, allow_plugins: bool, *, source: str = "data") -> None:
+    """PluginNotAllowedError for a plug-in spec when plug-ins are not allowed; nothing is imported."""
+    if allow_plugins or is_builtin_assignor(spec):
+        return
+    if ":" not in spec and "." not in spec:
+        return  # not a plug-in spec either: resolution reports the unknown name
+    raise PluginNotAllowedError(
+        f"assignor {spec!r} from {source} is a plug-in (module:Class or file.py:Class): loading it runs its code, "
+        f"so {source} may name built-in assignors only ({', '.join(sorted(BUILTIN_ASSIGNORS))}) unless the run "
+        "allows plug-ins (--allow-plugins)"
+    )
+
+
+def resolve_assignor_class(spec: str, *, allow_plugins: bool = True, source: str = "data") -> type[Any]:
+    """The class named by ``spec``; AssignorNotFoundError lists the valid built-in names.
+    ``allow_plugins=False`` (for a spec from data, ``source`` naming it): only built-in assignors, a plug-in
+    spec is a PluginNotAllowedError raised before anything is imported."""
+    check_plugin_allowed(spec, allow_plugins, source=source)
     short = _normalise(spec)
     if short in BUILTIN_ASSIGNORS:
         return _load(BUILTIN_ASSIGNORS[short][0], spec)
+    if short in STREAMS_GROUP_ASSIGNORS:
+        raise AssignorNotFoundError(
+            f"{spec!r} is a broker-side assignor of the streams protocol (KIP-1071): it assigns members on the "
+            "broker, not clients on the group leader, so it has no place here; `taskassign assign`, `simulate`, "
+            "`streams-migration` and `pipeline run` take it"
+        )
     if ":" in spec or "." in spec:
         return _load(spec.strip(), spec)
     raise AssignorNotFoundError(
         f"unknown assignor {spec!r}; built-in assignors: {', '.join(sorted(BUILTIN_ASSIGNORS))}; "
+        f"streams protocol (KIP-1071): {', '.join(sorted(STREAMS_GROUP_ASSIGNORS))}; "
         "or give 'module:Class' or 'path/to/file.py:Class'"
     )
 
@@ -88,10 +180,16 @@ def _load(target: str, spec: str) -> type[Any]:
     if module_part.endswith(".py"):
         module = _import_file(Path(module_part), spec)
     else:
+        if not all(part.isidentifier() for part in module_part.split(".")):
+            raise AssignorNotFoundError(f"assignor {spec!r}: {module_part!r} is neither a module name (dotted "
+                                        "identifiers, e.g. my_package.assignors) nor a path ending in .py")
         try:
             module = importlib.import_module(module_part)
         except ImportError as exc:
             raise AssignorNotFoundError(f"assignor {spec!r}: cannot import module {module_part!r} ({exc})") from None
+        except Exception as exc:
+            raise AssignorNotFoundError(f"assignor {spec!r}: importing module {module_part!r} failed: "
+                                        f"{exc!r}") from None
     obj = getattr(module, attr, None)
     if obj is None:
         raise AssignorNotFoundError(f"assignor {spec!r}: module {module_part!r} has no attribute {attr!r}")
@@ -117,9 +215,69 @@ def _import_file(path: Path, spec: str) -> Any:
     return module
 
 
+class PluginAssignor:
+    """A plug-in assignor as taskassign runs it: every call into the plug-in's code that raises anything but
+    a TaskAssignmentException from ``assign`` (KIP-924: keep the previous assignment) raises PluginAssignorError
+    naming the spec, the method and the exception, which stays the error's ``__cause__``. Other attributes
+    (``fallback_when_lags_unknown``, ``details``, ...) are the plug-in's own."""
+
+    def __init__(self, spec: str, cls: type[Any]) -> None:
+        self.spec = spec
+        try:
+            self.plugin: Any = cls()
+        except TypeError as exc:
+            raise AssignorNotFoundError(f"assignor {spec!r}: cannot construct {cls.__name__}() without "
+                                        f"arguments ({exc})") from None
+        except Exception as exc:
+            raise PluginAssignorError(spec, f"{cls.__name__}()", exc) from exc
+
+    @property
+    def name(self) -> str:
+        """The plug-in's own ``name`` when it sets one, else the spec it was loaded by."""
+        own = getattr(self.plugin, "name", "")
+        return own if isinstance(own, str) and own else self.spec
+
+    def __getattr__(self, attribute: str) -> Any:
+        if attribute == "plugin":  # not yet set: the constructor failed
+            raise AttributeError(attribute)
+        return getattr(self.plugin, attribute)
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        configure = getattr(self.plugin, "configure", None)
+        if callable(configure):
+            try:
+                configure(configs)
+            except Exception as exc:
+                raise PluginAssignorError(self.spec, "configure()", exc) from exc
+
+    def assign(self, application_state: ApplicationState) -> TaskAssignment:
+        try:
+            result: TaskAssignment = self.plugin.assign(application_state)
+        except TaskAssignmentException:
+            raise
+        except Exception as exc:
+            raise PluginAssignorError(self.spec, "assign()", exc) from exc
+        return result
+
+    def on_assignment_computed(
+        self, assignment: GroupAssignment, subscription: GroupSubscription, error: AssignmentError
+    ) -> None:
+        callback = getattr(self.plugin, "on_assignment_computed", None)
+        if callable(callback):
+            try:
+                callback(assignment, subscription, error)
+            except Exception as exc:
+                raise PluginAssignorError(self.spec, "on_assignment_computed()", exc) from exc
+
+
 def create_assignor(spec: str, configs: Mapping[str, Any] | None = None) -> TaskAssignor:
-    """Instantiate the assignor named by ``spec`` and configure it (Kafka: a fresh instance per rebalance)."""
+    """Instantiate the assignor named by ``spec`` and configure it (Kafka: a fresh instance per rebalance);
+    a plug-in comes wrapped in ``PluginAssignor``."""
     cls = resolve_assignor_class(spec)
+    if not is_builtin_assignor(spec):
+        plugin = PluginAssignor(spec.strip(), cls)
+        plugin.configure(dict(configs or {}))
+        return plugin
     try:
         assignor = cls()
     except TypeError as exc:

@@ -80,29 +80,32 @@ A snapshot written here carries ``_taskassign_snapshot.json`` (``"format": "task
 the table files with their row counts, the applications, the skipped groups, the notes; no timestamps, so
 the same input gives the same bytes). ``write_snapshot`` writes into a hidden staging directory beside the
 target, then swaps it in: a reader sees the old snapshot or the new one. It replaces only an empty directory
-or one holding exactly what its marker lists; anything else is an error naming the directory, which is left
-untouched. A run killed mid-way may leave ``.NAME.capture-staging-*`` beside the directory: never read,
-safe to delete.
+or a snapshot taskassign wrote (``taskassign fleet generate`` writes the same marker) holding exactly what its
+marker lists; anything else is an error naming the directory, which is left untouched (fleet.snapshot_dir).
+A run killed mid-way may leave ``.NAME.capture-staging-*`` beside the directory: never read, safe to delete.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from taskassign.configs import REBALANCE_PROTOCOL, REBALANCE_PROTOCOL_EAGER, AssignmentConfigs
 from taskassign.errors import ConfigError, UserInputError
+from taskassign.fleet.snapshot_dir import (
+    MARKER_FILE,
+    SNAPSHOT_FORMAT,
+    check_snapshot_target,
+    marker_document,
+    replace_snapshot,
+)
 from taskassign.fleet.snapshot_files import FORMATS, Format, SnapshotWriter, table_file_name
 from taskassign.fleet.tables import INPUT_TABLES, OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
 from taskassign.formats.group import GroupSpec
-from taskassign.formats.json_io import load_json_file, to_json_text
+from taskassign.formats.json_io import to_json_text
 from taskassign.ids import TaskId
 from taskassign.leader.group import group_scenario, kafka_member_order
 from taskassign.leader.partition_grouper import (
@@ -128,8 +131,6 @@ __all__ = (
     "write_snapshot",
 )
 
-SNAPSHOT_FORMAT = "taskassign/fleet-snapshot/v1"
-MARKER_FILE = "_taskassign_snapshot.json"
 # The pipeline's member checks (fleet/checks.py; Kafka's own limits for client.tag.*).
 MAX_CLIENT_TAGS, MAX_TAG_KEY, MAX_TAG_VALUE = 5, 20, 30
 
@@ -670,22 +671,21 @@ def write_snapshot(
 ) -> SnapshotWritten:
     """Write the snapshot of ``apps`` ((app id, group) pairs) into ``directory`` as ``format`` (parquet, csv or
     json). Groups the snapshot cannot express are skipped with their reason (``skipped``); the directory must
-    be absent, empty, or a snapshot written here (else UserInputError naming it, and it is left untouched)."""
+    be absent, empty, or a snapshot taskassign wrote (else UserInputError naming it, and it is left
+    untouched: fleet.snapshot_dir)."""
     fmt = _table_format(format)
     target = Path(directory).absolute()
-    _check_target(target)
+    check_snapshot_target(target)
     conversions, skipped = _convert_all(apps)
-    staging = target.parent / f".{target.name}.capture-staging-{uuid.uuid4().hex[:12]}"
-    try:
+    files = {name: table_file_name(name, fmt) for name in INPUT_TABLES}
+
+    def write(staging: Path) -> dict[str, int]:
         rows = _write_tables(staging, fmt, conversions)
-        files = {name: table_file_name(name, fmt) for name in INPUT_TABLES}
         marker = _marker(fmt, files, rows, conversions, skipped)
         (staging / MARKER_FILE).write_text(to_json_text(marker), encoding="utf-8")  # staging is private: no temp file
-        _check_target(target)  # again: nothing may have appeared meanwhile
-        _swap_in(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+        return rows
+
+    rows = replace_snapshot(target, "capture", write)
     return SnapshotWritten(target, fmt, MappingProxyType(files), MappingProxyType(rows),
                            tuple(c.app_id for c in conversions), tuple(skipped),
                            MappingProxyType({c.app_id: c.notes for c in conversions if c.notes}))
@@ -717,7 +717,6 @@ def _convert_all(apps: Iterable[tuple[str, GroupSpec]]) -> tuple[list[GroupConve
 
 
 def _write_tables(staging: Path, fmt: Format, conversions: Sequence[GroupConversion]) -> dict[str, int]:
-    staging.mkdir(parents=True)
     with SnapshotWriter(staging, fmt) as writer:
         for name in INPUT_TABLES:
             for conversion in conversions:
@@ -727,73 +726,10 @@ def _write_tables(staging: Path, fmt: Format, conversions: Sequence[GroupConvers
 
 def _marker(fmt: Format, files: Mapping[str, str], rows: Mapping[str, int], conversions: Sequence[GroupConversion],
             skipped: Sequence[SkippedGroup]) -> dict[str, Any]:
-    """The marker: what this directory holds, so that a later write knows it may replace it. No clock in it:
-    the same groups give the same bytes."""
-    return {
-        "format": SNAPSHOT_FORMAT,
-        "written_by": "taskassign capture",
-        "taskassign_version": _version(),
-        "table_format": fmt,
-        "tables": {name: {"file": files[name], "rows": rows[name]} for name in INPUT_TABLES},
-        "applications": [c.app_id for c in conversions],
-        "skipped": [{"app_id": s.app_id, "reason": s.reason} for s in skipped],
-        "notes": {c.app_id: list(c.notes) for c in conversions if c.notes},
-    }
-
-
-def _version() -> str:
-    try:
-        return metadata.version("taskassign")
-    except metadata.PackageNotFoundError:  # pragma: no cover - running from a source tree
-        return "unknown"
-
-
-def _check_target(target: Path) -> None:
-    """The target must be absent, an empty directory, or a snapshot this module wrote (nothing else in it)."""
-    if target.is_symlink():
-        raise UserInputError(f"{target}: is a symbolic link; give the directory itself")
-    if not target.exists():
-        return
-    if not target.is_dir():
-        raise UserInputError(f"{target}: exists and is not a directory")
-    entries = sorted(p.name for p in target.iterdir())
-    if not entries:
-        return
-    problem = _not_ours(target, entries)
-    if problem is not None:
-        raise UserInputError(f"{target}: exists, is not empty and is not a snapshot taskassign capture wrote "
-                             f"({problem}); refusing to replace it")
-
-
-def _not_ours(target: Path, entries: Sequence[str]) -> str | None:
-    marker = target / MARKER_FILE
-    if not marker.is_file():
-        return f"no {MARKER_FILE}"
-    try:
-        doc = load_json_file(marker)
-    except UserInputError:
-        return f"{MARKER_FILE} does not read"
-    tables = doc.get("tables") if isinstance(doc, dict) else None
-    if not isinstance(doc, dict) or doc.get("format") != SNAPSHOT_FORMAT or not isinstance(tables, dict):
-        return f"{MARKER_FILE} is not a {SNAPSHOT_FORMAT} marker"
-    listed = {MARKER_FILE} | {t.get("file") for t in tables.values() if isinstance(t, dict)}
-    foreign = [e for e in entries if e not in listed or not (target / e).is_file()]
-    if foreign:
-        return f"it also holds {', '.join(foreign[:5])}"
-    return None
-
-
-def _swap_in(staging: Path, target: Path) -> None:
-    """Rename the finished snapshot into place: the old one (ours, or an empty directory) aside first, then
-    deleted. A reader sees the old snapshot or the new one, never a mix."""
-    if not target.exists():
-        os.rename(staging, target)
-        return
-    old = target.parent / f".{target.name}.capture-old-{staging.name.rsplit('-', 1)[1]}"
-    os.rename(target, old)
-    try:
-        os.rename(staging, target)
-    except BaseException:
-        os.rename(old, target)
-        raise
-    shutil.rmtree(old)
+    """The marker: what this directory holds, so that a later write knows it may replace it."""
+    return marker_document(
+        "taskassign capture", fmt, files, rows,
+        applications=[c.app_id for c in conversions],
+        skipped=[{"app_id": s.app_id, "reason": s.reason} for s in skipped],
+        notes={c.app_id: list(c.notes) for c in conversions if c.notes},
+    )

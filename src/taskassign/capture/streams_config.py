@@ -13,21 +13,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from taskassign.configs import CONFIG_KEYS, AssignmentConfigs
+from taskassign.assignors.registry import KAFKA_ASSIGNOR_CLASSES, assignor_display_name, is_builtin_assignor
+from taskassign.configs import CONFIG_KEYS, TASK_ASSIGNOR_CLASS, AssignmentConfigs
 from taskassign.errors import ConfigError, UserInputError
 
 __all__ = ("KAFKA_ASSIGNOR_CLASSES", "StreamsConfig", "streams_config")
 
-#: Kafka's assignor classes (``task.assignor.class`` for KIP-924 ones, ``internal.task.assignor.class``
-#: for the internal ones) and the taskassign assignor that reproduces each.
-KAFKA_ASSIGNOR_CLASSES = {
-    "org.apache.kafka.streams.processor.internals.assignment.HighAvailabilityTaskAssignor": "high_availability",
-    "org.apache.kafka.streams.processor.internals.assignment.LegacyStickyTaskAssignor": "legacy_sticky",
-    "org.apache.kafka.streams.processor.internals.assignment.StickyTaskAssignor": "legacy_sticky",
-    "org.apache.kafka.streams.processor.internals.assignment.FallbackPriorTaskAssignor": "fallback_prior",
-    "org.apache.kafka.streams.processor.assignment.assignors.StickyTaskAssignor": "sticky",
-}
-TASK_ASSIGNOR_CLASS = "task.assignor.class"
 INTERNAL_TASK_ASSIGNOR_CLASS = "internal.task.assignor.class"
 APPLICATION_ID = "application.id"
 #: Keys that change how the leader encodes (not only what it assigns): taskassign cannot follow them.
@@ -82,6 +73,8 @@ def _assignor(properties: Mapping[str, str], source: str, notes: list[str]) -> s
         if not value:
             continue
         name = KAFKA_ASSIGNOR_CLASSES.get(value)
+        if name is None and is_builtin_assignor(value):
+            name = assignor_display_name(value)
         if name is None:
             notes.append(f"{source}: {key}={value} is a custom assignor taskassign does not know: the recorded "
                          "outcome is compared with high_availability unless you give -a module:Class")

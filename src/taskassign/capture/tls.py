@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import os
 import ssl
-import stat
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from taskassign.errors import ClientConfigError
+from taskassign.errors import ClientConfigError, InputFileError
+from taskassign.formats.json_io import read_input_bytes
 
 __all__ = ("PEM_FILE_MAX_BYTES", "TLS_VERSIONS", "TlsSetup", "tls_setup")
 
@@ -210,18 +210,13 @@ def _inline_pem(key: str, text: str) -> _Pem:
 
 
 def _read_pem_file(key: str, location: str, declared_type: str | None) -> _Pem:
-    """A PEM store file's text. Checked to be a regular file of bounded size first (a FIFO would block)."""
+    """A PEM store file's text, through the shared safe reader (formats.json_io.read_input_bytes): a regular
+    file of bounded size (a FIFO would block, a device never end)."""
     path = Path(location).expanduser()
-    try:
-        _check_store_file(os.stat(path), key, location)
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-        try:
-            _check_store_file(os.fstat(descriptor), key, location)
-            data = os.read(descriptor, PEM_FILE_MAX_BYTES + 1)
-        finally:
-            os.close(descriptor)
-    except OSError as error:
-        raise _Problem(key, f"cannot read {location}: {error.strerror or error}") from None
+    try:  # a location is a file, never standard input: "-" is a file of that name
+        data = read_input_bytes(path if str(path) != "-" else "./-", what="PEM store", limit=PEM_FILE_MAX_BYTES)
+    except InputFileError as error:
+        raise _Problem(key, f"{location} {error.reason}") from None
     text = data.decode("ascii", errors="replace")
     if _PEM_MARKER not in text:
         if declared_type == _PEM:
@@ -229,14 +224,6 @@ def _read_pem_file(key: str, location: str, declared_type: str | None) -> _Pem:
         advice = _convert_trust_store_advice if "truststore" in key else _convert_key_store_advice
         raise _Problem(key, advice(_DEFAULT_STORE_TYPE, location))
     return _Pem(text, key, str(path))
-
-
-def _check_store_file(status: os.stat_result, key: str, location: str) -> None:
-    """A store must be a regular file (a FIFO would block the read) of bounded size."""
-    if not stat.S_ISREG(status.st_mode):
-        raise _Problem(key, f"{location} is not a regular file")
-    if status.st_size > PEM_FILE_MAX_BYTES:
-        raise _Problem(key, f"{location} is larger than {PEM_FILE_MAX_BYTES} bytes: not a PEM store")
 
 
 def _convert_trust_store_advice(store_type: str, location: str) -> str:

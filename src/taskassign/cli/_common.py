@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import functools
 import os
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
 
 from taskassign.api.application import read_application
+from taskassign.api.what_if import WhatIf, apply_what_if
 from taskassign.configs import KAFKA_COMPAT
 from taskassign.errors import InvalidAssignmentError, TaskassignError, UserInputError
 from taskassign.formats.scenario import Scenario, with_config_overrides
@@ -32,8 +36,20 @@ def stdout_console() -> Console:
     return console
 
 
+def new_table(**options: Any) -> Table:
+    """Every table of the command, in one style: a bold header, no outer edge; box-drawing lines only on a
+    terminal (piped or redirected output gets plain columns that ``grep``, ``awk`` and diffs read)."""
+    plain = not stdout_console().is_terminal
+    return Table(show_edge=False, header_style="bold", box=None if plain else box.HEAVY_HEAD, **options)
+
+
 def stderr_console() -> Console:
     return Console(stderr=True, highlight=False)
+
+
+def print_traceback(exc: BaseException) -> None:
+    """``exc``'s traceback, its causes' first (a plug-in's own exception), on stderr: what ``--debug`` adds."""
+    stderr_console().out("".join(traceback.format_exception(exc)), end="", highlight=False)
 
 
 def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
@@ -62,6 +78,17 @@ def load_scenario(path: Path, *, kafka_compat: bool = False) -> Scenario:
     if kafka_compat:
         scenario = with_config_overrides(scenario, {KAFKA_COMPAT: True})
     return scenario
+
+
+def load_altered(path: Path, what_if: WhatIf, *, kafka_compat: bool = False) -> tuple[Scenario, tuple[str, ...]]:
+    """``load_scenario`` then the what-if flags: the scenario to run and what the what-if changed."""
+    return apply_what_if(load_scenario(path, kafka_compat=kafka_compat), what_if)
+
+
+def allow_plugins_option() -> Any:
+    return typer.Option(False, "--allow-plugins",
+                        help="Let the input's task.assignor.class name a plug-in (module.Class: code that runs); "
+                             "without it, only built-in assignors (docs/security.md).")
 
 
 def case_name(path: Path) -> str:

@@ -3,45 +3,58 @@
 from __future__ import annotations
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 
-from taskassign.analysis.metrics import AssignmentMetrics, metric_fields
+from taskassign.analysis.metrics import SECTION_STARTS, AssignmentMetrics, metric_fields
+from taskassign.cli._common import new_table
+from taskassign.formats.units import human_bytes, human_count, short_ids
+from taskassign.model import ApplicationState
 
-#: Section titles, keyed by the first metric of each section (metric_fields() order).
-_SECTIONS = {
-    "tasks": "size",
-    "active_load_max": "balance (per thread)",
-    "state_load_max": "state-weighted load",
-    "active_moves": "movement against the previous assignment",
-    "standby_shortfall_tasks": "standbys",
-    "cross_rack_active_partitions": "racks and tags",
-}
 MAX_CLIENT_ROWS = 40
 
 
+#: Metrics that are state weights: bytes when the tasks give ``state_bytes``.
+STATE_WEIGHT_METRICS = frozenset({"state_load_max", "state_load_min", "state_load_skew", "active_state_load_max",
+                                  "active_state_load_min"})
+
+
 def format_value(value: int | float) -> str:
-    if isinstance(value, float):
-        return f"{value:.3f}".rstrip("0").rstrip(".") if value != int(value) else f"{value:.1f}"
-    return f"{value:,}"
+    """A plain number for text: ratios with up to three decimals, large counts abbreviated (12.3 M)."""
+    if isinstance(value, float) and value == int(value):
+        return f"{value:.1f}"
+    return human_count(value)
 
 
-def metrics_table(metrics: AssignmentMetrics) -> RenderableType:
+def state_in_bytes(state: ApplicationState) -> bool:
+    """Whether state weights are bytes (some task gives ``state_bytes``) rather than store counts."""
+    return any(info.state_bytes is not None for info in state.tasks.values())
+
+
+def metric_text(name: str, value: int | float, *, in_bytes: bool) -> str:
+    """One metric in human units: state weights as bytes when they are bytes, everything else as a number."""
+    if in_bytes and name in STATE_WEIGHT_METRICS:
+        return human_bytes(value)
+    return format_value(value)
+
+
+def metrics_table(metrics: AssignmentMetrics, *, in_bytes: bool = False) -> RenderableType:
     """The summary metrics, by section, then the per-client loads."""
-    summary = Table(show_edge=False, header_style="bold", pad_edge=False, title="metrics", title_justify="left")
+    summary = new_table(pad_edge=False, title="metrics", title_justify="left")
     summary.add_column("metric", no_wrap=True)
     summary.add_column("value", justify="right", no_wrap=True)
     values = metrics.to_dict()
     for f in metric_fields():
-        if f.name in _SECTIONS:
-            summary.add_row(f"[bold dim]{_SECTIONS[f.name]}[/]", "")
-        summary.add_row(f"  {f.name}", format_value(values[f.name]))
-    clients = Table(show_edge=False, header_style="bold", pad_edge=False, title="per client", title_justify="left")
+        if f.name in SECTION_STARTS:
+            summary.add_row(f"[bold dim]{SECTION_STARTS[f.name]}[/]", "")
+        summary.add_row(f"  {f.name}", metric_text(f.name, values[f.name], in_bytes=in_bytes))
+    clients = new_table(pad_edge=False, title="per client", title_justify="left")
     for column in ("client", "rack", "threads", "active", "standby", "active/thread", "total/thread",
                    "state load", "moved in", "to restore"):
         clients.add_column(column, justify="left" if column in ("client", "rack") else "right", no_wrap=True)
+    short = short_ids(row.process_id for row in metrics.client_metrics)
     for row in metrics.client_metrics[:MAX_CLIENT_ROWS]:
-        clients.add_row(str(row.process_id), row.rack or "-", str(row.threads), str(row.active), str(row.standby),
-                        format_value(row.active_load), format_value(row.total_load), format_value(row.state_load),
+        state = human_bytes(row.state_load) if in_bytes else format_value(row.state_load)
+        clients.add_row(short[row.process_id], row.rack or "-", str(row.threads), str(row.active), str(row.standby),
+                        format_value(row.active_load), format_value(row.total_load), state,
                         str(row.active_moves_in), format_value(row.records_to_restore))
     parts: list[RenderableType] = [summary, clients]
     if len(metrics.client_metrics) > MAX_CLIENT_ROWS:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
+from taskassign.cli._common import new_table
 from taskassign.formats.scenario import Scenario
+from taskassign.formats.units import human_bytes, relative_deadline, short_ids
 from taskassign.ids import TaskId
 from taskassign.leader.run import RebalanceResult
 from taskassign.model import AssignmentError
@@ -16,6 +17,14 @@ from taskassign.validation import CompletenessReport
 
 MAX_CLIENT_ROWS = 60
 MAX_TASKS_SHOWN = 12
+
+
+def clock(ms: int) -> str:
+    """A time since the start: ``+h:mm:ss`` (``.mmm`` when not a whole second)."""
+    seconds, millis = divmod(ms, 1000)
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    return f"+{hours}:{minutes:02d}:{seconds:02d}" + (f".{millis:03d}" if millis else "")
 
 
 def task_preview(tasks: Iterable[TaskId], limit: int = MAX_TASKS_SHOWN) -> str:
@@ -47,6 +56,8 @@ def explanation_text(sentences: list[str]) -> RenderableType:
 def result_summary(scenario: Scenario, result: RebalanceResult) -> RenderableType:
     """A header (assignor, error, probing, completeness) and one row per client."""
     state = scenario.state
+    sizes = [info.state_bytes for info in state.tasks.values() if info.state_bytes is not None]
+    state_bytes = sum(sizes) if sizes else None
     header = Text.assemble(
         ("scenario ", "dim"), (scenario.name, "bold"),
         ("   assignor ", "dim"), (result.assignor, "bold"),
@@ -55,14 +66,15 @@ def result_summary(scenario: Scenario, result: RebalanceResult) -> RenderableTyp
         ("\n"),
         (f"{len(state.tasks)} tasks ({len(state.stateful_task_ids)} with changelogs), "
          f"{len(state.clients)} clients, {sum(c.num_processing_threads for c in state.clients.values())} "
-         f"threads, num.standby.replicas={state.configs.num_standby_replicas}", "dim"),
+         f"threads, num.standby.replicas={state.configs.num_standby_replicas}"
+         + (f", {human_bytes(state_bytes)} of state" if state_bytes is not None else ""), "dim"),
     )
     parts: list[RenderableType] = [header]
     if result.fallback_reason:
         parts.append(Text(f"assignor raised TaskAssignmentException ({result.fallback_reason}): previous "
                           "assignment kept, immediate follow-up rebalance scheduled", style="yellow"))
-    table = Table(show_edge=False, header_style="bold", pad_edge=False)
-    table.add_column("client", no_wrap=True, min_width=36)
+    table = new_table(pad_edge=False)
+    table.add_column("client", no_wrap=True)
     table.add_column("rack", no_wrap=True)
     for column in ("threads", "active", "standby"):
         table.add_column(column, justify="right", no_wrap=True)
@@ -70,15 +82,16 @@ def result_summary(scenario: Scenario, result: RebalanceResult) -> RenderableTyp
         table.add_column(column, overflow="fold", ratio=1)
     table.add_column("follow-up", no_wrap=True)
     rows = list(result.group.clients.items())
+    short = short_ids(pid for pid, _ in rows)
     for pid, assignment in rows[:MAX_CLIENT_ROWS]:
         client = state.clients.get(pid)
         active, standby = assignment.active_tasks(), assignment.standby_tasks()
         deadline = assignment.followup_rebalance_deadline
         table.add_row(
-            str(pid), (client.rack_id or "-") if client else "?",
+            short[pid], (client.rack_id or "-") if client else "?",
             str(client.num_processing_threads) if client else "?",
             str(len(active)), str(len(standby)), task_preview(active), task_preview(standby),
-            "-" if deadline is None else str(deadline),
+            relative_deadline(deadline, state.now_ms),
         )
     parts.append(table)
     if len(rows) > MAX_CLIENT_ROWS:

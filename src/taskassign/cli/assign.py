@@ -1,4 +1,5 @@
-"""``taskassign assign``: one scenario, or a directory of scenarios, through an assignor."""
+"""``taskassign assign``: one scenario, or a directory of scenarios, through an assignor; a streams-group file,
+or any input with a streams-protocol assignor, through Kafka's broker-side assignors (``_streams.py``)."""
 
 from __future__ import annotations
 
@@ -7,36 +8,60 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
+from taskassign.api.application import read_input
 from taskassign.api.assign import assign as api_assign
-from taskassign.assignors.registry import DEFAULT_ASSIGNOR, resolve_assignor_class
+from taskassign.api.check_assignor import completeness_findings
+from taskassign.api.what_if import WhatIf, apply_what_if, chosen_assignor
+from taskassign.assignors.registry import DEFAULT_ASSIGNOR, check_assignor, streams_group_assignor
 from taskassign.cli._app import app
 from taskassign.cli._common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
+    allow_plugins_option,
     case_name,
     handle_errors,
-    load_scenario,
+    load_altered,
+    new_table,
+    print_traceback,
     stderr_console,
     stdout_console,
 )
-from taskassign.cli._metrics_render import metrics_table
+from taskassign.cli._metrics_render import metrics_table, state_in_bytes
 from taskassign.cli._render import error_text, explanation_text, result_summary
-from taskassign.errors import UserInputError
-from taskassign.formats.json_io import dump_json, to_json_text
+from taskassign.cli._streams import assign_streams_command
+from taskassign.cli._what_if import (
+    add_clients_option,
+    announce_what_if,
+    rack_down_option,
+    remove_client_option,
+    set_option,
+    what_if_from_flags,
+)
+from taskassign.configs import KAFKA_COMPAT
+from taskassign.errors import PluginAssignorError, TaskassignError, UserInputError
+from taskassign.formats.assignment import WHAT_IF
+from taskassign.formats.json_io import dump_json, prepare_output_dir, to_json_text
+from taskassign.formats.scenario import with_config_overrides
+from taskassign.leader.run import RebalanceResult
 from taskassign.model import AssignmentError
+from taskassign.streams_protocol.model import StreamsGroup
 
+_STRICT_HELP = ("Exit 1 when the completeness report finds unassigned tasks or missing standbys (Kafka's validation "
+                "lets both through).")
+_DEBUG_HELP = "Print the traceback of an error (e.g. the exception a plug-in assignor raised) under its message."
 
 @app.command()
 @handle_errors
 def assign(
-    scenario: Path = typer.Argument(..., help="A *.scenario.json file, or a directory of them."),
-    assignor: str = typer.Option(
-        DEFAULT_ASSIGNOR, "--assignor", "-a",
-        help="Built-in name (see `taskassign assignors`), module:Class, or path/to/file.py:Class.",
+    scenario: Path = typer.Argument(
+        ..., help="A *.scenario.json file, a GROUP.json, a streams-group file, or a directory of scenarios."),
+    assignor: str | None = typer.Option(
+        None, "--assignor", "-a",
+        help=f"Built-in name (see `taskassign assignors`), module:Class, or path/to/file.py:Class. Default: "
+             f"{DEFAULT_ASSIGNOR}; a streams-group file's own assignor.",
     ),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write the assignment file here."),
+    output: Path | None = typer.Option(None, "--out", "-o", "--output", help="Write the assignment file here."),
     out_dir: Path | None = typer.Option(None, "--out-dir", help="With a directory: write <case>.assignment.json here."),
     as_json: bool = typer.Option(False, "--json", help="Print the assignment file to stdout instead of a table."),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
@@ -48,42 +73,95 @@ def assign(
         help="Say, for every task that moved, from which client to which and why (the assignor's own reasons "
              "when it gives them, e.g. state_aware; otherwise the moves are listed without a reason).",
     ),
+    sets: list[str] | None = set_option(),
+    add_clients: list[str] | None = add_clients_option(),
+    remove_clients: list[str] | None = remove_client_option(),
+    racks_down: list[str] | None = rack_down_option(),
+    allow_plugins: bool = allow_plugins_option(),
+    strict: bool = typer.Option(False, "--strict", help=_STRICT_HELP),
+    debug: bool = typer.Option(False, "--debug", help=_DEBUG_HELP),
 ) -> None:
     """Assign every task of a scenario (or of every scenario in a directory) to its clients."""
-    resolve_assignor_class(assignor)  # fail fast on a bad name, before reading anything
+    what_if = what_if_from_flags(sets, add_clients, remove_clients, racks_down)
+    try:
+        _assign(scenario, assignor, output, out_dir, as_json, kafka_compat, with_metrics, explain, what_if,
+                allow_plugins, strict, debug)
+    except TaskassignError as exc:
+        if debug:
+            print_traceback(exc)
+        raise
+
+
+def strict_findings(result: RebalanceResult) -> list[str]:
+    """What ``--strict`` fails on: the completeness report's unassigned tasks and missing standbys."""
+    return [message for _, message in completeness_findings(result)]
+
+
+def _assign(
+    scenario: Path, assignor: str | None, output: Path | None, out_dir: Path | None, as_json: bool,
+    kafka_compat: bool, with_metrics: bool, explain: bool, what_if: WhatIf, allow_plugins: bool, strict: bool,
+    debug: bool,
+) -> None:
+    if assignor is not None:
+        check_assignor(assignor)  # fail fast on a bad name, before reading anything
     if scenario.is_dir():
         if out_dir is None:
             raise UserInputError(f"{scenario} is a directory: give --out-dir for the assignment files")
-        raise typer.Exit(_assign_directory(scenario, out_dir, assignor, kafka_compat, with_metrics))
+        raise typer.Exit(_assign_directory(scenario, out_dir, assignor, kafka_compat, with_metrics, what_if,
+                                           allow_plugins, strict, debug))
     if out_dir is not None:
         raise UserInputError("--out-dir goes with a directory of scenarios; for one file use -o")
-    loaded = load_scenario(scenario, kafka_compat=kafka_compat)
-    outcome = api_assign(loaded, assignor, with_metrics=with_metrics, explain=explain)
+    source = read_input(scenario)
+    if isinstance(source, StreamsGroup) and not what_if.is_empty:
+        raise UserInputError(f"{scenario}: a streams-group file (KIP-1071): the what-if flags take a scenario or a "
+                             "group file")
+    notes: tuple[str, ...] = ()
+    if not isinstance(source, StreamsGroup):
+        source, notes = apply_what_if(source, what_if)
+    if isinstance(source, StreamsGroup) or (assignor is not None and streams_group_assignor(assignor)):
+        if strict:
+            raise UserInputError("--strict checks the group leader's completeness report, which a streams-protocol "
+                                 "assignor has no part in; its summary's 'unassigned' and 'standbys short' lines "
+                                 "say what it leaves uncovered")
+        raise typer.Exit(assign_streams_command(source, assignor, output=output, as_json=as_json,
+                                                with_metrics=with_metrics, explain=explain))
+    loaded = with_config_overrides(source, {KAFKA_COMPAT: True}) if kafka_compat else source
+    chosen = chosen_assignor(assignor, loaded, what_if, default=DEFAULT_ASSIGNOR, allow_plugins=allow_plugins)
+    outcome = api_assign(loaded, chosen, with_metrics=with_metrics, explain=explain)
+    if notes:
+        outcome.document[WHAT_IF] = list(notes)
     result = outcome.result
     console = stdout_console()
     if output is not None:
         dump_json(outcome.document, output)
     if as_json:
+        announce_what_if(stderr_console(), notes)
         console.out(to_json_text(outcome.document), end="")
     else:
+        announce_what_if(console, notes)
         console.print(result_summary(loaded, result))
         if outcome.metrics is not None:
-            console.print(metrics_table(outcome.metrics))
+            console.print(metrics_table(outcome.metrics, in_bytes=state_in_bytes(loaded.state)))
         if outcome.explanations is not None:
             console.print(explanation_text(outcome.explanations))
         if output is not None:
             console.print(f"[dim]wrote {escape(str(output))}[/]")
     if result.error is not AssignmentError.NONE:
         raise typer.Exit(EXIT_FAILED)
+    if strict and (found := strict_findings(result)):
+        stderr_console().print(f"[bold red]incomplete (--strict):[/] {escape('; '.join(found))}")
+        raise typer.Exit(EXIT_FAILED)
 
 
-def _assign_directory(directory: Path, out_dir: Path, assignor: str, kafka_compat: bool, with_metrics: bool) -> int:
+def _assign_directory(directory: Path, out_dir: Path, assignor: str | None, kafka_compat: bool, with_metrics: bool,
+                      what_if: WhatIf, allow_plugins: bool, strict: bool = False, debug: bool = False) -> int:
     """Assign every ``*.scenario.json`` of ``directory`` in one process; returns the exit code."""
     files = sorted(directory.glob("*.scenario.json"))
     if not files:
         raise UserInputError(f"{directory}: no *.scenario.json files")
+    prepare_output_dir(out_dir)
     console, errors = stdout_console(), stderr_console()
-    summary = Table(show_edge=False, header_style="bold")
+    summary = new_table()
     for column in ("case", "tasks", "clients", "error", "probing", "complete"):
         summary.add_column(column)
     bad_input = failed = 0
@@ -94,16 +172,30 @@ def _assign_directory(directory: Path, out_dir: Path, assignor: str, kafka_compa
             case = case_name(path)
             progress.update(job, description=f"assigning {case}")
             try:
-                loaded = load_scenario(path, kafka_compat=kafka_compat)
+                loaded, notes = load_altered(path, what_if, kafka_compat=kafka_compat)
+                chosen = chosen_assignor(assignor, loaded, what_if, default=DEFAULT_ASSIGNOR,
+                                         allow_plugins=allow_plugins)
             except UserInputError as exc:
                 errors.print(f"[bold red]error:[/] {escape(str(exc))}")
                 bad_input += 1
                 progress.advance(job)
                 continue
-            outcome = api_assign(loaded, assignor, with_metrics=with_metrics)
+            try:
+                outcome = api_assign(loaded, chosen, with_metrics=with_metrics)
+            except PluginAssignorError as exc:
+                if debug:
+                    print_traceback(exc)
+                errors.print(f"[bold red]failed:[/] {escape(case)}: {escape(str(exc))}")
+                failed += 1
+                summary.add_row(case, str(len(loaded.state.tasks)), str(len(loaded.state.clients)), "raised", "-",
+                                "-")
+                progress.advance(job)
+                continue
+            if notes:
+                outcome.document[WHAT_IF] = list(notes)
             result = outcome.result
             dump_json(outcome.document, out_dir / f"{case}.assignment.json")
-            failed += result.error is not AssignmentError.NONE
+            failed += result.error is not AssignmentError.NONE or bool(strict and strict_findings(result))
             summary.add_row(case, str(len(loaded.state.tasks)), str(len(loaded.state.clients)),
                             error_text(result.error), "yes" if result.probing_rebalance_needed else "no",
                             "yes" if result.completeness.is_complete else "no")
@@ -111,7 +203,7 @@ def _assign_directory(directory: Path, out_dir: Path, assignor: str, kafka_compa
     console.print(summary)
     console.print(f"{len(files) - bad_input} of {len(files)} scenarios assigned into {escape(str(out_dir))}"
                   + (f"; {bad_input} unreadable" if bad_input else "")
-                  + (f"; {failed} invalid" if failed else ""))
+                  + (f"; {failed} invalid" + (" or incomplete (--strict)" if strict else "") if failed else ""))
     if bad_input:
         return EXIT_BAD_INPUT
     return EXIT_FAILED if failed else 0

@@ -9,13 +9,12 @@ from pathlib import Path
 import typer
 from rich.console import Group, RenderableType
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
 from taskassign.api.capture import DEFAULT_TIMEOUT_S, FleetCapture, capture_application, capture_fleet, write_group_file
 from taskassign.capture.group_capture import CapturedGroup
 from taskassign.cli._app import app
-from taskassign.cli._common import handle_errors, stderr_console, stdout_console
+from taskassign.cli._common import handle_errors, new_table, stderr_console, stdout_console
 from taskassign.errors import UserInputError
 
 
@@ -46,7 +45,8 @@ def capture(
         None, "--command-config", help="Client properties: security.protocol, sasl.*, ssl.* (as Kafka's tools)."),
     timeout: float = typer.Option(DEFAULT_TIMEOUT_S, "--timeout", min=0.5,
                                   help="Seconds to wait for the cluster before giving up."),
-    output: Path = typer.Option(..., "--output", "-o", help="The GROUP.json to write (a directory with --all-groups)."),
+    output: Path = typer.Option(..., "--out", "-o", "--output",
+                                help="The GROUP.json to write (a directory with --all-groups)."),
 ) -> None:
     """Read what a Kafka Streams group's leader used at its last rebalance, and the assignment it made."""
     if all_groups == (group is not None):
@@ -89,7 +89,7 @@ def _group_summary(result: CapturedGroup, output: Path) -> RenderableType:
 
 
 def _fleet_summary(fleet: FleetCapture) -> RenderableType:
-    table = Table(show_edge=False, header_style="bold")
+    table = new_table()
     table.add_column("group")
     table.add_column("captured")
     table.add_column("reason")

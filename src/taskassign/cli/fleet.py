@@ -7,10 +7,9 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from taskassign.cli._app import app
-from taskassign.cli._common import handle_errors, stderr_console, stdout_console
+from taskassign.cli._common import handle_errors, new_table, stderr_console, stdout_console
 from taskassign.errors import UserInputError
 from taskassign.fleet.generate import FleetSpec, write_fleet
 from taskassign.fleet.snapshot_files import FORMATS
@@ -23,7 +22,9 @@ app.add_typer(fleet_app, name="fleet")
 @handle_errors
 def generate(
     apps: int = typer.Option(..., "--apps", min=1, help="Number of applications."),
-    out: Path = typer.Option(..., "--out", help="Snapshot directory to write (its table files are replaced)."),
+    out: Path = typer.Option(
+        ..., "--out", "-o",
+        help="Snapshot directory to write: absent, empty, or a snapshot taskassign wrote (replaced)."),
     seed: int = typer.Option(0, "--seed", help="Same seed, same fleet."),
     tasks_per_app: int | None = typer.Option(
         None, "--tasks-per-app", min=1, help="About this many tasks per application (default: a mix of sizes)."),
@@ -39,7 +40,7 @@ def generate(
                   console=stderr_console(), transient=True) as progress:
         job = progress.add_task("apps", total=apps)
         summary = write_fleet(spec, out, fmt, on_app=lambda done: progress.update(job, completed=done))
-    table = Table(show_edge=False, header_style="bold")
+    table = new_table()
     table.add_column("table")
     table.add_column("rows", justify="right")
     for name, rows in summary.rows.items():

@@ -8,7 +8,6 @@ from pathlib import Path
 import typer
 from rich.console import Group, RenderableType
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
 from taskassign.api.optimize import (
@@ -20,12 +19,21 @@ from taskassign.api.optimize import (
     optimize_scenario,
 )
 from taskassign.cli._app import app
-from taskassign.cli._common import handle_errors, load_scenario, stderr_console, stdout_console
+from taskassign.cli._common import handle_errors, load_altered, new_table, stderr_console, stdout_console
 from taskassign.cli._render import task_preview
+from taskassign.cli._what_if import (
+    add_clients_option,
+    announce_what_if,
+    rack_down_option,
+    remove_client_option,
+    set_option,
+    what_if_from_flags,
+)
 from taskassign.configs import RACK_SOLVER
 from taskassign.errors import UserInputError
 from taskassign.formats.json_io import dump_json, to_json_text
 from taskassign.formats.scenario import Scenario, with_config_overrides
+from taskassign.formats.units import short_ids
 
 
 class SolverChoice(enum.StrEnum):
@@ -40,7 +48,7 @@ def optimize(
     scenario: Path = typer.Argument(..., help="A *.scenario.json file with a current_assignment."),
     active: bool = typer.Option(False, "--active", help="Optimise the active tasks."),
     standby: bool = typer.Option(False, "--standby", help="Optimise the standby tasks (pairwise exchanges)."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write the assignment file here."),
+    output: Path | None = typer.Option(None, "--out", "-o", "--output", help="Write the assignment file here."),
     api: Api = typer.Option(
         Api.INTERNAL, "--api",
         help="internal: Kafka's RackAwareTaskAssignor (what high_availability/legacy_sticky run; unset costs "
@@ -57,11 +65,16 @@ def optimize(
                                                 help="Override the non-overlap (movement) cost."),
     as_json: bool = typer.Option(False, "--json", help="Print the assignment file to stdout instead of a table."),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+    sets: list[str] | None = set_option(),
+    add_clients: list[str] | None = add_clients_option(),
+    remove_clients: list[str] | None = remove_client_option(),
+    racks_down: list[str] | None = rack_down_option(),
 ) -> None:
     """Improve the scenario's current_assignment for cross-rack traffic, keeping every client's task count."""
     if active == standby:
         raise UserInputError("give exactly one of --active or --standby")
-    loaded: Scenario = load_scenario(scenario, kafka_compat=kafka_compat)
+    loaded, notes = load_altered(
+        scenario, what_if_from_flags(sets, add_clients, remove_clients, racks_down), kafka_compat=kafka_compat)
     if solver is not None:
         loaded = with_config_overrides(loaded, {RACK_SOLVER: solver.value})
     role = Role.ACTIVE if active else Role.STANDBY
@@ -72,6 +85,7 @@ def optimize(
     console = stdout_console()
     if output is not None:
         dump_json(document, output)
+    announce_what_if(stderr_console() if as_json else console, notes)
     if as_json:
         console.out(to_json_text(document), end="")
         return
@@ -95,10 +109,11 @@ def _summary(scenario: Scenario, result: ScenarioOptimization) -> RenderableType
         ("   optimizer cost ", "dim"), (str(result.cost), "bold green"),
         ("   moved tasks ", "dim"), (str(len(result.moved_tasks)), "bold"),
     )
-    table = Table(show_edge=False, header_style="bold", pad_edge=False)
+    table = new_table(pad_edge=False)
     for column in ("client", "rack", "tasks", "gave", "received"):
         table.add_column(column, no_wrap=column in ("client", "rack", "tasks"), overflow="fold")
     current = scenario.current_assignment or {}
+    short = short_ids(result.assignments)
     for pid, after in result.assignments.items():
         pick = after.active_tasks if result.role is Role.ACTIVE else after.standby_tasks
         before = current.get(pid)
@@ -109,7 +124,7 @@ def _summary(scenario: Scenario, result: ScenarioOptimization) -> RenderableType
         if was == now:
             continue
         client = scenario.state.clients.get(pid)
-        table.add_row(str(pid), (client.rack_id if client else None) or "-", str(len(now)),
+        table.add_row(short[pid], (client.rack_id if client else None) or "-", str(len(now)),
                       task_preview(sorted(was - now)), task_preview(sorted(now - was)))
     parts: list[RenderableType] = [header, costs]
     if table.row_count:

@@ -12,12 +12,12 @@ import typer
 from rich.console import Console, Group, RenderableType
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from rich.table import Table
 from rich.text import Text
 
-from taskassign.assignors.registry import resolve_assignor_class
+from taskassign.assignors.registry import check_assignor
 from taskassign.cli._app import app
-from taskassign.cli._common import EXIT_FAILED, handle_errors, stderr_console, stdout_console
+from taskassign.cli._common import EXIT_FAILED, handle_errors, new_table, stderr_console, stdout_console
+from taskassign.cli._fleet_render import attention_table, comparison_table, fleet_metrics_table
 from taskassign.errors import UserInputError
 from taskassign.fleet.reasons import STATUSES
 from taskassign.formats.json_io import dump_json
@@ -28,6 +28,13 @@ app.add_typer(pipeline_app, name="pipeline")
 
 _MASTER_HELP = "Spark master URL (default local[*]; e.g. spark://host:7077)."
 _REMOTE_HELP = "Spark Connect server (sc://host:port) instead of a master."
+_ASSIGNOR_HELP = ("Assignor for every application (default: each application's own, else the built-in default); "
+                  "A,B[,...] runs every application through each and compares them (the first is the baseline).")
+_ATTENTION_HELP = "Applications per metric in the needs-attention view (worst state imbalance, standbys short, " \
+                  "records to restore)."
+_PLUGINS_HELP = ("Let the snapshot's applications.assignor name plug-ins (module:Class, file.py:Class). A plug-in "
+                 "spec is code execution: only for snapshots you trust. Without it such applications are rejected "
+                 "(PLUGIN_NOT_ALLOWED) and nothing is imported.")
 
 
 def _parse_conf(entries: list[str]) -> dict[str, str]:
@@ -40,20 +47,40 @@ def _parse_conf(entries: list[str]) -> dict[str, str]:
     return conf
 
 
+def _assignors(value: str | None) -> tuple[str | None, tuple[str, ...]]:
+    """``--assignor``: one assignor (the override), or A,B,... (a comparison run)."""
+    if value is None or "," not in value:
+        if value is not None:
+            check_assignor(value)
+        return value, ()
+    names = tuple(name.strip() for name in value.split(","))
+    if any(not name for name in names):
+        raise UserInputError(f"--assignor {value!r}: an empty name between commas")
+    if len(set(names)) < len(names):
+        raise UserInputError(f"--assignor {value!r}: names an assignor twice")
+    for name in names:
+        check_assignor(name)
+    return None, names
+
+
 @contextmanager
-def _spark_progress(spark: Any, progress: Progress) -> Iterator[None]:
-    """A bar of Spark tasks (classic sessions only: Spark Connect has no status tracker here)."""
-    context = getattr(spark, "sparkContext", None) if type(spark).__module__.startswith("pyspark.sql.classic") \
-        else None
+def _spark_progress(spark: Any, progress: Progress, counter: Any) -> Iterator[None]:
+    """Bars of applications done out of total and of Spark tasks (classic sessions only: Spark Connect has no
+    status tracker or accumulators here)."""
+    from taskassign.pipeline.progress import classic_context
+
+    context = classic_context(spark)
     if context is None:
         yield
         return
     tracker = context.statusTracker()
+    apps = progress.add_task("applications", total=None)
     bar = progress.add_task("spark tasks", total=None)
     stop = threading.Event()
 
     def poll() -> None:
         while not stop.wait(0.5):
+            progress.update(apps, completed=counter.done() or 0, total=counter.total)
             done = total = 0
             for stage_id in tracker.getActiveStageIds():
                 info = tracker.getStageInfo(stage_id)
@@ -70,35 +97,41 @@ def _spark_progress(spark: Any, progress: Progress) -> Iterator[None]:
         stop.set()
         thread.join()
         progress.remove_task(bar)
+        progress.remove_task(apps)
 
 
 @pipeline_app.command("run")
 @handle_errors
 def run(
     input_dir: Path = typer.Option(..., "--input", help="Fleet snapshot directory (docs/pipeline.md)."),
-    output_dir: Path = typer.Option(..., "--output", help="Output directory; replaced only when the run completes."),
-    assignor: str | None = typer.Option(
-        None, "--assignor", "-a", help="Assignor for every application (default: each application's own, else "
-                                       "the built-in default)."),
+    output_dir: Path = typer.Option(..., "--out", "-o", "--output",
+                                    help="Output directory; replaced only when the run completes."),
+    assignor: str | None = typer.Option(None, "--assignor", "-a", help=_ASSIGNOR_HELP),
     master: str | None = typer.Option(None, "--master", help=_MASTER_HELP),
     remote: str | None = typer.Option(None, "--remote", help=_REMOTE_HELP),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
     buckets: int | None = typer.Option(None, "--buckets", min=1, help="Buckets of applications (Python calls)."),
     conf: list[str] = typer.Option([], "--conf", help="Extra Spark config KEY=VALUE (repeatable)."),
+    allow_plugins: bool = typer.Option(False, "--allow-plugins", help=_PLUGINS_HELP),
+    attention: int = typer.Option(10, "--attention", min=0, help=_ATTENTION_HELP),
 ) -> None:
     """Assign every application of a fleet snapshot and write assignments, metrics, errors and a manifest."""
+    single, compared = _assignors(assignor)  # a bad name: exit 2 before Spark starts
+
+    from taskassign.pipeline.progress import ApplicationCounter
     from taskassign.pipeline.run import PipelineOptions, run_pipeline
     from taskassign.pipeline.session import command_session
 
-    if assignor is not None:
-        resolve_assignor_class(assignor)
-    options = PipelineOptions(input_dir, output_dir, assignor, kafka_compat, buckets)
+    options = PipelineOptions(input_dir, output_dir, single, kafka_compat, buckets, allow_plugins, compared,
+                              attention)
     console, errors = stdout_console(), stderr_console()
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=errors, transient=True) as progress:
         step = progress.add_task("starting Spark", total=None)
-        with command_session(master, remote, _parse_conf(conf)) as spark, _spark_progress(spark, progress):
-            result = run_pipeline(spark, options, lambda name: progress.update(step, description=name))
+        with command_session(master, remote, _parse_conf(conf)) as spark:
+            counter = ApplicationCounter(spark)
+            with _spark_progress(spark, progress, counter):
+                result = run_pipeline(spark, options, lambda name: progress.update(step, description=name), counter)
     console.print(fleet_summary(result.manifest, result.output_dir))
     if not result.manifest["reconciled"]:
         errors.print("[bold red]row counts do not reconcile (rows in != used + rejected); see manifest.json[/]")
@@ -106,38 +139,52 @@ def run(
 
 
 def fleet_summary(manifest: dict[str, Any], output_dir: Path) -> RenderableType:
-    """The end-of-run summary: outcome per application, fleet metrics, row accounting, errors."""
+    """The end-of-run summary: outcome per application, fleet metrics (a comparison run: the assignor
+    comparison), the applications that need attention, row accounting, errors."""
     import pyarrow.parquet as pq
 
     timings = manifest["timings"]
     apps = manifest["applications"]
+    assignors: list[str] = manifest["options"].get("assignors") or []
     header = Text.assemble(
         ("fleet ", "dim"), (f"{apps['total']:,} applications", "bold"), ("  output ", "dim"), (str(output_dir), "bold"),
         ("  in ", "dim"), (f"{timings['total_seconds']:.1f} s", "bold"),
         (f" (engine {timings['engine_seconds']:.1f} s of worker time)", "dim"),
     )
-    status = Table(title="applications", show_edge=False, header_style="bold", title_justify="left")
+    status = new_table(title="applications", title_justify="left")
     status.add_column("status")
-    status.add_column("count", justify="right")
+    by_status = {name: manifest["assignors"][name]["applications"]["by_status"] for name in assignors} or \
+        {"count": apps["by_status"]}
+    for name in by_status:
+        status.add_column(name, justify="right")
     status.add_column("meaning", style="dim")
     for name, meaning in STATUSES.items():
-        count = apps["by_status"].get(name, 0)
-        style = "green" if name == "ASSIGNED" else ("red" if count else "")
-        status.add_row(Text(name, style=style), f"{count:,}", meaning)
-    metrics = Table(title="fleet metrics (over assigned applications)", show_edge=False, header_style="bold",
-                    title_justify="left")
-    for column in ("metric", "sum", "mean", "p95", "max"):
-        metrics.add_column(column, justify="left" if column == "metric" else "right")
-    fleet = pq.read_table(output_dir / "fleet_metrics").to_pylist()
-    for row in fleet:
-        metrics.add_row(row["metric"], *(_number(row[c]) for c in ("sum", "mean", "p95", "max")))
-    rows = Table(title="input rows", show_edge=False, header_style="bold", title_justify="left")
+        counts = [per.get(name, 0) for per in by_status.values()]
+        style = "green" if name == "ASSIGNED" else ("red" if any(counts) else "")
+        status.add_row(Text(name, style=style), *(f"{count:,}" for count in counts), meaning)
+    parts: list[RenderableType] = [header, status]
+    if assignors:
+        parts.append(comparison_table(pq.read_table(output_dir / "assignor_comparison").to_pylist(), assignors))
+        parts.append(Text(f"each assignor's fleet metrics: {output_dir / 'fleet_metrics'}", style="dim"))
+    else:
+        parts.append(fleet_metrics_table(pq.read_table(output_dir / "fleet_metrics").to_pylist()))
+    attention = [row for row in pq.read_table(output_dir / "needs_attention").to_pylist()
+                 if not assignors or row["assignor"] == assignors[0]]
+    limit = int(manifest["options"].get("attention", 10))
+    if limit:
+        table = attention_table(attention, limit)
+        if assignors:
+            table.title = f"{table.title} under {assignors[0]} (every assignor's: needs_attention)"
+        parts.append(table)
+    under = f" (under {assignors[0]}; every assignor's: manifest.json)" if assignors else ""
+    rows = new_table(title="input rows" + under, title_justify="left")
     for column in ("table", "in", "used", "rejected"):
         rows.add_column(column, justify="left" if column == "table" else "right")
     for name, counts in manifest["rows"].items():
         rows.add_row(name, f"{counts['in']:,}", f"{counts['used']:,}", f"{counts['rejected']:,}")
-    parts: list[RenderableType] = [header, status, metrics, rows]
-    problems = Table(title="errors table", show_edge=False, header_style="bold", title_justify="left")
+    parts.append(rows)
+    title = "errors table" + (f" (under {assignors[0]}; every assignor's: the errors table)" if assignors else "")
+    problems = new_table(title=title, title_justify="left")
     for column in ("effect", "reason", "rows"):
         problems.add_column(column, justify="right" if column == "rows" else "left")
     for effect, codes in manifest["errors"].items():
@@ -150,14 +197,6 @@ def fleet_summary(manifest: dict[str, Any], output_dir: Path) -> RenderableType:
     return Group(*parts)
 
 
-def _number(value: float | None) -> str:
-    if value is None:
-        return "-"
-    if float(value).is_integer():
-        return f"{int(value):,}"
-    return f"{value:,.2f}"
-
-
 @pipeline_app.command("export-scenario")
 @handle_errors
 def export_scenario(
@@ -167,6 +206,7 @@ def export_scenario(
     master: str | None = typer.Option(None, "--master", help=_MASTER_HELP),
     remote: str | None = typer.Option(None, "--remote", help=_REMOTE_HELP),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Set taskassign.kafka.compat in its configs."),
+    allow_plugins: bool = typer.Option(False, "--allow-plugins", help=_PLUGINS_HELP),
 ) -> None:
     """Write one application's scenario file: the exact input the pipeline gives the engine for it."""
     from taskassign.pipeline.export import export_scenarios
@@ -175,7 +215,8 @@ def export_scenario(
     errors: Console = stderr_console()
     with errors.status("starting Spark"), command_session(master, remote) as spark:
         errors.print(f"checking and deriving {escape(app_id)}")
-        exported = export_scenarios(spark, input_dir, [app_id], kafka_compat=kafka_compat)[app_id]
+        exported = export_scenarios(spark, input_dir, [app_id], kafka_compat=kafka_compat,
+                                    allow_plugins=allow_plugins)[app_id]
     if exported.scenario is None:
         raise UserInputError(f"application {app_id!r} cannot be exported: {exported.rejection}")
     target = out or Path(f"{app_id}.scenario.json")

@@ -13,13 +13,23 @@ from rich.text import Text
 
 from taskassign.analysis.recorded_outcome import OutcomeComparison
 from taskassign.api.rebalance import group_result_to_document, rebalance_group_file
+from taskassign.api.what_if import apply_what_if_to_group
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, resolve_assignor_class
 from taskassign.cli._app import app
-from taskassign.cli._common import EXIT_FAILED, handle_errors, stderr_console, stdout_console
+from taskassign.cli._common import EXIT_FAILED, handle_errors, new_table, stderr_console, stdout_console
 from taskassign.cli._render import task_preview
+from taskassign.cli._what_if import (
+    add_clients_option,
+    announce_what_if,
+    rack_down_option,
+    remove_client_option,
+    set_option,
+    what_if_from_flags,
+)
 from taskassign.configs import KAFKA_COMPAT
 from taskassign.formats.group import GroupSpec, group_with_config_overrides, read_group
 from taskassign.formats.json_io import dump_json, to_json_text
+from taskassign.formats.units import relative_deadline, short_ids
 from taskassign.leader.group import GroupRebalanceResult
 from taskassign.wire.versions import AssignorError
 
@@ -34,9 +44,14 @@ def rebalance(
         None, "--assignor", "-a",
         help="Built-in name (see `taskassign assignors`), module:Class or file.py:Class. Default: the assignor "
              f"a captured file names (the one Kafka ran), else {DEFAULT_ASSIGNOR}."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write the group assignment document here."),
+    output: Path | None = typer.Option(None, "--out", "-o", "--output",
+                                       help="Write the group assignment document here."),
     as_json: bool = typer.Option(False, "--json", help="Print the group assignment document instead of a table."),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+    sets: list[str] | None = set_option(),
+    add_clients: list[str] | None = add_clients_option(),
+    remove_clients: list[str] | None = remove_client_option(),
+    racks_down: list[str] | None = rack_down_option(),
 ) -> None:
     """Run Kafka Streams' group leader on GROUP.json: every member's assignment bytes and what it does next.
 
@@ -50,6 +65,7 @@ def rebalance(
     resolve_assignor_class(chosen)
     if kafka_compat:
         spec = group_with_config_overrides(spec, {KAFKA_COMPAT: True})
+    spec, notes = apply_what_if_to_group(spec, what_if_from_flags(sets, add_clients, remove_clients, racks_down))
     with stderr_console().status(f"rebalancing {len(spec.members)} members"):
         run = rebalance_group_file(spec, chosen)
     result, comparison = run.result, run.comparison
@@ -57,6 +73,7 @@ def rebalance(
     if output is not None:
         dump_json(document, output)
     console = stdout_console()
+    announce_what_if(stderr_console() if as_json else console, notes)
     if as_json:
         console.out(to_json_text(document), end="")
     else:
@@ -107,13 +124,13 @@ def summary(spec: GroupSpec, result: GroupRebalanceResult) -> RenderableType:
     if result.failure:
         parts.append(Text(f"Kafka's leader fails: {result.failure}", style="bold red"))
     if result.members:
-        parts.append(_member_table(result))
+        parts.append(_member_table(result, spec.now_ms))
     parts.extend(Text(f"warning: {w}", style="yellow") for w in result.warnings)
     return Group(*parts)
 
 
-def _member_table(result: GroupRebalanceResult) -> Table:
-    table = Table(show_edge=False, header_style="bold", pad_edge=False)
+def _member_table(result: GroupRebalanceResult, now_ms: int) -> Table:
+    table = new_table(pad_edge=False)
     table.add_column("member", no_wrap=True)
     table.add_column("client", no_wrap=True)
     table.add_column("partitions", justify="right")
@@ -122,15 +139,23 @@ def _member_table(result: GroupRebalanceResult) -> Table:
     table.add_column("bytes", justify="right")
     table.add_column("next join", overflow="fold", ratio=1)
     rows = list(result.members.values())
+    short = short_ids(m.process_id for m in rows)
     for m in rows[:MAX_MEMBER_ROWS]:
         info = m.info
         active = sorted(set(info.active_tasks))
         standby = sorted(t for t, _ in info.standby_tasks)
         table.add_row(
-            m.member_id, str(m.process_id)[:8], str(len(m.assignment.topic_partitions())),
+            m.member_id, short[m.process_id], str(len(m.assignment.topic_partitions())),
             task_preview(active), task_preview(standby), task_preview(m.consumer.withheld),
-            str(len(m.assignment_bytes)), m.reaction.reason,
+            str(len(m.assignment_bytes)), _next_join(m.reaction.reason, m.reaction.next_rebalance_ms, now_ms),
         )
     if len(rows) > MAX_MEMBER_ROWS:
         table.add_row(f"… {len(rows) - MAX_MEMBER_ROWS} more (write them all with -o)", *([""] * 7))
     return table
+
+
+def _next_join(reason: str, deadline_ms: int | None, now_ms: int) -> str:
+    """The member's next join as text: an epoch-ms deadline in the reason becomes a time from the leader's clock."""
+    if not deadline_ms:
+        return reason
+    return reason.replace(f"at {deadline_ms}", relative_deadline(deadline_ms, now_ms))

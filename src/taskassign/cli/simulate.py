@@ -8,28 +8,39 @@ import typer
 from rich.console import Group, RenderableType
 from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from rich.table import Table
 from rich.text import Text
 
-from taskassign.assignors.registry import DEFAULT_ASSIGNOR, resolve_assignor_class
+from taskassign.api.what_if import chosen_assignor
+from taskassign.assignors.registry import DEFAULT_ASSIGNOR, check_assignor
 from taskassign.cli._app import app
-from taskassign.cli._common import EXIT_FAILED, handle_errors, load_scenario, stderr_console, stdout_console
+from taskassign.cli._common import (
+    EXIT_FAILED,
+    allow_plugins_option,
+    handle_errors,
+    load_altered,
+    new_table,
+    stderr_console,
+    stdout_console,
+)
 from taskassign.cli._metrics_render import format_value
+from taskassign.cli._render import clock
+from taskassign.cli._what_if import (
+    add_clients_option,
+    announce_what_if,
+    rack_down_option,
+    remove_client_option,
+    set_option,
+    what_if_from_flags,
+)
 from taskassign.formats.json_io import to_json_text
+from taskassign.formats.units import human_duration
 from taskassign.simulate import RebalanceRecord, SimulationResult, read_events, simulate
 
 MAX_ROWS = 200
 
 
-def _clock(ms: int) -> str:
-    seconds, millis = divmod(ms, 1000)
-    hours, rest = divmod(seconds, 3600)
-    minutes, seconds = divmod(rest, 60)
-    return f"+{hours}:{minutes:02d}:{seconds:02d}" + (f".{millis:03d}" if millis else "")
-
-
 def rebalance_table(result: SimulationResult) -> RenderableType:
-    table = Table(show_edge=False, header_style="bold", pad_edge=False)
+    table = new_table(pad_edge=False)
     for column in ("#", "time", "reasons", "clients", "probing", "active moves", "standby moves", "to restore",
                    "left to restore", "not running", "active skew", "error"):
         table.add_column(column, justify="left" if column in ("time", "reasons", "error") else "right",
@@ -38,7 +49,7 @@ def rebalance_table(result: SimulationResult) -> RenderableType:
     for r in rows[:MAX_ROWS]:
         m = r.metrics
         table.add_row(
-            str(r.index), _clock(r.time_ms - result.start_ms), ", ".join(r.reasons), format_value(m["clients"]),
+            str(r.index), clock(r.time_ms - result.start_ms), ", ".join(r.reasons), format_value(m["clients"]),
             "yes" if r.probing_rebalance_needed else "no", format_value(m["active_moves"]),
             format_value(m["standby_moves"]), format_value(m["records_to_restore"]),
             format_value(r.active_records_left + r.standby_records_left), format_value(r.tasks_not_running),
@@ -58,8 +69,9 @@ def summary_text(result: SimulationResult) -> Text:
         (f"{len(result.rebalances)} rebalances ({by_reason}); ", ""),
         (f"{result.probing_rebalances} probing", "bold"), "; ",
         ("converged", "bold green") if result.converged else ("not converged", "bold yellow"),
-        (f" at {_clock(result.settled_at_ms)}" if result.settled_at_ms is not None else ""),
-        (f"; simulated {_clock(result.end_ms - result.start_ms)}", "dim"),
+        (f" at {clock(result.settled_at_ms)} ({human_duration(result.settled_at_ms)} to settle)"
+         if result.settled_at_ms is not None else ""),
+        (f"; simulated {human_duration(result.end_ms - result.start_ms)}", "dim"),
     )
     if result.stopped_reason:
         text.append(f"\nstopped: {result.stopped_reason}", style="bold red")
@@ -73,9 +85,10 @@ def summary_text(result: SimulationResult) -> Text:
 def simulate_command(
     scenario: Path = typer.Argument(..., help="The *.scenario.json the simulation starts from."),
     events: Path = typer.Option(..., "--events", "-e", help="The EVENTS.json script (docs/events.md)."),
-    assignor: str = typer.Option(
-        DEFAULT_ASSIGNOR, "--assignor", "-a",
-        help="Built-in name (see `taskassign assignors`), module:Class, or path/to/file.py:Class.",
+    assignor: str | None = typer.Option(
+        None, "--assignor", "-a",
+        help="Built-in name (see `taskassign assignors`), module:Class, or path/to/file.py:Class. Default: the "
+             f"input's task.assignor.class, else {DEFAULT_ASSIGNOR}.",
     ),
     out: Path | None = typer.Option(
         None, "--out", "-o",
@@ -84,10 +97,18 @@ def simulate_command(
     seed: int | None = typer.Option(None, "--seed", help="Override the events file's seed."),
     as_json: bool = typer.Option(False, "--json", help="Print simulation.json to stdout instead of tables."),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+    sets: list[str] | None = set_option(),
+    add_clients: list[str] | None = add_clients_option(),
+    remove_clients: list[str] | None = remove_client_option(),
+    racks_down: list[str] | None = rack_down_option(),
+    allow_plugins: bool = allow_plugins_option(),
 ) -> None:
     """Replay a sequence of rebalances (joins, crashes, restarts, restores, probing) and report each one."""
-    resolve_assignor_class(assignor)
-    loaded = load_scenario(scenario, kafka_compat=kafka_compat)
+    if assignor is not None:
+        check_assignor(assignor)
+    what_if = what_if_from_flags(sets, add_clients, remove_clients, racks_down)
+    loaded, notes = load_altered(scenario, what_if, kafka_compat=kafka_compat)
+    chosen = chosen_assignor(assignor, loaded, what_if, default=DEFAULT_ASSIGNOR, allow_plugins=allow_plugins)
     script = read_events(events)
     errors = stderr_console()
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=errors,
@@ -96,12 +117,13 @@ def simulate_command(
 
         def on_rebalance(record: RebalanceRecord) -> None:
             progress.update(job, description=f"rebalance {record.index} ({', '.join(record.reasons)}) at "
-                                             f"{_clock(record.time_ms - loaded.state.now_ms)}")
+                                             f"{clock(record.time_ms - loaded.state.now_ms)}")
 
-        result = simulate(loaded, script, assignor, seed=seed, on_rebalance=on_rebalance)
+        result = simulate(loaded, script, chosen, seed=seed, on_rebalance=on_rebalance)
     console = stdout_console()
     if out is not None:
         written = result.write(out)
+    announce_what_if(errors if as_json else console, notes)
     if as_json:
         console.out(to_json_text(result.to_document()), end="")
     else:

@@ -8,8 +8,16 @@ import typer
 from rich.text import Text
 
 from taskassign.cli._app import app
-from taskassign.cli._common import EXIT_FAILED, handle_errors, load_scenario, stdout_console
+from taskassign.cli._common import EXIT_FAILED, handle_errors, load_altered, stdout_console
 from taskassign.cli._render import completeness_text, error_text
+from taskassign.cli._what_if import (
+    add_clients_option,
+    announce_what_if,
+    rack_down_option,
+    remove_client_option,
+    set_option,
+    what_if_from_flags,
+)
 from taskassign.formats.assignment import read_assignment
 from taskassign.model import AssignmentError
 from taskassign.validation import check_completeness, validate_task_assignment
@@ -22,13 +30,19 @@ def validate(
     assignment: Path = typer.Argument(..., help="A *.assignment.json file."),
     strict: bool = typer.Option(False, "--strict", help="Also fail when the completeness report finds gaps."),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Only Kafka's own checks."),
+    sets: list[str] | None = set_option(),
+    add_clients: list[str] | None = add_clients_option(),
+    remove_clients: list[str] | None = remove_client_option(),
+    racks_down: list[str] | None = rack_down_option(),
 ) -> None:
     """Print the AssignmentError Kafka would report and a completeness report; exit 0 only for NONE."""
-    loaded = load_scenario(scenario, kafka_compat=kafka_compat)
+    loaded, notes = load_altered(
+        scenario, what_if_from_flags(sets, add_clients, remove_clients, racks_down), kafka_compat=kafka_compat)
     document = read_assignment(assignment)
     error = validate_task_assignment(loaded.state, document.assignment)
     report = check_completeness(loaded.state, document.assignment)
     console = stdout_console()
+    announce_what_if(console, notes)
     console.print(Text.assemble(("validation: ", "dim"), error_text(error)))
     console.print(completeness_text(report))
     if error is not AssignmentError.NONE or (strict and not report.is_complete):

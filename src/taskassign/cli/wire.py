@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import re
-import sys
 from enum import StrEnum
 from pathlib import Path
 
@@ -14,7 +13,15 @@ from rich.markup import escape
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, stderr_console, stdout_console
 from taskassign.errors import DecodeError, UserInputError
-from taskassign.formats.json_io import load_json_text, to_json_text
+from taskassign.formats.json_io import (
+    load_json_text,
+    read_input_bytes,
+    read_input_text,
+    source_name,
+    to_json_text,
+    write_output_bytes,
+    write_output_text,
+)
 from taskassign.formats.wire_documents import (
     WIRE_FORMAT,
     bytes_from_text,
@@ -44,14 +51,11 @@ def read_bytes_argument(data: str) -> tuple[bytes, str]:
     """``HEX``, ``base64:TEXT``, ``@FILE`` (raw bytes, or hex / base64 text) or ``-`` (stdin text);
     returns the bytes and a name for error messages."""
     if data == "-":
-        return bytes_from_text(sys.stdin.read(), "stdin"), "stdin"
+        return bytes_from_text(read_input_text("-", what="message text"), "stdin"), "stdin"
     if not data.startswith("@"):
         return bytes_from_text(data, "argument"), "argument"
     path = Path(data[1:])
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise UserInputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    raw = read_input_bytes(path, what="message file")
     if raw.strip() and _TEXT.match(raw):
         return bytes_from_text(raw.decode("ascii"), str(path)), str(path)
     if raw.strip().startswith(b"base64:"):
@@ -66,7 +70,7 @@ def decode(
                                           "message inside), or subscription-info / assignment-info (userData only)."),
     data: str = typer.Argument(..., help="Hex, base64:TEXT, @FILE (raw bytes, or hex/base64 text) or - (stdin)."),
     raw_user_data: bool = typer.Option(False, "--raw-user-data", help="Keep userData as hex instead of decoding it."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write the JSON here instead of stdout."),
+    output: Path | None = typer.Option(None, "--out", "-o", "--output", help="Write the JSON here instead of stdout."),
 ) -> None:
     """Decode a Kafka Streams rebalance message and print it as JSON (taskassign encode reverses it)."""
     payload, where = read_bytes_argument(data)
@@ -80,7 +84,7 @@ def decode(
                                "bytes after it were not read (Kafka ignores trailing bytes too)")
     text = to_json_text(document)
     if output is not None:
-        output.write_text(text, encoding="utf-8")
+        write_output_text(text, output)
         stderr_console().print(f"[dim]wrote {escape(str(output))}[/]")
     else:
         stdout_console().out(text, end="")
@@ -91,29 +95,21 @@ def decode(
 def encode(
     document: str = typer.Argument(..., help="A JSON file as printed by `taskassign decode`, or - for stdin."),
     output_format: Output = typer.Option(Output.hex, "--as", help="hex, base64, or binary (needs -o)."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write the bytes here instead of stdout."),
+    output: Path | None = typer.Option(None, "--out", "-o", "--output", help="Write the bytes here instead of stdout."),
 ) -> None:
     """Encode a message from its JSON form (as taskassign decode prints it) into Kafka's bytes."""
-    if document == "-":
-        text, source = sys.stdin.read(), "stdin"
-    else:
-        path = Path(document)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UserInputError(f"{path}: cannot read ({exc})") from None
-        source = str(path)
+    text, source = read_input_text(document, what="wire JSON document"), source_name(document)
     message = message_from_json(load_json_text(text, source), source=source)
     data = message.encode()
     if output_format is Output.binary:
         if output is None:
             raise UserInputError("--as binary needs --output FILE (binary bytes are not printed to a terminal)")
-        output.write_bytes(data)
+        write_output_bytes(data, output)
         stderr_console().print(f"[dim]wrote {len(data)} bytes to {escape(str(output))}[/]")
         return
     rendered = data.hex() if output_format is Output.hex else base64.b64encode(data).decode("ascii")
     if output is not None:
-        output.write_text(rendered + "\n", encoding="ascii")
+        write_output_text(rendered + "\n", output, encoding="ascii")
         stderr_console().print(f"[dim]wrote {len(data)} bytes as {output_format.value} to {escape(str(output))}[/]")
     else:
         stdout_console().out(rendered)

@@ -2,10 +2,12 @@
 
 ``assign_application`` is what the pipeline runs for every application inside Spark's Arrow workers
 (and what tests run without Spark). The engine call is ``leader.assign.assign_scenario``, the code path of
-``taskassign assign``. Nothing escapes as an exception: an application whose state is invalid comes
-back REJECTED with the reason; one whose assignor raises keeps its previous assignment (KEPT_PREVIOUS,
-the leader's TaskAssignmentException path: identity assignment, immediate follow-up rebalance); one
-whose assignment fails Kafka's validation comes back INVALID_ASSIGNMENT with what the assignor produced.
+``taskassign assign`` (with ``streams_sticky`` / ``streams_balanced``: the broker's target assignment under the
+streams protocol, each thread a member; an assignor that throws there keeps the previous assignment too).
+Nothing escapes as an exception: an application whose state is invalid comes back REJECTED with the
+reason; one whose assignor raises keeps its previous assignment (KEPT_PREVIOUS, the leader's
+TaskAssignmentException path: identity assignment, immediate follow-up rebalance); one whose assignment
+fails Kafka's validation comes back INVALID_ASSIGNMENT with what the assignor produced.
 """
 
 from __future__ import annotations
@@ -17,15 +19,28 @@ from typing import Any, TypedDict
 
 from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics
 from taskassign.assignors.base import BaseTaskAssignor
-from taskassign.assignors.registry import DEFAULT_ASSIGNOR, assignor_display_name, resolve_assignor_class
+from taskassign.assignors.registry import (
+    DEFAULT_ASSIGNOR,
+    assignor_display_name,
+    check_assignor,
+    check_plugin_allowed,
+)
 from taskassign.configs import KAFKA_COMPAT, AssignmentConfigs
-from taskassign.errors import AssignorNotFoundError, ConfigError, TaskAssignmentException, UserInputError
+from taskassign.errors import (
+    AssignorNotFoundError,
+    ConfigError,
+    PluginAssignorError,
+    PluginNotAllowedError,
+    TaskAssignmentException,
+    UserInputError,
+)
 from taskassign.fleet.build import AppInput, BuiltApplication, build_scenario
 from taskassign.fleet.reasons import (
     ASSIGNOR_FAILED,
     INVALID_ASSIGNMENT,
     INVALID_CONFIG,
     INVALID_STATE,
+    PLUGIN_NOT_ALLOWED,
     STATUS_ASSIGNED,
     STATUS_INVALID_ASSIGNMENT,
     STATUS_KEPT_PREVIOUS,
@@ -101,13 +116,17 @@ class AppCheck:
     #: rack.aware.assignment.tags: every member must carry these tags.
     required_tags: tuple[str, ...] = ()
     kafka_compat: bool = False
+    #: The configs, for the checks of other columns that depend on them (now_ms).
+    configs: AssignmentConfigs | None = None
 
 
 def check_application(
     configs: Mapping[str, str] | None, assignor: str | None, *, assignor_override: str | None = None,
-    kafka_compat: bool = False,
+    kafka_compat: bool = False, allow_plugins: bool = False,
 ) -> AppCheck:
-    """INVALID_CONFIG or UNKNOWN_ASSIGNOR with the reason, or no code and what later checks need."""
+    """INVALID_CONFIG, PLUGIN_NOT_ALLOWED or UNKNOWN_ASSIGNOR with the reason, or no code and what later
+    checks need. The application's own ``assignor`` is data: a plug-in there is refused, without importing
+    it, unless ``allow_plugins``; the run's ``assignor_override`` is the user's choice."""
     props = dict(configs or {})
     if kafka_compat:
         props[KAFKA_COMPAT] = "true"
@@ -116,10 +135,13 @@ def check_application(
     except ConfigError as exc:
         return AppCheck(INVALID_CONFIG, str(exc))
     try:
-        resolve_assignor_class(effective_assignor(assignor, assignor_override))
+        check_assignor(effective_assignor(assignor, assignor_override),
+                       allow_plugins=allow_plugins or assignor_override is not None, source="the snapshot")
+    except PluginNotAllowedError as exc:
+        return AppCheck(PLUGIN_NOT_ALLOWED, str(exc))
     except AssignorNotFoundError as exc:
         return AppCheck(UNKNOWN_ASSIGNOR, str(exc))
-    return AppCheck(None, None, parsed.rack_aware_assignment_tags, parsed.kafka_compat)
+    return AppCheck(None, None, parsed.rack_aware_assignment_tags, parsed.kafka_compat, parsed)
 
 
 class _FailedAssignor(BaseTaskAssignor):
@@ -133,12 +155,17 @@ class _FailedAssignor(BaseTaskAssignor):
 
 
 def assign_application(
-    app: AppInput, *, assignor_override: str | None = None, kafka_compat: bool = False
+    app: AppInput, *, assignor_override: str | None = None, kafka_compat: bool = False, allow_plugins: bool = False
 ) -> AppResult:
-    """Run one application through the engine; never raises for a problem of the application itself."""
+    """Run one application through the engine; never raises for a problem of the application itself (a
+    plug-in assignor named by the application is refused, unimported, unless ``allow_plugins``)."""
     assignor = effective_assignor(app.get("assignor"), assignor_override)
     result = _empty_result(app, assignor_display_name(assignor))
     started = time.perf_counter()
+    try:
+        check_plugin_allowed(assignor, allow_plugins or assignor_override is not None, source="the snapshot")
+    except PluginNotAllowedError as exc:
+        return _rejected(result, PLUGIN_NOT_ALLOWED, str(exc), started)
     try:
         built = build_scenario(app, kafka_compat=kafka_compat)
     except ConfigError as exc:
@@ -155,7 +182,8 @@ def assign_application(
     except UserInputError as exc:
         return _rejected(result, INVALID_CONFIG, str(exc), started)
     except Exception as exc:
-        reason = f"{type(exc).__name__}: {exc}"
+        reason = f"{exc.detail} in {exc.method}" if isinstance(exc, PluginAssignorError) else \
+            f"{type(exc).__name__}: {exc}"
         outcome = rebalance(scenario.state, _FailedAssignor(reason), assignor_name=result["assignor"],
                             leader=scenario.leader_process_id, raise_on_error=False)
     measured_at = time.perf_counter()

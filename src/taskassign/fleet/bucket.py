@@ -4,7 +4,8 @@ The pipeline shuffles the snapshot once, by application, and hands each partitio
 ``process_bucket`` inside a Python worker. Every check and derivation is per application, so a bucket
 needs nothing from outside itself. In order:
 
-1. row checks of every table (fleet.checks);
+1. row checks of every table (fleet.checks), after rows holding invalid UTF-8 are made malformed
+   (fleet.text);
 2. topologies resolved; an application whose topology fails is rejected with its rows;
 3. tasks, partition references, end offsets and racks (fleet.derive);
 4. members' reports checked against members and tasks, merged per client, with lags;
@@ -60,6 +61,7 @@ from taskassign.fleet.derive import (
 from taskassign.fleet.marks import Marks, Row, row_json
 from taskassign.fleet.snapshot_files import arrow_schema
 from taskassign.fleet.tables import INPUT_TABLES, MEMBER_TASKS, MEMBERS, TableSpec
+from taskassign.fleet.text import quarantine_invalid_text
 
 __all__ = ("FROM_SUBSCRIPTION", "BucketResult", "ErrorRow", "bucket_table", "process_bucket")
 
@@ -130,19 +132,21 @@ def bucket_table(spec: TableSpec, rows: Sequence[Mapping[str, Any]] = ()) -> pa.
 
 def process_bucket(
     tables: Mapping[str, pa.Table], *, assignor_override: str | None = None, kafka_compat: bool = False,
-    run_engine: bool = True,
+    run_engine: bool = True, allow_plugins: bool = False,
 ) -> BucketResult:
     """Check, derive and assign every application of the bucket (``run_engine=False``: stop before the
-    engine, for exporting scenarios)."""
+    engine, for exporting scenarios). ``allow_plugins``: the applications' own assignors may be plug-ins
+    (code named by the snapshot: see assignors.registry); otherwise such an application is rejected."""
     started = time.perf_counter()
-    apps, status = check_applications(tables["applications"], assignor_override, kafka_compat)
+    tables = {name: quarantine_invalid_text(t, INPUT_TABLES[name]) for name, t in tables.items()}
+    apps, status = check_applications(tables["applications"], assignor_override, kafka_compat, allow_plugins)
     checked = {"applications": _Checked(INPUT_TABLES["applications"], tables["applications"], apps.marks,
                                         apps.rows)}
     metadata, blocks, rejected = _topologies(tables, status, checked)
     clients = _clients(tables, status, checked, blocks, metadata, rejected)
     inputs = _inputs(checked, metadata, clients)
     check_seconds = time.perf_counter() - started
-    results = _assign(inputs, checked, assignor_override, kafka_compat) if run_engine else []
+    results = _assign(inputs, checked, assignor_override, kafka_compat, allow_plugins) if run_engine else []
     results += _rejected_before_engine(checked["applications"], status, set(inputs))
     results.sort(key=lambda r: r["app_id"])
     return BucketResult(results, _errors(checked, results), inputs, check_seconds, checked)
@@ -168,7 +172,10 @@ def _topologies(
     partitions = _Checked(INPUT_TABLES["topic_partitions"], partitions_table,
                           check_topic_partitions(partitions_table, status))
     counts = topic_counts(partitions_table, partitions.marks.usable)
-    resolved, topology_errors = resolve_topologies(usable_subs, counts, repartition.usable_rows(), status)
+    incomplete = _shared_changelogs(usable_subs) | _incomplete_topologies((subs, repartition, partitions), status)
+    resolved, topology_errors = resolve_topologies([r for r in usable_subs if r["app_id"] not in incomplete], counts,
+                                                   repartition.usable_rows(), status)
+    topology_errors.update(incomplete)
     _reject_whole(checked["applications"], topology_errors)
     rejected = sorted(topology_errors)
     for t in (subs, repartition, partitions):
@@ -181,6 +188,54 @@ def _topologies(
     metadata = task_metadata(partitions_table.filter(pa.array(partitions.marks.usable)), blocks, counts)
     checked.update({"subtopologies": subs, "repartition_topics": repartition, "topic_partitions": partitions})
     return metadata, blocks, rejected
+
+
+#: Codes a topology or metadata row gets for what it is (not for its application, nor for not being used by
+#: any task): such a row makes its application's topology incomplete.
+_NOT_OWN_CONTENT = frozenset({R.APPLICATION_REJECTED, R.UNKNOWN_APPLICATION, R.UNREFERENCED_TOPIC})
+_KEYS = {"subtopologies": ("subtopology",), "repartition_topics": ("topic",),
+         "topic_partitions": ("topic", "partition")}
+
+
+def _incomplete_topologies(
+    tables: Sequence[_Checked], status: Mapping[str, AppStatus]
+) -> dict[str, tuple[str, str]]:
+    """Usable applications with a subtopologies, repartition_topics or topic_partitions row that cannot be
+    used: assigning them on the rest would silently leave out tasks (a subtopology, or the partitions its
+    rejected rows would have counted), so they are rejected as INCOMPLETE_TOPOLOGY, naming the row (the first
+    in table and key order, so the reason does not depend on the order rows arrive in)."""
+    found: dict[str, tuple[tuple[int, str], str]] = {}
+    for order, t in enumerate(tables):
+        for rejection in t.marks.rejections(t.rows_at):
+            app_id = rejection.row["app_id"]
+            if rejection.code in _NOT_OWN_CONTENT or app_id is None or not status.get(app_id, AppStatus(False)).ok:
+                continue
+            key = ", ".join(f"{k} {'(unreadable)' if rejection.row[k] is None else rejection.row[k]}"
+                            for k in _KEYS[t.spec.name])
+            rank = (order, key)
+            reason = (f"its {t.spec.name} row ({key}) cannot be used ({rejection.code}: {rejection.reason}); an "
+                      "application runs on its whole topology or not at all")
+            if app_id not in found or rank < found[app_id][0]:
+                found[app_id] = (rank, reason)
+    return {app_id: (R.INCOMPLETE_TOPOLOGY, reason) for app_id, (_, reason) in found.items()}
+
+
+def _shared_changelogs(subtopologies: Sequence[Row]) -> dict[str, tuple[str, str]]:
+    """Applications with a changelog topic that is also another subtopology's (changelog or source) topic:
+    its partitions would belong to two tasks, which no Kafka Streams topology has (INVALID_TOPOLOGY)."""
+    errors: dict[str, tuple[str, str]] = {}
+    owners: dict[tuple[str, str], set[int]] = {}
+    for r in subtopologies:
+        for t in {*r["source_topics"], *(r["changelog_topics"] or ())}:
+            owners.setdefault((r["app_id"], t), set()).add(r["subtopology"])
+    for r in sorted(subtopologies, key=lambda r: (r["app_id"], r["subtopology"])):
+        for t in sorted(r["changelog_topics"] or ()):
+            shared = sorted(owners[(r["app_id"], t)])
+            if len(shared) > 1 and r["app_id"] not in errors:
+                errors[r["app_id"]] = (R.INVALID_TOPOLOGY, f"changelog topic {t} is a topic of subtopologies "
+                                                           f"{', '.join(map(str, shared))}; a changelog topic belongs "
+                                                           "to the subtopology of its store only")
+    return errors
 
 
 def _clients(
@@ -206,13 +261,14 @@ def _clients(
 
 def _assign(
     inputs: Mapping[str, AppInput], checked: Mapping[str, _Checked], assignor_override: str | None,
-    kafka_compat: bool,
+    kafka_compat: bool, allow_plugins: bool,
 ) -> list[AppResult]:
     """Step 5: every application through the engine; the rows of those it rejects are rejected too."""
     # Assignors log Kafka's warnings (e.g. too few clients for the standbys); over a fleet they would
     # flood the output. What matters per application is in its result.
     logging.getLogger("taskassign").setLevel(logging.ERROR)
-    results = [assign_application(inputs[a], assignor_override=assignor_override, kafka_compat=kafka_compat)
+    results = [assign_application(inputs[a], assignor_override=assignor_override, kafka_compat=kafka_compat,
+                                  allow_plugins=allow_plugins)
                for a in sorted(inputs)]
     engine_rejects = {r["app_id"]: (r["reason_code"] or R.INVALID_STATE, r["reason"] or "")
                       for r in results if r["status"] == R.STATUS_REJECTED}

@@ -34,6 +34,7 @@ from taskassign.fleet.tables import (
     TOPIC_PARTITIONS,
     TableSpec,
 )
+from taskassign.model import MAX_PARTITIONS
 
 __all__ = (
     "MALFORMED",
@@ -147,10 +148,10 @@ class CheckedRows:
 # -- applications -----------------------------------------------------------------------------------------------
 
 def check_applications(
-    table: pa.Table, assignor_override: str | None, kafka_compat: bool
+    table: pa.Table, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False
 ) -> tuple[CheckedRows, dict[str, AppStatus]]:
-    """The applications rows (configs and assignor checked by the engine's own validation) and the
-    status of every application id they name."""
+    """The applications rows (configs and assignor checked by the engine's own validation; a plug-in
+    assignor refused unless ``allow_plugins``) and the status of every application id they name."""
     rows = table.to_pylist()
     marks = Marks(len(rows))
     basic_rules(marks, table, APPLICATIONS)
@@ -160,8 +161,11 @@ def check_applications(
     marks.reject([p is not None and not UUID.fullmatch(p) for p in leaders], R.BAD_PROCESS_ID,
                  lambda i, r: f"leader_process_id is not a UUID: {r['leader_process_id']}")
     checks = [check_application(dict(r["configs"] or ()), r["assignor"], assignor_override=assignor_override,
-                                kafka_compat=kafka_compat) for r in rows]
+                                kafka_compat=kafka_compat, allow_plugins=allow_plugins) for r in rows]
     marks.reject([c.code is not None for c in checks], [c.code for c in checks], lambda i, r: str(checks[i].reason))
+    late = [None if c.configs is None or r["now_ms"] is None else c.configs.now_ms_problem(r["now_ms"])
+            for c, r in zip(checks, rows, strict=True)]
+    marks.reject([p is not None for p in late], R.BAD_VALUE, lambda i, r: f"now_ms {late[i]}")
     rows_per_app: dict[str, list[int]] = {}
     for i, r in enumerate(rows):
         if r["app_id"] is not None:
@@ -209,6 +213,8 @@ def check_repartition_topics(
     app_rules(marks, table.column("app_id"), status)
     marks.reject(_np(pc.less_equal(table.column("num_partitions"), 0)), R.BAD_VALUE,
                  lambda i, r: f"num_partitions must be positive: {r['num_partitions']}")
+    marks.reject(_np(pc.greater(table.column("num_partitions"), MAX_PARTITIONS)), R.BAD_VALUE,
+                 lambda i, r: f"num_partitions must be at most {MAX_PARTITIONS}: {r['num_partitions']}")
     _duplicates(marks, table, ["app_id", "topic"])
     apps, topics = table.column("app_id").to_pylist(), table.column("topic").to_pylist()
     marks.reject([t not in read_topics.get(a, ()) for a, t in zip(apps, topics, strict=True)], R.UNREFERENCED_TOPIC,
@@ -224,6 +230,9 @@ def check_topic_partitions(table: pa.Table, status: Mapping[str, AppStatus]) -> 
     basic_rules(marks, table, TOPIC_PARTITIONS)
     app_rules(marks, table.column("app_id"), status)
     _negative(marks, table, "partition", "end_offset", "committed_offset", "size_bytes")
+    marks.reject(_np(pc.greater_equal(table.column("partition"), MAX_PARTITIONS)), R.BAD_VALUE,
+                 lambda i, r: f"partition must be below {MAX_PARTITIONS} (a topic has at most {MAX_PARTITIONS} "
+                              f"partitions here): {r['partition']}")
     racks = table.column("replica_racks")
     blank = np.zeros(table.num_rows, dtype=np.bool_)
     if table.num_rows:

@@ -29,8 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taskassign.fleet.snapshot_files import FORMATS, Format, SnapshotWriter, table_file_name
+from taskassign.fleet.snapshot_dir import MARKER_FILE, marker_document, replace_snapshot
+from taskassign.fleet.snapshot_files import Format, SnapshotWriter, table_file_name
 from taskassign.fleet.tables import INPUT_TABLES, OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
+from taskassign.formats.json_io import to_json_text, write_output_text
 from taskassign.ids import ProcessId, TaskId
 from taskassign.wire.subscription_info import SubscriptionInfo
 
@@ -370,29 +372,39 @@ def write_fleet(
     spec: FleetSpec, directory: str | Path, fmt: Format = "parquet",
     on_app: Callable[[int], None] | None = None,
 ) -> FleetSummary:
-    """Generate the fleet ``spec`` describes into ``directory`` (replacing its snapshot tables)."""
-    target = Path(directory)
-    target.mkdir(parents=True, exist_ok=True)
-    for name in INPUT_TABLES:
-        for other in FORMATS:
-            (target / table_file_name(name, other)).unlink(missing_ok=True)
+    """Generate the fleet ``spec`` describes into ``directory``: absent, empty, or a snapshot taskassign wrote
+    (this generator or ``taskassign capture``), which is replaced as a whole; anything else is refused and
+    left untouched (fleet.snapshot_dir). The snapshot carries the marker that says so."""
+    target = Path(directory).absolute()
     rng = random.Random(f"{spec.seed}:bad")
     slots: dict[int, list[str]] = {}
     for n in range(spec.bad_records):
         slots.setdefault(rng.randrange(spec.apps), []).append(BAD_RECORD_KINDS[n % len(BAD_RECORD_KINDS)])
     planted: list[str] = []
-    carried: list[str] = []  # kinds the application they fell on could not take: the next one gets them
-    with SnapshotWriter(target, fmt) as writer:
-        for index, app in enumerate(generate_apps(spec)):
-            kinds, carried = carried + slots.get(index, []), []
-            for kind in kinds:
-                done = plant_bad_record(app, kind, rng)
-                if done is None:
-                    carried.append(kind)
-                else:
-                    planted.append(done)
-            for table, rows in app.rows.items():
-                writer.write(table, rows)
-            if on_app is not None:
-                on_app(index + 1)
-    return FleetSummary(target, fmt, spec.apps, dict(writer.rows_written), tuple(planted))
+
+    def write(staging: Path) -> dict[str, int]:
+        carried: list[str] = []  # kinds the application they fell on could not take: the next one gets them
+        with SnapshotWriter(staging, fmt) as writer:
+            for index, app in enumerate(generate_apps(spec)):
+                kinds, carried = carried + slots.get(index, []), []
+                for kind in kinds:
+                    done = plant_bad_record(app, kind, rng)
+                    if done is None:
+                        carried.append(kind)
+                    else:
+                        planted.append(done)
+                for table, table_rows in app.rows.items():
+                    writer.write(table, table_rows)
+                if on_app is not None:
+                    on_app(index + 1)
+        counts = dict(writer.rows_written)
+        files = {name: table_file_name(name, fmt) for name in INPUT_TABLES}
+        marker = marker_document("taskassign fleet generate", fmt, files, counts,
+                                 fleet={"apps": spec.apps, "seed": spec.seed, "tasks_per_app": spec.tasks_per_app,
+                                        "bad_records": spec.bad_records},
+                                 planted=list(planted))
+        write_output_text(to_json_text(marker), staging / MARKER_FILE)
+        return counts
+
+    rows = replace_snapshot(target, "generate", write)
+    return FleetSummary(Path(directory), fmt, spec.apps, rows, tuple(planted))

@@ -21,6 +21,7 @@ __all__ = (
     "EFFECT_FLAGGED",
     "EFFECT_REJECTED",
     "END_OFFSETS_UNKNOWN",
+    "INCOMPLETE_TOPOLOGY",
     "INCONSISTENT_REPORT",
     "INVALID_ASSIGNMENT",
     "INVALID_CONFIG",
@@ -31,6 +32,7 @@ __all__ = (
     "MISSING_END_OFFSET",
     "MISSING_SOURCE_TOPIC",
     "MISSING_VALUE",
+    "PLUGIN_NOT_ALLOWED",
     "REASON_CODES",
     "STATUSES",
     "STATUS_ASSIGNED",
@@ -56,6 +58,7 @@ BAD_PROCESS_ID = "BAD_PROCESS_ID"
 DUPLICATE_KEY = "DUPLICATE_KEY"
 INVALID_CONFIG = "INVALID_CONFIG"
 UNKNOWN_ASSIGNOR = "UNKNOWN_ASSIGNOR"
+PLUGIN_NOT_ALLOWED = "PLUGIN_NOT_ALLOWED"
 MISSING_CLIENT_TAG = "MISSING_CLIENT_TAG"
 INCONSISTENT_REPORT = "INCONSISTENT_REPORT"
 MISSING_END_OFFSET = "MISSING_END_OFFSET"
@@ -67,6 +70,7 @@ UNREFERENCED_TOPIC = "UNREFERENCED_TOPIC"
 APPLICATION_REJECTED = "APPLICATION_REJECTED"
 # Whole applications rejected (on the applications row).
 INVALID_STATE = "INVALID_STATE"
+INCOMPLETE_TOPOLOGY = "INCOMPLETE_TOPOLOGY"
 # Applications flagged.
 END_OFFSETS_UNKNOWN = "END_OFFSETS_UNKNOWN"
 ASSIGNOR_FAILED = "ASSIGNOR_FAILED"
@@ -74,7 +78,7 @@ INVALID_ASSIGNMENT = "INVALID_ASSIGNMENT"
 
 #: Every reason code with its one-line meaning (docs/pipeline.md lists the same).
 REASON_CODES: Mapping[str, str] = MappingProxyType({
-    MALFORMED_ROW: "a CSV/JSON row or cell does not parse as the column's type",
+    MALFORMED_ROW: "a CSV/JSON row or cell does not parse as the column's type, or is not UTF-8 text",
     MISSING_VALUE: "a required column is null or empty",
     BAD_VALUE: "a value is out of range or not in the expected format",
     BAD_TASK_ID: "a task id does not parse as '<subtopology>_<partition>'",
@@ -82,6 +86,8 @@ REASON_CODES: Mapping[str, str] = MappingProxyType({
     DUPLICATE_KEY: "two rows share the table's key; all of them are rejected",
     INVALID_CONFIG: "an application's configs have an unknown key or a bad value",
     UNKNOWN_ASSIGNOR: "an application's assignor does not resolve",
+    PLUGIN_NOT_ALLOWED: "an application's assignor is a plug-in (module:Class, file.py:Class): code, which a run "
+                        "loads from data only with --allow-plugins",
     MISSING_CLIENT_TAG: "a member lacks a tag listed in rack.aware.assignment.tags",
     INCONSISTENT_REPORT: "a member reports a task as standby with offset sum -2 (running active)",
     MISSING_END_OFFSET: "a changelog partition has no end offset (the application's lags become unknown)",
@@ -92,6 +98,8 @@ REASON_CODES: Mapping[str, str] = MappingProxyType({
     APPLICATION_REJECTED: "the row's application was rejected (see its applications row)",
     MISSING_SOURCE_TOPIC: "a source topic is missing (Kafka answers INCOMPLETE_SOURCE_TOPIC_METADATA)",
     INVALID_TOPOLOGY: "the topology cannot be grouped into tasks (co-partitioning, repartition sizing)",
+    INCOMPLETE_TOPOLOGY: "a subtopologies, repartition_topics or topic_partitions row of the application cannot be "
+                         "used: it is not assigned on the rest of its tasks",
     INVALID_STATE: "the application's state as a whole is invalid (e.g. no members, unknown leader)",
     END_OFFSETS_UNKNOWN: "flagged: changelog end offsets are incomplete, every lag is -3 (spec 2.4)",
     ASSIGNOR_FAILED: "flagged: the assignor raised; previous assignment kept, immediate follow-up",

@@ -18,6 +18,7 @@ from typing import Any, Literal, TextIO
 
 from taskassign.errors import UserInputError
 from taskassign.fleet.tables import INPUT_TABLES, TableSpec
+from taskassign.formats.json_io import prepare_output_dir
 
 __all__ = ("FORMATS", "SnapshotWriter", "arrow_schema", "arrow_type", "table_file_name")
 
@@ -74,7 +75,7 @@ class SnapshotWriter:
         self._text: dict[str, TextIO] = {}
 
     def __enter__(self) -> SnapshotWriter:
-        self.directory.mkdir(parents=True, exist_ok=True)
+        prepare_output_dir(self.directory)
         return self
 
     def __exit__(

@@ -43,7 +43,10 @@ class FastReader:
         if type(items) is not list:
             return None
         key = tuple(items)
-        found = self._sets.get(key)
+        try:
+            found = self._sets.get(key)
+        except TypeError:  # an unhashable item (a list or an object): not a list of strings
+            return None
         if found is not None:
             return found
         if not all(type(s) is str for s in key) or len(set(key)) != len(key):
@@ -58,10 +61,15 @@ class FastReader:
         text = item.get("id")
         if type(text) is not str:
             return None
-        try:
-            tid = TaskId.parse(text)
-        except TaskIdFormatError:
-            return None
+        sub, underscore, part = text.partition("_")
+        if underscore and 0 < len(sub) < 10 and 0 < len(part) < 10 and sub.isascii() and part.isascii() \
+                and sub.isdigit() and part.isdigit():  # "<sub>_<part>" below 2^31: what the pattern accepts
+            tid = TaskId(int(sub), int(part))
+        else:
+            try:
+                tid = TaskId.parse(text)
+            except TaskIdFormatError:
+                return None
         stores = self._string_set(item.get("stores", []))
         end_sum = item.get("changelog_end_offset_sum", 0)
         state_bytes = item.get("state_bytes")

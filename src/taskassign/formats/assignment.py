@@ -25,6 +25,7 @@ from taskassign.model import (
 
 __all__ = (
     "ASSIGNMENT_FORMAT",
+    "WHAT_IF",
     "AssignmentDocument",
     "assignment_to_dict",
     "read_assignment",
@@ -33,7 +34,9 @@ __all__ = (
 
 ASSIGNMENT_FORMAT = "taskassign/assignment/v1"
 #: Top-level keys other producers (goldens, optimisers, metrics, explanations) may add.
-EXTRA_KEYS = ("golden", "optimizer_cost", "metrics", "explanations", "completeness", "details")
+EXTRA_KEYS = ("golden", "optimizer_cost", "metrics", "explanations", "completeness", "details", "what_if")
+#: The key under which an assignment computed on an altered input (the what-if flags) lists what was altered.
+WHAT_IF = "what_if"
 
 
 @dataclass(frozen=True, slots=True)

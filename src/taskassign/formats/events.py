@@ -41,7 +41,8 @@ __all__ = (
 )
 
 EVENTS_FORMAT = "taskassign/events/v1"
-PROTOCOLS = ("cooperative", "eager")
+#: ``streams``: the streams rebalance protocol (KIP-1071); it goes with a streams-protocol assignor.
+PROTOCOLS = ("cooperative", "eager", "streams")
 DEFAULT_RESTORE_RATE = 10_000
 DEFAULT_SESSION_TIMEOUT_MS = 45_000
 DEFAULT_STATE_CLEANUP_DELAY_MS = 600_000
@@ -180,7 +181,8 @@ class EventsFile:
 
     events: tuple[Event, ...]
     seed: int = 0
-    #: Overrides the scenario's ``taskassign.rebalance.protocol`` (None: keep the scenario's).
+    #: Overrides the scenario's ``taskassign.rebalance.protocol`` (None: keep the scenario's); ``streams``: the
+    #: streams protocol (which a streams-protocol assignor also selects).
     protocol: str | None = None
     restore_rate: int = DEFAULT_RESTORE_RATE
     session_timeout_ms: int = DEFAULT_SESSION_TIMEOUT_MS

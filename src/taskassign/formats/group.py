@@ -14,11 +14,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, TypeVar
 
+from taskassign.assignors.registry import BUILTIN_ASSIGNORS, is_builtin_assignor
 from taskassign.configs import AssignmentConfigs
-from taskassign.errors import DecodeError
+from taskassign.errors import DecodeError, EncodeError
 from taskassign.formats.json_io import JsonObject, describe, fail, load_json_file
-from taskassign.formats.scenario import parse_configs
+from taskassign.formats.scenario import parse_configs, typed_configs
 from taskassign.formats.wire_documents import bytes_from_text, message_from_json, message_to_json
+from taskassign.model import MAX_PARTITIONS
 from taskassign.wire.consumer_protocol import Assignment, Subscription
 from taskassign.wire.subscription_info import SubscriptionInfo
 
@@ -38,7 +40,6 @@ __all__ = (
 GROUP_FORMAT = "taskassign/group/v1"
 M = TypeVar("M", Subscription, Assignment)
 INT_MAX = 2**31 - 1
-MAX_PARTITIONS = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +146,8 @@ def parse_group(doc: Any, *, source: str | None = None, default_name: str = "gro
     now_ms = root.integer("now_ms", 0, minimum=0)
     raw_configs = root.obj("configs")
     configs = parse_configs(raw_configs)
+    if (problem := configs.now_ms_problem(now_ms)) is not None:
+        root.fail("now_ms", problem)
     subtopologies, repartition = _topology(root.obj("topology"))
     topics = _topics(root.obj("topics"))
     members = _members(root.array("members"), source)
@@ -159,7 +162,7 @@ def parse_group(doc: Any, *, source: str | None = None, default_name: str = "gro
     if recorded and len(recorded) != len(members):
         missing = next(m for m in members if m.recorded_assignment is None)
         fail(missing.path, "a recorded outcome lists every member's assignment: this member has none", source)
-    return GroupSpec(name, now_ms, configs, MappingProxyType(dict(raw_configs.data)), subtopologies,
+    return GroupSpec(name, now_ms, configs, MappingProxyType(typed_configs(raw_configs.data)), subtopologies,
                      MappingProxyType(topics), members, leader, unknown_offsets, source, MappingProxyType(repartition),
                      capture)
 
@@ -176,6 +179,12 @@ def _capture(obj: JsonObject) -> CaptureInfo:
         assignor=obj.string("assignor", "high_availability", non_empty=True),
         notes=tuple(obj.string_list("notes", [])),
     )
+    if not is_builtin_assignor(info.assignor):
+        # The file is data: naming a plug-in here would make `rebalance` import and run it. A plug-in is
+        # the user's explicit choice: --assignor.
+        obj.fail("assignor", f"must name a built-in assignor ({', '.join(sorted(BUILTIN_ASSIGNORS))}), got "
+                             f"{info.assignor!r}: a plug-in (module:Class, file.py:Class) is code, which a group "
+                             "file cannot make taskassign run; give it with --assignor instead")
     obj.finish()
     return info
 
@@ -243,6 +252,13 @@ def _subtopologies(topology: JsonObject, items: list[Any]) -> tuple[SubtopologyS
                 fail(topology.sub("subtopologies"), f"topic {t!r} is a source of subtopologies {owner[t]} and {s.id}; "
                                                     "Kafka lets one subtopology read a topic", topology.source)
             owner[t] = s.id
+    for i, s in enumerate(result):
+        for k, t in enumerate(s.changelog_topics):
+            # A changelog partition belongs to one task: the changelog of one subtopology's store.
+            if owner.setdefault(t, s.id) != s.id:
+                fail(f"{topology.sub('subtopologies')}[{i}].changelog_topics[{k}]",
+                     f"topic {t!r} is also a topic of subtopology {owner[t]}; a changelog topic belongs to the "
+                     "subtopology of its store only", topology.source)
     return tuple(sorted(result, key=lambda s: s.id))
 
 
@@ -283,7 +299,7 @@ def _partition_list(entry: JsonObject, items: list[Any]) -> tuple[PartitionSpec,
     by_number: dict[int, PartitionSpec] = {}
     for j, item in enumerate(items):
         obj = JsonObject(item, f"{entry.sub('partitions')}[{j}]", entry.source)
-        number = obj.integer("partition", minimum=0, maximum=INT_MAX)
+        number = obj.integer("partition", minimum=0, maximum=MAX_PARTITIONS - 1)
         if number in by_number:
             obj.fail("partition", f"partition {number} is listed twice")
         racks = tuple(obj.string_list("racks")) if obj.raw("racks", None) is not None else None
@@ -338,7 +354,10 @@ def _wire_bytes(obj: JsonObject, key: str, kind: type[M]) -> tuple[M, bytes]:
         message = message_from_json(value, path=where, source=obj.source)
         if not isinstance(message, kind):
             obj.fail(key, f"expected a consumer-protocol {label} (\"message\": \"{label}\")")
-        return message, message.encode()
+        try:
+            return message, message.encode()
+        except EncodeError as exc:
+            obj.fail(key, str(exc))
     decoded: Any = None
     if isinstance(value, dict):
         raw = JsonObject(value, where, obj.source)

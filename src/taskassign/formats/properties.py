@@ -32,13 +32,12 @@ descriptor. Every failure is a ``PropertiesError`` naming the file and, for a ba
 from __future__ import annotations
 
 import bisect
-import errno
 import os
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from taskassign.errors import PropertiesError
+from taskassign.errors import InputFileError, PropertiesError
+from taskassign.formats.json_io import read_input_bytes
 
 __all__ = ("MAX_PROPERTIES_BYTES", "parse_properties", "read_properties")
 
@@ -88,43 +87,12 @@ def _escape_error(text: str, source: str, line: _LogicalLine, error: _MalformedE
 
 
 def _read_regular_file(source: str) -> bytes:
-    """The bytes of ``source`` if it is a regular file no larger than MAX_PROPERTIES_BYTES.
-
-    ``os.stat`` first, so that a FIFO or device is refused without opening it (opening a FIFO blocks
-    until a writer comes); the descriptor is opened non-blocking and checked again with ``fstat``, so
-    that a file swapped for a FIFO in between is refused too, and at most one byte more than the limit
-    is ever read.
-    """
+    """The bytes of ``source`` if it is a regular file no larger than MAX_PROPERTIES_BYTES (the shared safe
+    reader, formats.json_io.read_input_bytes: a FIFO or a device is refused without blocking)."""
     try:
-        _check_regular(os.stat(source), source)
-        fd = os.open(source, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError as error:
-        raise PropertiesError(source, None, f"cannot read the file: {_os_reason(error)}") from None
-    try:
-        _check_regular(os.fstat(fd), source)
-        with os.fdopen(fd, "rb", closefd=False) as stream:
-            data = stream.read(MAX_PROPERTIES_BYTES + 1)
-    except OSError as error:
-        raise PropertiesError(source, None, f"cannot read the file: {_os_reason(error)}") from None
-    finally:
-        os.close(fd)
-    if len(data) > MAX_PROPERTIES_BYTES:
-        raise PropertiesError(source, None, f"larger than {MAX_PROPERTIES_BYTES} bytes: not a client properties file")
-    return data
-
-
-def _check_regular(status: os.stat_result, source: str) -> None:
-    if stat.S_ISDIR(status.st_mode):
-        raise PropertiesError(source, None, "is a directory, not a properties file")
-    if not stat.S_ISREG(status.st_mode):
-        raise PropertiesError(source, None, "is not a regular file (a pipe, socket or device is not read)")
-    if status.st_size > MAX_PROPERTIES_BYTES:
-        raise PropertiesError(source, None, f"larger than {MAX_PROPERTIES_BYTES} bytes: not a client properties file")
-
-
-def _os_reason(error: OSError) -> str:
-    """The OS's words for ``error``, without the Python exception's repr."""
-    return error.strerror or errno.errorcode.get(error.errno or 0, "") or type(error).__name__
+        return read_input_bytes(source, what="client properties file", limit=MAX_PROPERTIES_BYTES)
+    except InputFileError as error:
+        raise PropertiesError(source, None, error.reason) from None
 
 
 @dataclass(frozen=True)

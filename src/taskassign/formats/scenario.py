@@ -14,7 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from taskassign.configs import CONFIG_KEYS, AssignmentConfigs
+from taskassign.configs import CONFIG_KEYS, TASK_ASSIGNOR_CLASS, AssignmentConfigs, parse_config_value
 from taskassign.errors import ConfigError, ProcessIdFormatError, TaskIdFormatError
 from taskassign.formats._scenario_fast import FastReader
 from taskassign.formats.json_io import JsonObject, check_int, describe, dump_json, fail, load_json_file
@@ -38,6 +38,7 @@ __all__ = (
     "parse_scenario",
     "read_scenario",
     "scenario_to_dict",
+    "typed_configs",
     "with_config_overrides",
     "write_scenario",
 )
@@ -90,7 +91,12 @@ def parse_scenario(doc: Any, *, source: str | None = None, default_name: str = "
     configs = parse_configs(raw_configs)
     fast = FastReader()
     tasks = _parse_tasks(root.array("tasks"), source, fast)
+    if (problem := configs.now_ms_problem(now_ms)) is not None:
+        fail("$.now_ms", problem, source)
     clients = _parse_clients(root.array("clients"), tasks, configs, source, fast)
+    if tasks and not clients:
+        fail("$.clients", "an application with tasks has at least one client (the group leader's own); "
+                          "got none", source)
     leader = None
     if root.has("leader"):
         leader = _process_id(root.raw("leader"), "$.leader", source)
@@ -106,7 +112,7 @@ def parse_scenario(doc: Any, *, source: str | None = None, default_name: str = "
         tasks=tasks, clients={c.process_id: c for c in clients}, configs=configs, now_ms=now_ms
     )
     return Scenario(
-        name=name, state=state, raw_configs=MappingProxyType(dict(raw_configs.data)),
+        name=name, state=state, raw_configs=MappingProxyType(typed_configs(raw_configs.data)),
         current_assignment=current, leader=leader,
     )
 
@@ -116,12 +122,18 @@ def parse_configs(obj: JsonObject) -> AssignmentConfigs:
     for key in obj.data:
         obj.raw(key)
     try:
-        return AssignmentConfigs.from_properties(obj.data)
+        return AssignmentConfigs.from_properties(obj.data, coerce_strings=True)
     except ConfigError as exc:
         message = str(exc).split(": ", 1)[1]
-        if exc.key not in CONFIG_KEYS:
+        if exc.key not in CONFIG_KEYS and exc.key != TASK_ASSIGNOR_CLASS:
             message = f"unknown config key {exc.key!r}; known keys: {', '.join(sorted(CONFIG_KEYS))}"
         obj.fail(exc.key, message)
+
+
+def typed_configs(props: Mapping[str, Any]) -> dict[str, Any]:
+    """Configs as their typed values ("1" -> 1, "a,b" -> ["a", "b"]), for the assignor's ``configure``;
+    call after ``parse_configs`` accepted them."""
+    return {name: parse_config_value(name, value) for name, value in props.items()}
 
 
 def _task_id(value: Any, path: str, source: str | None) -> TaskId:
@@ -145,9 +157,13 @@ def _process_id(value: Any, path: str, source: str | None) -> ProcessId:
 def _parse_tasks(items: list[Any], source: str | None, fast: FastReader | None = None) -> dict[TaskId, TaskInfo]:
     tasks: dict[TaskId, TaskInfo] = {}
     named: bool | None = None
+    # A topic partition belongs to one task (Kafka's partition grouper gives each source and changelog
+    # partition to exactly one task); two tasks naming it would make the assignment meaningless.
+    owner: dict[tuple[str, int], TaskId] = {}
     for i, item in enumerate(items):
         quick = fast.task(item) if fast is not None else None
-        if quick is not None and quick.id not in tasks and named == (quick.id.topology_name is not None):
+        if quick is not None and quick.id not in tasks and named == (quick.id.topology_name is not None) \
+                and _own_partitions(quick, owner):
             tasks[quick.id] = quick
             continue
         obj = JsonObject(item, f"$.tasks[{i}]", source)
@@ -165,12 +181,23 @@ def _parse_tasks(items: list[Any], source: str | None, fast: FastReader | None =
         state_bytes = obj.integer("state_bytes", None, minimum=0, nullable=True)
         partitions = _parse_partitions(obj, source)
         obj.finish()
+        for j, p in enumerate(partitions):
+            other = owner.setdefault((p.topic, p.partition), tid)
+            if other != tid:
+                fail(f"{obj.sub('partitions')}[{j}]", f"partition {p.topic}-{p.partition} is also a partition of "
+                     f"task {other}: a topic partition belongs to one task", source)
         info = TaskInfo(tid, SortedFrozenSet(stores), partitions, end_sum, state_bytes)
         if end_sum != 0 and not info.has_changelog:
             obj.fail("changelog_end_offset_sum", "the task has no changelog partition, so it has no "
                                                  "changelog end offset; remove it or add a changelog partition")
         tasks[tid] = info
     return tasks
+
+
+def _own_partitions(task: TaskInfo, owner: dict[tuple[str, int], TaskId]) -> bool:
+    """Claim the task's partitions; False when another task holds one (the general reader names it)."""
+    tid = task.id
+    return all(owner.setdefault((p.topic, p.partition), tid) == tid for p in task.topic_partitions)
 
 
 def _parse_partitions(task: JsonObject, source: str | None) -> tuple[TaskTopicPartition, ...]:
@@ -380,7 +407,8 @@ def scenario_to_dict(scenario: Scenario) -> dict[str, Any]:
         "format": SCENARIO_FORMAT,
         "name": scenario.name,
         "now_ms": state.now_ms,
-        "configs": state.configs.to_properties(),
+        "configs": {**state.configs.to_properties(), **{k: v for k, v in scenario.raw_configs.items()
+                                                          if k == TASK_ASSIGNOR_CLASS}},
         "tasks": [_task_to_dict(info) for info in state.tasks.values()],
         "clients": [_client_to_dict(c) for c in state.clients.values()],
     }

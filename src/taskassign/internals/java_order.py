@@ -19,6 +19,11 @@ taskassign reproduces Kafka bit for bit, it takes those orders from here and now
 * ``UniqueJavaPriorityQueue``: the same heap over distinct, hashable elements with a fixed natural
   order; it tracks every element's array slot, so ``remove(o)`` and ``in`` are O(log n) / O(1) while the
   array layout stays exactly Java's (thread-level distribution removes thousands of tasks).
+* ``KeyedJavaPriorityQueue``: a PriorityQueue whose comparator reads a key fixed when the element is
+  offered (an element's key never changes while it is inside): parallel key and element arrays, Java's sift
+  rules on the keys alone, so equal keys come out in Java's heap order and the elements are never compared
+  (the streams-group sticky assignor polls processes by load and members by task count, ties everywhere).
+* ``java_string_key``: the sort key of ``String.compareTo`` (UTF-16 code units, not code points).
 * ``natural_queue_array``: the backing array of such a queue after a known sequence of removes and
   polls. A poll returns the minimum whatever the layout, so callers that only poll and remove can work
   on sorted sequences and ask for the layout only where Kafka iterates the array.
@@ -44,6 +49,7 @@ __all__ = (
     "HashSubsetOrder",
     "JavaHashMap",
     "JavaPriorityQueue",
+    "KeyedJavaPriorityQueue",
     "UniqueJavaPriorityQueue",
     "grown_capacity",
     "hash_iteration_order",
@@ -55,6 +61,7 @@ __all__ = (
     "java_heap_poll",
     "java_heap_push",
     "java_heap_remove_at",
+    "java_string_key",
     "natural_queue_array",
     "priority_queue_poll_order",
 )
@@ -341,6 +348,135 @@ class JavaPriorityQueue(Generic[T]):
             k = child
         if n:
             q[k] = x
+
+
+class KeyedJavaPriorityQueue(Generic[T]):
+    """``java.util.PriorityQueue`` of elements compared by a key that is fixed while they are inside.
+
+    ``offer(key, element)`` and ``poll() -> (key, element)`` run Java's ``siftUp`` / ``siftDown`` on the keys
+    only (kept in an array parallel to the elements'), so elements with equal keys leave in the order Java's
+    heap gives them and are never compared themselves. ``add_all`` offers one by one, as
+    ``PriorityQueue.addAll`` does (not a heapify). The caller re-offers an element after changing its key.
+    """
+
+    __slots__ = ("_items", "_keys")
+
+    def __init__(self) -> None:
+        self._keys: list[Any] = []
+        self._items: list[T] = []
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __bool__(self) -> bool:
+        return bool(self._keys)
+
+    def array(self) -> list[tuple[Any, T]]:
+        """(key, element) in the backing array's order (what Java's iterator visits)."""
+        return list(zip(self._keys, self._items, strict=True))
+
+    def add_all(self, entries: Iterable[tuple[Any, T]]) -> None:
+        for key, item in entries:
+            self.offer(key, item)
+
+    def offer(self, key: Any, item: T) -> None:
+        keys, items = self._keys, self._items
+        k = len(keys)
+        keys.append(key)
+        items.append(item)
+        while k > 0:
+            parent = (k - 1) >> 1
+            pk = keys[parent]
+            if key >= pk:
+                break
+            keys[k] = pk
+            items[k] = items[parent]
+            k = parent
+        keys[k] = key
+        items[k] = item
+
+    def poll(self) -> tuple[Any, T]:
+        """Remove and return the head as (key, element); IndexError when empty (Java returns null)."""
+        key = self._keys[0]
+        return key, self.poll_item()
+
+    def poll_item(self) -> T:
+        """Remove and return the head element (``poll`` without its key); IndexError when empty."""
+        keys, items = self._keys, self._items
+        head = items[0]
+        key = keys.pop()
+        item = items.pop()
+        n = len(keys)
+        if n:
+            k = 0
+            half = n >> 1
+            while k < half:
+                child = 2 * k + 1
+                ck = keys[child]
+                right = child + 1
+                if right < n and ck > keys[right]:
+                    child = right
+                    ck = keys[right]
+                if key <= ck:
+                    break
+                keys[k] = ck
+                items[k] = items[child]
+                k = child
+            keys[k] = key
+            items[k] = item
+        return head
+
+
+    def peek_item(self) -> T:
+        """The head element (IndexError when empty)."""
+        return self._items[0]
+
+    def replace_head(self, key: Any) -> T:
+        """``poll()`` then ``offer(key, head)`` in one call, leaving the same array as those two Java calls;
+        returns the head. For the assignors' loop "take the least loaded, give it a task, put it back"."""
+        keys, items = self._keys, self._items
+        head = items[0]
+        last_key = keys.pop()
+        last = items.pop()
+        n = len(keys)
+        if n:  # poll: the last element sifts down from the root
+            k = 0
+            half = n >> 1
+            while k < half:
+                child = 2 * k + 1
+                ck = keys[child]
+                right = child + 1
+                if right < n and ck > keys[right]:
+                    child = right
+                    ck = keys[right]
+                if last_key <= ck:
+                    break
+                keys[k] = ck
+                items[k] = items[child]
+                k = child
+            keys[k] = last_key
+            items[k] = last
+        keys.append(key)  # offer: the head, with its new key, sifts up from the end
+        items.append(head)
+        k = n
+        while k > 0:
+            parent = (k - 1) >> 1
+            pk = keys[parent]
+            if key >= pk:
+                break
+            keys[k] = pk
+            items[k] = items[parent]
+            k = parent
+        keys[k] = key
+        items[k] = head
+        return head
+
+
+def java_string_key(text: str) -> bytes:
+    """Sort key of Java's ``String.compareTo``: UTF-16 code units compared as unsigned numbers. Big-endian
+    UTF-16 bytes compare the same way; Python's own ``str`` order (code points) differs only for characters
+    outside the Basic Multilingual Plane."""
+    return text.encode("utf-16-be", "surrogatepass")
 
 
 def priority_queue_poll_order(keys: list[int]) -> list[int]:

@@ -2,17 +2,24 @@
 document of its result.
 
 The CLI, the simulator, the pipeline and the tests all go through ``assign_scenario`` so that "what
-taskassign assign does" is one code path.
+taskassign assign does" is one code path. A streams-protocol assignor (``streams_sticky``,
+``streams_balanced``) takes the streams path instead (``streams.py``: the broker's target assignment).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from taskassign.assignors.registry import DEFAULT_ASSIGNOR, assignor_display_name, create_assignor
+from taskassign.assignors.registry import (
+    DEFAULT_ASSIGNOR,
+    assignor_display_name,
+    create_assignor,
+    streams_group_assignor,
+)
 from taskassign.formats.assignment import EXTRA_KEYS, assignment_to_dict
 from taskassign.formats.scenario import Scenario
 from taskassign.leader.run import RebalanceResult, rebalance
+from taskassign.leader.streams import streams_rebalance
 
 __all__ = ("assign_scenario", "result_to_document")
 
@@ -22,6 +29,8 @@ def assign_scenario(
 ) -> RebalanceResult:
     """Run one leader rebalance of ``scenario`` with the assignor named ``assignor``
     (a built-in short name, ``module:Class`` or ``file.py:Class``)."""
+    if streams_group_assignor(assignor) is not None:
+        return streams_rebalance(scenario, assignor)
 
     def make(spec: str) -> Any:
         return create_assignor(spec, scenario.raw_configs)

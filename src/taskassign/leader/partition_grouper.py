@@ -22,6 +22,7 @@ from types import MappingProxyType
 
 from taskassign.errors import TopologyError
 from taskassign.internals.java_order import hash_iteration_order
+from taskassign.model import MAX_TASKS
 
 __all__ = (
     "INVALID_TOPOLOGY",
@@ -101,6 +102,10 @@ def resolve_topology(
             for t in sorted(set(sub.source_topics))
         }
         result.append(ResolvedSubtopology(sub.id, max(per_topic.values()), MappingProxyType(per_topic)))
+    tasks = sum(r.num_tasks for r in result)
+    if tasks > MAX_TASKS:
+        raise TopologyError(INVALID_TOPOLOGY, f"the topology has {tasks} tasks, more than the {MAX_TASKS} taskassign "
+                                              "assigns in one application")
     return ResolvedTopology(tuple(result), MappingProxyType(dict(sorted(resolved_counts.items()))))
 
 

@@ -25,6 +25,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyspark.sql.pandas.types import to_arrow_schema
 
+from taskassign.analysis.attention import DEFAULT_ATTENTION, needs_attention
+from taskassign.analysis.fleet_statistics import is_additive
 from taskassign.fleet import reasons
 from taskassign.pipeline.ipc import from_ipc
 from taskassign.pipeline.schemas import (
@@ -37,12 +39,13 @@ from taskassign.pipeline.schemas import (
     KIND_ERROR,
     KIND_SCHEMAS,
     METRIC_COLUMNS,
+    NEEDS_ATTENTION,
     OUTPUT_SCHEMAS,
     PROCESSED,
 )
 
-__all__ = ("OUTPUT_FILE", "SORT_KEYS", "Assembled", "assemble_outputs", "bucket_timings", "fleet_metrics",
-           "read_staged", "rows_of_kind")
+__all__ = ("OUTPUT_FILE", "SORT_KEYS", "Assembled", "assemble_outputs", "attention_table", "bucket_timings",
+           "fleet_metrics", "read_staged", "rows_of_kind", "sorted_table", "write_table")
 
 #: Each output table is a directory holding this one Parquet file.
 OUTPUT_FILE = "part-00000.parquet"
@@ -55,7 +58,7 @@ SORT_KEYS: Mapping[str, tuple[str, ...]] = {
 }
 _KIND_OF = {"app_metrics": KIND_APP, "client_assignments": KIND_CLIENT, "consumer_assignments": KIND_CONSUMER,
             "errors": KIND_ERROR}
-_FLEET_STATISTICS = ("apps", "sum", "mean", "min", "p50", "p95", "max")
+_FLEET_STATISTICS = ("apps", "sum", "mean", "min", "p50", "p90", "p95", "max")
 
 
 @dataclass(frozen=True)
@@ -96,14 +99,16 @@ def bucket_timings(staged: pa.Table) -> dict[str, float]:
             for name in ("python_seconds", "check_seconds", "read_seconds")}
 
 
-def _sorted(table: pa.Table, keys: tuple[str, ...]) -> pa.Table:
+def sorted_table(table: pa.Table, keys: tuple[str, ...]) -> pa.Table:
+    """``table``'s rows ordered by ``keys`` (nulls first)."""
     return table.sort_by([(key, "ascending", "at_start") for key in keys])
 
 
 def fleet_metrics(app_metrics: pa.Table) -> pa.Table:
     """Each metric summarised over the applications the engine ran (every status but REJECTED): count of
-    known values, exact sum, mean, min, median, 95th percentile (linear interpolation) and max; a row per
-    metric, none when no application ran."""
+    known values, exact sum (additive metrics only: a skew or imbalance summed over applications means
+    nothing, analysis.fleet_statistics), mean, min, median, 90th and 95th percentiles (linear interpolation)
+    and max; a row per metric, none when no application ran."""
     schema = to_arrow_schema(FLEET_METRICS)
     ran = app_metrics.filter(pc.not_equal(app_metrics["status"], reasons.STATUS_REJECTED))
     if ran.num_rows == 0:
@@ -115,29 +120,39 @@ def fleet_metrics(app_metrics: pa.Table) -> pa.Table:
             rows.append({"metric": name, "apps": 0})
             continue
         total = math.fsum(values.tolist())
-        statistics = (len(values), total, total / len(values), values[0], np.percentile(values, 50),
-                      np.percentile(values, 95), values[-1])
+        statistics = (len(values), total if is_additive(name) else None, total / len(values), values[0],
+                      np.percentile(values, 50), np.percentile(values, 90), np.percentile(values, 95), values[-1])
         rows.append({"metric": name} | {key: value.item() if isinstance(value, np.generic) else value
                                         for key, value in zip(_FLEET_STATISTICS, statistics, strict=True)})
     return pa.Table.from_pylist(rows, schema=schema)
 
 
-def _write(table: pa.Table, directory: Path) -> int:
+def attention_table(app_metrics: pa.Table, limit: int = DEFAULT_ATTENTION) -> pa.Table:
+    """The needs-attention view (analysis.attention) of the applications the engine ran."""
+    ran = app_metrics.filter(pc.not_equal(app_metrics["status"], reasons.STATUS_REJECTED))
+    rows = [row.to_dict() for row in needs_attention(ran.to_pylist(), limit)]
+    return pa.Table.from_pylist(rows, schema=to_arrow_schema(NEEDS_ATTENTION))
+
+
+def write_table(table: pa.Table, directory: Path) -> int:
+    """Write ``table`` as the one Parquet file of its output directory; returns its rows."""
     directory.mkdir(parents=True, exist_ok=True)
     pq.write_table(table, directory / OUTPUT_FILE)
     return int(table.num_rows)
 
 
-def assemble_outputs(processed: Path, staging: Path) -> Assembled:
-    """Write every output table (OUTPUT_SCHEMAS) into ``staging`` from the results staged in ``processed``."""
+def assemble_outputs(processed: Path, staging: Path, attention: int = DEFAULT_ATTENTION) -> Assembled:
+    """Write every output table (OUTPUT_SCHEMAS) into ``staging`` from the results staged in ``processed``
+    (``attention``: applications per metric in needs_attention)."""
     staged = read_staged(processed)
     written: dict[str, int] = {}
-    apps = _sorted(rows_of_kind(staged, KIND_APP), SORT_KEYS["app_metrics"])
+    apps = sorted_table(rows_of_kind(staged, KIND_APP), SORT_KEYS["app_metrics"])
     app_metrics = apps.select(to_arrow_schema(APP_METRICS).names)
-    written["app_metrics"] = _write(app_metrics, staging / "app_metrics")
-    written["fleet_metrics"] = _write(fleet_metrics(app_metrics), staging / "fleet_metrics")
+    written["app_metrics"] = write_table(app_metrics, staging / "app_metrics")
+    written["fleet_metrics"] = write_table(fleet_metrics(app_metrics), staging / "fleet_metrics")
+    written["needs_attention"] = write_table(attention_table(app_metrics, attention), staging / "needs_attention")
     for name in ("client_assignments", "consumer_assignments"):
-        written[name] = _write(_sorted(rows_of_kind(staged, _KIND_OF[name]), SORT_KEYS[name]), staging / name)
-    errors = _sorted(rows_of_kind(staged, KIND_ERROR), SORT_KEYS["errors"])
-    written["errors"] = _write(errors, staging / "errors")
+        written[name] = write_table(sorted_table(rows_of_kind(staged, _KIND_OF[name]), SORT_KEYS[name]), staging / name)
+    errors = sorted_table(rows_of_kind(staged, KIND_ERROR), SORT_KEYS["errors"])
+    written["errors"] = write_table(errors, staging / "errors")
     return Assembled(apps, errors, {name: written[name] for name in OUTPUT_SCHEMAS}, bucket_timings(staged))

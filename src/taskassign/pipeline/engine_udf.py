@@ -43,6 +43,8 @@ from taskassign.pipeline.schemas import (
 __all__ = ("TABLE", "bucket_processor", "scattered_processor", "scattered_tables", "split_tables", "stage_file")
 
 ArrowBatches = Iterator[pa.RecordBatch]
+#: Around a bucket's output rows (the run's progress count, pipeline.progress).
+Wrap = Callable[[Callable[[ArrowBatches], ArrowBatches]], Callable[[ArrowBatches], ArrowBatches]]
 
 #: The column of gathered rows that says which input table a row is from (its position in INPUT_TABLES).
 TABLE = "_table"
@@ -75,12 +77,13 @@ def _chunks(result: BucketResult) -> Iterator[dict[str, list[dict[str, Any]]]]:
 
 
 def bucket_processor(
-    schema: StructType, assignor_override: str | None, kafka_compat: bool, staged: str | None = None
+    schema: StructType, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False,
+    staged: str | None = None, wrap: Wrap | None = None,
 ) -> Callable[[ArrowBatches], ArrowBatches]:
     """Gathered rows of one bucket in; its results and errors rows (as IPC streams) and its timings out
     (``schema``: pipeline.schemas.PROCESSED); with ``staged``, written there instead (``stage_file``)."""
     return _processor(lambda gathered: (split_tables(gathered), 0.0),
-                      _bucket_runner(schema, assignor_override, kafka_compat, staged))
+                      _bucket_runner(schema, assignor_override, kafka_compat, allow_plugins, staged, wrap))
 
 
 def _processor(
@@ -120,10 +123,12 @@ def scattered_tables(scattered: pa.Table) -> tuple[dict[str, pa.Table], float]:
 
 
 def scattered_processor(
-    schema: StructType, assignor_override: str | None, kafka_compat: bool, staged: str | None = None
+    schema: StructType, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False,
+    staged: str | None = None, wrap: Wrap | None = None,
 ) -> Callable[[ArrowBatches], ArrowBatches]:
     """``bucket_processor`` for a bucket's scattered streams (pipeline.scatter) instead of gathered rows."""
-    return _processor(scattered_tables, _bucket_runner(schema, assignor_override, kafka_compat, staged))
+    return _processor(scattered_tables,
+                      _bucket_runner(schema, assignor_override, kafka_compat, allow_plugins, staged, wrap))
 
 
 def stage_file(batches: ArrowBatches, directory: str, schema: pa.Schema) -> ArrowBatches:
@@ -149,22 +154,28 @@ def stage_file(batches: ArrowBatches, directory: str, schema: pa.Schema) -> Arro
 
 
 def _bucket_runner(
-    schema: StructType, assignor_override: str | None, kafka_compat: bool, staged: str | None
+    schema: StructType, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool, staged: str | None,
+    wrap: Wrap | None,
 ) -> Callable[[Mapping[str, pa.Table], float, float], ArrowBatches]:
     """The bucket's work once its input tables are split out: process_bucket, then its output rows as IPC
     streams, then one row with its timings (``spent``: the worker's time so far; ``read_seconds``: the
-    scatter tasks' time for these rows); with ``staged``, those rows go to a file there (stage_file)."""
+    scatter tasks' time for these rows); with ``staged``, those rows go to a file there (stage_file); ``wrap``
+    goes around those rows (before any staging)."""
     arrow_schema_ = to_arrow_schema(schema)
     kind_schemas = {kind: to_arrow_schema(struct) for kind, struct in KIND_SCHEMAS.items()}
 
     def run(tables: Mapping[str, pa.Table], spent: float, read_seconds: float) -> ArrowBatches:
         rows = results(tables, spent, read_seconds)
+        if wrap is not None:  # around the PROCESSED rows, before any staging (the progress count reads them)
+            produced = rows
+            rows = wrap(lambda _batches: produced)(iter(()))
         return rows if staged is None else stage_file(rows, staged, arrow_schema_)
 
     def results(tables: Mapping[str, pa.Table], spent: float, read_seconds: float) -> ArrowBatches:
         started = time.perf_counter()
         with gc_paused():  # rows, records, scenarios and assignments: much allocated, little garbage
-            result = process_bucket(tables, assignor_override=assignor_override, kafka_compat=kafka_compat)
+            result = process_bucket(tables, assignor_override=assignor_override, kafka_compat=kafka_compat,
+                                    allow_plugins=allow_plugins)
         spent += time.perf_counter() - started
         for chunk in _chunks(result):
             converting = time.perf_counter()

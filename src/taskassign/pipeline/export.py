@@ -21,7 +21,7 @@ from taskassign.fleet.build import build_scenario
 from taskassign.formats.scenario import Scenario
 from taskassign.pipeline import stages
 from taskassign.pipeline.engine_udf import split_tables
-from taskassign.pipeline.read import read_snapshot
+from taskassign.pipeline.read import read_snapshot, unreadable_file
 
 __all__ = ("ExportedApplication", "export_scenarios")
 
@@ -36,16 +36,26 @@ class ExportedApplication:
 
 
 def export_scenarios(
-    spark: Any, input_dir: str | Path, app_ids: Sequence[str] | None = None, *, kafka_compat: bool = False
+    spark: Any, input_dir: str | Path, app_ids: Sequence[str] | None = None, *, kafka_compat: bool = False,
+    allow_plugins: bool = False,
 ) -> dict[str, ExportedApplication]:
     """The scenario of each application in ``app_ids`` (all applications when None), computed on the
-    driver: meant for a few applications, not a whole large fleet."""
-    tables = {name: t.df for name, t in read_snapshot(spark, input_dir).items()}
+    driver: meant for a few applications, not a whole large fleet. ``allow_plugins``: as the run's option
+    (checking an application resolves its assignor, which for a plug-in means importing it)."""
+    snapshot = read_snapshot(spark, input_dir)
+    tables = {name: t.df for name, t in snapshot.items()}
     if app_ids is not None:
         wanted = list(dict.fromkeys(app_ids))
         tables = {name: df.where(F.col("app_id").isin(wanted)) for name, df in tables.items()}
-    gathered = stages.gather(tables, None).toArrow()
-    bucket = process_bucket(split_tables(gathered), kafka_compat=kafka_compat, run_engine=False)
+    try:
+        gathered = stages.gather(tables, None).toArrow()
+    except Exception as exc:
+        unreadable = unreadable_file(exc, {name: (t.path, t.format) for name, t in snapshot.items()})
+        if unreadable is not None:
+            raise unreadable from None
+        raise
+    bucket = process_bucket(split_tables(gathered), kafka_compat=kafka_compat, run_engine=False,
+                            allow_plugins=allow_plugins)
     result: dict[str, ExportedApplication] = {}
     for app_id, record in bucket.inputs.items():
         try:

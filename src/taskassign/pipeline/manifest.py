@@ -20,10 +20,11 @@ from taskassign.fleet import reasons
 from taskassign.fleet.tables import INPUT_TABLES
 from taskassign.pipeline.assemble import Assembled
 
-__all__ = ("OUTPUT_TABLES", "build_manifest", "taskassign_version")
+__all__ = ("OUTPUT_TABLES", "build_comparison_manifest", "build_manifest", "taskassign_version")
 
 #: The tables a run writes, in the order the manifest lists them.
-OUTPUT_TABLES = ("client_assignments", "consumer_assignments", "app_metrics", "fleet_metrics", "errors")
+OUTPUT_TABLES = ("client_assignments", "consumer_assignments", "app_metrics", "fleet_metrics", "needs_attention",
+                 "errors")
 _TIMINGS = ("build_seconds", "engine_seconds", "metrics_seconds")
 
 
@@ -47,9 +48,30 @@ def build_manifest(assembled: Assembled, rows_in: Mapping[str, int], header: Map
         "reconciled": all(r["in"] == r["used"] + r["rejected"] for r in rows.values()),
         "applications": {"total": sum(statuses.values()), "by_status": dict(sorted(statuses.items()))},
         "errors": {effect: dict(sorted(codes.items())) for effect, codes in by_reason.items()},
-        "outputs": {name: {"path": name, "rows": assembled.rows[name]} for name in OUTPUT_TABLES},
+        "outputs": {name: {"path": name, "rows": assembled.rows[name]}
+                    for name in (*OUTPUT_TABLES, *sorted(set(assembled.rows) - set(OUTPUT_TABLES)))},
         "timings": {**assembled.timings,
                     **{name: round(float(pc.sum(apps[name]).as_py() or 0.0), 3) for name in _TIMINGS}},
+    }
+
+
+def build_comparison_manifest(
+    assembled: Mapping[str, Assembled], written: Mapping[str, int], rows_in: Mapping[str, int],
+    header: Mapping[str, Any],
+) -> dict[str, Any]:
+    """The manifest of a comparison run (one pass per assignor, ``assembled`` in the order given): the first
+    assignor's accounting at the top, as a single run's, every assignor's under ``assignors``, ``reconciled``
+    only when every pass reconciles, ``outputs`` the combined tables, ``timings`` summed over the passes."""
+    manifests = {name: build_manifest(a, rows_in, header) for name, a in assembled.items()}
+    first = next(iter(manifests.values()))
+    timings = {key: round(sum(m["timings"][key] for m in manifests.values()), 3) for key in first["timings"]}
+    return {
+        **first,
+        "reconciled": all(m["reconciled"] for m in manifests.values()),
+        "assignors": {name: {key: m[key] for key in ("rows", "reconciled", "applications", "errors")}
+                      for name, m in manifests.items()},
+        "outputs": {name: {"path": name, "rows": rows} for name, rows in written.items()},
+        "timings": timings,
     }
 
 

@@ -16,11 +16,15 @@ the table and the column: those are mistakes in the snapshot as a whole, not in 
 
 from __future__ import annotations
 
+import functools
+import re
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame
@@ -31,12 +35,15 @@ from pyspark.sql.types import StringType, StructField, StructType
 from taskassign.errors import UserInputError
 from taskassign.fleet.checks import MALFORMED, SOURCE_ROW
 from taskassign.fleet.tables import INPUT_TABLES, TableSpec
+from taskassign.pipeline.raw_text import LATIN_1, bytes_as_text, escaped, lone_surrogate_escape, not_utf8
 from taskassign.pipeline.schemas import spark_type, table_schema
 
 __all__ = (
     "MALFORMED",
+    "PIECE_READ_FAILED",
     "SOURCE_ROW",
     "SnapshotTable",
+    "check_parquet_files",
     "locate_snapshot",
     "locate_table",
     "parquet_files",
@@ -44,9 +51,11 @@ __all__ = (
     "read_snapshot",
     "read_table",
     "source_row",
+    "unreadable_file",
 )
 
 _CORRUPT = "_corrupt_record"
+_BAD_BYTES, _LONE, _TEXT_PROBLEM, _SHOWN = "_bad_bytes", "_lone_surrogate", "_text_problem", "_shown"
 _SUFFIXES: Mapping[str, tuple[str, ...]] = {
     "parquet": (".parquet",),
     "csv": (".csv",),
@@ -71,6 +80,7 @@ def _format_of_directory(directory: Path) -> str | None:
     for child in directory.iterdir():
         if child.name.startswith(("_", ".")):
             continue
+        _check_readable_kind(child)
         for fmt, suffixes in _SUFFIXES.items():
             if child.name.endswith(suffixes):
                 found.add(fmt)
@@ -86,6 +96,7 @@ def locate_table(directory: Path, name: str) -> tuple[Path, str] | None:
         for suffix in suffixes:
             path = directory / f"{name}{suffix}"
             if path.exists():
+                _check_readable_kind(path)
                 candidates.append((path, fmt))
     plain = directory / name
     if plain.is_dir():
@@ -136,35 +147,124 @@ def _empty(spark: Any, spec: TableSpec) -> DataFrame:
     return empty
 
 
+def _check_readable_kind(path: Path) -> None:
+    """A table is a regular file or a directory of them: a FIFO, socket or device would block Spark's read
+    or never end, so it is refused (naming it) before Spark is asked to read anything."""
+    if not (path.is_file() or path.is_dir()):
+        raise UserInputError(f"{path}: not a regular file or directory (a pipe, socket or device is not read)")
+
+
+def check_parquet_files(spec: TableSpec, path: Path) -> dict[Path, int]:
+    """Every Parquet file of table ``spec`` at ``path``, read up to its footer: rows per file. A file that
+    is not Parquet (empty, truncated, something else) is a UserInputError naming the table and the file,
+    here on the driver, before Spark's job would fail on it with a JVM stack trace."""
+    rows: dict[Path, int] = {}
+    for file in parquet_files(path):
+        try:
+            rows[file] = int(pq.read_metadata(file).num_rows)
+        except (OSError, ValueError, pa.ArrowException) as exc:
+            size = file.stat().st_size
+            what = "is empty (0 bytes)" if size == 0 else f"is not a readable Parquet file ({size} bytes: {exc})"
+            raise UserInputError(f"table {spec.name!r}: {file} {what}") from None
+    return rows
+
+
 def read_table(spark: Any, spec: TableSpec, path: Path, fmt: str) -> tuple[DataFrame, tuple[str, ...]]:
     """Read one table file (or directory) in ``fmt`` and type it by ``spec``; also the columns it has."""
     if fmt == "parquet":
+        check_parquet_files(spec, path)
         footer = _parquet_schema(path)
         raw = (spark.read.schema(footer) if footer is not None else spark.read).parquet(str(path))
         _check_columns(spec, raw.columns, path)
         source = F.to_json(F.struct(*[F.col(c) for c in raw.columns]), {"ignoreNullFields": "false"})
         return _typed(spec, raw, source, F.lit(None).cast("string")), tuple(raw.columns)
     if fmt == "csv":
-        header = spark.read.option("header", True).option("escape", '"').csv(str(path)).columns
-        _check_columns(spec, header, path)
-        schema = StructType([*(StructField(c, StringType()) for c in header), StructField(_CORRUPT, StringType())])
-        raw = (spark.read.option("header", True).option("escape", '"').option("mode", "PERMISSIVE")
-               .option("columnNameOfCorruptRecord", _CORRUPT).schema(schema).csv(str(path)))
-        source = F.to_json(F.struct(*[F.col(c) for c in header]), {"ignoreNullFields": "false"})
-        problem = F.when(F.col(_CORRUPT).isNotNull(),
-                         F.lit(f"the CSV line does not have the {len(header)} fields of the header"))
-        return _typed(spec, raw, source, problem), tuple(header)
+        return _read_csv(spark, spec, path)
+    return _read_json_lines(spark, spec, path)
+
+
+def _read_csv(spark: Any, spec: TableSpec, path: Path) -> tuple[DataFrame, tuple[str, ...]]:
+    """CSV read as ISO-8859-1, so that every cell keeps its bytes (pipeline.raw_text): a cell that is not
+    valid UTF-8, or a JSON cell with a lone surrogate escape, makes its row malformed (shown escaped)."""
+    reader = spark.read.option("header", True).option("escape", '"').option("encoding", LATIN_1)
+    header = reader.csv(str(path)).columns
+    _check_columns(spec, header, path)
+    schema = StructType([*(StructField(c, StringType()) for c in header), StructField(_CORRUPT, StringType())])
+    latin1 = (reader.option("mode", "PERMISSIVE").option("columnNameOfCorruptRecord", _CORRUPT).schema(schema)
+              .csv(str(path)))
+    # Each cell's bytes under a name of its own: a name the next projection reuses for the cleaned value
+    # would be taken for it inside escaped()'s lambda.
+    cells = latin1.select(*[bytes_as_text(F.col(c)).alias(f"_raw_{i}") for i, c in enumerate(header)],
+                          F.col(_CORRUPT))
+    text = {c: F.col(f"_raw_{i}") for i, c in enumerate(header)}
+    bad = {c: not_utf8(text[c]) for c in header}
+    complex_ = {c.name for c in spec.columns if c.is_complex}
+    lone = {c: lone_surrogate_escape(text[c]) for c in header if c in complex_}
+    any_bad = functools.reduce(lambda a, b: a | b, bad.values(), F.lit(False))
+    text_problem: Column = F.lit(None).cast("string")
+    for c in reversed(header):
+        text_problem = F.when(bad[c], F.lit(f"column {c}: the cell is not valid UTF-8 (source_row shows its bytes "
+                                            "escaped)")).otherwise(text_problem)
+        if c in lone:
+            text_problem = F.when(~bad[c] & lone[c], F.lit(f"column {c}: a \\uD800-\\uDFFF escape without its pair "
+                                                           "is not Unicode text")).otherwise(text_problem)
+    raw = cells.select(
+        *[F.when(bad[c], F.lit(None).cast("string")).otherwise(text[c]).alias(c) for c in header],
+        F.col(_CORRUPT), text_problem.alias(_TEXT_PROBLEM),
+        F.when(any_bad, F.to_json(F.struct(*[escaped(text[c]).alias(c) for c in header]),
+                                  {"ignoreNullFields": "false"})).alias(_SHOWN),
+    )
+    source = F.coalesce(F.col(_SHOWN), F.to_json(F.struct(*[F.col(c) for c in header]), {"ignoreNullFields": "false"}))
+    problem = F.coalesce(F.col(_TEXT_PROBLEM), F.when(
+        F.col(_CORRUPT).isNotNull(), F.lit(f"the CSV line does not have the {len(header)} fields of the header")))
+    return _typed(spec, raw, source, problem), tuple(header)
+
+
+def _read_json_lines(spark: Any, spec: TableSpec, path: Path) -> tuple[DataFrame, tuple[str, ...]]:
+    """JSON lines: each line's raw bytes are checked before Spark's JSON parser sees them (it would turn
+    invalid UTF-8 into U+FFFD and a lone surrogate escape into '?'); such a line is malformed, shown escaped."""
     lines = spark.read.text(str(path)).where(F.trim("value") != "")
+    value = F.col("value")
     keys = F.json_object_keys("value")
     known = F.array(*[F.lit(c) for c in spec.column_names])
     string_schema = StructType([StructField(c, StringType()) for c in spec.column_names])
-    raw = lines.select(F.col("value").alias(_CORRUPT), keys.alias("_keys"),
-                       F.from_json("value", string_schema).alias("_row")).select(_CORRUPT, "_keys", "_row.*")
+    raw = lines.select(F.col("value").alias(_CORRUPT), not_utf8(value).alias(_BAD_BYTES),
+                       lone_surrogate_escape(value).alias(_LONE), keys.alias("_keys"),
+                       F.from_json("value", string_schema).alias("_row")
+                       ).select(_CORRUPT, _BAD_BYTES, _LONE, "_keys", "_row.*")
     unknown = F.array_except("_keys", known)
-    problem = (F.when(F.col("_keys").isNull(), F.lit("the line is not a JSON object"))
+    problem = (F.when(F.col(_BAD_BYTES), F.lit("the line is not valid UTF-8 (source_row shows its bytes escaped)"))
+               .when(F.col(_LONE), F.lit("the line has a \\uD800-\\uDFFF escape without its pair: not Unicode text"))
+               .when(F.col("_keys").isNull(), F.lit("the line is not a JSON object"))
                .when(F.size(unknown) > 0, F.concat(F.lit("unknown key(s) "), F.array_join(unknown, ", "),
                                                    F.lit(f"; table {spec.name} has {', '.join(spec.column_names)}"))))
-    return _typed(spec, raw, F.col(_CORRUPT), problem), spec.column_names
+    source = F.when(F.col(_BAD_BYTES), escaped(F.col(_CORRUPT))).otherwise(F.col(_CORRUPT))
+    return _typed(spec, raw, source, problem), spec.column_names
+
+
+#: How Spark reports a file it could not read (its error condition FAILED_READ_FILE, with the file's URI).
+_FAILED_READ = re.compile(r"\[FAILED_READ_FILE[.A-Z_]*\] Encountered error while reading file (\S+?)\.?\s")
+#: How the Parquet path's scatter tasks (pipeline.scatter) report a file they cannot read.
+PIECE_READ_FAILED = "[TASKASSIGN_READ_FILE]"
+_FAILED_PIECE = re.compile(re.escape(PIECE_READ_FAILED) + r" (\S+) ")
+
+
+def unreadable_file(
+    error: BaseException, sources: Mapping[str, tuple[str | None, str | None]]
+) -> UserInputError | None:
+    """The input error for a Spark job that failed reading a file of one of the snapshot's tables
+    (``name -> (path, format)``; a Parquet file whose footer reads but whose data does not, say): naming the
+    table and the file. None for any other failure, which stays what it is."""
+    found = _FAILED_READ.search(str(error)) or _FAILED_PIECE.search(str(error))
+    if found is None:
+        return None
+    uri = urllib.parse.urlparse(found.group(1))
+    file = Path(urllib.parse.unquote(uri.path)) if uri.scheme in ("", "file") else None
+    for name, (path, fmt) in sources.items():
+        root = Path(path).absolute() if path is not None else None
+        if root is not None and file is not None and (file == root or root in file.parents):
+            return UserInputError(f"table {name!r}: {file} cannot be read: it is damaged or not a {fmt} file")
+    return UserInputError(f"a snapshot file cannot be read: {found.group(1)}")
 
 
 def parquet_files(path: Path) -> list[Path]:

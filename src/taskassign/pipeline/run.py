@@ -11,7 +11,7 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,11 +19,23 @@ from typing import Any
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from taskassign.analysis.attention import DEFAULT_ATTENTION
+from taskassign.errors import UserInputError
+from taskassign.fleet.tables import INPUT_TABLES
 from taskassign.pipeline import stages
 from taskassign.pipeline.assemble import assemble_outputs
-from taskassign.pipeline.manifest import build_manifest
+from taskassign.pipeline.compare import assemble_comparison
+from taskassign.pipeline.manifest import build_comparison_manifest, build_manifest
 from taskassign.pipeline.output import OutputDirectory
-from taskassign.pipeline.read import SnapshotTable, locate_snapshot, parquet_rows, read_snapshot
+from taskassign.pipeline.progress import ApplicationCounter
+from taskassign.pipeline.read import (
+    SnapshotTable,
+    check_parquet_files,
+    locate_snapshot,
+    parquet_rows,
+    read_snapshot,
+    unreadable_file,
+)
 from taskassign.pipeline.scatter import Piece, plan_scatter
 from taskassign.pipeline.session import BUCKETS_CONF
 
@@ -58,6 +70,24 @@ class PipelineOptions:
     kafka_compat: bool = False
     #: Buckets (partitions of applications, one Python call each); None: from the fleet's size.
     buckets: int | None = None
+    #: Let the snapshot's ``applications.assignor`` name plug-ins (module:Class, file.py:Class): code the
+    #: workers import and run. Off: such an application is rejected (PLUGIN_NOT_ALLOWED), nothing imported.
+    allow_plugins: bool = False
+    #: A comparison run: every application through each of these assignors (two or more, the first the
+    #: baseline), in place of ``assignor``; outputs in pipeline.compare's layout.
+    assignors: tuple[str, ...] = ()
+    #: Applications per metric in the needs_attention table (analysis.attention).
+    attention: int = DEFAULT_ATTENTION
+
+    def passes(self) -> tuple[str | None, ...]:
+        """The assignor override of each pass over the fleet: one, or each assignor compared."""
+        if not self.assignors:
+            return (self.assignor,)
+        if len(self.assignors) < 2 or self.assignor is not None:
+            raise UserInputError("a comparison run takes two or more assignors, in place of a single assignor")
+        if len(set(self.assignors)) < len(self.assignors):
+            raise UserInputError(f"--assignor names an assignor twice: {','.join(self.assignors)}")
+        return self.assignors
 
 
 @dataclass(frozen=True)
@@ -80,34 +110,40 @@ class Snapshot:
 def open_snapshot(spark: Any, input_dir: Path) -> Snapshot:
     """The snapshot in ``input_dir``: Parquet that Spark would read as it is goes to scatter tasks, without
     a Spark reader; anything else through Spark's (pipeline.read)."""
-    sources = {name: (str(found[0]), found[1]) if found else (None, None)
-               for name, found in locate_snapshot(input_dir).items()}
+    located = locate_snapshot(input_dir)
+    sources = {name: (str(found[0]), found[1]) if found else (None, None) for name, found in located.items()}
+    rows_in = {name: sum(check_parquet_files(INPUT_TABLES[name], found[0]).values())
+               for name, found in located.items() if found is not None and found[1] == "parquet"}
     tasks = plan_scatter(sources, scatter_tasks(spark))
     if tasks is not None:
-        return Snapshot(sources, {name: parquet_rows(path) if path else 0 for name, (path, _) in sources.items()},
-                        tasks, None)
+        return Snapshot(sources, {name: rows_in.get(name, 0) for name in sources}, tasks, None)
     tables = read_snapshot(spark, input_dir)
     return Snapshot({name: (t.path, t.format) for name, t in tables.items()}, count_rows(tables), None, tables)
 
 
 def processed(
-    spark: Any, options: PipelineOptions, snapshot: Snapshot, buckets: int, staged: str | None = None
+    spark: Any, options: PipelineOptions, snapshot: Snapshot, buckets: int, staged: str | None = None,
+    counter: ApplicationCounter | None = None,
 ) -> DataFrame:
     """Every application of the snapshot checked, derived and assigned (schemas.PROCESSED), lazily; with
     ``staged``, the buckets write those rows there and return the files' names (schemas.STAGED_FILE)."""
+    wrap = counter.counting if counter is not None else None
     if snapshot.scatter is not None:
         scattered = stages.scatter(spark, snapshot.scatter, buckets)
-        return stages.process_scattered(scattered, options.assignor, options.kafka_compat, staged)
+        return stages.process_scattered(scattered, options.assignor, options.kafka_compat, options.allow_plugins,
+                                        staged, wrap)
     assert snapshot.tables is not None
     gathered = stages.gather({name: t.df for name, t in snapshot.tables.items()}, buckets)
-    return stages.process_applications(gathered, options.assignor, options.kafka_compat, staged)
+    return stages.process_applications(gathered, options.assignor, options.kafka_compat, options.allow_plugins,
+                                       staged, wrap)
 
 
-def stage_results(spark: Any, options: PipelineOptions, snapshot: Snapshot, buckets: int, staged: Path) -> None:
+def stage_results(spark: Any, options: PipelineOptions, snapshot: Snapshot, buckets: int, staged: Path,
+                  counter: ApplicationCounter | None = None) -> None:
     """Run the buckets, which write their results into ``staged``; keep only the files of the attempts
     Spark reports as successful (a failed or duplicate attempt's file is removed)."""
     staged.mkdir(parents=True, exist_ok=True)
-    kept = {row["file"] for row in processed(spark, options, snapshot, buckets, str(staged)).collect()}
+    kept = {row["file"] for row in processed(spark, options, snapshot, buckets, str(staged), counter).collect()}
     for path in staged.iterdir():
         if path.name not in kept:
             path.unlink()
@@ -148,9 +184,12 @@ def buckets_for(spark: Any, options: PipelineOptions, applications: int) -> int:
 
 
 def run_pipeline(
-    spark: Any, options: PipelineOptions, progress: Callable[[str], None] | None = None
+    spark: Any, options: PipelineOptions, progress: Callable[[str], None] | None = None,
+    counter: ApplicationCounter | None = None,
 ) -> PipelineResult:
-    """Run the pipeline and commit its output; the output is replaced only when the run completes."""
+    """Run the pipeline and commit its output; the output is replaced only when the run completes.
+    ``counter``: applications done, for a progress bar (its ``total`` is set once the run knows it)."""
+    passes = options.passes()
     started = time.perf_counter()
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     output = OutputDirectory.prepare(options.output_dir)
@@ -170,13 +209,28 @@ def run_pipeline(
     try:
         step(STEPS[0])
         snapshot = open_snapshot(spark, options.input_dir)
-        rows_in = snapshot.rows_in
-        buckets = buckets_for(spark, options, rows_in["applications"])
-        step(STEPS[1])
-        staged = Path(output.table(PROCESSED))
-        stage_results(spark, options, snapshot, buckets, staged)
+        try:
+            rows_in = snapshot.rows_in
+            buckets = buckets_for(spark, options, rows_in["applications"])
+            if counter is not None:
+                counter.total = rows_in["applications"] * len(passes)
+            step(STEPS[1])
+            staged: list[tuple[str | None, Path]] = []
+            for position, assignor in enumerate(passes):
+                target = Path(output.table(PROCESSED if len(passes) == 1 else f"{PROCESSED}-{position}"))
+                stage_results(spark, replace(options, assignor=assignor, assignors=()), snapshot, buckets, target,
+                              counter)
+                staged.append((assignor, target))
+        except Exception as exc:
+            unreadable = unreadable_file(exc, snapshot.sources)
+            if unreadable is not None:
+                raise unreadable from None
+            raise
         step(STEPS[2])
-        assembled = assemble_outputs(staged, output.staging)
+        if options.assignors:
+            comparison = assemble_comparison({str(a): p for a, p in staged}, output.staging, options.attention)
+        else:
+            assembled = assemble_outputs(staged[0][1], output.staging, options.attention)
         step(STEPS[3])
         header = {
             "spark_version": spark.version,
@@ -185,10 +239,16 @@ def run_pipeline(
                 "directory": str(Path(options.input_dir).absolute()),
                 "tables": {n: {"path": path, "format": fmt} for n, (path, fmt) in snapshot.sources.items()},
             },
-            "options": {"assignor": options.assignor, "kafka_compat": options.kafka_compat, "buckets": buckets},
+            "options": {"assignor": options.assignor, "kafka_compat": options.kafka_compat, "buckets": buckets,
+                        "allow_plugins": options.allow_plugins, "attention": options.attention,
+                        **({"assignors": list(options.assignors)} if options.assignors else {})},
         }
-        manifest = build_manifest(assembled, rows_in, header)
-        shutil.rmtree(staged, ignore_errors=True)
+        if options.assignors:
+            manifest = build_comparison_manifest(comparison.passes, comparison.written, rows_in, header)
+        else:
+            manifest = build_manifest(assembled, rows_in, header)
+        for _, path in staged:
+            shutil.rmtree(path, ignore_errors=True)
         step(None)
         manifest["timings"]["steps"] = timings
         manifest["timings"]["total_seconds"] = round(time.perf_counter() - started, 3)

@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 from taskassign.fleet.snapshot_files import arrow_schema, arrow_type
 from taskassign.fleet.tables import INPUT_TABLES, TableSpec
 from taskassign.pipeline.ipc import to_ipc
-from taskassign.pipeline.read import parquet_files
+from taskassign.pipeline.read import PIECE_READ_FAILED, parquet_files
 
 __all__ = ("SCATTERED_FIELDS", "Piece", "bucket_numbers", "plan_scatter", "scatter_reader", "split_by_bucket")
 
@@ -156,7 +156,10 @@ def split_by_bucket(table: pa.Table, buckets: int) -> Iterator[tuple[int, pa.Tab
 def read_piece(piece: Piece) -> pa.Table:
     """The piece's rows with its table's spec columns and types (absent columns null)."""
     spec = INPUT_TABLES[piece.table]
-    raw = pq.ParquetFile(piece.path).read_row_groups(list(piece.row_groups))
+    try:
+        raw = pq.ParquetFile(piece.path).read_row_groups(list(piece.row_groups))
+    except (OSError, ValueError, pa.ArrowException) as exc:  # the driver names the table and file (read.py)
+        raise OSError(f"{PIECE_READ_FAILED} {Path(piece.path).absolute()} : {exc}") from exc
     schema = arrow_schema(spec)
     columns = [raw.column(f.name).cast(f.type) if f.name in raw.column_names else pa.nulls(raw.num_rows, f.type)
                for f in schema]

@@ -32,6 +32,8 @@ from taskassign.fleet.tables import INPUT_TABLES, TableSpec
 __all__ = (
     "APP_METRICS",
     "APP_ROW",
+    "ASSIGNOR_COLUMN",
+    "ASSIGNOR_COMPARISON",
     "CLIENT_ASSIGNMENTS",
     "CONSUMER_ASSIGNMENTS",
     "ERRORS",
@@ -44,6 +46,7 @@ __all__ = (
     "KIND_ERROR",
     "KIND_SCHEMAS",
     "METRIC_COLUMNS",
+    "NEEDS_ATTENTION",
     "OUTPUT_SCHEMAS",
     "PROCESSED",
     "SOURCE_ROWS",
@@ -111,8 +114,20 @@ APP_METRICS = _struct(
 )
 FLEET_METRICS = _struct(
     ("metric", StringType()), ("apps", LongType()), ("sum", DoubleType()), ("mean", DoubleType()),
-    ("min", DoubleType()), ("p50", DoubleType()), ("p95", DoubleType()), ("max", DoubleType()),
+    ("min", DoubleType()), ("p50", DoubleType()), ("p90", DoubleType()), ("p95", DoubleType()), ("max", DoubleType()),
 )
+NEEDS_ATTENTION = _struct(
+    ("metric", StringType()), ("rank", IntegerType()), ("app_id", StringType()), ("assignor", StringType()),
+    ("status", StringType()), ("value", DoubleType()),
+)
+#: A comparison run's (``--assignor A,B``) fleet comparison: analysis.fleet_comparison.MetricComparison rows.
+ASSIGNOR_COMPARISON = _struct(
+    ("metric", StringType()), ("assignor", StringType()), ("baseline", StringType()), ("apps", LongType()),
+    ("wins", LongType()), ("ties", LongType()), ("diff_p10", DoubleType()), ("diff_p50", DoubleType()),
+    ("diff_p90", DoubleType()),
+)
+#: The column a comparison run adds to the tables that have no ``assignor`` column of their own.
+ASSIGNOR_COLUMN = "assignor"
 ERRORS = _struct(
     ("table", StringType()), ("app_id", StringType()), ("effect", StringType()), ("reason_code", StringType()),
     ("reason", StringType()), ("source_row", StringType()),
@@ -150,4 +165,5 @@ OUTPUT_SCHEMAS: Mapping[str, StructType] = MappingProxyType({
     "app_metrics": APP_METRICS,
     "fleet_metrics": FLEET_METRICS,
     "errors": ERRORS,
+    "needs_attention": NEEDS_ATTENTION,
 })

@@ -64,6 +64,14 @@ logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
 logger.gateway.level = error
 logger.submit.name = org.apache.spark.deploy.SparkSubmit
 logger.submit.level = error
+# A task that fails (a damaged snapshot file, say) fails the job, whose exception carries the task's error:
+# the run reports it once (an unreadable file as an input error naming it), not as stack traces per attempt.
+logger.executor.name = org.apache.spark.executor.Executor
+logger.executor.level = off
+logger.tasksets.name = org.apache.spark.scheduler.TaskSetManager
+logger.tasksets.level = off
+logger.writer.name = org.apache.spark.sql.execution.datasources.FileFormatWriter
+logger.writer.level = off
 """
 
 

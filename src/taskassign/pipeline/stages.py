@@ -18,9 +18,10 @@ shuffles those streams to their buckets, and ``process_scattered`` runs the same
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
@@ -49,13 +50,18 @@ def gather(tables: Mapping[str, DataFrame], buckets: int | None) -> DataFrame:
 
 # -- 2. the Python side -----------------------------------------------------------------------------------------
 
+Processor = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
+
+
 def process_applications(
-    gathered: DataFrame, assignor_override: str | None, kafka_compat: bool, staged: str | None = None
+    gathered: DataFrame, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False,
+    staged: str | None = None, wrap: Callable[[Processor], Processor] | None = None,
 ) -> DataFrame:
     """PROCESSED rows: every bucket (partition of ``gathered``) is one Python call over all its rows; its
     output tables' rows come back as Arrow IPC streams (pipeline.assemble reads them). With ``staged``
-    (a directory), each bucket writes its rows there as a Parquet file and returns a STAGED_FILE row."""
-    processor = engine_udf.bucket_processor(PROCESSED, assignor_override, kafka_compat, staged)
+    (a directory), each bucket writes its rows there as a Parquet file and returns a STAGED_FILE row.
+    ``wrap``: around each bucket's call (the progress count, pipeline.progress)."""
+    processor = engine_udf.bucket_processor(PROCESSED, assignor_override, kafka_compat, allow_plugins, staged, wrap)
     return gathered.mapInArrow(processor, PROCESSED if staged is None else STAGED_FILE)
 
 
@@ -64,8 +70,6 @@ def process_applications(
 def scatter(spark: Any, tasks: Sequence[tuple[Piece, ...]], buckets: int) -> DataFrame:
     """The snapshot's rows as Arrow streams per (bucket, table) (pipeline.scatter), one Spark task per
     scatter task, shuffled so that bucket ``b``'s streams make partition ``b``."""
-    import pyarrow as pa
-
     schema = from_arrow_schema(pa.schema(SCATTERED_FIELDS))
     reader = scatter_reader(tasks, partition_keys(buckets))
     scattered: DataFrame = spark.range(0, len(tasks), 1, max(1, len(tasks))).mapInArrow(reader, schema)
@@ -73,8 +77,10 @@ def scatter(spark: Any, tasks: Sequence[tuple[Piece, ...]], buckets: int) -> Dat
 
 
 def process_scattered(
-    scattered: DataFrame, assignor_override: str | None, kafka_compat: bool, staged: str | None = None
+    scattered: DataFrame, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False,
+    staged: str | None = None, wrap: Callable[[Processor], Processor] | None = None,
 ) -> DataFrame:
     """As process_applications, from the buckets' scattered streams."""
-    processor = engine_udf.scattered_processor(PROCESSED, assignor_override, kafka_compat, staged)
+    processor = engine_udf.scattered_processor(PROCESSED, assignor_override, kafka_compat, allow_plugins, staged,
+                                               wrap)
     return scattered.mapInArrow(processor, PROCESSED if staged is None else STAGED_FILE)

@@ -50,8 +50,9 @@ class BalanceSubtopologyGraph:
     def __init__(self, groups: Sequence[Sequence[TaskId]]) -> None:
         self.groups = groups
 
-    def _layout(self, problem: FlowProblem) -> tuple[list[list[int]], list[list[int]]]:
-        """Each group's task indices (TaskId order) and per-client capacities of each group."""
+    def _layout(self, problem: FlowProblem) -> tuple[list[list[int]], np.ndarray]:
+        """Each group's task indices (TaskId order) and per-client capacities of each group (groups x
+        clients)."""
         index = {t: i for i, t in enumerate(problem.tasks)}
         members: list[list[int]] = []
         seen = 0
@@ -66,7 +67,8 @@ class BalanceSubtopologyGraph:
         return members, _group_capacities(problem.orig, len(problem.tasks), [len(inside) for inside in members])
 
     def kafka_graph(self, problem: FlowProblem) -> KafkaGraph:
-        members, caps = self._layout(problem)
+        members, cap_array = self._layout(problem)
+        caps: list[list[int]] = cap_array.tolist()  # Python ints for Kafka's graph
         t_count, c_count, g_count = len(problem.tasks), len(problem.clients), len(members)
         second = t_count + c_count * g_count
         sink = second + c_count
@@ -94,7 +96,7 @@ class BalanceSubtopologyGraph:
     def solve_fast(self, problem: FlowProblem) -> tuple[list[int], int]:
         members, caps = self._layout(problem)
         used = [g for g, inside in enumerate(members) if inside]
-        return solve_compact(problem, [members[g] for g in used], [caps[g] for g in used])
+        return solve_compact(problem, [members[g] for g in used], caps[used])
 
 
 def _group_capacity(orig: int, task_count: int, group_size: int) -> int:
@@ -104,12 +106,12 @@ def _group_capacity(orig: int, task_count: int, group_size: int) -> int:
     return math.ceil(orig * 1.0 / task_count * group_size)
 
 
-def _group_capacities(orig: Sequence[int], task_count: int, group_sizes: Sequence[int]) -> list[list[int]]:
-    """``_group_capacity`` for every group and client at once: the same IEEE double operations in the same
-    order (orig * 1.0 / T, then * n_g, then ceil), elementwise."""
+def _group_capacities(orig: Sequence[int], task_count: int, group_sizes: Sequence[int]) -> np.ndarray:
+    """``_group_capacity`` for every group and client at once (groups x clients): the same IEEE double
+    operations in the same order (orig * 1.0 / T, then * n_g, then ceil), elementwise. Kept as an array:
+    at 10^3 x 10^3 a list of lists is 10^6 Python ints."""
     share = np.asarray(orig, dtype=np.float64) * 1.0 / task_count
     caps = np.ceil(share[None, :] * np.asarray(group_sizes, dtype=np.float64)[:, None]).astype(np.int64)
     caps[:, np.asarray(orig) == 0] = 0
-    rows: list[list[int]] = caps.tolist()
-    return rows
+    return caps
 

@@ -1,43 +1,71 @@
-"""The visual report of a simulation: PNG plots (matplotlib) in one self-contained HTML page.
+"""The visual report: one run (``build_report``: a simulation's plots and tables) or several assignors on one
+input overlaid (``build_compare_report``, for ``taskassign compare --out``), each as one self-contained HTML page.
 
 ``build_report(read_simulation("out/"))`` returns the page as a string. matplotlib is the ``report``
-extra; without it, importing this package raises ReportUnavailableError with the install hint.
+extra; without it, building a page raises ReportUnavailableError with the install hint.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 
+from taskassign.analysis.compare import Comparison
 from taskassign.errors import ReportUnavailableError
-from taskassign.report.data import ReportData, parse_simulation, read_simulation
+from taskassign.formats.json_io import write_output_text
+from taskassign.report.data import ReportData, assignment_data, parse_simulation, read_simulation
 
-__all__ = ("ReportData", "ReportUnavailableError", "build_report", "parse_simulation", "read_simulation",
-           "write_report")
+__all__ = ("ReportData", "ReportUnavailableError", "assignment_data", "build_compare_report", "build_report",
+           "parse_simulation", "read_simulation", "write_report")
 
 
-def build_report(data: ReportData) -> str:
-    """The HTML page of ``data`` with every plot inlined."""
+def _plots() -> tuple[ModuleType, ModuleType, ModuleType]:
+    """The plot modules (plots, timeline, overlay), or the install hint when matplotlib is missing."""
     try:
-        from taskassign.report import plots
+        from taskassign.report import overlay, plots, timeline
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ReportUnavailableError(
             f"the report needs matplotlib ({exc}); install it with: pip install 'taskassign[report]'"
         ) from None
+    return plots, timeline, overlay
+
+
+def _unit(data: ReportData) -> str:
+    return "B" if data.state_unit == "bytes" else ""
+
+
+def build_report(data: ReportData) -> str:
+    """The HTML page of ``data`` with every plot inlined."""
+    plots, timeline, _ = _plots()
     from taskassign.report.html import render_html
 
-    images = {
-        "client_load": plots.client_load_png(data.clients) if data.clients else None,
-        "movements": plots.movements_png(data.rebalances) if data.rebalances else None,
-        "restore_timeline": plots.restore_timeline_png(data.samples, data.rebalances) if data.samples else None,
+    images: dict[str, bytes | str | None] = {
+        "client_load": plots.client_load_png(data.clients, _unit(data)) if data.clients else None,
+        "movements": timeline.movements_svg(data.rebalances) if data.rebalances else None,
+        "restore_timeline": timeline.restore_timeline_svg(data.samples, data.rebalances) if data.samples else None,
         "rack_traffic": plots.rack_traffic_png(data.rack_traffic),
     }
     return render_html(data, {k: v for k, v in images.items() if v is not None})
+
+
+def build_compare_report(runs: Sequence[ReportData], comparison: Comparison, *, scenario: str,
+                         events: str | None = None) -> str:
+    """One page overlaying ``runs`` (one per assignor, in ``comparison``'s order)."""
+    _, _, overlay = _plots()
+    from taskassign.report.compare_html import render_compare_html
+
+    images: dict[str, bytes | str] = {"thread_state_overlay": overlay.thread_state_overlay_svg(runs)}
+    if any(run.samples for run in runs):
+        images["restore_overlay"] = overlay.restore_overlay_svg(runs)
+    if any(run.rebalances for run in runs):
+        images["movements_overlay"] = overlay.movements_overlay_svg(runs)
+    return render_compare_html(runs, comparison, images, scenario=scenario, events=events)
 
 
 def write_report(result: str | Path, out: str | Path) -> Path:
     """Read a simulation result (file or --out directory) and write its report to ``out``."""
     html = build_report(read_simulation(result))
     target = Path(out)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(html, encoding="utf-8")
+    write_output_text(html, target)
     return target

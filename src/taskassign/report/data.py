@@ -12,10 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from taskassign.analysis.compare import RunTotals, run_totals
+from taskassign.analysis.metrics import AssignmentMetrics, even_spread
 from taskassign.errors import UserInputError
 from taskassign.formats.json_io import JsonObject, describe, fail, load_json_file
 
-__all__ = ("ClientLoad", "RebalanceRow", "ReportData", "SampleRow", "parse_simulation", "read_simulation")
+__all__ = ("ClientLoad", "RebalanceRow", "ReportData", "SampleRow", "assignment_data", "client_loads",
+           "parse_simulation", "read_simulation")
 
 SIMULATION_FORMAT = "taskassign/simulation/v1"
 SIMULATION_FILE = "simulation.json"
@@ -54,6 +57,8 @@ class ClientLoad:
     state_load: int
     thread_active: tuple[int, ...]
     thread_total: tuple[int, ...]
+    #: State load per thread (state weights: bytes when the scenario gives ``state_bytes``, else stores).
+    thread_state: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +78,48 @@ class ReportData:
     final_metrics: Mapping[str, int | float]
     clients: tuple[ClientLoad, ...]
     rack_traffic: tuple[tuple[str, str, float], ...]
+    #: What the state weights count: "bytes" (``state_bytes``) or "stores" (sizes unknown).
+    state_unit: str = "bytes"
+
+    @property
+    def simulated(self) -> bool:
+        """A run of rebalances (a simulation), not one assignment."""
+        return bool(self.rebalances)
+
+    @property
+    def first_metrics(self) -> Mapping[str, int | float]:
+        """The metrics of the run's first assignment (the final one's when there was a single assignment)."""
+        return self.rebalances[0].metrics if self.rebalances else self.final_metrics
+
+    @property
+    def totals(self) -> RunTotals | None:
+        """The run's totals (every rebalance's moves and restores summed); None for a single assignment."""
+        if not self.rebalances:
+            return None
+        s = self.summary
+        settled = s.get("settled_at_ms")
+        return run_totals((r.metrics for r in self.rebalances), probing_rebalances=int(s.get("probing_rebalances", 0)),
+                          settled_at_ms=settled if isinstance(settled, int) else None,
+                          converged=bool(s.get("converged")))
+
+
+def client_loads(metrics: AssignmentMetrics) -> tuple[ClientLoad, ...]:
+    """The report's per-client rows of an assignment's metrics."""
+    return tuple(
+        ClientLoad(str(c.process_id), c.rack, c.threads, c.active, c.standby, c.state_load, c.thread_active,
+                   c.thread_total, c.thread_state or even_spread(c.state_load, c.threads))
+        for c in metrics.client_metrics)
+
+
+def assignment_data(scenario: str, assignor: str, metrics: AssignmentMetrics, *, state_unit: str = "bytes",
+                    source: str = "") -> ReportData:
+    """The report of a single assignment (``compare`` without ``--events``): no rebalances, no timeline."""
+    return ReportData(
+        source=source, scenario=scenario, assignor=assignor, seed=0, protocol="", start_ms=0, end_ms=0, summary={},
+        rebalances=(), samples=(), final_metrics=metrics.to_dict(), clients=client_loads(metrics),
+        rack_traffic=tuple((row, col, value) for (row, col), value in metrics.rack_traffic.items()),
+        state_unit=state_unit,
+    )
 
 
 def read_simulation(path: str | Path) -> ReportData:
@@ -132,17 +179,25 @@ def parse_simulation(doc: Any, *, source: str | None = None) -> ReportData:
     final_metrics: dict[str, int | float] = {}
     clients: list[ClientLoad] = []
     traffic: list[tuple[str, str, float]] = []
+    state_unit = "bytes"
     if root.raw("final", None) is not None:
         final = root.obj("final")
         final_metrics = _numbers(final, "metrics")
+        state_unit = final.string("state_unit", "bytes")
+        if state_unit not in ("bytes", "stores"):
+            final.fail("state_unit", f"expected 'bytes' or 'stores', got {state_unit!r}")
         for i, item in enumerate(final.array("clients")):
             c = JsonObject(item, f"{final.sub('clients')}[{i}]", source)
+            threads, state_load = c.integer("threads", minimum=1), c.integer("state_load", minimum=0)
+            thread_state = (_ints(c.raw("thread_state"), c.sub("thread_state"), source)
+                            if c.raw("thread_state", None) is not None else even_spread(state_load, threads))
             clients.append(ClientLoad(
                 process_id=c.string("process_id"), rack=c.string("rack", None, nullable=True),
-                threads=c.integer("threads", minimum=1), active=c.integer("active", minimum=0),
-                standby=c.integer("standby", minimum=0), state_load=c.integer("state_load", minimum=0),
+                threads=threads, active=c.integer("active", minimum=0),
+                standby=c.integer("standby", minimum=0), state_load=state_load,
                 thread_active=_ints(c.raw("thread_active"), c.sub("thread_active"), source),
                 thread_total=_ints(c.raw("thread_total"), c.sub("thread_total"), source),
+                thread_state=thread_state,
             ))
         for i, item in enumerate(final.array("rack_traffic")):
             cell = JsonObject(item, f"{final.sub('rack_traffic')}[{i}]", source)
@@ -165,4 +220,5 @@ def parse_simulation(doc: Any, *, source: str | None = None) -> ReportData:
         final_metrics=final_metrics,
         clients=tuple(clients),
         rack_traffic=tuple(traffic),
+        state_unit=state_unit,
     )

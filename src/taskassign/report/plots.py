@@ -1,27 +1,38 @@
-"""The report's plots, as PNG bytes (matplotlib's object API on the Agg canvas: no pyplot, no global state).
+"""The report's plots (matplotlib's object API on the Agg canvas: no pyplot, no global state), and what the
+other plot modules share: colours, the PNG and SVG writers, the axis units.
 
-Each function draws one figure from ReportData pieces. The PNGs carry no timestamp or version metadata,
-so the same data gives the same bytes.
+Each function draws one figure from ReportData pieces. PNGs and SVGs carry no timestamp or version metadata
+and SVG ids come from a fixed salt, so the same data gives the same bytes. The charts over time
+(``timeline``, ``overlay``) are SVG with their text as text, so the page stays sharp and a browser can
+measure every label.
 """
 
 from __future__ import annotations
 
 import io
+import re
 from collections import Counter
 from collections.abc import Sequence
 
+from matplotlib import rc_context
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from taskassign.report.data import ClientLoad, RebalanceRow, SampleRow
+from taskassign.report.data import ClientLoad
 
-__all__ = ("client_load_png", "movements_png", "rack_traffic_png", "restore_timeline_png")
+__all__ = ("ACTIVE_COLOUR", "ASSIGNOR_COLOURS", "REASON_COLOURS", "STANDBY_COLOUR", "STATE_COLOUR", "amount_axis",
+           "client_load_png", "human_amount", "rack_traffic_png", "svg", "time_axis")
 
 ACTIVE_COLOUR = "#1f77b4"
 STANDBY_COLOUR = "#ff7f0e"
-#: Vertical markers on the timeline, by the first reason of a rebalance.
+STATE_COLOUR = "#2ca02c"
+#: One colour per assignor on the overlay charts, in the order the assignors were named.
+ASSIGNOR_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f")
+#: Colour of a rebalance on the timeline and in the page's legend, by its first reason (each its own).
 REASON_COLOURS = {
-    "initial": "#7f7f7f", "join": "#2ca02c", "rejoin": "#2ca02c", "leave": "#d62728", "crash": "#d62728",
+    "initial": "#7f7f7f", "join": "#2ca02c", "rejoin": "#98df8a", "leave": "#ff9896", "crash": "#d62728",
     "probing": "#9467bd", "followup": "#8c564b", "revocation": "#bcbd22", "forced": "#17becf",
 }
 MAX_LABELLED_CLIENTS = 30
@@ -35,15 +46,55 @@ def _png(figure: Figure) -> bytes:
     return buffer.getvalue()
 
 
-def _minutes(ms: int) -> float:
-    return ms / 60_000
+_METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.DOTALL)
+_NAMESPACES = re.compile(r'\s+xmlns(?::\w+)?="[^"]*"')
 
 
-def client_load_png(clients: Sequence[ClientLoad]) -> bytes:
-    """Left: active and standby tasks per thread of each client (heaviest first). Right: how many threads
-    carry how many tasks."""
-    figure = Figure(figsize=(11, 4.2), layout="constrained")
-    left, right = figure.subplots(1, 2, width_ratios=(3, 2))
+def svg(figure: Figure, salt: str) -> str:
+    """The figure as an ``<svg>`` element to inline in HTML: text kept as text, ids salted with ``salt`` (unique
+    per figure of a page), no date."""
+    FigureCanvasAgg(figure)
+    buffer = io.StringIO()
+    with rc_context({"svg.fonttype": "none", "svg.hashsalt": salt}):
+        figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+    text = buffer.getvalue()
+    text = _METADATA.sub("", text[text.index("<svg"):])
+    return _NAMESPACES.sub("", text)  # HTML's parser knows SVG and xlink: no namespace URI on the page
+
+
+#: (largest span in ms, divisor, unit) for the time axis: seconds, minutes, hours, days.
+_TIME_UNITS = ((180_000, 1_000, "seconds"), (10_800_000, 60_000, "minutes"), (259_200_000, 3_600_000, "hours"),
+               (None, 86_400_000, "days"))
+
+
+def time_axis(span_ms: int) -> tuple[float, str]:
+    """(divisor, unit name) that keep a time axis of ``span_ms`` in readable numbers."""
+    for limit, divisor, unit in _TIME_UNITS:
+        if limit is None or span_ms <= limit:
+            return float(divisor), unit
+    raise AssertionError("unreachable")
+
+
+def human_amount(value: float, unit: str = "") -> str:
+    """1234567 -> "1.2M" (``unit`` "B": "1.2 MB"): axis labels that stay short at any scale."""
+    for factor, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= factor:
+            number = f"{value / factor:.1f}".removesuffix(".0")
+            return f"{number} {suffix}{unit}" if unit else f"{number}{suffix}"
+    return f"{value:g} {unit}".strip() if unit else f"{value:g}"
+
+
+def amount_axis(axes: Axes, unit: str = "") -> None:
+    """Short y tick labels (k, M, G) on ``axes``."""
+    axes.yaxis.set_major_formatter(FuncFormatter(lambda v, _: human_amount(v, unit)))
+
+
+def client_load_png(clients: Sequence[ClientLoad], state_unit: str = "B") -> bytes:
+    """Top: active and standby tasks per thread of each client (heaviest first), and how many threads carry how
+    many tasks. Bottom: the same for state: each client's heaviest and lightest thread, and the threads by state
+    load (``state_unit`` "B" when the state weights are bytes, "" for store counts)."""
+    figure = Figure(figsize=(11, 7.6), layout="constrained")
+    (left, right), (state_left, state_right) = figure.subplots(2, 2, width_ratios=(3, 2))
     ordered = sorted(clients, key=lambda c: (-(c.active + c.standby) / c.threads, c.process_id))
     xs = list(range(len(ordered)))
     active = [c.active / c.threads for c in ordered]
@@ -71,60 +122,40 @@ def client_load_png(clients: Sequence[ClientLoad]) -> bytes:
     right.set_xlabel("tasks on the thread")
     right.set_ylabel("threads")
     right.legend(fontsize=8)
+    _state_per_thread(state_left, state_right, ordered, state_unit)
     return _png(figure)
 
 
-def movements_png(rows: Sequence[RebalanceRow]) -> bytes:
-    """Active and standby moves of every rebalance (against what the clients owned before it)."""
-    figure = Figure(figsize=(11, 3.6), layout="constrained")
-    axes = figure.subplots()
-    xs = [r.index for r in rows]
-    active = [r.metrics.get("active_moves", 0) for r in rows]
-    standby = [r.metrics.get("standby_moves", 0) for r in rows]
-    axes.bar(xs, active, color=ACTIVE_COLOUR, label="active moves")
-    axes.bar(xs, standby, bottom=active, color=STANDBY_COLOUR, label="standby moves")
-    axes.set_ylim(bottom=0, top=max([1, *(a + b for a, b in zip(active, standby, strict=True))]) * 1.1)
-    axes.set_title("movements per rebalance")
-    axes.set_xlabel("rebalance (colour of the tick: why it happened)")
-    axes.set_ylabel("tasks moved")
-    if len(rows) <= 60:
-        axes.set_xticks(xs, [str(x) for x in xs], fontsize=7)
-        for tick, row in zip(axes.get_xticklabels(), rows, strict=True):
-            tick.set_color(REASON_COLOURS.get(row.reasons[0] if row.reasons else "", "black"))
-    axes.legend(fontsize=8)
-    return _png(figure)
-
-
-def restore_timeline_png(samples: Sequence[SampleRow], rows: Sequence[RebalanceRow]) -> bytes:
-    """Records left to restore (actives and standbys, stacked) over time, tasks not running on a second
-    axis, and a vertical line at every rebalance."""
-    figure = Figure(figsize=(11, 4.2), layout="constrained")
-    axes = figure.subplots()
-    xs = [_minutes(s.offset_ms) for s in samples]
-    active = [s.active_records_left for s in samples]
-    standby = [s.standby_records_left for s in samples]
-    axes.stackplot(xs, active, standby, colors=[ACTIVE_COLOUR, STANDBY_COLOUR],
-                   labels=["actives restoring", "standbys / warm-ups restoring"], alpha=0.85)
-    axes.set_title("records left to restore")
-    axes.set_xlabel("minutes since the start")
-    axes.set_ylabel("records")
-    axes.set_ylim(0, max([1, *(a + b for a, b in zip(active, standby, strict=True))]) * 1.3)  # room for the legend
-    seen: set[str] = set()
-    for row in rows:
-        reason = row.reasons[0] if row.reasons else "initial"
-        label = None if reason in seen else f"rebalance: {reason}"
-        seen.add(reason)
-        axes.axvline(_minutes(row.offset_ms), color=REASON_COLOURS.get(reason, "black"), linestyle="--",
-                     linewidth=0.8, label=label)
-    twin = axes.twinx()
-    twin.step(xs, [s.tasks_not_running for s in samples], where="post", color="black", linewidth=1.0,
-              label="tasks not running")
-    twin.set_ylabel("tasks not running")
-    twin.set_ylim(0, max([1, *(s.tasks_not_running for s in samples)]) * 1.3)
-    handles, labels = axes.get_legend_handles_labels()
-    more_handles, more_labels = twin.get_legend_handles_labels()
-    axes.legend(handles + more_handles, labels + more_labels, fontsize=7, loc="upper right")
-    return _png(figure)
+def _state_per_thread(left: Axes, right: Axes, ordered: Sequence[ClientLoad], unit: str) -> None:
+    """Each client's heaviest thread (bar) and lightest thread (tick) of state, in the order of the task panel;
+    and the spread of state over all threads."""
+    xs = list(range(len(ordered)))
+    heaviest = [max(c.thread_state, default=0) for c in ordered]
+    lightest = [min(c.thread_state, default=0) for c in ordered]
+    left.bar(xs, heaviest, color=STATE_COLOUR, label="heaviest thread")
+    left.scatter(xs, lightest, marker="_", s=120, color="black", label="lightest thread", zorder=3)
+    left.set_title("state per thread" + (" (bytes)" if unit == "B" else " (state stores: sizes unknown)"))
+    left.set_ylabel("state on the thread")
+    amount_axis(left, unit)
+    if len(ordered) <= MAX_LABELLED_CLIENTS:
+        left.set_xticks(xs, [c.process_id[:8] for c in ordered], rotation=60, fontsize=7)
+    else:
+        left.set_xticks([])
+        left.set_xlabel(f"{len(ordered)} clients, in the order above")
+    left.set_ylim(0, max([1, *heaviest]) * 1.25)
+    left.legend(loc="upper right", fontsize=8)
+    loads = sorted((n for c in ordered for n in c.thread_state), reverse=True)
+    mean = sum(loads) / len(loads) if loads else 0
+    right.bar(range(len(loads)), loads, width=1.0, color=STATE_COLOUR)
+    if mean:
+        right.axhline(mean, color="black", linewidth=0.8, linestyle="--", label=f"mean {human_amount(mean, unit)}")
+        right.legend(fontsize=8, loc="upper right")
+    right.set_xlim(-0.5, max(1, len(loads)) - 0.5)
+    right.xaxis.set_major_locator(MaxNLocator(integer=True))
+    right.set_title(f"state of each thread, heaviest first ({len(loads)} threads)")
+    right.set_xlabel("threads")
+    amount_axis(right, unit)
+    right.set_ylim(0, max([1, *loads]) * 1.25)
 
 
 def rack_traffic_png(cells: Sequence[tuple[str, str, float]]) -> bytes:

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taskassign.analysis.metrics import AssignmentMetrics, metric_fields
-from taskassign.formats.json_io import dump_json
+from taskassign.analysis.metrics import AssignmentMetrics, metric_fields, state_weight_unit
+from taskassign.formats.json_io import dump_json, prepare_output_dir, write_output_text
 from taskassign.formats.scenario import Scenario, write_scenario
+from taskassign.ids import saturated_long
 from taskassign.leader.assign import result_to_document
 from taskassign.leader.run import RebalanceResult
 from taskassign.model import ApplicationState
@@ -64,8 +65,8 @@ class RebalanceRecord:
             "probing_rebalance_needed": self.probing_rebalance_needed,
             "next_followup_ms": self.next_followup_ms,
             "withheld_tasks": self.withheld_tasks,
-            "active_records_left": self.active_records_left,
-            "standby_records_left": self.standby_records_left,
+            "active_records_left": saturated_long(self.active_records_left),
+            "standby_records_left": saturated_long(self.standby_records_left),
             "tasks_not_running": self.tasks_not_running,
             "metrics": dict(self.metrics),
         }
@@ -128,10 +129,11 @@ class SimulationResult:
                     {
                         "process_id": str(c.process_id), "rack": c.rack, "threads": c.threads, "active": c.active,
                         "standby": c.standby, "state_load": c.state_load, "thread_active": list(c.thread_active),
-                        "thread_total": list(c.thread_total),
+                        "thread_total": list(c.thread_total), "thread_state": list(c.thread_state),
                     }
                     for c in m.client_metrics
                 ],
+                "state_unit": state_weight_unit(self.last_state),
                 "subtopology_skews": dict(m.subtopology_skews),
                 "rack_traffic": [
                     {"client_rack": row, "partition_rack": col, "partitions": value}
@@ -159,7 +161,8 @@ class SimulationResult:
             "samples": [
                 {
                     "time_ms": s.time_ms, "offset_ms": s.time_ms - self.start_ms,
-                    "active_records_left": s.active_records_left, "standby_records_left": s.standby_records_left,
+                    "active_records_left": saturated_long(s.active_records_left),
+                    "standby_records_left": saturated_long(s.standby_records_left),
                     "tasks_not_running": s.tasks_not_running, "clients_alive": s.clients_alive,
                 }
                 for s in self.samples
@@ -180,7 +183,8 @@ class SimulationResult:
             writer.writerow([
                 r.index, r.time_ms, r.time_ms - self.start_ms, ";".join(r.reasons), r.leader, r.error,
                 str(r.probing_rebalance_needed).lower(), "" if r.next_followup_ms is None else r.next_followup_ms,
-                r.withheld_tasks, r.active_records_left, r.standby_records_left, r.tasks_not_running,
+                r.withheld_tasks, saturated_long(r.active_records_left), saturated_long(r.standby_records_left),
+                r.tasks_not_running,
                 *(r.metrics.get(n, "") for n in names),
             ])
         return out.getvalue()
@@ -188,11 +192,14 @@ class SimulationResult:
     def write(self, out_dir: str | Path) -> list[Path]:
         """Write simulation.json, rebalances.csv, final.scenario.json and final.assignment.json."""
         target = Path(out_dir)
-        target.mkdir(parents=True, exist_ok=True)
-        written = [target / "simulation.json", target / "rebalances.csv", target / "final.scenario.json"]
+        prepare_output_dir(target)
+        written = [target / "simulation.json", target / "rebalances.csv"]
         dump_json(self.to_document(), written[0])
-        written[1].write_text(self.rebalances_csv(), encoding="utf-8")
-        write_scenario(self.final_scenario, written[2])
+        write_output_text(self.rebalances_csv(), written[1])
+        final = target / "final.scenario.json"
+        if self.final_scenario.state.clients or not self.final_scenario.state.tasks:
+            write_scenario(self.final_scenario, final)
+            written.append(final)
         if self.last_result is not None:
             document = result_to_document(self.last_result)
             if self.last_metrics is not None:

@@ -11,6 +11,12 @@ Modelling choices (docs/events.md): a rebalance takes no time; members that cras
 noticed are left out of any rebalance that happens meanwhile; with the cooperative protocol (the
 scenario's ``taskassign.rebalance.protocol``, or the events file's ``protocol``) an active task the leader
 withheld, because another member still owned it, is handed over at an immediate second rebalance.
+
+A streams-protocol assignor (``streams_sticky``, ``streams_balanced``) switches the run to the streams
+protocol (KIP-1071; docs/streams-protocol.md): each "rebalance" is the broker recomputing the target
+assignment when the group changes, with no leader, no probing or follow-up rebalance and no second
+rebalance for a hand-over (the owner revokes, then the new owner starts, within the instant); crashed members
+stay in the group, with their tasks, until the session timeout (world.py).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics
+from taskassign.assignors.registry import STREAMS_GROUP_ASSIGNORS, streams_group_assignor
 from taskassign.configs import REBALANCE_PROTOCOL
 from taskassign.errors import UserInputError
 from taskassign.formats.events import (
@@ -42,14 +49,18 @@ from taskassign.formats.events import (
     RollingRestart,
 )
 from taskassign.formats.scenario import Scenario, with_config_overrides
-from taskassign.ids import ProcessId
+from taskassign.ids import LONG_MAX, ProcessId
 from taskassign.leader.assign import assign_scenario
 from taskassign.leader.run import RebalanceResult
 from taskassign.model import AssignmentError
+from taskassign.simulate.restore import MS_PER_S
 from taskassign.simulate.result import RebalanceRecord, SimulationResult
 from taskassign.simulate.world import World
 
 __all__ = ("simulate",)
+
+#: The events file's ``protocol`` for the streams rebalance protocol (KIP-1071).
+STREAMS_PROTOCOL = "streams"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,24 +93,43 @@ def simulate(
     on_rebalance: Callable[[RebalanceRecord], None] | None = None,
 ) -> SimulationResult:
     """Replay ``events`` on ``scenario`` with the assignor named ``assignor``; ``seed`` overrides the
-    events file's seed. Same inputs and seed, same result."""
-    if events.protocol is not None:
+    events file's seed. Same inputs and seed, same result. A streams-protocol assignor runs the streams
+    protocol."""
+    streams = streams_group_assignor(assignor) is not None
+    if events.protocol == STREAMS_PROTOCOL and not streams:
+        raise UserInputError(f"$.protocol: 'streams' runs a broker-side assignor: give -a "
+                             f"{' or -a '.join(STREAMS_GROUP_ASSIGNORS)}, not {assignor!r}")
+    if streams and events.protocol not in (None, STREAMS_PROTOCOL):
+        raise UserInputError(f"$.protocol: {assignor} is an assignor of the streams protocol, not of the classic "
+                             f"{events.protocol!r} one")
+    if events.protocol is not None and not streams:
         scenario = with_config_overrides(scenario, {REBALANCE_PROTOCOL: events.protocol})
-    return _Run(scenario, events, assignor, events.seed if seed is None else seed, on_rebalance).run()
+    return _Run(scenario, events, assignor, events.seed if seed is None else seed, on_rebalance, streams).run()
 
+
+
+#: The most restore samples a run takes (one per sample_interval_ms while anything restores): a bound on a
+#: run's work and on the size of simulation.json, which a tiny sample interval would otherwise make
+#: practically endless. The default interval fills it in about 11.5 days of restoring.
+MAX_SAMPLES = 100_000
 
 class _Run:
     def __init__(self, scenario: Scenario, events: EventsFile, assignor: str, seed: int,
-                 on_rebalance: Callable[[RebalanceRecord], None] | None) -> None:
+                 on_rebalance: Callable[[RebalanceRecord], None] | None, streams: bool) -> None:
         self.scenario = scenario
+        self.streams = streams
         self.events = events
         self.assignor = assignor
         self.seed = seed
         self.rng = random.Random(seed)
         self.on_rebalance = on_rebalance
         self.world = World(scenario, restore_rate=events.restore_rate,
-                           state_cleanup_delay_ms=events.state_cleanup_delay_ms)
+                           state_cleanup_delay_ms=events.state_cleanup_delay_ms, streams=streams)
         self.start = self.world.now
+        #: The latest instant the clock can reach (max_duration_ms, or until_ms if later): every time, end
+        #: offset and deadline the run writes must be a Java long up to then (checked here and at append_rate).
+        self.last_ms = self.start + max(events.max_duration_ms, events.until_ms or 0)
+        self._check_horizon(scenario)
         self.queue: list[tuple[int, int, _Action, str]] = []
         self.seq = 0
         self.pending: list[str] = []
@@ -117,6 +147,17 @@ class _Run:
                 cursor += event.ms
             else:
                 self._push(cursor, event, path)
+
+    def _check_horizon(self, scenario: Scenario) -> None:
+        """The run's last instant plus the probing interval (the latest deadline it can set) is a Java long."""
+        latest = scenario.state.configs.latest_now_ms
+        if self.last_ms > latest:
+            span = latest - self.start
+            raise UserInputError(
+                f"$.max_duration_ms / $.until_ms: the run may go on until now_ms + {self.last_ms - self.start} ms = "
+                f"{self.last_ms}, but a probing deadline set then (+ probing.rebalance.interval.ms) would pass "
+                f"Long.MAX_VALUE ({LONG_MAX}); from now_ms {self.start}, max_duration_ms and until_ms must be at most "
+                f"{span}")
 
     # -- the timeline ---------------------------------------------------------------------------
 
@@ -147,7 +188,8 @@ class _Run:
                 self.stopped = (f"stopped after {self.events.max_duration_ms} ms of simulated time "
                                 "(max_duration_ms) with more still to happen")
                 break
-            self._advance(instant)
+            if not self._advance(instant):
+                break
             acted = False
             while self.queue and self.queue[0][0] <= instant:
                 _, _, action, path = heapq.heappop(self.queue)
@@ -161,14 +203,20 @@ class _Run:
         self._settle(until, horizon)
         return self._result()
 
-    def _advance(self, to_ms: int) -> None:
+    def _advance(self, to_ms: int) -> bool:
         """Move the clock, sampling every sample interval while something is restoring (an idle
-        stretch is one step: nothing changes in it but the changelog ends, which running tasks follow)."""
+        stretch is one step: nothing changes in it but the changelog ends, which running tasks follow).
+        False if the run stopped on the way (MAX_SAMPLES)."""
         step = self.events.sample_interval_ms
         while self.world.now < to_ms:
+            if len(self.samples) >= MAX_SAMPLES:
+                self.stopped = (f"stopped after {MAX_SAMPLES} restore samples at +{self.world.now - self.start} ms "
+                                "with more still to happen: raise sample_interval_ms (or shorten until_ms)")
+                return False
             idle = self.samples[-1].records_left == 0
             self.world.advance(to_ms if idle else min(to_ms, self.world.now + step))
             self.samples.append(self.world.sample())
+        return True
 
     def _settle(self, until: int | None, horizon: int) -> None:
         """After the last rebalance: run to ``until``, or until nothing is left to restore."""
@@ -177,7 +225,7 @@ class _Run:
         if until is not None:
             self._advance(until)
             return
-        while self.samples[-1].records_left > 0 and self.world.now < horizon:
+        while self.samples[-1].records_left > 0 and self.world.now < horizon and self.stopped is None:
             before = self.samples[-1].records_left
             self._advance(min(horizon, self.world.now + self.events.sample_interval_ms))
             if self.samples[-1].records_left >= before:
@@ -196,7 +244,7 @@ class _Run:
 
     def _rebalance(self, reasons: list[str]) -> None:
         world = self.world
-        if not world.alive_ids():
+        if not world.member_ids():
             self.notes.append(f"at +{world.now - self.start} ms no client is running: no rebalance "
                               f"({', '.join(reasons)})")
             return
@@ -222,7 +270,7 @@ class _Run:
             index=len(self.records),
             time_ms=world.now,
             reasons=tuple(reasons),
-            leader=str(leader),
+            leader="" if self.streams else str(leader),
             assignor=result.assignor,
             error=result.error.name,
             probing_rebalance_needed=result.probing_rebalance_needed,
@@ -252,6 +300,7 @@ class _Run:
         if isinstance(action, _NoticeCrash):
             client = world.clients[action.process_id]
             if not client.alive and client.down_epoch == action.epoch:
+                world.notice_crash(action.process_id)
                 self.pending.append("crash")
         elif isinstance(action, _Down):
             self._down(action.process_id, graceful=action.graceful, wipe_state=action.wipe_state, path=path)
@@ -271,13 +320,11 @@ class _Run:
         elif isinstance(action, RollingRestart):
             self._rolling_restart(action, path)
         elif isinstance(action, RackDown):
-            for pid in world.alive_ids():
-                if world.clients[pid].rack == action.rack:
-                    self._down(pid, graceful=False, wipe_state=action.wipe_state, path=path)
+            for pid in self._in_rack(action.rack, world.alive_ids(), path, "running"):
+                self._down(pid, graceful=False, wipe_state=action.wipe_state, path=path)
         elif isinstance(action, RackUp):
-            for pid in world.down_ids():
-                if world.clients[pid].rack == action.rack:
-                    self._up(pid, path)
+            for pid in self._in_rack(action.rack, world.down_ids(), path, "down"):
+                self._up(pid, path)
         elif isinstance(action, RestoreRate):
             for pid in self._select(action.clients, sorted(world.clients), path, "known"):
                 world.clients[pid].restore_rate = action.records_per_s
@@ -288,6 +335,18 @@ class _Run:
                 self._perturb_once(action, path)
         elif isinstance(action, Rebalance):
             self.pending.append("forced")
+
+    def _in_rack(self, rack: str, eligible: list[ProcessId], path: str, what: str) -> list[ProcessId]:
+        """The ``eligible`` clients in ``rack``. A rack no client has ever had is a mistake in the script
+        (an error naming the event); a known rack with no client to act on is a note."""
+        racks = sorted({c.rack for c in self.world.clients.values() if c.rack is not None})
+        if rack not in racks:
+            raise UserInputError(f"{path}.rack: no client has rack {rack!r} (the clients' racks: "
+                                 f"{', '.join(racks) or 'none'})")
+        chosen = [pid for pid in eligible if self.world.clients[pid].rack == rack]
+        if not chosen:
+            self.notes.append(f"{path}: no {what} client in rack {rack!r} at +{self.world.now - self.start} ms")
+        return chosen
 
     def _select(self, selector: ClientSelector, eligible: list[ProcessId], path: str, what: str) -> list[ProcessId]:
         if selector.all:
@@ -311,7 +370,7 @@ class _Run:
         if not world.clients[pid].alive:
             self.notes.append(f"{path}: client {pid} was already down at +{world.now - self.start} ms")
             return
-        world.take_down(pid, wipe_state=wipe_state)
+        world.take_down(pid, wipe_state=wipe_state, leave_group=graceful)
         if graceful:
             self.pending.append("leave")
         else:
@@ -359,9 +418,18 @@ class _Run:
     def _append_rate(self, change: AppendRate, path: str) -> None:
         world = self.world
         tasks = sorted(world.changelog) if change.tasks is None else list(change.tasks)
+        left_ms = self.last_ms - world.now
         for t in tasks:
             if t not in world.changelog:
                 raise UserInputError(f"{path}.tasks: task {t} has no changelog in the scenario")
+            # The changelog's end offset, a Java long, must stay one until the run's last instant.
+            if left_ms > 0 and change.records_per_s > (LONG_MAX - world.end[t]) * MS_PER_S // left_ms:
+                highest = min((LONG_MAX - world.end[u]) * MS_PER_S // left_ms for u in tasks)
+                raise UserInputError(
+                    f"{path}.records_per_s: must be between 0 and {highest}, got {change.records_per_s}: at that rate "
+                    f"task {t}'s changelog end offset would pass Long.MAX_VALUE ({LONG_MAX}) within the "
+                    f"{left_ms} ms the run may still go on (max_duration_ms)")
+        for t in tasks:
             world.append_rate[t] = change.records_per_s
 
     def _perturb_once(self, perturb: Perturb, path: str) -> None:
@@ -384,11 +452,15 @@ class _Run:
 
     def _result(self) -> SimulationResult:
         final_state = self.world.application_state()
+        if final_state.tasks and not final_state.clients:
+            self.notes.append("final.scenario.json is not written: no client is running at the end, and a "
+                              "scenario with tasks has at least one client")
         return SimulationResult(
             scenario_name=self.scenario.name,
             assignor=self.last.assignor if self.last is not None else self.assignor,
             seed=self.seed,
-            protocol=str(self.scenario.state.configs.extension(REBALANCE_PROTOCOL)),
+            protocol=STREAMS_PROTOCOL if self.streams
+            else str(self.scenario.state.configs.extension(REBALANCE_PROTOCOL)),
             start_ms=self.start,
             end_ms=self.world.now,
             rebalances=tuple(self.records),

@@ -9,6 +9,12 @@ RUNNING, and unowned local stores are deleted after ``state.cleanup.delay.ms``.
 What a client reports follows Kafka Streams: a RUNNING active reports offset sum -2; every other task
 with a local store (restoring active, standby, warm-up, or a store left from an earlier assignment)
 reports its offset sum, so it counts as a previous standby.
+
+Under the streams protocol (``streams=True``, KIP-1071) the group is the broker's: a crashed client stays a
+member, with its target assignment, until the broker notices (``notice_crash``), so a recomputation meanwhile
+still gives it tasks that do not run; each member's current target is what the broker assigns from, reported
+per thread (``consumer_previous_tasks``); a client that comes back joins with new member ids and empty targets
+(its state counts only through the offsets it reports).
 """
 
 from __future__ import annotations
@@ -74,6 +80,14 @@ class SimClient:
     carry: RateCarry = field(default_factory=RateCarry)
     #: Incremented every time the client goes down (to ignore stale crash detections).
     down_epoch: int = 0
+    #: Streams protocol: a member of the group (a crashed client stays one until the broker notices).
+    in_group: bool = True
+    #: Streams protocol: each member's current target assignment, by consumer (None: not known yet).
+    targets: dict[str, set[TaskId]] | None = None
+    #: Streams protocol: how many times the client joined (new member ids each time: ``<consumer>#<n>``).
+    incarnation: int = 1
+    #: Streams protocol: the consumer ids of its first incarnation, which later member ids derive from.
+    first_consumers: tuple[str, ...] = ()
 
     def release_all(self, now: int) -> None:
         for store in self.stores.values():
@@ -84,6 +98,7 @@ class SimClient:
         self.standby.clear()
         self.withheld.clear()
         self.followup = None
+        self.targets = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,9 +119,11 @@ class Sample:
 class World:
     """The application's clients and changelogs at the current simulated time ``now``."""
 
-    def __init__(self, scenario: Scenario, *, restore_rate: int, state_cleanup_delay_ms: int) -> None:
+    def __init__(self, scenario: Scenario, *, restore_rate: int, state_cleanup_delay_ms: int,
+                 streams: bool = False) -> None:
         state = scenario.state
         self.scenario = scenario
+        self.streams = streams
         self.now = state.now_ms
         self.cleanup_delay_ms = state_cleanup_delay_ms
         self.tasks: dict[TaskId, TaskInfo] = dict(state.tasks)
@@ -145,6 +162,8 @@ class World:
             client.stores[t] = Store(offset)
         client.active = set(reported.previous_active_tasks)
         client.standby = set(reported.previous_standby_tasks)
+        if reported.consumer_previous_tasks:
+            client.targets = {c: set(ts) for c, ts in reported.consumer_previous_tasks.items()}
         for t in (client.active | client.standby) & self.changelog:
             client.stores.setdefault(t, Store(0))
         client.running = {t for t in client.active if self._caught_up(client, t)}
@@ -158,14 +177,27 @@ class World:
         self.clients[process_id] = client
         return client
 
-    def take_down(self, process_id: ProcessId, *, wipe_state: bool) -> None:
-        """The client stops (left or crashed): it owns nothing any more; its disk keeps its stores."""
+    def take_down(self, process_id: ProcessId, *, wipe_state: bool, leave_group: bool = True) -> None:
+        """The client stops (left or crashed): it owns nothing any more; its disk keeps its stores. Under the
+        streams protocol a crash (``leave_group=False``) keeps its membership and targets until noticed."""
         client = self.clients[process_id]
         client.alive = False
         client.down_epoch += 1
-        client.release_all(self.now)
+        if self.streams and not leave_group:
+            client.running.clear()
+            client.followup = None
+        else:
+            client.in_group = False
+            client.release_all(self.now)
         if wipe_state:
             client.stores.clear()
+
+    def notice_crash(self, process_id: ProcessId) -> None:
+        """Streams protocol: the broker removes a crashed client's members (session timeout)."""
+        client = self.clients[process_id]
+        if client.in_group:
+            client.in_group = False
+            client.release_all(self.now)
 
     def bring_up(self, process_id: ProcessId) -> None:
         """A down client starts again, as a new group member, with the stores still on its disk."""
@@ -173,9 +205,20 @@ class World:
         client.alive = True
         client.joined = self._next_join()
         client.carry = RateCarry()
+        if self.streams:  # new member ids, empty targets; members left behind by a crash are replaced
+            client.release_all(self.now)
+            client.in_group = True
+            client.first_consumers = client.first_consumers or client.consumers
+            client.incarnation += 1
+            client.consumers = tuple(f"{c}#{client.incarnation}" for c in client.first_consumers)
 
     def alive_ids(self) -> list[ProcessId]:
         return sorted(pid for pid, c in self.clients.items() if c.alive)
+
+    def member_ids(self) -> list[ProcessId]:
+        """The clients in the group: the running ones, and under the streams protocol crashed ones the broker
+        has not noticed yet."""
+        return sorted(pid for pid, c in self.clients.items() if c.alive or (self.streams and c.in_group))
 
     def down_ids(self) -> list[ProcessId]:
         return sorted(pid for pid, c in self.clients.items() if not c.alive)
@@ -233,7 +276,7 @@ class World:
         """What the group leader sees now: living clients' subscriptions, current changelog ends."""
         tasks = {t: replace(info, changelog_end_offset_sum=self.end[t]) if t in self.changelog else info
                  for t, info in self.tasks.items()}
-        clients = {pid: self._subscription(pid) for pid in self.alive_ids()}
+        clients = {pid: self._subscription(pid) for pid in self.member_ids()}
         return ApplicationState(tasks=tasks, clients=clients, configs=self.scenario.state.configs, now_ms=self.now)
 
     def _subscription(self, pid: ProcessId) -> KafkaStreamsState:
@@ -242,6 +285,7 @@ class World:
             t: LATEST_OFFSET if t in client.running else min(store.offset, self.end[t])
             for t, store in sorted(client.stores.items())
         }
+        targets = client.targets if self.streams and client.targets is not None else {}
         return KafkaStreamsState(
             process_id=pid,
             consumer_client_ids=client.consumers,
@@ -251,6 +295,8 @@ class World:
             host_info=client.host,
             client_tags=client.tags,
             rack_id=client.rack,
+            consumer_previous_tasks={c: SortedFrozenSet(targets.get(c, ())) for c in client.consumers}
+            if targets else {},
         )
 
     def apply(self, group: GroupAssignment, *, probing_deadline_ms: int | None) -> int:
@@ -263,11 +309,17 @@ class World:
         """
         withheld_total = 0
         consumers = group.consumers or {}
-        for pid in self.alive_ids():
+        for pid in self.member_ids():
             client = self.clients[pid]
             entry = group.clients.get(pid)
             active = set(entry.active_tasks()) if entry is not None else set()
             standby = set(entry.standby_tasks()) if entry is not None else set()
+            if self.streams:
+                shares = consumers.get(pid, {})
+                client.targets = {c: set(share.active) | set(share.standby) for c, share in shares.items()}
+                if not client.alive:  # a crashed member the broker still counts: its targets do not run
+                    client.active, client.standby = active, standby
+                    continue
             withheld = {t for share in consumers.get(pid, {}).values() for t in share.withheld}
             withheld_total += len(withheld)
             client.active = active - withheld

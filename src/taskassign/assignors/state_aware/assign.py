@@ -12,7 +12,15 @@ from taskassign.assignors.state_aware.problem import Problem
 from taskassign.assignors.state_aware.settings import Settings
 from taskassign.assignors.state_aware.standbys import plan_standbys
 from taskassign.errors import TaskassignError
-from taskassign.model import ACTIVE, STANDBY, ApplicationState, AssignedTask, KafkaStreamsAssignment, TaskAssignment
+from taskassign.model import (
+    ACTIVE,
+    STANDBY,
+    ApplicationState,
+    AssignedTask,
+    KafkaStreamsAssignment,
+    TaskAssignment,
+    new_assigned_task,
+)
 
 __all__ = ("assign_state_aware",)
 
@@ -36,10 +44,12 @@ def assign_state_aware(application_state: ApplicationState, settings: Settings |
         for c in holders:
             standby_of[c].append(t)
     assignments = []
+    task_ids = p.task_ids  # TaskId order: sorting task numbers sorts the ids
     for c, pid in enumerate(p.pids):
-        entries = {p.task_ids[t]: AssignedTask(p.task_ids[t], ACTIVE) for t in active_of[c]}
-        entries.update({p.task_ids[t]: AssignedTask(p.task_ids[t], STANDBY) for t in standby_of[c]})
-        assignments.append(KafkaStreamsAssignment(pid, MappingProxyType(dict(sorted(entries.items())))))
+        kinds: dict[int, AssignedTask.Type] = dict.fromkeys(active_of[c], ACTIVE)
+        kinds.update(dict.fromkeys(standby_of[c], STANDBY))
+        entries = {task_ids[t]: new_assigned_task(task_ids[t], kind) for t, kind in sorted(kinds.items())}
+        assignments.append(KafkaStreamsAssignment(pid, MappingProxyType(entries)))
     details = {
         "explanations": explain(p, plan, standbys, now),
         "pending_active_moves": len(now.pending),

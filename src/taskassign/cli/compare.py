@@ -1,0 +1,199 @@
+"""``taskassign compare``: one application through several assignors, side by side (docs/compare.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Group, RenderableType
+from rich.markup import escape
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from taskassign.analysis.compare import TOTAL_FIELDS, Comparison
+from taskassign.analysis.metrics import SECTION_STARTS, metric_fields
+from taskassign.api.compare import CompareOutcome, compare, parse_assignor_list, write_compare_report
+from taskassign.api.what_if import apply_what_if
+from taskassign.api.what_if_compare import compare_what_if
+from taskassign.cli._app import app
+from taskassign.cli._common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    handle_errors,
+    load_scenario,
+    new_table,
+    stderr_console,
+    stdout_console,
+)
+from taskassign.cli._diff_render import diff_text
+from taskassign.cli._metrics_render import format_value, metric_text, state_in_bytes
+from taskassign.cli._render import clock
+from taskassign.cli._what_if import (
+    add_clients_option,
+    announce_what_if,
+    rack_down_option,
+    remove_client_option,
+    set_option,
+    what_if_from_flags,
+)
+from taskassign.errors import UserInputError
+from taskassign.formats.json_io import to_json_text
+from taskassign.formats.scenario import Scenario
+from taskassign.simulate import RebalanceRecord, read_events
+
+__all__ = ("comparison_tables", "run_compare")
+
+def _total_text(key: str, value: int | bool | None) -> str:
+    if key == "settled_at_ms":
+        return "never" if value is None else clock(value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "" if value is None else format_value(value)
+
+
+def _cell(text: str, best: bool) -> Text:
+    return Text(text + " *", style="bold green") if best else Text(text + "  ")
+
+
+def _table(title: str, names: tuple[str, ...]) -> Table:
+    table = new_table(pad_edge=False, title=title, title_justify="left")
+    table.add_column("", no_wrap=True)
+    for name in names:
+        table.add_column(name, justify="right", no_wrap=True)
+    return table
+
+
+def comparison_tables(comparison: Comparison, errors: dict[str, str] | None = None, *,
+                      in_bytes: bool = False) -> RenderableType:
+    """Metrics as rows and assignors as columns (``*``: the better value of the row), and the run totals when
+    the input was simulated."""
+    names = comparison.names
+    parts: list[RenderableType] = []
+    if comparison.totals:
+        totals = _table("run totals", names)
+        best = comparison.best_totals()
+        for total in TOTAL_FIELDS:
+            totals.add_row(total.label, *(_cell(_total_text(total.name, getattr(comparison.totals[n], total.name)),
+                                                n in best[total.name]) for n in names))
+        parts.append(totals)
+    metrics = _table("metrics of the last assignment" if comparison.totals else "metrics", names)
+    best = comparison.best_metrics()
+    for f in metric_fields():
+        if f.name in SECTION_STARTS:
+            metrics.add_row(f"[bold dim]{SECTION_STARTS[f.name]}[/]", *("" for _ in names))
+        metrics.add_row(f"  {f.name}", *(
+            _cell(metric_text(f.name, comparison.metrics[n][f.name], in_bytes=in_bytes), n in best[f.name])
+            if f.name in comparison.metrics[n]
+            else Text("-") for n in names))
+    parts.append(metrics)
+    parts.append(Text("* the better value of the row (lower or higher as the metric says; none when all are equal "
+                      "or neither is better)", style="dim"))
+    for name, error in (errors or {}).items():
+        if error != "NONE":
+            parts.append(Text(f"{name}: the assignment is invalid ({error})", style="bold red"))
+    return Group(*parts)
+
+
+def run_compare(scenario: Scenario, assignors: str, *, events: Path | None = None, seed: int | None = None,
+                out: Path | None = None, as_json: bool = False) -> int:
+    """Compare ``assignors`` (``-a`` text) on a ready ``scenario``; print, write ``out``; returns the exit code.
+    The one place compare's options are acted on, whatever built the scenario."""
+    specs = parse_assignor_list(assignors)
+    if seed is not None and events is None:
+        raise UserInputError("--seed goes with --events (it seeds the simulation's random choices)")
+    script = read_events(events) if events is not None else None
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=stderr_console(),
+                  transient=True) as progress:
+        job = progress.add_task("comparing", total=None)
+
+        def on_assignor(name: str) -> None:
+            progress.update(job, description=f"{name}: assigning")
+
+        def on_rebalance(name: str, record: RebalanceRecord) -> None:
+            progress.update(job, description=f"{name}: rebalance {record.index} ({', '.join(record.reasons)})")
+
+        outcome: CompareOutcome = compare(scenario, specs, events=script, seed=seed, on_assignor=on_assignor,
+                                          on_rebalance=on_rebalance)
+        written = []
+        if out is not None:
+            progress.update(job, description="drawing the report")
+            written = write_compare_report(outcome, out, events=None if events is None else str(events))
+    console = stdout_console()
+    if as_json:
+        console.out(to_json_text(outcome.to_document()), end="")
+    else:
+        console.print(Text.assemble(("scenario ", "dim"), (scenario.name, "bold"), ("   assignors ", "dim"),
+                                    ", ".join(outcome.comparison.names),
+                                    ("   simulated with ", "dim") if script else "", str(events) if script else ""))
+        console.print(comparison_tables(outcome.comparison, {run.name: run.error for run in outcome.runs},
+                                        in_bytes=state_in_bytes(scenario.state)))
+        if written:
+            console.print(f"[dim]wrote {', '.join(escape(str(p)) for p in written)}[/]")
+    return EXIT_FAILED if outcome.failed else EXIT_OK
+
+
+@app.command("compare")
+@handle_errors
+def compare_command(
+    scenario: Path = typer.Argument(..., help="A *.scenario.json file or a GROUP.json."),
+    assignors: str = typer.Option(
+        ..., "--assignors", "--assignor", "-a",
+        help="Assignors separated by commas: built-in names (see `taskassign assignors`), module:Class or "
+             "path/to/file.py:Class, e.g. -a high_availability,state_aware.",
+    ),
+    events: Path | None = typer.Option(
+        None, "--events", "-e", help="Simulate this EVENTS.json (docs/events.md) with each assignor instead of "
+                                     "assigning once; adds the run totals."),
+    seed: int | None = typer.Option(None, "--seed", help="Override the events file's seed."),
+    out: Path | None = typer.Option(
+        None, "--out", "-o", help="Write report.html (one page overlaying the assignors) and compare.json here."),
+    as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON instead of tables."),
+    kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+    sets: list[str] | None = set_option(),
+    add_clients: list[str] | None = add_clients_option(),
+    remove_clients: list[str] | None = remove_client_option(),
+    racks_down: list[str] | None = rack_down_option(),
+) -> None:
+    """The same application through each assignor (one rebalance, or a simulation with --events), side by side:
+    metrics as rows, assignors as columns, the better value of each row marked. With one assignor and a what-if:
+    the input as it is against the altered input, as a before -> after diff."""
+    original = load_scenario(scenario, kafka_compat=kafka_compat)
+    altered, notes = apply_what_if(original, what_if_from_flags(sets, add_clients, remove_clients, racks_down))
+    specs = parse_assignor_list(assignors)
+    if notes and len(specs) == 1:
+        if out is not None:
+            raise UserInputError("--out (the overlaying report) goes with several assignors; with one assignor and a "
+                                 "what-if compare prints the before -> after diff (--json for its data)")
+        raise typer.Exit(run_what_if_compare(original, altered, notes, specs[0], events=events, seed=seed,
+                                             as_json=as_json))
+    announce_what_if(stderr_console() if as_json else stdout_console(), notes)
+    raise typer.Exit(run_compare(altered, assignors, events=events, seed=seed, out=out, as_json=as_json))
+
+
+def run_what_if_compare(original: Scenario, altered: Scenario, notes: tuple[str, ...], spec: str, *,
+                        events: Path | None, seed: int | None, as_json: bool) -> int:
+    """One assignor on the input as it is and on the altered input: the diff, then both runs side by side."""
+    if seed is not None and events is None:
+        raise UserInputError("--seed goes with --events (it seeds the simulation's random choices)")
+    script = read_events(events) if events is not None else None
+    with stderr_console().status("running the input as it is and with the what-if"):
+        outcome = compare_what_if(original, altered, notes, spec, events=script, seed=seed)
+    console = stdout_console()
+    if as_json:
+        announce_what_if(stderr_console(), notes)
+        console.out(to_json_text(outcome.to_document()), end="")
+    else:
+        announce_what_if(console, notes)
+        title = f"{original.name}, {outcome.assignor}" + (f", simulated with {events}" if events else "") + \
+            ": the input as it is -> with the what-if"
+        console.print(diff_text(outcome.diff, title=title, in_bytes=state_in_bytes(outcome.after_state)))
+        if outcome.comparison.totals:  # the runs' totals side by side (the metrics' changes are in the diff)
+            console.print(comparison_tables(outcome.comparison, {"as is": outcome.before.error,
+                                                                 "what-if": outcome.after.error},
+                                            in_bytes=state_in_bytes(outcome.after_state)))
+        else:
+            for name, run in (("as is", outcome.before), ("what-if", outcome.after)):
+                if run.error != "NONE":
+                    console.print(Text(f"{name}: the assignment is invalid ({run.error})", style="bold red"))
+    return EXIT_FAILED if outcome.failed else EXIT_OK

@@ -1,0 +1,81 @@
+"""``taskassign streams-migration``: one application under the classic protocol and under the streams protocol
+(KIP-1071), side by side (api/migration.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from taskassign.api.migration import HIGHLIGHTS, MigrationWhatIf, migration_what_if
+from taskassign.assignors.registry import DEFAULT_ASSIGNOR, check_assignor
+from taskassign.cli._app import app
+from taskassign.cli._common import handle_errors, load_altered, new_table, stderr_console, stdout_console
+from taskassign.cli._metrics_render import format_value
+from taskassign.cli._what_if import (
+    add_clients_option,
+    announce_what_if,
+    rack_down_option,
+    remove_client_option,
+    set_option,
+    what_if_from_flags,
+)
+from taskassign.formats.json_io import dump_json, to_json_text
+
+
+def comparison_table(what_if: MigrationWhatIf) -> Table:
+    """One row per highlighted metric, one column per assignor."""
+    table = new_table(pad_edge=False,
+                      title=f"{what_if.scenario}: classic protocol vs streams protocol", title_justify="left")
+    table.add_column("metric", no_wrap=True)
+    for run in what_if.runs:
+        table.add_column(f"{run.assignor}\n({run.protocol})", justify="right", no_wrap=True)
+    table.add_row("error", *[run.error or (run.result.error.name if run.result else "-") for run in what_if.runs])
+    table.add_row("probing rebalance", *["yes" if run.result and run.result.probing_rebalance_needed else "no"
+                                         for run in what_if.runs])
+    values = [run.metrics.to_dict() if run.metrics is not None else None for run in what_if.runs]
+    for section, names in HIGHLIGHTS:
+        table.add_row(f"[bold dim]{section}[/]", *[""] * len(what_if.runs))
+        for name in names:
+            table.add_row(f"  {name}", *[format_value(v[name]) if v is not None else "-" for v in values])
+    return table
+
+
+@app.command("streams-migration")
+@handle_errors
+def streams_migration(
+    application: Path = typer.Argument(..., help="A *.scenario.json or a GROUP.json."),
+    classic: str = typer.Option(DEFAULT_ASSIGNOR, "--classic",
+                                help="The classic protocol's assignor (a KIP-924 one; Kafka's default)."),
+    output: Path | None = typer.Option(None, "--out", "-o", "--output", help="Write the comparison document here."),
+    as_json: bool = typer.Option(False, "--json", help="Print the comparison document instead of a table."),
+    kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+    sets: list[str] | None = set_option(),
+    add_clients: list[str] | None = add_clients_option(),
+    remove_clients: list[str] | None = remove_client_option(),
+    racks_down: list[str] | None = rack_down_option(),
+) -> None:
+    """What moving an application to the streams protocol (KIP-1071) would change: the classic assignor against
+    Kafka's broker-side sticky and balanced assignors, on the same application."""
+    check_assignor(classic)
+    loaded, notes = load_altered(
+        application, what_if_from_flags(sets, add_clients, remove_clients, racks_down), kafka_compat=kafka_compat)
+    what_if = migration_what_if(loaded, classic)
+    console = stdout_console()
+    announce_what_if(stderr_console() if as_json else console, notes)
+    document = what_if.to_document()
+    if output is not None:
+        dump_json(document, output)
+    if as_json:
+        console.out(to_json_text(document), end="")
+        return
+    console.print(comparison_table(what_if))
+    for note in what_if.notes:
+        console.print(Text(f"note: {note}", style="yellow"))
+    console.print(Text("every metric is defined in docs/metrics.md; the protocols in docs/streams-protocol.md",
+                       style="dim"))
+    if output is not None:
+        console.print(f"[dim]wrote {escape(str(output))}[/]")
