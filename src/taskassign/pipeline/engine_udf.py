@@ -43,8 +43,8 @@ from taskassign.pipeline.schemas import (
 __all__ = ("TABLE", "bucket_processor", "scattered_processor", "scattered_tables", "split_tables", "stage_file")
 
 ArrowBatches = Iterator[pa.RecordBatch]
-#: Around a bucket's output rows (the run's progress count, pipeline.progress).
-Wrap = Callable[[Callable[[ArrowBatches], ArrowBatches]], Callable[[ArrowBatches], ArrowBatches]]
+#: A pass-through over a bucket's PROCESSED rows (the run's progress count, pipeline.progress).
+RowsHook = Callable[[ArrowBatches], ArrowBatches]
 
 #: The column of gathered rows that says which input table a row is from (its position in INPUT_TABLES).
 TABLE = "_table"
@@ -78,12 +78,12 @@ def _chunks(result: BucketResult) -> Iterator[dict[str, list[dict[str, Any]]]]:
 
 def bucket_processor(
     schema: StructType, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False,
-    staged: str | None = None, wrap: Wrap | None = None,
+    staged: str | None = None, on_rows: RowsHook | None = None,
 ) -> Callable[[ArrowBatches], ArrowBatches]:
     """Gathered rows of one bucket in; its results and errors rows (as IPC streams) and its timings out
     (``schema``: pipeline.schemas.PROCESSED); with ``staged``, written there instead (``stage_file``)."""
     return _processor(lambda gathered: (split_tables(gathered), 0.0),
-                      _bucket_runner(schema, assignor_override, kafka_compat, allow_plugins, staged, wrap))
+                      _bucket_runner(schema, assignor_override, kafka_compat, allow_plugins, staged, on_rows))
 
 
 def _processor(
@@ -124,11 +124,11 @@ def scattered_tables(scattered: pa.Table) -> tuple[dict[str, pa.Table], float]:
 
 def scattered_processor(
     schema: StructType, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False,
-    staged: str | None = None, wrap: Wrap | None = None,
+    staged: str | None = None, on_rows: RowsHook | None = None,
 ) -> Callable[[ArrowBatches], ArrowBatches]:
     """``bucket_processor`` for a bucket's scattered streams (pipeline.scatter) instead of gathered rows."""
     return _processor(scattered_tables,
-                      _bucket_runner(schema, assignor_override, kafka_compat, allow_plugins, staged, wrap))
+                      _bucket_runner(schema, assignor_override, kafka_compat, allow_plugins, staged, on_rows))
 
 
 def stage_file(batches: ArrowBatches, directory: str, schema: pa.Schema) -> ArrowBatches:
@@ -155,20 +155,19 @@ def stage_file(batches: ArrowBatches, directory: str, schema: pa.Schema) -> Arro
 
 def _bucket_runner(
     schema: StructType, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool, staged: str | None,
-    wrap: Wrap | None,
+    on_rows: RowsHook | None,
 ) -> Callable[[Mapping[str, pa.Table], float, float], ArrowBatches]:
     """The bucket's work once its input tables are split out: process_bucket, then its output rows as IPC
     streams, then one row with its timings (``spent``: the worker's time so far; ``read_seconds``: the
-    scatter tasks' time for these rows); with ``staged``, those rows go to a file there (stage_file); ``wrap``
-    goes around those rows (before any staging)."""
+    scatter tasks' time for these rows); with ``staged``, those rows go to a file there (stage_file); ``on_rows``
+    sees those rows first (before any staging)."""
     arrow_schema_ = to_arrow_schema(schema)
     kind_schemas = {kind: to_arrow_schema(struct) for kind, struct in KIND_SCHEMAS.items()}
 
     def run(tables: Mapping[str, pa.Table], spent: float, read_seconds: float) -> ArrowBatches:
         rows = results(tables, spent, read_seconds)
-        if wrap is not None:  # around the PROCESSED rows, before any staging (the progress count reads them)
-            produced = rows
-            rows = wrap(lambda _batches: produced)(iter(()))
+        if on_rows is not None:  # the PROCESSED rows, before any staging (the progress count reads them)
+            rows = on_rows(rows)
         return rows if staged is None else stage_file(rows, staged, arrow_schema_)
 
     def results(tables: Mapping[str, pa.Table], spent: float, read_seconds: float) -> ArrowBatches:

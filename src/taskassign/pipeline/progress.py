@@ -15,7 +15,7 @@ from taskassign.pipeline.schemas import KIND_APP
 
 __all__ = ("ApplicationCounter", "classic_context")
 
-Processor = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
+ArrowBatches = Iterator[pa.RecordBatch]
 
 
 def classic_context(spark: Any) -> Any | None:
@@ -40,14 +40,15 @@ class ApplicationCounter:
         """Applications the finished buckets returned, or None when this session cannot count them."""
         return None if self._accumulator is None else int(self._accumulator.value)
 
-    def counting(self, processor: Processor) -> Processor:
-        """``processor`` (a bucket's Python side), adding the applications rows it returns to the count."""
+    def row_counter(self) -> Callable[[ArrowBatches], ArrowBatches] | None:
+        """A pass-through for a bucket's PROCESSED rows that adds the applications rows among them to the
+        count (run in the Python workers; it holds the accumulator only); None when this session cannot count."""
         accumulator = self._accumulator
         if accumulator is None:
-            return processor
+            return None
 
-        def counted(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-            for batch in processor(batches):
+        def counted(batches: ArrowBatches) -> ArrowBatches:
+            for batch in batches:
                 apps = pc.sum(pc.if_else(pc.equal(batch.column("kind"), KIND_APP), batch.column("rows"), 0)).as_py()
                 accumulator.add(int(apps or 0))
                 yield batch

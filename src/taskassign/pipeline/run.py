@@ -127,15 +127,15 @@ def processed(
 ) -> DataFrame:
     """Every application of the snapshot checked, derived and assigned (schemas.PROCESSED), lazily; with
     ``staged``, the buckets write those rows there and return the files' names (schemas.STAGED_FILE)."""
-    wrap = counter.counting if counter is not None else None
+    on_rows = counter.row_counter() if counter is not None else None
     if snapshot.scatter is not None:
         scattered = stages.scatter(spark, snapshot.scatter, buckets)
         return stages.process_scattered(scattered, options.assignor, options.kafka_compat, options.allow_plugins,
-                                        staged, wrap)
+                                        staged, on_rows)
     assert snapshot.tables is not None
     gathered = stages.gather({name: t.df for name, t in snapshot.tables.items()}, buckets)
     return stages.process_applications(gathered, options.assignor, options.kafka_compat, options.allow_plugins,
-                                       staged, wrap)
+                                       staged, on_rows)
 
 
 def stage_results(spark: Any, options: PipelineOptions, snapshot: Snapshot, buckets: int, staged: Path,

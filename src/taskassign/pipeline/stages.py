@@ -18,7 +18,7 @@ shuffles those streams to their buckets, and ``process_scattered`` runs the same
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -50,18 +50,16 @@ def gather(tables: Mapping[str, DataFrame], buckets: int | None) -> DataFrame:
 
 # -- 2. the Python side -----------------------------------------------------------------------------------------
 
-Processor = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
-
-
 def process_applications(
     gathered: DataFrame, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False,
-    staged: str | None = None, wrap: Callable[[Processor], Processor] | None = None,
+    staged: str | None = None, on_rows: engine_udf.RowsHook | None = None,
 ) -> DataFrame:
     """PROCESSED rows: every bucket (partition of ``gathered``) is one Python call over all its rows; its
     output tables' rows come back as Arrow IPC streams (pipeline.assemble reads them). With ``staged``
     (a directory), each bucket writes its rows there as a Parquet file and returns a STAGED_FILE row.
-    ``wrap``: around each bucket's call (the progress count, pipeline.progress)."""
-    processor = engine_udf.bucket_processor(PROCESSED, assignor_override, kafka_compat, allow_plugins, staged, wrap)
+    ``on_rows``: sees each bucket's PROCESSED rows (the progress count, pipeline.progress)."""
+    processor = engine_udf.bucket_processor(PROCESSED, assignor_override, kafka_compat, allow_plugins, staged,
+                                            on_rows)
     return gathered.mapInArrow(processor, PROCESSED if staged is None else STAGED_FILE)
 
 
@@ -78,9 +76,9 @@ def scatter(spark: Any, tasks: Sequence[tuple[Piece, ...]], buckets: int) -> Dat
 
 def process_scattered(
     scattered: DataFrame, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False,
-    staged: str | None = None, wrap: Callable[[Processor], Processor] | None = None,
+    staged: str | None = None, on_rows: engine_udf.RowsHook | None = None,
 ) -> DataFrame:
     """As process_applications, from the buckets' scattered streams."""
     processor = engine_udf.scattered_processor(PROCESSED, assignor_override, kafka_compat, allow_plugins, staged,
-                                               wrap)
+                                               on_rows)
     return scattered.mapInArrow(processor, PROCESSED if staged is None else STAGED_FILE)
