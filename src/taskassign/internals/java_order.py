@@ -433,7 +433,11 @@ class KeyedJavaPriorityQueue(Generic[T]):
 
     def replace_head(self, key: Any) -> T:
         """``poll()`` then ``offer(key, head)`` in one call, leaving the same array as those two Java calls;
-        returns the head. For the assignors' loop "take the least loaded, give it a task, put it back"."""
+        returns the head. For the assignors' loop "take the least loaded, give it a task, put it back".
+
+        The sifts are written out here as in ``poll_item`` and ``offer`` on purpose: calling shared sift
+        functions (or those two methods) made the streams sticky assignor 15-30% slower at every shape of
+        benchmarks/bench_streams_protocol.py, a path the broker runs on every group change."""
         keys, items = self._keys, self._items
         head = items[0]
         last_key = keys.pop()
