@@ -21,7 +21,6 @@ from pyspark.sql import functions as F
 
 from taskassign.analysis.attention import DEFAULT_ATTENTION
 from taskassign.errors import UserInputError
-from taskassign.fleet.tables import INPUT_TABLES
 from taskassign.pipeline import stages
 from taskassign.pipeline.assemble import assemble_outputs
 from taskassign.pipeline.compare import assemble_comparison
@@ -30,7 +29,6 @@ from taskassign.pipeline.output import OutputDirectory
 from taskassign.pipeline.progress import ApplicationCounter
 from taskassign.pipeline.read import (
     SnapshotTable,
-    check_parquet_files,
     locate_snapshot,
     parquet_rows,
     read_snapshot,
@@ -110,13 +108,12 @@ class Snapshot:
 def open_snapshot(spark: Any, input_dir: Path) -> Snapshot:
     """The snapshot in ``input_dir``: Parquet that Spark would read as it is goes to scatter tasks, without
     a Spark reader; anything else through Spark's (pipeline.read)."""
-    located = locate_snapshot(input_dir)
-    sources = {name: (str(found[0]), found[1]) if found else (None, None) for name, found in located.items()}
-    rows_in = {name: sum(check_parquet_files(INPUT_TABLES[name], found[0]).values())
-               for name, found in located.items() if found is not None and found[1] == "parquet"}
+    sources = {name: (str(found[0]), found[1]) if found else (None, None)
+               for name, found in locate_snapshot(input_dir).items()}
     tasks = plan_scatter(sources, scatter_tasks(spark))
     if tasks is not None:
-        return Snapshot(sources, {name: rows_in.get(name, 0) for name in sources}, tasks, None)
+        return Snapshot(sources, {name: parquet_rows(path) if path else 0 for name, (path, _) in sources.items()},
+                        tasks, None)
     tables = read_snapshot(spark, input_dir)
     return Snapshot({name: (t.path, t.format) for name, t in tables.items()}, count_rows(tables), None, tables)
 

@@ -84,7 +84,8 @@ def _files(path: str) -> list[Path] | None:
 def plan_scatter(tables: Mapping[str, tuple[str | None, str | None]], tasks: int) -> list[tuple[Piece, ...]] | None:
     """The scatter tasks (each some row groups, about the same uncompressed bytes) for tables given as
     ``name -> (path, format)`` (path None: an absent optional table); None when a table must go through
-    Spark's reader (not Parquet, a column needing a cast, files of different schemas)."""
+    Spark's reader (not Parquet, a column needing a cast, files of different schemas, a file whose footer
+    does not read)."""
     units: list[tuple[Piece, int]] = []
     for name, (path, fmt) in tables.items():
         if path is None:
@@ -96,7 +97,10 @@ def plan_scatter(tables: Mapping[str, tuple[str | None, str | None]], tasks: int
             return None
         first: pa.Schema | None = None
         for file in files:
-            metadata = pq.read_metadata(file)
+            try:
+                metadata = pq.read_metadata(file)
+            except (OSError, ValueError, pa.ArrowException):
+                return None  # not Parquet (empty, truncated): Spark's path names the table and file (read.py)
             schema = metadata.schema.to_arrow_schema()
             if first is None:
                 if not _as_is(INPUT_TABLES[name], schema):
