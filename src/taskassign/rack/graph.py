@@ -128,6 +128,9 @@ class _Residual:
         """The edges in Kafka's scanning order as numpy arrays (built once, kept current by ``push``)."""
         if self.scan is None:
             self.scan = _ScanOrder(self)
+            # From now on ``push`` keeps the scan order's open flags instead of the per-node lists, which
+            # only the node-by-node searches read: emptied, so a stale read fails loudly.
+            self.positive = []
         return self.scan
 
     def _append(self, u: int, v: int, cost: int, residual: int, flow: int, forward: bool, counter: int) -> None:
@@ -163,8 +166,9 @@ class _Residual:
                 self.scan.update(c, residual[c])
             touched.add(self.src[e])
             touched.add(self.src[c])
-        for u in touched:
-            self.positive[u] = self._positive_edges(u)
+        if self.scan is None:
+            for u in touched:
+                self.positive[u] = self._positive_edges(u)
 
     def copy_back(self, graph: Graph) -> None:
         """Write the forward edges' flow and residual back onto the caller's edges."""
@@ -175,10 +179,15 @@ class _Residual:
             edge.residual_flow = self.residual[e]
 
 
+#: (first node, end node, first edge position, end edge position, edges per node) of a block
+_Block = tuple[int, int, int, int, np.ndarray]
+_NO_HITS = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+
+
 class _ScanOrder:
     """Residual edges sorted by (source, destination), Kafka's scanning order, with each block's slice."""
 
-    __slots__ = ("blocks", "cost", "dst", "edge", "open", "position", "src")
+    __slots__ = ("blocks", "cost", "dst", "edge", "first_edge", "open", "position", "src")
 
     def __init__(self, residual: _Residual) -> None:
         order = [e for u in range(residual.n) for e in residual.out[u]]
@@ -190,9 +199,11 @@ class _ScanOrder:
         self.open = residual.residual_array[self.edge] > 0
         self.position = np.empty(len(order), dtype=np.int64)
         self.position[self.edge] = np.arange(len(order))
-        starts = np.searchsorted(self.src, np.arange(residual.n + 1))
-        #: (first node, end node, first edge, end edge, edges per node) of every block
-        self.blocks = [(a, b, int(starts[a]), int(starts[b]), np.diff(starts[a:b + 1])) for a, b in residual.blocks]
+        #: position of each node's first edge (and, at n, the end)
+        self.first_edge = np.searchsorted(self.src, np.arange(residual.n + 1))
+        starts = self.first_edge
+        self.blocks: list[_Block] = [(a, b, int(starts[a]), int(starts[b]), np.diff(starts[a:b + 1]))
+                                     for a, b in residual.blocks]
 
     def update(self, edge: int, residual: int) -> None:
         self.open[self.position[edge]] = residual > 0
@@ -336,7 +347,7 @@ class _BlockedNegativeCycleSearch(_Search):
         """The node Kafka's search returns (relaxed in round N-1), or None when no negative cycle exists."""
         n = self.r.n
         scan = self.scan
-        s_src, s_dst, s_cost, s_open, s_edge = scan.src, scan.dst, scan.cost, scan.open, scan.edge
+        s_src, s_dst, s_edge = scan.src, scan.dst, scan.edge
         dist = self.dist_array
         parent = np.zeros(n, dtype=np.int64)
         parent_edge = np.full(n, -1, dtype=np.int64)
@@ -349,23 +360,14 @@ class _BlockedNegativeCycleSearch(_Search):
         while rnd <= last:
             sources: list[np.ndarray] = []
             targets: list[np.ndarray] = []
-            for a, b, lo, hi, degree in scan.blocks:
-                if lo == hi or not dirty[a:b].any():
-                    continue
-                src, dst = s_src[lo:hi], s_dst[lo:hi]
-                # np.repeat over the block's own nodes is a gather by source, three times faster than dist[src].
-                candidate = np.repeat(dist[a:b], degree) + s_cost[lo:hi]
-                improves = candidate < np.take(dist, dst)
-                improves &= s_open[lo:hi]
-                improves &= np.repeat(dirty[a:b], degree)
-                hits = np.flatnonzero(improves)
-                dirty[a:b] = False
+            for block in scan.blocks:
+                hits, hit_dist = self._improvements(block, dirty)
                 if not hits.size:
                     continue
-                hit_src, hit_dst, hit_dist = src[hits], dst[hits], candidate[hits]
+                hit_src, hit_dst = s_src[hits], s_dst[hits]
                 if rnd == last:  # Kafka returns the round's first relaxation
                     v = int(hit_dst[0])
-                    dist[v], parent[v], parent_edge[v] = hit_dist[0], hit_src[0], s_edge[lo + hits[0]]
+                    dist[v], parent[v], parent_edge[v] = hit_dist[0], hit_src[0], s_edge[hits[0]]
                     self._keep(parent, parent_edge)
                     return v
                 # Per target, the first of its lowest candidates in scanning order is the one left standing.
@@ -378,7 +380,7 @@ class _BlockedNegativeCycleSearch(_Search):
                 won_dst = hit_dst[won]
                 dist[won_dst] = hit_dist[won]
                 parent[won_dst] = hit_src[won]
-                parent_edge[won_dst] = s_edge[lo + hits[won]]
+                parent_edge[won_dst] = s_edge[hits[won]]
                 dirty[won_dst] = True
                 sources.append(hit_src)
                 targets.append(hit_dst)
@@ -389,6 +391,39 @@ class _BlockedNegativeCycleSearch(_Search):
                                        (np.concatenate(sources), np.concatenate(targets)))
             rnd += 1
         return None  # pragma: no cover - the last round either returns or ended the search as quiet
+
+    def _improvements(self, block: _Block, dirty: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Scan one block: the positions (scanning order) of the open edges out of its dirty nodes whose
+        candidate distance beats the target's distance before the block, with those candidates; the
+        block's nodes are clean afterwards."""
+        a, b, lo, hi, degree = block
+        scan, dist = self.scan, self.dist_array
+        dirty_here = dirty[a:b]
+        count = int(np.count_nonzero(dirty_here))
+        if not count or lo == hi:
+            dirty_here[:] = False
+            return _NO_HITS
+        if count * 4 >= b - a:  # most nodes are dirty: every edge of the block, masked
+            # np.repeat over the block's own nodes is a gather by source, three times faster than dist[src].
+            candidate = np.repeat(dist[a:b], degree) + scan.cost[lo:hi]
+            improves = candidate < np.take(dist, scan.dst[lo:hi])
+            improves &= scan.open[lo:hi]
+            improves &= np.repeat(dirty_here, degree)
+            local = np.flatnonzero(improves)
+            dirty_here[:] = False
+            return local + lo, candidate[local]
+        # a few dirty nodes: only their edges
+        nodes = np.flatnonzero(dirty_here)
+        dirty_here[:] = False
+        counts = degree[nodes]
+        total = int(counts.sum())
+        ends = np.cumsum(counts)
+        positions = np.repeat(scan.first_edge[nodes + a] - ends + counts, counts) + np.arange(total)
+        candidate = np.repeat(dist[nodes + a], counts) + scan.cost[positions]
+        improves = candidate < np.take(dist, scan.dst[positions])
+        improves &= scan.open[positions]
+        local = np.flatnonzero(improves)
+        return positions[local], candidate[local]
 
     def _keep(self, parent: np.ndarray, parent_edge: np.ndarray) -> None:
         self.dist = self.dist_array.tolist()
