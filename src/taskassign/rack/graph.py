@@ -218,6 +218,9 @@ class _Search:
         self.dist = [0] * n
         self.parent = [0] * n
         self.parent_edge = [-1] * n
+        #: the last MAX_PERIOD + 1 rounds' distances and relaxations (sources, targets), for the fast-forward
+        self.history: list[np.ndarray] = []
+        self.events_by_round: list[tuple[np.ndarray, np.ndarray]] = []
 
     def run(self) -> int | None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -228,9 +231,9 @@ class _Search:
     def _distances(self) -> np.ndarray:
         return np.array(self.dist, dtype=np.int64)
 
-    def _end_round(self, rnd: int, history: list[np.ndarray], events_by_round: list[tuple[np.ndarray, np.ndarray]],
-                   dist: np.ndarray, events: tuple[np.ndarray, np.ndarray]) -> int:
+    def _end_round(self, rnd: int, dist: np.ndarray, events: tuple[np.ndarray, np.ndarray]) -> int:
         """Record round ``rnd``'s distances and relaxations (sources, targets); returns the rounds skipped."""
+        history, events_by_round = self.history, self.events_by_round
         history.append(dist)
         events_by_round.append(events)
         if len(history) > MAX_PERIOD + 1:
@@ -297,8 +300,6 @@ class _NegativeCycleSearch(_Search):
         dirty = [True] * n
         dirty[0] = False
         last = n - 1
-        history: list[np.ndarray] = []
-        events_by_round: list[tuple[np.ndarray, np.ndarray]] = []
         rnd = 0
         while rnd <= last:
             is_last = rnd == last
@@ -323,7 +324,7 @@ class _NegativeCycleSearch(_Search):
             if not sources and rnd > 0:
                 return None
             if rnd > 0:
-                rnd += self._end_round(rnd, history, events_by_round, np.array(dist, dtype=np.int64),
+                rnd += self._end_round(rnd, np.array(dist, dtype=np.int64),
                                        (np.array(sources, dtype=np.int64), np.array(targets, dtype=np.int64)))
             rnd += 1
         return None  # pragma: no cover - the last round either returns or ended the search as quiet
@@ -354,8 +355,6 @@ class _BlockedNegativeCycleSearch(_Search):
         dirty = np.ones(n, dtype=bool)
         dirty[0] = False
         last = n - 1
-        history: list[np.ndarray] = []
-        events_by_round: list[tuple[np.ndarray, np.ndarray]] = []
         rnd = 0
         while rnd <= last:
             sources: list[np.ndarray] = []
@@ -387,7 +386,7 @@ class _BlockedNegativeCycleSearch(_Search):
             if not sources and rnd > 0:
                 return None
             if rnd > 0:
-                rnd += self._end_round(rnd, history, events_by_round, dist.copy(),
+                rnd += self._end_round(rnd, dist.copy(),
                                        (np.concatenate(sources), np.concatenate(targets)))
             rnd += 1
         return None  # pragma: no cover - the last round either returns or ended the search as quiet
