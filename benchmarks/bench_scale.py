@@ -51,7 +51,7 @@ RUNS: tuple[tuple[str, str, str, bool, int], ...] = (
     ("high_availability/balance_subtopology", "high_availability", "balance_subtopology", False, 100_000),
     ("state_aware", "state_aware", "none", False, 100_000),
     ("high_availability/none kafka_compat", "high_availability", "none", True, 100_000),
-    ("high_availability/min_traffic kafka_compat", "high_availability", "min_traffic", True, 3_000),
+    ("high_availability/min_traffic kafka_compat", "high_availability", "min_traffic", True, 10_000),
     ("legacy_sticky", "legacy_sticky", "none", False, 100_000),
     ("fallback_prior", "fallback_prior", "none", False, 100_000),
     ("sticky", "sticky", "none", False, 100_000),

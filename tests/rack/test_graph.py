@@ -4,8 +4,17 @@ import random
 
 import pytest
 
+from taskassign.rack import graph as graph_module
 from taskassign.rack.graph import Graph, GraphError
 from tests.rack.kafka_graph_reference import ReferenceGraph
+
+
+@pytest.fixture(params=["node by node", "block by block"])
+def search(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Runs a test under both negative-cycle searches: the block search on every graph, or on none."""
+    threshold = 0 if request.param == "block by block" else 10**12
+    monkeypatch.setattr(graph_module, "BLOCK_SEARCH_MIN_EDGES", threshold)
+    return str(request.param)
 
 
 def _edges(g: Graph | ReferenceGraph) -> dict[tuple[int, int], tuple[int, int]]:
@@ -106,7 +115,7 @@ def _random_layered_graph(rng: random.Random) -> tuple[list[tuple[int, int, int,
 
 
 @pytest.mark.parametrize("seed", range(400))
-def test_min_cost_flow_matches_the_literal_transcription_edge_for_edge(seed: int) -> None:
+def test_min_cost_flow_matches_the_literal_transcription_edge_for_edge(seed: int, search: str) -> None:
     rng = random.Random(seed)
     edges, source, sink = _random_assignment_graph(rng)
     rng.shuffle(edges)
@@ -118,7 +127,7 @@ def test_min_cost_flow_matches_the_literal_transcription_edge_for_edge(seed: int
 
 
 @pytest.mark.parametrize("seed", range(300))
-def test_max_flow_then_min_cost_matches_the_literal_transcription(seed: int) -> None:
+def test_max_flow_then_min_cost_matches_the_literal_transcription(seed: int, search: str) -> None:
     rng = random.Random(10_000 + seed)
     edges, source, sink = _random_layered_graph(rng)
     g, ref = _both(edges, source, sink)
@@ -137,21 +146,41 @@ def _dense_assignment_graph(rng: random.Random, tasks: int, clients: int) -> lis
     return edges
 
 
-def test_the_periodic_shortcut_is_taken_and_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    from taskassign.rack import graph as graph_module
-
+def test_the_periodic_shortcut_is_taken_and_changes_nothing(monkeypatch: pytest.MonkeyPatch, search: str) -> None:
     jumps = []
-    fast_forward = graph_module._NegativeCycleSearch._fast_forward
+    fast_forward = graph_module._Search._fast_forward
 
     def counting(self: object, *args: object) -> int:
         skipped = fast_forward(self, *args)  # type: ignore[arg-type]
         jumps.append(skipped)
         return skipped
 
-    monkeypatch.setattr(graph_module._NegativeCycleSearch, "_fast_forward", counting)
+    monkeypatch.setattr(graph_module._Search, "_fast_forward", counting)
     for seed in range(6):
         g, ref = _both(_dense_assignment_graph(random.Random(seed), 30, 6), -1, 36)
         g.solve_min_cost_flow()
         ref.solve_min_cost_flow()
         assert _edges(g) == _edges(ref)
     assert sum(1 for skipped in jumps if skipped) >= 6
+
+
+def test_the_block_search_is_chosen_by_the_size_of_the_largest_block() -> None:
+    """Kafka's layered graphs split into blocks; a graph past the threshold is searched block by block."""
+    edges = _dense_assignment_graph(random.Random(3), 60, 40)
+    g, ref = _both(edges, -1, 100)
+    residual = graph_module._Residual(g)
+    # source, tasks, clients, sink: each layer has no edge inside it
+    assert [(a, b - a) for a, b in residual.blocks] == [(1, 1), (2, 60), (62, 40), (102, 1)]
+    assert residual.largest_block_edges() == 60 * 40 + 60 >= graph_module.BLOCK_SEARCH_MIN_EDGES
+    chosen = []
+    original = graph_module._BlockedNegativeCycleSearch.run
+
+    def recording(self: graph_module._BlockedNegativeCycleSearch) -> int | None:
+        chosen.append(type(self).__name__)
+        return original(self)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(graph_module._BlockedNegativeCycleSearch, "run", recording)
+        g.solve_min_cost_flow()
+    ref.solve_min_cost_flow()
+    assert chosen and _edges(g) == _edges(ref)

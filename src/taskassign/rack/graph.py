@@ -22,6 +22,14 @@ exactly what those sweeps return but skips work that provably cannot change the 
   there (never past round N-2: Kafka's round N-1, which reports a node, is always simulated) and
   carries on.
 
+Large graphs are searched a block at a time. A block is a run of consecutive nodes with no edge between
+any two of them (Kafka's graphs are layered: source, tasks, client nodes, sink), so while a block is
+scanned no distance inside it changes and its relaxations do not depend on each other except through
+their common targets: numpy computes every candidate ``dist[u] + cost`` of the block's dirty nodes at
+once, and per target the first candidate (in Kafka's scanning order) of the lowest value wins, which is
+what the node-by-node scan leaves behind. The last round returns the block's first improvement, as Kafka
+does.
+
 ``tests/rack/kafka_graph_reference.py`` keeps a literal transcription; randomized tests check that both
 produce the same flows on every edge.
 """
@@ -39,6 +47,9 @@ __all__ = ("Graph", "GraphEdge", "GraphError")
 
 #: Longest period the search looks for before jumping ahead (longer ones are simulated round by round).
 MAX_PERIOD = 12
+#: A graph whose largest block has at least this many edges is searched block by block with numpy; below
+#: it numpy's cost per call outweighs the Python loop it replaces.
+BLOCK_SEARCH_MIN_EDGES = 2048
 
 
 class GraphEdge:
@@ -65,8 +76,8 @@ class _Residual:
     becomes a forward edge and a backward edge (cost negated) linked through ``counter``.
     """
 
-    __slots__ = ("cost", "counter", "dst", "edge_arrays", "flow", "forward", "incoming", "n", "node_ids", "out",
-                 "positive", "residual", "residual_array", "src")
+    __slots__ = ("blocks", "cost", "counter", "dst", "edge_arrays", "flow", "forward", "incoming", "n", "node_ids",
+                 "out", "positive", "residual", "residual_array", "scan", "src")
 
     def __init__(self, graph: Graph) -> None:
         node_ids = sorted(graph.nodes)
@@ -95,6 +106,32 @@ class _Residual:
         #: (src, dst, cost) of every residual edge, and the residual capacities, for vectorised checks.
         self.edge_arrays = tuple(np.array(column, dtype=np.int64) for column in (self.src, self.dst, self.cost))
         self.residual_array = np.array(self.residual, dtype=np.int64)
+        self.blocks = self._blocks()
+        self.scan: _ScanOrder | None = None
+
+    def _blocks(self) -> list[tuple[int, int]]:
+        """Maximal runs [a, b) of consecutive real nodes with no residual edge between two of them."""
+        blocks = []
+        start = 1
+        for u in range(1, self.n):
+            neighbours = (self.dst[e] for e in self.out[u])
+            if any(start <= v < u for v in neighbours) or any(start <= self.src[e] < u for e in self.incoming[u]):
+                blocks.append((start, u))
+                start = u
+        blocks.append((start, self.n))
+        return blocks
+
+    def largest_block_edges(self) -> int:
+        return max(sum(len(self.out[u]) for u in range(a, b)) for a, b in self.blocks)
+
+    def scan_order(self) -> _ScanOrder:
+        """The edges in Kafka's scanning order as numpy arrays (built once, kept current by ``push``)."""
+        if self.scan is None:
+            self.scan = _ScanOrder(self)
+            # From now on ``push`` keeps the scan order's open flags instead of the per-node lists, which
+            # only the node-by-node searches read: emptied, so a stale read fails loudly.
+            self.positive = []
+        return self.scan
 
     def _append(self, u: int, v: int, cost: int, residual: int, flow: int, forward: bool, counter: int) -> None:
         self.src.append(u)
@@ -124,10 +161,14 @@ class _Residual:
                 flow[c] -= bottleneck
             self.residual_array[e] = residual[e]
             self.residual_array[c] = residual[c]
+            if self.scan is not None:
+                self.scan.update(e, residual[e])
+                self.scan.update(c, residual[c])
             touched.add(self.src[e])
             touched.add(self.src[c])
-        for u in touched:
-            self.positive[u] = self._positive_edges(u)
+        if self.scan is None:
+            for u in touched:
+                self.positive[u] = self._positive_edges(u)
 
     def copy_back(self, graph: Graph) -> None:
         """Write the forward edges' flow and residual back onto the caller's edges."""
@@ -138,8 +179,38 @@ class _Residual:
             edge.residual_flow = self.residual[e]
 
 
-class _NegativeCycleSearch:
-    """One Bellman-Ford search from the dummy node, with the equivalence-preserving shortcuts."""
+#: (first node, end node, first edge position, end edge position, edges per node) of a block
+_Block = tuple[int, int, int, int, np.ndarray]
+_NO_HITS = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+
+
+class _ScanOrder:
+    """Residual edges sorted by (source, destination), Kafka's scanning order, with each block's slice."""
+
+    __slots__ = ("blocks", "cost", "dst", "edge", "first_edge", "open", "position", "src")
+
+    def __init__(self, residual: _Residual) -> None:
+        order = [e for u in range(residual.n) for e in residual.out[u]]
+        self.edge = np.array(order, dtype=np.int64)
+        self.src = residual.edge_arrays[0][self.edge]
+        self.dst = residual.edge_arrays[1][self.edge]
+        self.cost = residual.edge_arrays[2][self.edge]
+        #: residual capacity > 0, per position in scanning order
+        self.open = residual.residual_array[self.edge] > 0
+        self.position = np.empty(len(order), dtype=np.int64)
+        self.position[self.edge] = np.arange(len(order))
+        #: position of each node's first edge (and, at n, the end)
+        self.first_edge = np.searchsorted(self.src, np.arange(residual.n + 1))
+        starts = self.first_edge
+        self.blocks: list[_Block] = [(a, b, int(starts[a]), int(starts[b]), np.diff(starts[a:b + 1]))
+                                     for a, b in residual.blocks]
+
+    def update(self, edge: int, residual: int) -> None:
+        self.open[self.position[edge]] = residual > 0
+
+
+class _Search:
+    """What both searches share: the periodic fast-forward and the walk round the cycle found."""
 
     def __init__(self, residual: _Residual) -> None:
         self.r = residual
@@ -147,6 +218,78 @@ class _NegativeCycleSearch:
         self.dist = [0] * n
         self.parent = [0] * n
         self.parent_edge = [-1] * n
+        #: the last MAX_PERIOD + 1 rounds' distances and relaxations (sources, targets), for the fast-forward
+        self.history: list[np.ndarray] = []
+        self.events_by_round: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def run(self) -> int | None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _set_distances(self, dist: np.ndarray) -> None:
+        self.dist[:] = dist.tolist()
+
+    def _distances(self) -> np.ndarray:
+        return np.array(self.dist, dtype=np.int64)
+
+    def _end_round(self, rnd: int, dist: np.ndarray, events: tuple[np.ndarray, np.ndarray]) -> int:
+        """Record round ``rnd``'s distances and relaxations (sources, targets); returns the rounds skipped."""
+        history, events_by_round = self.history, self.events_by_round
+        history.append(dist)
+        events_by_round.append(events)
+        if len(history) > MAX_PERIOD + 1:
+            del history[0]
+            del events_by_round[0]
+        return self._fast_forward(rnd, self.r.n - 1, history, events_by_round)
+
+    def _fast_forward(
+        self, rnd: int, last: int, history: list[np.ndarray], events_by_round: list[tuple[np.ndarray, np.ndarray]]
+    ) -> int:
+        """Skip whole periods of a repeating search (see the module doc); returns the rounds skipped."""
+        current = history[-1]
+        for period in range(1, len(history)):
+            drift = current - history[-1 - period]
+            if not all((drift[us] == drift[vs]).all() for us, vs in events_by_round[-period:]):
+                continue
+            periods = self._safe_periods(drift, (last - rnd - 1) // period)
+            if periods <= 0:
+                return 0
+            self._set_distances(current + periods * drift)
+            history.clear()
+            events_by_round.clear()
+            return periods * period
+        return 0
+
+    def _safe_periods(self, drift: np.ndarray, limit: int) -> int:
+        """How many periods (at most ``limit``) no edge from a faster-sinking class can relax a slower one."""
+        src, dst, cost = self.r.edge_arrays
+        gaining = (drift[src] < drift[dst]) & (self.r.residual_array > 0)
+        if limit <= 0 or not gaining.any():
+            return limit
+        u, v, c = src[gaining], dst[gaining], cost[gaining]
+        dist = self._distances()
+        margin = dist[u] + c - dist[v] + drift[v]
+        if (margin < 0).any():
+            return 0
+        return min(limit, int((margin // (drift[v] - drift[u])).min()))
+
+    def cycle_edges(self, start: int) -> list[int]:
+        """Walk parents from ``start`` until a node repeats; return that cycle's edges (Kafka's order)."""
+        parent, parent_edge = self.parent, self.parent_edge
+        seen = set()
+        x = start
+        while x not in seen:
+            seen.add(x)
+            x = parent[x]
+        edges = [parent_edge[x]]
+        y = parent[x]
+        while y != x:
+            edges.append(parent_edge[y])
+            y = parent[y]
+        return edges
+
+
+class _NegativeCycleSearch(_Search):
+    """One Bellman-Ford search from the dummy node, node by node, with the equivalence-preserving shortcuts."""
 
     def run(self) -> int | None:
         """The node Kafka's search returns (relaxed in round N-1), or None when no negative cycle exists."""
@@ -157,8 +300,6 @@ class _NegativeCycleSearch:
         dirty = [True] * n
         dirty[0] = False
         last = n - 1
-        history: list[np.ndarray] = []
-        events_by_round: list[tuple[np.ndarray, np.ndarray]] = []
         rnd = 0
         while rnd <= last:
             is_last = rnd == last
@@ -183,60 +324,111 @@ class _NegativeCycleSearch:
             if not sources and rnd > 0:
                 return None
             if rnd > 0:
-                history.append(np.array(dist, dtype=np.int64))
-                events_by_round.append((np.array(sources, dtype=np.int64), np.array(targets, dtype=np.int64)))
-                if len(history) > MAX_PERIOD + 1:
-                    del history[0]
-                    del events_by_round[0]
-                rnd += self._fast_forward(rnd, last, history, events_by_round)
+                rnd += self._end_round(rnd, np.array(dist, dtype=np.int64),
+                                       (np.array(sources, dtype=np.int64), np.array(targets, dtype=np.int64)))
             rnd += 1
         return None  # pragma: no cover - the last round either returns or ended the search as quiet
 
-    def _fast_forward(
-        self, rnd: int, last: int, history: list[np.ndarray], events_by_round: list[tuple[np.ndarray, np.ndarray]]
-    ) -> int:
-        """Skip whole periods of a repeating search (see the module doc); returns the rounds skipped."""
-        current = history[-1]
-        for period in range(1, len(history)):
-            drift = current - history[-1 - period]
-            if not all(np.array_equal(drift[us], drift[vs]) for us, vs in events_by_round[-period:]):
-                continue
-            periods = self._safe_periods(drift, (last - rnd - 1) // period)
-            if periods <= 0:
-                return 0
-            self.dist[:] = (current + periods * drift).tolist()
-            history.clear()
-            events_by_round.clear()
-            return periods * period
-        return 0
 
-    def _safe_periods(self, drift: np.ndarray, limit: int) -> int:
-        """How many periods (at most ``limit``) no edge from a faster-sinking class can relax a slower one."""
-        src, dst, cost = self.r.edge_arrays
-        gaining = (drift[src] < drift[dst]) & (self.r.residual_array > 0)
-        if limit <= 0 or not gaining.any():
-            return limit
-        u, v, c = src[gaining], dst[gaining], cost[gaining]
-        dist = np.array(self.dist, dtype=np.int64)
-        margin = dist[u] + c - dist[v] + drift[v]
-        if (margin < 0).any():
-            return 0
-        return min(limit, int((margin // (drift[v] - drift[u])).min()))
+class _BlockedNegativeCycleSearch(_Search):
+    """The same search a block of independent nodes at a time, with numpy (see the module doc)."""
 
-    def cycle_edges(self, start: int) -> list[int]:
-        """Walk parents from ``start`` until a node repeats; return that cycle's edges (Kafka's order)."""
-        parent, parent_edge = self.parent, self.parent_edge
-        seen = set()
-        x = start
-        while x not in seen:
-            seen.add(x)
-            x = parent[x]
-        edges = [parent_edge[x]]
-        y = parent[x]
-        while y != x:
-            edges.append(parent_edge[y])
-            y = parent[y]
-        return edges
+    def __init__(self, residual: _Residual) -> None:
+        super().__init__(residual)
+        self.scan = residual.scan_order()
+        self.dist_array = np.zeros(residual.n, dtype=np.int64)
+
+    def _set_distances(self, dist: np.ndarray) -> None:
+        self.dist_array[:] = dist
+
+    def _distances(self) -> np.ndarray:
+        return self.dist_array
+
+    def run(self) -> int | None:
+        """The node Kafka's search returns (relaxed in round N-1), or None when no negative cycle exists."""
+        n = self.r.n
+        scan = self.scan
+        s_src, s_dst, s_edge = scan.src, scan.dst, scan.edge
+        dist = self.dist_array
+        parent = np.zeros(n, dtype=np.int64)
+        parent_edge = np.full(n, -1, dtype=np.int64)
+        dirty = np.ones(n, dtype=bool)
+        dirty[0] = False
+        last = n - 1
+        rnd = 0
+        while rnd <= last:
+            sources: list[np.ndarray] = []
+            targets: list[np.ndarray] = []
+            for block in scan.blocks:
+                hits, hit_dist = self._improvements(block, dirty)
+                if not hits.size:
+                    continue
+                hit_src, hit_dst = s_src[hits], s_dst[hits]
+                if rnd == last:  # Kafka returns the round's first relaxation
+                    v = int(hit_dst[0])
+                    dist[v], parent[v], parent_edge[v] = hit_dist[0], hit_src[0], s_edge[hits[0]]
+                    self._keep(parent, parent_edge)
+                    return v
+                # Per target, the first of its lowest candidates in scanning order is the one left standing.
+                order = np.lexsort((hits, hit_dist, hit_dst))
+                sorted_dst = hit_dst[order]
+                first = np.empty(order.size, dtype=bool)
+                first[0] = True
+                np.not_equal(sorted_dst[1:], sorted_dst[:-1], out=first[1:])
+                won = order[first]
+                won_dst = hit_dst[won]
+                dist[won_dst] = hit_dist[won]
+                parent[won_dst] = hit_src[won]
+                parent_edge[won_dst] = s_edge[hits[won]]
+                dirty[won_dst] = True
+                sources.append(hit_src)
+                targets.append(hit_dst)
+            if not sources and rnd > 0:
+                return None
+            if rnd > 0:
+                rnd += self._end_round(rnd, dist.copy(),
+                                       (np.concatenate(sources), np.concatenate(targets)))
+            rnd += 1
+        return None  # pragma: no cover - the last round either returns or ended the search as quiet
+
+    def _improvements(self, block: _Block, dirty: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Scan one block: the positions (scanning order) of the open edges out of its dirty nodes whose
+        candidate distance beats the target's distance before the block, with those candidates; the
+        block's nodes are clean afterwards."""
+        a, b, lo, hi, degree = block
+        scan, dist = self.scan, self.dist_array
+        dirty_here = dirty[a:b]
+        count = int(np.count_nonzero(dirty_here))
+        if not count or lo == hi:
+            dirty_here[:] = False
+            return _NO_HITS
+        if count * 4 >= b - a:  # most nodes are dirty: every edge of the block, masked
+            # np.repeat over the block's own nodes is a gather by source, three times faster than dist[src].
+            candidate = np.repeat(dist[a:b], degree) + scan.cost[lo:hi]
+            improves = candidate < np.take(dist, scan.dst[lo:hi])
+            improves &= scan.open[lo:hi]
+            improves &= np.repeat(dirty_here, degree)
+            local = np.flatnonzero(improves)
+            dirty_here[:] = False
+            return local + lo, candidate[local]
+        # a few dirty nodes: only their edges
+        nodes = np.flatnonzero(dirty_here)
+        dirty_here[:] = False
+        counts = degree[nodes]
+        total = int(counts.sum())
+        ends = np.cumsum(counts)
+        positions = np.repeat(scan.first_edge[nodes + a] - ends + counts, counts) + np.arange(total)
+        candidate = np.repeat(dist[nodes + a], counts) + scan.cost[positions]
+        improves = candidate < np.take(dist, scan.dst[positions])
+        improves &= scan.open[positions]
+        local = np.flatnonzero(improves)
+        return positions[local], candidate[local]
+
+    def _keep(self, parent: np.ndarray, parent_edge: np.ndarray) -> None:
+        self.dist = self.dist_array.tolist()
+        self.parent = parent.tolist()
+        self.parent_edge = parent_edge.tolist()
+
 
 
 class Graph:
@@ -315,8 +507,9 @@ class Graph:
         """Cancel negative cycles (Bellman-Ford from a dummy node) until the flow has minimum cost."""
         self._validate_flow()
         residual = _Residual(self)
+        blocked = residual.largest_block_edges() >= BLOCK_SEARCH_MIN_EDGES
         while True:
-            search = _NegativeCycleSearch(residual)
+            search: _Search = _BlockedNegativeCycleSearch(residual) if blocked else _NegativeCycleSearch(residual)
             node = search.run()
             if node is None:
                 break
