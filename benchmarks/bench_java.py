@@ -1,7 +1,8 @@
 """taskassign side by side with Kafka's real Java assignors, on the same scenario files (issue 20, item 3).
 
 Cases: Kafka's StreamsAssignmentScaleTest shapes (benchmarks/scale_cases.py: 1,000-6,000 tasks, 2-1,000
-clients, 1-1,000 threads, 1-50 standbys), each cold and churned (the churned round reports what
+clients, 1-1,000 threads, 1-50 standbys) and, in the same fixture, issue 20's 10,000 tasks x 1,000 clients
+for high_availability (``ha-10k-tasks-1k-clients``), each cold and churned (the churned round reports what
 taskassign's cold round assigned), and the rack optimisation at 600 tasks x 50 clients
 (benchmarks/bench_rack.py's instance: TaskAssignmentUtils' active optimisation with min_traffic and
 balance_subtopology, and its standby optimisation), the latter in the default mode and under
@@ -46,7 +47,7 @@ from typing import Any
 
 from benchmarks._results import RESULTS_DIR, load_average, report, wait_for_quiet
 from benchmarks.bench_rack import instance
-from benchmarks.scale_cases import SCALE_CASES, churn_state, cold_state
+from benchmarks.scale_cases import SCALE_CASES, ScaleCase, churn_state, cold_state
 from taskassign.assignors.registry import create_assignor
 from taskassign.configs import KAFKA_COMPAT, AssignmentConfigs
 from taskassign.formats.scenario import Scenario, write_scenario
@@ -57,6 +58,8 @@ from taskassign.rack.public import RackAwareOptimizationParams, optimize_active,
 REPO = Path(__file__).resolve().parents[1]
 JAVA_SOURCE = Path(__file__).parent / "java" / "SideBySide.java"
 KAFKA_NAMES = {"sticky": "sticky"}
+#: Beyond Kafka's table: the issue's 10^4 tasks x 10^3 clients, Kafka's fixture otherwise.
+EXTRA_CASES = (ScaleCase("ha-10k-tasks-1k-clients", "high_availability", 10_000, 1_000, 1, 1),)
 Clients = dict[str, tuple[list[str], list[str]]]
 
 
@@ -84,7 +87,7 @@ def _scenario(name: str, state: ApplicationState, current: dict[Any, KafkaStream
 
 def scale_cases(name_filter: str) -> list[Case]:
     cases = []
-    for case in SCALE_CASES:
+    for case in SCALE_CASES + EXTRA_CASES:
         if name_filter not in case.name:
             continue
         cold = cold_state(case)
