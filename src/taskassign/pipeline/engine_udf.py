@@ -11,7 +11,6 @@ row per bucket with its timings.
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -28,7 +27,7 @@ from taskassign.fleet.checks import MALFORMED, SOURCE_ROW
 from taskassign.fleet.outputs import app_row, client_rows, consumer_rows
 from taskassign.fleet.snapshot_files import arrow_schema
 from taskassign.fleet.tables import INPUT_TABLES
-from taskassign.internals.gc_pause import gc_paused
+from taskassign.internals.gc_pause import gc_paused_task
 from taskassign.pipeline.ipc import from_ipc, to_ipc
 from taskassign.pipeline.schemas import (
     KIND_APP,
@@ -94,15 +93,18 @@ def _processor(
     time already spent reading them elsewhere), then ``run``."""
 
     def process(batches: ArrowBatches) -> ArrowBatches:
-        collected = list(batches)
-        if not collected:
-            return
-        # The worker's own time (excluding waits for Spark to send or take batches): the Python side of
-        # the run's time split (docs/pipeline.md, Performance).
-        started = time.perf_counter()
-        tables, read_seconds = split(pa.Table.from_batches(collected))
-        del collected
-        yield from run(tables, time.perf_counter() - started, read_seconds)
+        # Rows, records, scenarios and assignments: much allocated, little garbage; the worker's collection
+        # after the task scans only what the task left (internals.gc_pause).
+        with gc_paused_task():
+            collected = list(batches)
+            if not collected:
+                return
+            # The worker's own time (excluding waits for Spark to send or take batches): the Python side of
+            # the run's time split (docs/pipeline.md, Performance).
+            started = time.perf_counter()
+            tables, read_seconds = split(pa.Table.from_batches(collected))
+            del collected
+            yield from run(tables, time.perf_counter() - started, read_seconds)
 
     return process
 
@@ -172,9 +174,8 @@ def _bucket_runner(
 
     def results(tables: Mapping[str, pa.Table], spent: float, read_seconds: float) -> ArrowBatches:
         started = time.perf_counter()
-        with gc_paused():  # rows, records, scenarios and assignments: much allocated, little garbage
-            result = process_bucket(tables, assignor_override=assignor_override, kafka_compat=kafka_compat,
-                                    allow_plugins=allow_plugins)
+        result = process_bucket(tables, assignor_override=assignor_override, kafka_compat=kafka_compat,
+                                allow_plugins=allow_plugins)
         spent += time.perf_counter() - started
         for chunk in _chunks(result):
             converting = time.perf_counter()
@@ -188,6 +189,5 @@ def _bucket_runner(
                                            "python_seconds": spent + read_seconds,
                                            "read_seconds": read_seconds}], schema=arrow_schema_)
         del result
-        gc.unfreeze()  # what the pause froze is collectable again (internals.gc_pause)
 
     return run

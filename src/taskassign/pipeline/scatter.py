@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 
 from taskassign.fleet.snapshot_files import arrow_schema, arrow_type
 from taskassign.fleet.tables import INPUT_TABLES, TableSpec
+from taskassign.internals.gc_pause import gc_paused_task
 from taskassign.pipeline.ipc import to_ipc
 from taskassign.pipeline.read import PIECE_READ_FAILED, parquet_files
 
@@ -176,19 +177,26 @@ def scatter_reader(tasks: Sequence[tuple[Piece, ...]], keys: Sequence[int]) -> C
     schema = pa.schema(SCATTERED_FIELDS)
 
     def read(batches: ArrowBatches) -> ArrowBatches:
-        options = pa.ipc.IpcWriteOptions(compression=_COMPRESSION)  # made here: it does not pickle
-        for batch in batches:
-            for task in batch.column("id").to_pylist():
-                spent = 0.0  # the task's own time, not its waits for Spark to take the batches
-                for piece in tasks[task]:
-                    started = time.perf_counter()
-                    rows = [{"key": keys[bucket], "table": piece.table, "rows": part.num_rows,
-                             "payload": to_ipc(part, options)}
-                            for bucket, part in split_by_bucket(read_piece(piece), len(keys))]
-                    scattered = pa.RecordBatch.from_pylist(rows, schema=schema)
-                    spent += time.perf_counter() - started
-                    yield scattered
-                yield pa.RecordBatch.from_pylist([{"key": keys[task % len(keys)], "read_seconds": spent}],
-                                                 schema=schema)
+        with gc_paused_task():  # the worker's collection after the task scans only its leftovers
+            yield from _scatter(batches, tasks, keys, schema)
 
     return read
+
+
+def _scatter(batches: ArrowBatches, tasks: Sequence[tuple[Piece, ...]], keys: Sequence[int],
+             schema: pa.Schema) -> ArrowBatches:
+    """``scatter_reader``'s work: for each task number, its pieces' rows by bucket, then its time."""
+    options = pa.ipc.IpcWriteOptions(compression=_COMPRESSION)  # made here: it does not pickle
+    for batch in batches:
+        for task in batch.column("id").to_pylist():
+            spent = 0.0  # the task's own time, not its waits for Spark to take the batches
+            for piece in tasks[task]:
+                started = time.perf_counter()
+                rows = [{"key": keys[bucket], "table": piece.table, "rows": part.num_rows,
+                         "payload": to_ipc(part, options)}
+                        for bucket, part in split_by_bucket(read_piece(piece), len(keys))]
+                scattered = pa.RecordBatch.from_pylist(rows, schema=schema)
+                spent += time.perf_counter() - started
+                yield scattered
+            yield pa.RecordBatch.from_pylist([{"key": keys[task % len(keys)], "read_seconds": spent}],
+                                             schema=schema)
