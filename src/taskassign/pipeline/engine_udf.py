@@ -29,6 +29,7 @@ from taskassign.fleet.snapshot_files import arrow_schema
 from taskassign.fleet.tables import INPUT_TABLES
 from taskassign.internals.gc_pause import gc_paused_task
 from taskassign.pipeline.ipc import from_ipc, to_ipc
+from taskassign.pipeline.local_scatter import bucket_file
 from taskassign.pipeline.schemas import (
     KIND_APP,
     KIND_BUCKET,
@@ -39,7 +40,8 @@ from taskassign.pipeline.schemas import (
     STAGED_FILE,
 )
 
-__all__ = ("TABLE", "bucket_processor", "scattered_processor", "scattered_tables", "split_tables", "stage_file")
+__all__ = ("TABLE", "bucket_file_processor", "bucket_processor", "scattered_processor", "scattered_tables",
+           "split_tables", "stage_file")
 
 ArrowBatches = Iterator[pa.RecordBatch]
 #: A pass-through over a bucket's PROCESSED rows (the run's progress count, pipeline.progress).
@@ -131,6 +133,21 @@ def scattered_processor(
     """``bucket_processor`` for a bucket's scattered streams (pipeline.scatter) instead of gathered rows."""
     return _processor(scattered_tables,
                       _bucket_runner(schema, assignor_override, kafka_compat, allow_plugins, staged, on_rows))
+
+
+def bucket_file_processor(
+    schema: StructType, directory: str, assignor_override: str | None, kafka_compat: bool,
+    allow_plugins: bool = False, staged: str | None = None, on_rows: RowsHook | None = None,
+) -> Callable[[ArrowBatches], ArrowBatches]:
+    """``scattered_processor`` for buckets the driver wrote to files in ``directory`` (pipeline.local_scatter):
+    its partition's rows name the buckets (``id``) whose files it reads."""
+
+    def read(ids: pa.Table) -> tuple[dict[str, pa.Table], float]:
+        parts = [pa.ipc.open_stream(bucket_file(directory, bucket)).read_all()
+                 for bucket in ids.column("id").to_pylist()]
+        return scattered_tables(pa.concat_tables(parts))
+
+    return _processor(read, _bucket_runner(schema, assignor_override, kafka_compat, allow_plugins, staged, on_rows))
 
 
 def stage_file(batches: ArrowBatches, directory: str, schema: pa.Schema) -> ArrowBatches:

@@ -13,7 +13,9 @@ assembles the output tables and the fleet's metrics from the stored results (pip
 
 A snapshot of Parquet tables that Spark would read as they are takes a shorter path (pipeline.scatter):
 ``scatter`` has Python tasks read the files and split their rows by bucket into Arrow streams, Spark
-shuffles those streams to their buckets, and ``process_scattered`` runs the same bucket work on them.
+shuffles those streams to their buckets, and ``process_scattered`` runs the same bucket work on them. In
+a local session the driver splits them into a file per bucket instead (pipeline.local_scatter), and
+``process_bucket_files`` runs one task per bucket on those files.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from taskassign.pipeline.scatter import SCATTERED_FIELDS, Piece, scatter_reader
 from taskassign.pipeline.schemas import PROCESSED, STAGED_FILE
 from taskassign.pipeline.spark_hash import partition_keys
 
-__all__ = ("gather", "process_applications", "process_scattered", "scatter")
+__all__ = ("gather", "process_applications", "process_bucket_files", "process_scattered", "scatter")
 
 
 # -- 1. one shuffle ---------------------------------------------------------------------------------------------
@@ -82,3 +84,15 @@ def process_scattered(
     processor = engine_udf.scattered_processor(PROCESSED, assignor_override, kafka_compat, allow_plugins, staged,
                                                on_rows)
     return scattered.mapInArrow(processor, PROCESSED if staged is None else STAGED_FILE)
+
+
+def process_bucket_files(
+    spark: Any, directory: str, buckets: int, assignor_override: str | None, kafka_compat: bool,
+    allow_plugins: bool = False, staged: str | None = None, on_rows: engine_udf.RowsHook | None = None,
+) -> DataFrame:
+    """As process_scattered, for buckets the driver wrote to files in ``directory`` (pipeline.local_scatter):
+    one task per bucket, no scatter stage and no shuffle."""
+    processor = engine_udf.bucket_file_processor(PROCESSED, directory, assignor_override, kafka_compat, allow_plugins,
+                                                 staged, on_rows)
+    numbers: DataFrame = spark.range(0, buckets, 1, buckets)
+    return numbers.mapInArrow(processor, PROCESSED if staged is None else STAGED_FILE)
