@@ -29,7 +29,7 @@ from taskassign.fleet.snapshot_files import arrow_schema
 from taskassign.fleet.tables import INPUT_TABLES
 from taskassign.internals.gc_pause import gc_paused_task
 from taskassign.pipeline.ipc import from_ipc, to_ipc
-from taskassign.pipeline.local_scatter import bucket_file
+from taskassign.pipeline.local_scatter import read_bucket
 from taskassign.pipeline.schemas import (
     KIND_APP,
     KIND_BUCKET,
@@ -143,8 +143,7 @@ def bucket_file_processor(
     its partition's rows name the buckets (``id``) whose files it reads."""
 
     def read(ids: pa.Table) -> tuple[dict[str, pa.Table], float]:
-        parts = [pa.ipc.open_stream(bucket_file(directory, bucket)).read_all()
-                 for bucket in ids.column("id").to_pylist()]
+        parts = [read_bucket(directory, bucket) for bucket in ids.column("id").to_pylist()]
         return scattered_tables(pa.concat_tables(parts))
 
     return _processor(read, _bucket_runner(schema, assignor_override, kafka_compat, allow_plugins, staged, on_rows))

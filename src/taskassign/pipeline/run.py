@@ -128,7 +128,7 @@ def processed(
 ) -> DataFrame:
     """Every application of the snapshot checked, derived and assigned (schemas.PROCESSED), lazily; with
     ``staged``, the buckets write those rows there and return the files' names (schemas.STAGED_FILE);
-    with ``local``, the buckets read the files it writes (wait for them before running the job)."""
+    with ``local``, the buckets read the files it writes, waiting for them."""
     on_rows = counter.row_counter() if counter is not None else None
     if local is not None:
         return stages.process_bucket_files(spark, str(local.directory), buckets, options.assignor,
@@ -147,12 +147,15 @@ def stage_results(spark: Any, options: PipelineOptions, snapshot: Snapshot, buck
                   counter: ApplicationCounter | None = None, local: LocalScatter | None = None) -> None:
     """Run the buckets, which write their results into ``staged``; keep only the files of the attempts
     Spark reports as successful (a failed or duplicate attempt's file is removed). ``local``: the driver's
-    bucket files, waited for once the job is built (pipeline.local_scatter)."""
+    bucket files, which the buckets wait for (pipeline.local_scatter)."""
     staged.mkdir(parents=True, exist_ok=True)
-    job = processed(spark, options, snapshot, buckets, str(staged), counter, local)
-    if local is not None:
-        local.wait()
-    kept = {row["file"] for row in job.collect()}
+    try:
+        kept = {row["file"] for row in processed(spark, options, snapshot, buckets, str(staged), counter,
+                                                 local).collect()}
+    except Exception:
+        if local is not None:
+            local.wait()  # the driver's own error, when its reading failed the buckets
+        raise
     for path in staged.iterdir():
         if path.name not in kept:
             path.unlink()
