@@ -12,7 +12,7 @@ row per bucket with its timings.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +40,11 @@ from taskassign.pipeline.schemas import (
     STAGED_FILE,
 )
 
-__all__ = ("TABLE", "bucket_file_processor", "bucket_processor", "scattered_processor", "scattered_tables",
-           "split_tables", "stage_file")
+__all__ = ("TABLE", "bucket_file_processor", "bucket_processor", "over_bucket_numbers", "scattered_processor",
+           "scattered_tables", "split_tables", "stage_file")
 
 ArrowBatches = Iterator[pa.RecordBatch]
+Row = dict[str, Any]
 #: A pass-through over a bucket's PROCESSED rows (the run's progress count, pipeline.progress).
 RowsHook = Callable[[ArrowBatches], ArrowBatches]
 
@@ -147,6 +148,19 @@ def bucket_file_processor(
         return scattered_tables(pa.concat_tables(parts))
 
     return _processor(read, _bucket_runner(schema, assignor_override, kafka_compat, allow_plugins, staged, on_rows))
+
+
+def over_bucket_numbers(process: Callable[[ArrowBatches], ArrowBatches]) -> Callable[[Iterable[int]], Iterator[Row]]:
+    """``process`` (a processor over rows of bucket numbers, ``id``) as the function of an RDD partition of
+    bucket numbers: its rows as dicts."""
+
+    def run(numbers: Iterable[int]) -> Iterator[Row]:
+        ids = list(numbers)
+        if ids:
+            for batch in process(iter([pa.RecordBatch.from_pydict({"id": pa.array(ids, pa.int64())})])):
+                yield from batch.to_pylist()
+
+    return run
 
 
 def stage_file(batches: ArrowBatches, directory: str, schema: pa.Schema) -> ArrowBatches:

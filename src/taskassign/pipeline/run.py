@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pyspark import RDD
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
@@ -125,7 +126,7 @@ def open_snapshot(spark: Any, input_dir: Path) -> Snapshot:
 def processed(
     spark: Any, options: PipelineOptions, snapshot: Snapshot, buckets: int, staged: str | None = None,
     counter: ApplicationCounter | None = None, local: LocalScatter | None = None,
-) -> DataFrame:
+) -> DataFrame | RDD[dict[str, Any]]:
     """Every application of the snapshot checked, derived and assigned (schemas.PROCESSED), lazily; with
     ``staged``, the buckets write those rows there and return the files' names (schemas.STAGED_FILE);
     with ``local``, the buckets read the files it writes, waiting for them."""
