@@ -28,18 +28,8 @@ __all__ = ("gc_paused", "gc_paused_task")
 @contextmanager
 def gc_paused() -> Iterator[None]:
     """Run the body with the cyclic collector off, and restore its state (nesting is fine)."""
-    if not gc.isenabled():
+    with _collector_off(freeze_after=True):
         yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        # Everything the burst allocated is still in the youngest generation: re-enabled as it is, the
-        # collector's next pass would scan it all once (~0.4 s for the application above). Moved to the
-        # permanent generation instead, it is never scanned; it is still freed by reference counting.
-        gc.freeze()
-        gc.enable()
 
 
 @contextmanager
@@ -47,6 +37,14 @@ def gc_paused_task() -> Iterator[None]:
     """Run one task of a long-lived worker: what is alive now is frozen (never scanned again), the collector
     is off during the task and on again after it, unfrozen garbage left for the worker's own collection."""
     gc.freeze()
+    with _collector_off(freeze_after=False):
+        yield
+
+
+@contextmanager
+def _collector_off(*, freeze_after: bool) -> Iterator[None]:
+    """The body with the cyclic collector off, its state restored (nesting is fine: an inner pause does
+    nothing); ``freeze_after``: what is alive at the end moves to the permanent generation first."""
     if not gc.isenabled():
         yield
         return
@@ -54,4 +52,9 @@ def gc_paused_task() -> Iterator[None]:
     try:
         yield
     finally:
+        if freeze_after:
+            # Everything the burst allocated is still in the youngest generation: re-enabled as it is, the
+            # collector's next pass would scan it all once (~0.4 s for the application above). Moved to the
+            # permanent generation instead, it is never scanned; it is still freed by reference counting.
+            gc.freeze()
         gc.enable()
