@@ -13,9 +13,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from taskassign.fleet.tables import INPUT_TABLES
+from taskassign.pipeline import run as run_module
 from taskassign.pipeline import stages
 from taskassign.pipeline.ipc import from_ipc
-from taskassign.pipeline.local_scatter import LocalScatter, bucket_file, write_bucket_files
+from taskassign.pipeline.local_scatter import LocalScatter, bucket_file, read_bucket, write_bucket_files
 from taskassign.pipeline.read import PIECE_READ_FAILED, read_snapshot
 from taskassign.pipeline.run import PipelineOptions, run_pipeline
 from taskassign.pipeline.scatter import bucket_numbers, plan_scatter, read_piece, split_by_bucket
@@ -168,3 +169,38 @@ def test_a_local_run_reads_on_the_driver_and_leaves_no_bucket_file(
     timings = result.manifest["timings"]
     assert timings["read_seconds"] > 0 and timings["python_seconds"] > timings["read_seconds"]
     assert not [p for p in tmp_path.rglob("*") if p.name.startswith("bucket-")]
+
+
+def test_a_bucket_stops_waiting_when_the_reading_is_cancelled_or_its_directory_goes(tmp_path: Path) -> None:
+    snapshot = write_snapshot(tmp_path / "snap", base_rows())
+    tasks = plan_scatter(_located(snapshot), 2)
+    assert tasks is not None
+    scatter = LocalScatter(tasks, 2, tmp_path / "buckets")
+    scatter.cancel()
+    if not bucket_file(tmp_path / "buckets", 0).exists():  # cancelled before the files were complete
+        with pytest.raises(RuntimeError, match="could not read the snapshot for bucket 0"):
+            read_bucket(tmp_path / "buckets", 0)
+    with pytest.raises(RuntimeError, match="could not read the snapshot for bucket 1"):
+        read_bucket(tmp_path / "gone", 1)
+
+
+def test_a_run_on_a_cluster_takes_the_scatter_stage_and_computes_what_a_local_run_computes(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Clusters and Spark Connect read a Parquet snapshot in a scatter stage; run it end to end here."""
+    local = run_pipeline(spark, PipelineOptions(EXAMPLE_FLEET, tmp_path / "local"))
+    stage_calls = []
+    scatter_stage = stages.scatter
+
+    def counted(*args: Any) -> Any:
+        stage_calls.append(1)
+        return scatter_stage(*args)
+
+    monkeypatch.setattr(run_module, "is_local", lambda spark: False)
+    monkeypatch.setattr(stages, "scatter", counted)
+    cluster = run_pipeline(spark, PipelineOptions(EXAMPLE_FLEET, tmp_path / "cluster"))
+    assert stage_calls
+    assert cluster.manifest["rows"] == local.manifest["rows"] and cluster.manifest["reconciled"]
+    for table in ("client_assignments", "consumer_assignments", "app_metrics", "fleet_metrics", "errors"):
+        expected = sorted(map(repr, pq.read_table(local.output_dir / table).to_pylist()))
+        assert sorted(map(repr, pq.read_table(cluster.output_dir / table).to_pylist())) == expected, table

@@ -43,7 +43,8 @@ def read_bucket(directory: str | Path, bucket: int) -> pa.Table:
     """Bucket ``bucket``'s rows (SCATTERED_FIELDS), once the driver has written them."""
     path = bucket_file(directory, bucket)
     while not path.exists():
-        if (Path(directory) / FAILED).exists():
+        # the marker of a failed or cancelled reading, or the staging directory gone with an abandoned run
+        if (Path(directory) / FAILED).exists() or not Path(directory).is_dir():
             raise RuntimeError(f"the driver could not read the snapshot for bucket {bucket} (its error ends the run)")
         time.sleep(_POLL_SECONDS)
     return pa.ipc.open_stream(path).read_all()
@@ -82,6 +83,7 @@ class LocalScatter:
 
     def __init__(self, tasks: Sequence[tuple[Piece, ...]], buckets: int, directory: Path) -> None:
         self.directory = directory
+        directory.mkdir(parents=True, exist_ok=True)  # before any task can look for it (read_bucket)
         self._error: BaseException | None = None
         self._seconds = 0.0
         self._cancelled = threading.Event()
@@ -96,6 +98,9 @@ class LocalScatter:
         except BaseException as exc:  # re-raised by wait(), in the run's own thread
             self._error = exc
             (self.directory / FAILED).touch()
+        else:
+            if self._cancelled.is_set():  # stopped early: no bucket file will come
+                (self.directory / FAILED).touch()
         self._seconds = time.perf_counter() - started
 
     def wait(self) -> float:
