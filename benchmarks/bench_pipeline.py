@@ -12,8 +12,9 @@ workers: proportional set size, sampled from /proc every 0.2 s), and how the tim
   summed over the Python workers; ``check_seconds`` (row checks and derivations), ``build_seconds``
   (Scenarios from records), ``metrics_seconds`` likewise; ``python_seconds``: all of the workers' time
   in taskassign's code (those four, plus splitting the gathered rows and Arrow conversions, and, for a
-  Parquet snapshot, ``read_seconds``: the scatter tasks reading the files and splitting their rows by
-  bucket with pyarrow, which Spark's reader and shuffle did before: docs/pipeline.md, Performance);
+  Parquet snapshot, ``read_seconds``: reading the files and splitting their rows by bucket with pyarrow,
+  which Spark's reader and shuffle did before; on local[2] the driver does it in a thread while Spark
+  starts the job: docs/pipeline.md, Performance);
 * ``outside_engine_share`` = 1 - engine_seconds / (pipeline seconds x cores): everything else, Spark
   and the pipeline's Python work besides the assignment included;
 * ``spark_share`` = 1 - python_seconds / (pipeline seconds x cores): Spark's overhead, everything but the

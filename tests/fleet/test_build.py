@@ -120,3 +120,22 @@ def test_reports_for_unknown_tasks_or_without_changelog_are_rejected() -> None:
     running_standby = app_input(clients=[client(PID_A, tasks=[reported(0, 0, "standby", -2)])])
     with pytest.raises(UserInputError, match="ownership 'standby'"):
         build_scenario(running_standby)  # type: ignore[arg-type]
+
+
+def test_a_clients_tasks_in_any_order_build_the_same_state() -> None:
+    """Records list a client's tasks in TaskId order (built without sorting again); any other order, or a
+    task listed twice, gives the same state as that order."""
+    tasks = [reported(0, 0, "active", offset=60, lag=40, consumers=["a-1"]),
+             reported(0, 1, "standby", offset=90, lag=10, consumers=["a-2"]),
+             reported(1, 0, "active", consumers=["a-1"])]
+    subtopologies = [block(0, 2), block(1, 1, stateful=False)]
+
+    def state(listed: list[dict[str, object]]) -> object:
+        record = app_input(subtopologies=subtopologies,
+                           clients=[client(PID_A, threads=2, tasks=[dict(t) for t in listed])])
+        return build_scenario(record).scenario.state.clients[ProcessId(PID_A)]  # type: ignore[arg-type]
+
+    ordered = state(tasks)
+    assert state(list(reversed(tasks))) == ordered
+    assert repr(state(list(reversed(tasks)))) == repr(ordered)
+    assert state([*tasks, tasks[0]]) == ordered

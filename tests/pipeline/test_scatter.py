@@ -1,5 +1,6 @@
 """The Parquet path (pipeline.scatter): which snapshots take it, that it loses no row, that Spark's shuffle
-puts each bucket in its own partition, and that it computes exactly what Spark's path computes."""
+puts each bucket in its own partition, and that it computes exactly what Spark's path computes, also when
+a local session's driver splits the rows into bucket files (pipeline.local_scatter)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from taskassign.fleet.tables import INPUT_TABLES
+from taskassign.pipeline import run as run_module
 from taskassign.pipeline import stages
 from taskassign.pipeline.ipc import from_ipc
-from taskassign.pipeline.read import read_snapshot
+from taskassign.pipeline.local_scatter import LocalScatter, bucket_file, read_bucket, write_bucket_files
+from taskassign.pipeline.read import PIECE_READ_FAILED, read_snapshot
+from taskassign.pipeline.run import PipelineOptions, run_pipeline
 from taskassign.pipeline.scatter import bucket_numbers, plan_scatter, read_piece, split_by_bucket
 from taskassign.pipeline.spark_hash import murmur3_int, partition_keys
 from tests.pipeline.conftest import EXAMPLE_FLEET, base_rows, write_snapshot
@@ -115,3 +119,88 @@ def test_the_parquet_path_computes_what_sparks_path_computes(spark: Any) -> None
     assert _results(scattered) == expected
     timings = [r for r in scattered.collect() if r["kind"] == "bucket"]
     assert sum(r["read_seconds"] for r in timings) > 0
+
+
+def test_bucket_files_compute_what_sparks_path_computes(spark: Any, tmp_path: Path) -> None:
+    tables = read_snapshot(spark, EXAMPLE_FLEET)
+    tasks = plan_scatter({name: (t.path, t.format) for name, t in tables.items()}, 3)
+    assert tasks is not None
+    write_bucket_files(tasks, 4, tmp_path / "buckets")
+    assert sorted(p.name for p in (tmp_path / "buckets").iterdir()) == [bucket_file("", b).name for b in range(4)]
+    filed = stages.process_bucket_files(spark, str(tmp_path / "buckets"), 4, None, False)
+    gathered = stages.process_applications(stages.gather({n: t.df for n, t in tables.items()}, 4), None, False)
+    assert _results(filed) == _results(gathered)
+
+
+def test_bucket_files_hold_every_row_once_in_its_bucket(tmp_path: Path) -> None:
+    snapshot = write_snapshot(tmp_path / "snap", base_rows())
+    tasks = plan_scatter(_located(snapshot), 2)
+    assert tasks is not None
+    write_bucket_files(tasks, 3, tmp_path / "buckets")
+    for name in INPUT_TABLES:
+        found = 0
+        for bucket in range(3):
+            streams = pa.ipc.open_stream(bucket_file(tmp_path / "buckets", bucket)).read_all()
+            for payload in streams.filter(pa.compute.equal(streams["table"], name))["payload"]:
+                part = from_ipc(payload.as_buffer())
+                assert set(bucket_numbers(part["app_id"], 3).tolist()) <= {bucket}
+                found += part.num_rows
+        assert found == pq.read_metadata(snapshot / f"{name}.parquet").num_rows, name
+
+
+def test_a_local_scatter_raises_its_error_in_wait(tmp_path: Path) -> None:
+    snapshot = write_snapshot(tmp_path / "snap", base_rows())
+    tasks = plan_scatter(_located(snapshot), 2)
+    assert tasks is not None
+    (snapshot / "members.parquet").write_bytes(b"not parquet")
+    scatter = LocalScatter(tasks, 2, tmp_path / "buckets")
+    with pytest.raises(OSError, match=PIECE_READ_FAILED.replace("[", r"\[")):
+        scatter.wait()
+
+
+def test_a_local_run_reads_on_the_driver_and_leaves_no_bucket_file(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_scatter_stage(*args: Any) -> None:
+        raise AssertionError("a local session's run needs no scatter stage")
+
+    monkeypatch.setattr(stages, "scatter", no_scatter_stage)
+    result = run_pipeline(spark, PipelineOptions(EXAMPLE_FLEET, tmp_path / "out"))
+    timings = result.manifest["timings"]
+    assert timings["read_seconds"] > 0 and timings["python_seconds"] > timings["read_seconds"]
+    assert not [p for p in tmp_path.rglob("*") if p.name.startswith("bucket-")]
+
+
+def test_a_bucket_stops_waiting_when_the_reading_is_cancelled_or_its_directory_goes(tmp_path: Path) -> None:
+    snapshot = write_snapshot(tmp_path / "snap", base_rows())
+    tasks = plan_scatter(_located(snapshot), 2)
+    assert tasks is not None
+    scatter = LocalScatter(tasks, 2, tmp_path / "buckets")
+    scatter.cancel()
+    if not bucket_file(tmp_path / "buckets", 0).exists():  # cancelled before the files were complete
+        with pytest.raises(RuntimeError, match="could not read the snapshot for bucket 0"):
+            read_bucket(tmp_path / "buckets", 0)
+    with pytest.raises(RuntimeError, match="could not read the snapshot for bucket 1"):
+        read_bucket(tmp_path / "gone", 1)
+
+
+def test_a_run_on_a_cluster_takes_the_scatter_stage_and_computes_what_a_local_run_computes(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Clusters and Spark Connect read a Parquet snapshot in a scatter stage; run it end to end here."""
+    local = run_pipeline(spark, PipelineOptions(EXAMPLE_FLEET, tmp_path / "local"))
+    stage_calls = []
+    scatter_stage = stages.scatter
+
+    def counted(*args: Any) -> Any:
+        stage_calls.append(1)
+        return scatter_stage(*args)
+
+    monkeypatch.setattr(run_module, "is_local", lambda spark: False)
+    monkeypatch.setattr(stages, "scatter", counted)
+    cluster = run_pipeline(spark, PipelineOptions(EXAMPLE_FLEET, tmp_path / "cluster"))
+    assert stage_calls
+    assert cluster.manifest["rows"] == local.manifest["rows"] and cluster.manifest["reconciled"]
+    for table in ("client_assignments", "consumer_assignments", "app_metrics", "fleet_metrics", "errors"):
+        expected = sorted(map(repr, pq.read_table(local.output_dir / table).to_pylist()))
+        assert sorted(map(repr, pq.read_table(cluster.output_dir / table).to_pylist())) == expected, table

@@ -201,10 +201,16 @@ def _clients(
         standby: list[TaskId] = []
         offsets: dict[TaskId, int] = {}
         by_consumer: dict[str, list[TaskId]] = {}
+        # The pipeline's records list a client's tasks in TaskId order, once each: then the sets and maps
+        # below are built in order, not sorted again (a tenth of building a scenario).
+        ordered, last = True, None
         for t in row["tasks"] or ():
             tid = TaskId(t["subtopology"], t["partition"])
-            if tid not in tasks:
+            info = tasks.get(tid)
+            if info is None:
                 raise UserInputError(f"client {pid} reports unknown task {tid}")
+            if ordered:
+                ordered, last = last is None or last < tid, tid
             offset = t["offset_sum"]
             if t["ownership"] == OWNERSHIP_ACTIVE:
                 active.append(tid)
@@ -214,12 +220,12 @@ def _clients(
                 raise UserInputError(f"client {pid}: task {tid} has ownership {t['ownership']!r} "
                                      f"and offset sum {offset}")
             if offset is not None:
-                if not tasks[tid].has_changelog:
+                if not info.has_changelog:
                     raise UserInputError(f"client {pid} reports an offset sum for task {tid}, which has no changelog")
                 if offset < 0 and offset not in (LATEST_OFFSET, UNKNOWN_OFFSET_SUM):
                     raise UserInputError(f"client {pid}: offset sum {offset} of task {tid} is invalid")
                 offsets[tid] = offset
-                expected = compute_lag(tasks[tid].changelog_end_offset_sum, offset)
+                expected = compute_lag(info.changelog_end_offset_sum, offset)
                 if t["lag"] != expected:
                     raise TaskassignError(f"client {pid}, task {tid}: the pipeline's lag {t['lag']} differs from "
                                           f"the engine's {expected}")
@@ -231,12 +237,18 @@ def _clients(
         clients[pid] = KafkaStreamsState(
             process_id=pid,
             consumer_client_ids=consumers,
-            previous_active_tasks=SortedFrozenSet(active),
-            previous_standby_tasks=SortedFrozenSet(standby),
-            task_offset_sums=offsets,
+            previous_active_tasks=_task_set(active, ordered),
+            previous_standby_tasks=_task_set(standby, ordered),
+            task_offset_sums=MappingProxyType(offsets) if ordered else offsets,
             host_info=row["host"],
             client_tags=tags,
             rack_id=row["rack"],
-            consumer_previous_tasks={c: SortedFrozenSet(ts) for c, ts in by_consumer.items()},
+            consumer_previous_tasks=MappingProxyType(
+                {c: _task_set(ts, ordered) for c, ts in sorted(by_consumer.items())}),
         )
     return clients
+
+
+def _task_set(tasks: list[TaskId], ordered: bool) -> SortedFrozenSet[TaskId]:
+    """``tasks`` as a set; ``ordered``: they are already in order and distinct (not sorted again)."""
+    return SortedFrozenSet.from_sorted_unique(tuple(tasks)) if ordered else SortedFrozenSet(tasks)

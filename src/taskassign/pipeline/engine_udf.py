@@ -11,9 +11,8 @@ row per bucket with its timings.
 
 from __future__ import annotations
 
-import gc
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +27,9 @@ from taskassign.fleet.checks import MALFORMED, SOURCE_ROW
 from taskassign.fleet.outputs import app_row, client_rows, consumer_rows
 from taskassign.fleet.snapshot_files import arrow_schema
 from taskassign.fleet.tables import INPUT_TABLES
-from taskassign.internals.gc_pause import gc_paused
+from taskassign.internals.gc_pause import gc_paused_task
 from taskassign.pipeline.ipc import from_ipc, to_ipc
+from taskassign.pipeline.local_scatter import read_bucket
 from taskassign.pipeline.schemas import (
     KIND_APP,
     KIND_BUCKET,
@@ -40,9 +40,11 @@ from taskassign.pipeline.schemas import (
     STAGED_FILE,
 )
 
-__all__ = ("TABLE", "bucket_processor", "scattered_processor", "scattered_tables", "split_tables", "stage_file")
+__all__ = ("TABLE", "bucket_file_processor", "bucket_processor", "over_bucket_numbers", "scattered_processor",
+           "scattered_tables", "split_tables", "stage_file")
 
 ArrowBatches = Iterator[pa.RecordBatch]
+Row = dict[str, Any]
 #: A pass-through over a bucket's PROCESSED rows (the run's progress count, pipeline.progress).
 RowsHook = Callable[[ArrowBatches], ArrowBatches]
 
@@ -94,15 +96,18 @@ def _processor(
     time already spent reading them elsewhere), then ``run``."""
 
     def process(batches: ArrowBatches) -> ArrowBatches:
-        collected = list(batches)
-        if not collected:
-            return
-        # The worker's own time (excluding waits for Spark to send or take batches): the Python side of
-        # the run's time split (docs/pipeline.md, Performance).
-        started = time.perf_counter()
-        tables, read_seconds = split(pa.Table.from_batches(collected))
-        del collected
-        yield from run(tables, time.perf_counter() - started, read_seconds)
+        # Rows, records, scenarios and assignments: much allocated, little garbage; the worker's collection
+        # after the task scans only what the task left (internals.gc_pause).
+        with gc_paused_task():
+            collected = list(batches)
+            if not collected:
+                return
+            # The worker's own time (excluding waits for Spark to send or take batches): the Python side of
+            # the run's time split (docs/pipeline.md, Performance).
+            started = time.perf_counter()
+            tables, read_seconds = split(pa.Table.from_batches(collected))
+            del collected
+            yield from run(tables, time.perf_counter() - started, read_seconds)
 
     return process
 
@@ -129,6 +134,33 @@ def scattered_processor(
     """``bucket_processor`` for a bucket's scattered streams (pipeline.scatter) instead of gathered rows."""
     return _processor(scattered_tables,
                       _bucket_runner(schema, assignor_override, kafka_compat, allow_plugins, staged, on_rows))
+
+
+def bucket_file_processor(
+    schema: StructType, directory: str, assignor_override: str | None, kafka_compat: bool,
+    allow_plugins: bool = False, staged: str | None = None, on_rows: RowsHook | None = None,
+) -> Callable[[ArrowBatches], ArrowBatches]:
+    """``scattered_processor`` for buckets the driver wrote to files in ``directory`` (pipeline.local_scatter):
+    its partition's rows name the buckets (``id``) whose files it reads."""
+
+    def read(ids: pa.Table) -> tuple[dict[str, pa.Table], float]:
+        parts = [read_bucket(directory, bucket) for bucket in ids.column("id").to_pylist()]
+        return scattered_tables(pa.concat_tables(parts))
+
+    return _processor(read, _bucket_runner(schema, assignor_override, kafka_compat, allow_plugins, staged, on_rows))
+
+
+def over_bucket_numbers(process: Callable[[ArrowBatches], ArrowBatches]) -> Callable[[Iterable[int]], Iterator[Row]]:
+    """``process`` (a processor over rows of bucket numbers, ``id``) as the function of an RDD partition of
+    bucket numbers: its rows as dicts."""
+
+    def run(numbers: Iterable[int]) -> Iterator[Row]:
+        ids = list(numbers)
+        if ids:
+            for batch in process(iter([pa.RecordBatch.from_pydict({"id": pa.array(ids, pa.int64())})])):
+                yield from batch.to_pylist()
+
+    return run
 
 
 def stage_file(batches: ArrowBatches, directory: str, schema: pa.Schema) -> ArrowBatches:
@@ -172,9 +204,8 @@ def _bucket_runner(
 
     def results(tables: Mapping[str, pa.Table], spent: float, read_seconds: float) -> ArrowBatches:
         started = time.perf_counter()
-        with gc_paused():  # rows, records, scenarios and assignments: much allocated, little garbage
-            result = process_bucket(tables, assignor_override=assignor_override, kafka_compat=kafka_compat,
-                                    allow_plugins=allow_plugins)
+        result = process_bucket(tables, assignor_override=assignor_override, kafka_compat=kafka_compat,
+                                allow_plugins=allow_plugins)
         spent += time.perf_counter() - started
         for chunk in _chunks(result):
             converting = time.perf_counter()
@@ -188,6 +219,5 @@ def _bucket_runner(
                                            "python_seconds": spent + read_seconds,
                                            "read_seconds": read_seconds}], schema=arrow_schema_)
         del result
-        gc.unfreeze()  # what the pause froze is collectable again (internals.gc_pause)
 
     return run

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pyspark import RDD
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
@@ -24,6 +25,7 @@ from taskassign.errors import UserInputError
 from taskassign.pipeline import stages
 from taskassign.pipeline.assemble import assemble_outputs
 from taskassign.pipeline.compare import assemble_comparison
+from taskassign.pipeline.local_scatter import LocalScatter
 from taskassign.pipeline.manifest import build_comparison_manifest, build_manifest
 from taskassign.pipeline.output import OutputDirectory
 from taskassign.pipeline.progress import ApplicationCounter
@@ -35,7 +37,7 @@ from taskassign.pipeline.read import (
     unreadable_file,
 )
 from taskassign.pipeline.scatter import Piece, plan_scatter
-from taskassign.pipeline.session import BUCKETS_CONF
+from taskassign.pipeline.session import BUCKETS_CONF, is_local
 
 __all__ = (
     "PipelineOptions",
@@ -53,6 +55,9 @@ __all__ = (
 #: What the Python side returned (results, errors rows, timings), kept in the staging directory until the
 #: outputs are assembled from it, so the engine runs once.
 PROCESSED = "_processed"
+#: The snapshot's rows split by bucket on the driver of a local session (pipeline.local_scatter), in the
+#: staging directory until the buckets have run.
+SCATTERED = "_scattered"
 #: Applications per bucket (one Python call) before the run uses more buckets.
 APPS_PER_BUCKET = 16
 STEPS = ("read snapshot", "check, derive and assign", "write outputs", "commit")
@@ -120,11 +125,15 @@ def open_snapshot(spark: Any, input_dir: Path) -> Snapshot:
 
 def processed(
     spark: Any, options: PipelineOptions, snapshot: Snapshot, buckets: int, staged: str | None = None,
-    counter: ApplicationCounter | None = None,
-) -> DataFrame:
+    counter: ApplicationCounter | None = None, local: LocalScatter | None = None,
+) -> DataFrame | RDD[dict[str, Any]]:
     """Every application of the snapshot checked, derived and assigned (schemas.PROCESSED), lazily; with
-    ``staged``, the buckets write those rows there and return the files' names (schemas.STAGED_FILE)."""
+    ``staged``, the buckets write those rows there and return the files' names (schemas.STAGED_FILE);
+    with ``local``, the buckets read the files it writes, waiting for them."""
     on_rows = counter.row_counter() if counter is not None else None
+    if local is not None:
+        return stages.process_bucket_files(spark, str(local.directory), buckets, options.assignor,
+                                           options.kafka_compat, options.allow_plugins, staged, on_rows)
     if snapshot.scatter is not None:
         scattered = stages.scatter(spark, snapshot.scatter, buckets)
         return stages.process_scattered(scattered, options.assignor, options.kafka_compat, options.allow_plugins,
@@ -136,11 +145,18 @@ def processed(
 
 
 def stage_results(spark: Any, options: PipelineOptions, snapshot: Snapshot, buckets: int, staged: Path,
-                  counter: ApplicationCounter | None = None) -> None:
+                  counter: ApplicationCounter | None = None, local: LocalScatter | None = None) -> None:
     """Run the buckets, which write their results into ``staged``; keep only the files of the attempts
-    Spark reports as successful (a failed or duplicate attempt's file is removed)."""
+    Spark reports as successful (a failed or duplicate attempt's file is removed). ``local``: the driver's
+    bucket files, which the buckets wait for (pipeline.local_scatter)."""
     staged.mkdir(parents=True, exist_ok=True)
-    kept = {row["file"] for row in processed(spark, options, snapshot, buckets, str(staged), counter).collect()}
+    try:
+        kept = {row["file"] for row in processed(spark, options, snapshot, buckets, str(staged), counter,
+                                                 local).collect()}
+    except Exception:
+        if local is not None:
+            local.wait()  # the driver's own error, when its reading failed the buckets
+        raise
     for path in staged.iterdir():
         if path.name not in kept:
             path.unlink()
@@ -203,6 +219,7 @@ def run_pipeline(
             if progress is not None:
                 progress(name)
 
+    local: LocalScatter | None = None
     try:
         step(STEPS[0])
         snapshot = open_snapshot(spark, options.input_dir)
@@ -211,13 +228,16 @@ def run_pipeline(
             buckets = buckets_for(spark, options, rows_in["applications"])
             if counter is not None:
                 counter.total = rows_in["applications"] * len(passes)
+            if snapshot.scatter is not None and is_local(spark):  # read while Spark plans (pipeline.local_scatter)
+                local = LocalScatter(snapshot.scatter, buckets, Path(output.table(SCATTERED)))
             step(STEPS[1])
             staged: list[tuple[str | None, Path]] = []
             for position, assignor in enumerate(passes):
                 target = Path(output.table(PROCESSED if len(passes) == 1 else f"{PROCESSED}-{position}"))
                 stage_results(spark, replace(options, assignor=assignor, assignors=()), snapshot, buckets, target,
-                              counter)
+                              counter, local)
                 staged.append((assignor, target))
+            read_seconds = local.wait() if local is not None else 0.0
         except Exception as exc:
             unreadable = unreadable_file(exc, snapshot.sources)
             if unreadable is not None:
@@ -246,11 +266,17 @@ def run_pipeline(
             manifest = build_manifest(assembled, rows_in, header)
         for _, path in staged:
             shutil.rmtree(path, ignore_errors=True)
+        if local is not None:
+            shutil.rmtree(local.directory, ignore_errors=True)
+            for key in ("read_seconds", "python_seconds"):  # the driver's reading, once for every pass
+                manifest["timings"][key] = round(manifest["timings"][key] + read_seconds, 3)
         step(None)
         manifest["timings"]["steps"] = timings
         manifest["timings"]["total_seconds"] = round(time.perf_counter() - started, 3)
         final, committed = output.commit(manifest)
         return PipelineResult(final, committed)
     except BaseException:
+        if local is not None:
+            local.cancel()  # its files are in the staging directory, which goes
         output.abandon()
         raise

@@ -27,10 +27,12 @@ import pyarrow.parquet as pq
 
 from taskassign.fleet.snapshot_files import arrow_schema, arrow_type
 from taskassign.fleet.tables import INPUT_TABLES, TableSpec
+from taskassign.internals.gc_pause import gc_paused_task
 from taskassign.pipeline.ipc import to_ipc
 from taskassign.pipeline.read import PIECE_READ_FAILED, parquet_files
 
-__all__ = ("SCATTERED_FIELDS", "Piece", "bucket_numbers", "plan_scatter", "scatter_reader", "split_by_bucket")
+__all__ = ("SCATTERED_FIELDS", "Piece", "bucket_numbers", "plan_scatter", "read_piece", "scatter_options",
+           "scatter_reader", "split_by_bucket")
 
 ArrowBatches = Iterator[pa.RecordBatch]
 
@@ -157,6 +159,11 @@ def split_by_bucket(table: pa.Table, buckets: int) -> Iterator[tuple[int, pa.Tab
             yield bucket, ordered.slice(start, end - start)
 
 
+def scatter_options() -> pa.ipc.IpcWriteOptions:
+    """Write options of the scattered streams (made where they are used: they do not pickle)."""
+    return pa.ipc.IpcWriteOptions(compression=_COMPRESSION)
+
+
 def read_piece(piece: Piece) -> pa.Table:
     """The piece's rows with its table's spec columns and types (absent columns null)."""
     spec = INPUT_TABLES[piece.table]
@@ -176,19 +183,26 @@ def scatter_reader(tasks: Sequence[tuple[Piece, ...]], keys: Sequence[int]) -> C
     schema = pa.schema(SCATTERED_FIELDS)
 
     def read(batches: ArrowBatches) -> ArrowBatches:
-        options = pa.ipc.IpcWriteOptions(compression=_COMPRESSION)  # made here: it does not pickle
-        for batch in batches:
-            for task in batch.column("id").to_pylist():
-                spent = 0.0  # the task's own time, not its waits for Spark to take the batches
-                for piece in tasks[task]:
-                    started = time.perf_counter()
-                    rows = [{"key": keys[bucket], "table": piece.table, "rows": part.num_rows,
-                             "payload": to_ipc(part, options)}
-                            for bucket, part in split_by_bucket(read_piece(piece), len(keys))]
-                    scattered = pa.RecordBatch.from_pylist(rows, schema=schema)
-                    spent += time.perf_counter() - started
-                    yield scattered
-                yield pa.RecordBatch.from_pylist([{"key": keys[task % len(keys)], "read_seconds": spent}],
-                                                 schema=schema)
+        with gc_paused_task():  # the worker's collection after the task scans only its leftovers
+            yield from _scatter(batches, tasks, keys, schema)
 
     return read
+
+
+def _scatter(batches: ArrowBatches, tasks: Sequence[tuple[Piece, ...]], keys: Sequence[int],
+             schema: pa.Schema) -> ArrowBatches:
+    """``scatter_reader``'s work: for each task number, its pieces' rows by bucket, then its time."""
+    options = scatter_options()
+    for batch in batches:
+        for task in batch.column("id").to_pylist():
+            spent = 0.0  # the task's own time, not its waits for Spark to take the batches
+            for piece in tasks[task]:
+                started = time.perf_counter()
+                rows = [{"key": keys[bucket], "table": piece.table, "rows": part.num_rows,
+                         "payload": to_ipc(part, options)}
+                        for bucket, part in split_by_bucket(read_piece(piece), len(keys))]
+                scattered = pa.RecordBatch.from_pylist(rows, schema=schema)
+                spent += time.perf_counter() - started
+                yield scattered
+            yield pa.RecordBatch.from_pylist([{"key": keys[task % len(keys)], "read_seconds": spent}],
+                                             schema=schema)

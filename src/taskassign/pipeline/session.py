@@ -23,7 +23,8 @@ from typing import Any
 
 from taskassign.errors import UserInputError
 
-__all__ = ("BUCKETS_CONF", "DEFAULT_MASTER", "build_session", "command_session", "is_connect", "package_zip")
+__all__ = ("BUCKETS_CONF", "DEFAULT_MASTER", "build_session", "command_session", "is_connect", "is_local",
+           "package_zip")
 
 DEFAULT_MASTER = "local[*]"
 #: Session setting holding the default number of buckets (partitions of applications, Python calls).
@@ -162,6 +163,11 @@ def build_session(
 def is_connect(spark: Any) -> bool:
     """True for a Spark Connect session (no SparkContext on this side)."""
     return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def is_local(spark: Any) -> bool:
+    """True for a classic session whose executors are this process's machine (a ``local`` master)."""
+    return not is_connect(spark) and str(spark.sparkContext.master).startswith("local")
 
 
 def package_zip(directory: str | Path) -> Path:
