@@ -170,7 +170,7 @@ def test_the_block_search_is_chosen_by_the_size_of_the_largest_block() -> None:
     g, ref = _both(edges, -1, 100)
     residual = graph_module._Residual(g)
     # source, tasks, clients, sink: each layer has no edge inside it
-    assert [(a, b - a) for a, b in residual.blocks] == [(1, 1), (2, 60), (62, 40), (102, 1)]
+    assert [(a, b - a) for a, b in residual.independent_blocks()] == [(1, 1), (2, 60), (62, 40), (102, 1)]
     assert residual.largest_block_edges() == 60 * 40 + 60 >= graph_module.BLOCK_SEARCH_MIN_EDGES
     chosen = []
     original = graph_module._BlockedNegativeCycleSearch.run

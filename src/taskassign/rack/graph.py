@@ -106,11 +106,17 @@ class _Residual:
         #: (src, dst, cost) of every residual edge, and the residual capacities, for vectorised checks.
         self.edge_arrays = tuple(np.array(column, dtype=np.int64) for column in (self.src, self.dst, self.cost))
         self.residual_array = np.array(self.residual, dtype=np.int64)
-        self.blocks = self._blocks()
+        self.blocks: list[tuple[int, int]] | None = None
         self.scan: _ScanOrder | None = None
 
+    def independent_blocks(self) -> list[tuple[int, int]]:
+        """Maximal runs [a, b) of consecutive real nodes with no residual edge between two of them (found
+        once: only the min-cost search asks)."""
+        if self.blocks is None:
+            self.blocks = self._blocks()
+        return self.blocks
+
     def _blocks(self) -> list[tuple[int, int]]:
-        """Maximal runs [a, b) of consecutive real nodes with no residual edge between two of them."""
         blocks = []
         start = 1
         for u in range(1, self.n):
@@ -122,7 +128,7 @@ class _Residual:
         return blocks
 
     def largest_block_edges(self) -> int:
-        return max(sum(len(self.out[u]) for u in range(a, b)) for a, b in self.blocks)
+        return max(sum(len(self.out[u]) for u in range(a, b)) for a, b in self.independent_blocks())
 
     def scan_order(self) -> _ScanOrder:
         """The edges in Kafka's scanning order as numpy arrays (built once, kept current by ``push``)."""
@@ -150,7 +156,6 @@ class _Residual:
         """Send the bottleneck along ``edges`` with Kafka's update rule; refresh the touched nodes."""
         residual, flow, forward, counter = self.residual, self.flow, self.forward, self.counter
         bottleneck = min(residual[e] for e in edges)
-        touched = set()
         for e in edges:
             residual[e] -= bottleneck
             if forward[e]:
@@ -164,10 +169,8 @@ class _Residual:
             if self.scan is not None:
                 self.scan.update(e, residual[e])
                 self.scan.update(c, residual[c])
-            touched.add(self.src[e])
-            touched.add(self.src[c])
         if self.scan is None:
-            for u in touched:
+            for u in {self.src[e] for e in edges} | {self.src[counter[e]] for e in edges}:
                 self.positive[u] = self._positive_edges(u)
 
     def copy_back(self, graph: Graph) -> None:
@@ -203,7 +206,7 @@ class _ScanOrder:
         self.first_edge = np.searchsorted(self.src, np.arange(residual.n + 1))
         starts = self.first_edge
         self.blocks: list[_Block] = [(a, b, int(starts[a]), int(starts[b]), np.diff(starts[a:b + 1]))
-                                     for a, b in residual.blocks]
+                                     for a, b in residual.independent_blocks()]
 
     def update(self, edge: int, residual: int) -> None:
         self.open[self.position[edge]] = residual > 0
@@ -239,12 +242,11 @@ class _Search:
         if len(history) > MAX_PERIOD + 1:
             del history[0]
             del events_by_round[0]
-        return self._fast_forward(rnd, self.r.n - 1, history, events_by_round)
+        return self._fast_forward(rnd, self.r.n - 1)
 
-    def _fast_forward(
-        self, rnd: int, last: int, history: list[np.ndarray], events_by_round: list[tuple[np.ndarray, np.ndarray]]
-    ) -> int:
+    def _fast_forward(self, rnd: int, last: int) -> int:
         """Skip whole periods of a repeating search (see the module doc); returns the rounds skipped."""
+        history, events_by_round = self.history, self.events_by_round
         current = history[-1]
         for period in range(1, len(history)):
             drift = current - history[-1 - period]
@@ -428,7 +430,6 @@ class _BlockedNegativeCycleSearch(_Search):
         self.dist = self.dist_array.tolist()
         self.parent = parent.tolist()
         self.parent_edge = parent_edge.tolist()
-
 
 
 class Graph:
