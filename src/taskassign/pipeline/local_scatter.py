@@ -5,7 +5,7 @@ reading is spread over the executors. A local session has its executors on the d
 there a Spark stage of scatter tasks cost more than the reading itself: its tasks, the start of the Python
 workers, their first calls into pyarrow and Spark's shuffle of the streams took ~1.5 s of two cores'
 wall time for ~1 s of reading (1,000 x 1,000). Here a thread of the driver reads and splits the same rows
-(``scatter.read_piece``, ``scatter.split_by_bucket``: the same values) into one file per bucket while the
+(``scatter.scattered_parts``, as the scatter tasks do: the same values) into one file per bucket while the
 main thread builds, plans and starts the Spark job, which runs the buckets straight from those files
 (``engine_udf.bucket_file_processor``): no scatter stage, no shuffle. A bucket's task waits for its file
 (``read_bucket``): the files appear together once complete, or a marker says the reading failed (its error
@@ -23,8 +23,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from taskassign.pipeline.ipc import to_ipc
-from taskassign.pipeline.scatter import SCATTERED_FIELDS, Piece, read_piece, scatter_options, split_by_bucket
+from taskassign.pipeline.scatter import SCATTERED_FIELDS, Piece, scatter_options, scattered_parts
 
 __all__ = ("FAILED", "LocalScatter", "bucket_file", "read_bucket", "write_bucket_files")
 
@@ -66,10 +65,8 @@ def write_bucket_files(
             for piece in task:
                 if cancelled is not None and cancelled.is_set():
                     return
-                for bucket, part in split_by_bucket(read_piece(piece), buckets):
-                    writers[bucket].write_batch(pa.RecordBatch.from_pylist(
-                        [{"key": bucket, "table": piece.table, "rows": part.num_rows,
-                          "payload": to_ipc(part, options)}], schema=schema))
+                for bucket, part in scattered_parts(piece, buckets, options):
+                    writers[bucket].write_batch(pa.RecordBatch.from_pylist([{"key": bucket, **part}], schema=schema))
     finally:
         for writer in writers:
             writer.close()

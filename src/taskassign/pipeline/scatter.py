@@ -19,6 +19,7 @@ import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -32,7 +33,7 @@ from taskassign.pipeline.ipc import to_ipc
 from taskassign.pipeline.read import PIECE_READ_FAILED, parquet_files
 
 __all__ = ("SCATTERED_FIELDS", "Piece", "bucket_numbers", "plan_scatter", "read_piece", "scatter_options",
-           "scatter_reader", "split_by_bucket")
+           "scatter_reader", "scattered_parts", "split_by_bucket")
 
 ArrowBatches = Iterator[pa.RecordBatch]
 
@@ -164,6 +165,15 @@ def scatter_options() -> pa.ipc.IpcWriteOptions:
     return pa.ipc.IpcWriteOptions(compression=_COMPRESSION)
 
 
+def scattered_parts(
+    piece: Piece, buckets: int, options: pa.ipc.IpcWriteOptions
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The piece's rows split by bucket: per bucket with rows, a SCATTERED_FIELDS row but its ``key`` (the
+    part as one compressed IPC stream)."""
+    for bucket, part in split_by_bucket(read_piece(piece), buckets):
+        yield bucket, {"table": piece.table, "rows": part.num_rows, "payload": to_ipc(part, options)}
+
+
 def read_piece(piece: Piece) -> pa.Table:
     """The piece's rows with its table's spec columns and types (absent columns null)."""
     spec = INPUT_TABLES[piece.table]
@@ -198,9 +208,7 @@ def _scatter(batches: ArrowBatches, tasks: Sequence[tuple[Piece, ...]], keys: Se
             spent = 0.0  # the task's own time, not its waits for Spark to take the batches
             for piece in tasks[task]:
                 started = time.perf_counter()
-                rows = [{"key": keys[bucket], "table": piece.table, "rows": part.num_rows,
-                         "payload": to_ipc(part, options)}
-                        for bucket, part in split_by_bucket(read_piece(piece), len(keys))]
+                rows = [{"key": keys[bucket], **part} for bucket, part in scattered_parts(piece, len(keys), options)]
                 scattered = pa.RecordBatch.from_pylist(rows, schema=schema)
                 spent += time.perf_counter() - started
                 yield scattered
