@@ -123,7 +123,7 @@ _EMPTY_STR_MAP: Mapping[str, str] = MappingProxyType({})
 
 
 def compute_lag(end_offset_sum: int, offset_sum: int) -> int:
-    """A client's lag on a task exactly as Kafka's leader derives it (host-and-wire spec 2.3).
+    """A client's lag on a task exactly as Kafka's leader derives it (``ClientState#computeTaskLags``).
 
     -2 (running active) and -3 (unknown) stay; a client ahead of the changelog must restore from
     scratch, so its lag is the end offset sum; otherwise end minus offset.
@@ -497,7 +497,7 @@ class TaskAssignment:
 @dataclass(frozen=True, slots=True)
 class ConsumerAssignment:
     """What one consumer (StreamThread) of a client runs after the rebalance, in the order the leader
-    dealt the tasks (host-and-wire spec 5).
+    dealt the tasks (``StreamsPartitionAssignor#computeNewAssignment``).
 
     ``withheld``: tasks dealt to this consumer whose partitions another member still owns; under
     cooperative rebalancing they arrive in the follow-up rebalance (a withheld task the client held as

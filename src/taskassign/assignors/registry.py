@@ -103,13 +103,13 @@ def _normalise(name: str) -> str:
 
 
 def assignor_display_name(spec: str) -> str:
-    """The name written into assignment files: the short name for built-ins, else the spec itself."""
+    """The name written into assignment files: the short name for built-ins, else the text itself."""
     short = _normalise(spec)
     return short if short in BUILTIN_ASSIGNORS or short in STREAMS_GROUP_ASSIGNORS else spec.strip()
 
 
 def assignor_from_class_config(value: str) -> str:
-    """The assignor spec a ``task.assignor.class`` value names: Kafka's own classes as the taskassign assignor
+    """The assignor name a ``task.assignor.class`` value names: Kafka's own classes as the taskassign assignor
     that reproduces them, anything else as given (a built-in name, or a plug-in ``module.Class`` as Kafka
     writes class names: code, so data naming one needs the run's --allow-plugins)."""
     return KAFKA_ASSIGNOR_CLASSES.get(value.strip(), value.strip())
@@ -233,7 +233,7 @@ class PluginAssignor:
 
     @property
     def name(self) -> str:
-        """The plug-in's own ``name`` when it sets one, else the spec it was loaded by."""
+        """The plug-in's own ``name`` when it sets one, else the name it was loaded by."""
         own = getattr(self.plugin, "name", "")
         return own if isinstance(own, str) and own else self.spec
 

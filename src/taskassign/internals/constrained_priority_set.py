@@ -1,6 +1,6 @@
 """Kafka's ``ConstrainedPrioritySet``: repeatedly take the lightest client that may receive a task.
 
-Two implementations of one contract (assignor spec section 3):
+Two implementations of one contract:
 
 * ``ConstrainedPrioritySet`` is Kafka's mechanism step by step: a ``java.util.PriorityQueue`` ordered by
   the live key ``(weight(client), client)``, a membership set, rejected clients re-offered in Java

@@ -2,8 +2,8 @@
 
 Kafka's assignors are deterministic, but some of their tie-breaks come from the iteration order of
 ``java.util.HashMap`` / ``HashSet`` and from the array layout of ``java.util.PriorityQueue``. Where
-taskassign reproduces Kafka bit for bit, it takes those orders from here and nowhere else
-(assignor spec Appendix A and D, host-and-wire spec 5.7).
+taskassign reproduces Kafka bit for bit, it takes those orders from here and nowhere else (the JDK 17
+``java.util`` sources define them).
 
 * ``JavaHashMap`` / ``hash_iteration_order``: iteration order of a HashMap/HashSet (JDK 17): bucket
   ``(h ^ (h >>> 16)) & (capacity - 1)`` ascending, insertion order within a bucket; the table starts at

@@ -3,7 +3,7 @@
 1. ``gather``: every input table in one frame, shuffled once, by application: each partition (bucket)
    holds every row of its applications.
 2. ``process_applications``: each bucket is one Python call (fleet.bucket.process_bucket, through Arrow)
-   that checks every row, derives tasks, end-offset sums and lags [host-and-wire spec 1.3-1.6, 2.2-2.4],
+   that checks every row, derives tasks, end-offset sums and lags as Kafka's leader does (fleet.derive),
    runs the engine and the metrics on each application and returns the rows of every output table (as
    Arrow IPC streams) and its timings.
 
