@@ -218,7 +218,7 @@ def _import_file(path: Path, spec: str) -> Any:
 class PluginAssignor:
     """A plug-in assignor as taskassign runs it: every call into the plug-in's code that raises anything but
     a TaskAssignmentException from ``assign`` (KIP-924: keep the previous assignment) raises PluginAssignorError
-    naming the spec, the method and the exception, which stays the error's ``__cause__``. Other attributes
+    naming the assignor, the method and the exception, which stays the error's ``__cause__``. Other attributes
     (``fallback_when_lags_unknown``, ``details``, ...) are the plug-in's own."""
 
     def __init__(self, spec: str, cls: type[Any]) -> None:
