@@ -1,4 +1,5 @@
-"""A literal, slow transcription of Kafka's sticky assignors (TaskPairs, StickyTaskAssignor, LegacyStickyTaskAssignor), for tests only.
+"""A literal, slow transcription of Kafka's sticky assignors (TaskPairs, StickyTaskAssignor, LegacyStickyTaskAssignor),
+for tests only.
 
 It follows Kafka's code line by line with plain collections: a real set of task pairs with Kafka's
 ``maxPairs`` shortcut, a full scan of every client for ``shouldBalance``, Java hash orders rebuilt

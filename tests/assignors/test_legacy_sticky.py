@@ -1,4 +1,5 @@
-"""LegacyStickyTaskAssignor: examples from Kafka's LegacyStickyTaskAssignorTest (E12a/b) and stickiness within quota (P31)."""
+"""LegacyStickyTaskAssignor: examples from Kafka's LegacyStickyTaskAssignorTest (E12a/b) and stickiness within quota
+(P31)."""
 
 from __future__ import annotations
 

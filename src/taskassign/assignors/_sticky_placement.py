@@ -1,4 +1,5 @@
-"""The placement engine shared by Kafka's sticky assignors (the public ``StickyTaskAssignor`` and ``LegacyStickyTaskAssignor``).
+"""The placement engine shared by Kafka's sticky assignors (the public ``StickyTaskAssignor`` and
+``LegacyStickyTaskAssignor``).
 
 Kafka has two copies of one algorithm: ``LegacyStickyTaskAssignor`` on its internal ClientState and the
 public KIP-924 ``StickyTaskAssignor``. Both keep previous actives while a client is under its quota,

@@ -3,8 +3,8 @@
 * ``topic_counts``, ``resolve_topologies``: the topics in the metadata, repartition topics sized,
   co-partitioning enforced, each subtopology's task count [``RepartitionTopics#setup``];
 * ``subtopology_blocks``: Kafka's partition grouper, the topics each subtopology's tasks read or restore
-  from [``PartitionGrouper``, ``ChangelogTopics``]; ``partition_references`` and ``check_partition_references`` (unused partitions,
-  changelog partitions without an end offset);
+  from [``PartitionGrouper``, ``ChangelogTopics``]; ``partition_references`` and ``check_partition_references`` (unused
+  partitions, changelog partitions without an end offset);
 * ``task_metadata``: per task, replica racks per topic, the changelog end-offset sum (committed offsets
   for source-changelog topics, 0 for a changelog not yet created, Long.MAX_VALUE on overflow) and state
   size; an unknown end makes every end of the application -3 [the leader's end-offset fetch and its failure path];

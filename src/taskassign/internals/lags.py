@@ -1,4 +1,5 @@
-"""Who is caught up on each stateful task, and who is most caught up (Kafka's ``HighAvailabilityTaskAssignor``, KIP-441).
+"""Who is caught up on each stateful task, and who is most caught up (Kafka's ``HighAvailabilityTaskAssignor``,
+KIP-441).
 
 Kafka builds ``caughtUp[t]`` (a sorted set of clients) and ``byLag[t]`` (all clients by lag, then
 ProcessId) for every stateful task: T x C entries. Most clients never reported a task, and such a

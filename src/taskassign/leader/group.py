@@ -10,8 +10,8 @@ a consumer-protocol Assignment, then predicts what each member does with it.
 
 Kafka's error assignments are reproduced: shutdown requested (4), a missing source topic (1), a
 future-version member next to a v1/v2 member or a TaskAssignmentException (3); error assignments are
-always version 11 (``StreamsPartitionAssignor#errorAssignment``). Where Kafka's leader itself would fail (an invalid assignment, owned
-partitions that map to no task), the result carries the reason and no member bytes.
+always version 11 (``StreamsPartitionAssignor#errorAssignment``). Where Kafka's leader itself would fail (an invalid
+assignment, owned partitions that map to no task), the result carries the reason and no member bytes.
 """
 
 from __future__ import annotations
@@ -221,8 +221,8 @@ def kafka_member_order(spec: GroupSpec) -> list[MemberSpec]:
 
 
 def _decode_members(spec: GroupSpec) -> tuple[dict[ProcessId, _Client], dict[str, ProcessId]]:
-    """As Kafka's leader decodes subscriptions: one client per process id (all future members share one), the first subscription in
-    Kafka's member order wins."""
+    """As Kafka's leader decodes subscriptions: one client per process id (all future members share one), the first
+    subscription in Kafka's member order wins."""
     clients: dict[ProcessId, _Client] = {}
     member_client: dict[str, ProcessId] = {}
     for m in kafka_member_order(spec):
@@ -272,8 +272,8 @@ def _rack_warnings(spec: GroupSpec, member_client: Mapping[str, ProcessId]) -> l
 
 
 def source_partition_counts(spec: GroupSpec) -> dict[int, Mapping[str, int]]:
-    """``RepartitionTopics#setup``: every subtopology's source topics with their partition counts, repartition topics sized
-    and co-partition groups enforced as Kafka's leader does (leader.partition_grouper). Raises TopologyError.
+    """``RepartitionTopics#setup``: every subtopology's source topics with their partition counts, repartition topics
+    sized and co-partition groups enforced as Kafka's leader does (leader.partition_grouper). Raises TopologyError.
 
     A repartition topic that already exists in ``topics`` must have the computed count (Kafka's
     ``makeReady`` fails otherwise)."""
@@ -290,8 +290,8 @@ def source_partition_counts(spec: GroupSpec) -> dict[int, Mapping[str, int]]:
 
 
 def _tasks(spec: GroupSpec, source_counts: Mapping[int, Mapping[str, int]]) -> dict[TaskId, TaskInfo]:
-    """Partition grouper, ``ChangelogTopics#setup`` and the leader's end offsets: tasks per subtopology from its source topics' partition counts, their
-    source and changelog partitions with racks, and their changelog end offset sums."""
+    """Partition grouper, ``ChangelogTopics#setup`` and the leader's end offsets: tasks per subtopology from its source
+    topics' partition counts, their source and changelog partitions with racks, and their changelog end offset sums."""
     tasks: dict[TaskId, TaskInfo] = {}
     for s in spec.subtopologies:
         counts = source_counts[s.id]
@@ -340,7 +340,8 @@ def _end_offset_sum(spec: GroupSpec, s: SubtopologySpec, partition: int) -> int:
 def _client_state(
     client: _Client, task_of: Mapping[TopicPartition, TaskId], tasks: Mapping[TaskId, TaskInfo], warnings: list[str]
 ) -> tuple[KafkaStreamsState, str | None]:
-    """``ClientState#initializePrevTasks``: previous actives from owned partitions, then from offset sums (-2 active, else standby)."""
+    """``ClientState#initializePrevTasks``: previous actives from owned partitions, then from offset sums (-2 active,
+    else standby)."""
     prev_active: set[TaskId] = set()
     unmapped = []
     for p in sorted(client.owned):
@@ -389,8 +390,8 @@ def _encode_members(
     clients: Mapping[ProcessId, _Client],
     task_partitions: Mapping[TaskId, tuple[TopicPartition, ...]],
 ) -> dict[str, MemberOutcome]:
-    """``computeNewAssignment``'s encoding: per consumer, its partitions sorted with their tasks, its standbys with their
-    source partitions (a HashMap of TaskIds, each task's partitions in the grouper's order), the shared
+    """``computeNewAssignment``'s encoding: per consumer, its partitions sorted with their tasks, its standbys with
+    their source partitions (a HashMap of TaskIds, each task's partitions in the grouper's order), the shared
     host maps, and its follow-up (carried only by v7+)."""
     consumers = result.group.consumers or {}
     outcomes: dict[str, MemberOutcome] = {}

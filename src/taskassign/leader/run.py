@@ -1,6 +1,7 @@
 """One rebalance on the group leader: assign -> validate -> follow-ups -> threads -> callback.
 
-This is the contract around an assignor (``StreamsPartitionAssignor#assign`` around KIP-924's ``TaskAssignor``), not an algorithm:
+This is the contract around an assignor (what ``StreamsPartitionAssignor#assign`` does around KIP-924's
+``TaskAssignor``), not an algorithm:
 
 1. ``assign``. A ``TaskAssignmentException`` keeps every client's previous tasks and asks for an
    immediate follow-up rebalance, as KIP-924 documents. (Kafka's own leader instead sends

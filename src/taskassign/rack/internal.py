@@ -42,8 +42,8 @@ class RackAwareTaskAssignor:
         return self._solver
 
     def can_enable_rack_aware_assignor(self) -> bool:
-        """Kafka's ``canEnableRackAwareAssignor``: strategy != none, every client has a rack, every source partition of every
-        task has rack info, and (only when num.standby.replicas > 0) every changelog partition too.
+        """Kafka's ``canEnableRackAwareAssignor``: strategy != none, every client has a rack, every source partition of
+        every task has rack info, and (only when num.standby.replicas > 0) every changelog partition too.
         The answer is cached after the first evaluation (the strategy is checked every time)."""
         if self._state.configs.rack_aware_assignment_strategy not in (
             STRATEGY_MIN_TRAFFIC, STRATEGY_BALANCE_SUBTOPOLOGY
@@ -80,10 +80,10 @@ class RackAwareTaskAssignor:
         traffic_cost: int,
         non_overlap_cost: int,
     ) -> tuple[dict[ProcessId, set[TaskId]], int]:
-        """Kafka's ``optimizeActiveTasks``: internal active optimisation over ``tasks`` (sorted TaskIds). ``active`` maps EVERY client
-        to its current active tasks (all of them, also tasks outside ``tasks``). Returns the new active sets
-        for every client (tasks outside ``tasks`` untouched) and Kafka's reported cost. Empty ``tasks`` ->
-        no-op, 0."""
+        """Kafka's ``optimizeActiveTasks``: internal active optimisation over ``tasks`` (sorted TaskIds). ``active``
+        maps EVERY client to its current active tasks (all of them, also tasks outside ``tasks``). Returns the new
+        active sets for every client (tasks outside ``tasks`` untouched) and Kafka's reported cost. Empty
+        ``tasks`` -> no-op, 0."""
         result = {client: set(held) for client, held in active.items()}
         moves, cost = self.active_task_moves(tasks, active, traffic_cost, non_overlap_cost)
         for task, source, destination in moves:
@@ -119,8 +119,8 @@ class RackAwareTaskAssignor:
         non_overlap_cost: int,
         can_move: MoveStandbyPredicate,
     ) -> tuple[dict[ProcessId, set[TaskId]], int]:
-        """Kafka's ``optimizeStandbyTasks``: internal pairwise standby optimisation. ``can_move(source, destination, task, active,
-        standby)`` is the 4-argument isAllowedTaskMovement evaluated on the CURRENT (partly optimised)
+        """Kafka's ``optimizeStandbyTasks``: internal pairwise standby optimisation. ``can_move(source, destination,
+        task, active, standby)`` is the 4-argument isAllowedTaskMovement evaluated on the CURRENT (partly optimised)
         assignment; pass ``lambda *a: True`` for the default standby assignor. Returns the new standby sets
         and the cost."""
         clients = sorted(set(active) | set(standby))

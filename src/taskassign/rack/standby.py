@@ -1,4 +1,5 @@
-"""Standby optimisation: pairwise exchanges between clients on different racks (``RackAwareTaskAssignor#optimizeStandbyTasks``).
+"""Standby optimisation: pairwise exchanges between clients on different racks
+(``RackAwareTaskAssignor#optimizeStandbyTasks``).
 
 Kafka never builds one graph over all standbys. It visits every pair of clients on different racks
 (at most four rounds, until a round moves nothing), collects the standbys each may give the other (the

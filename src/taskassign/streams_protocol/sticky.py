@@ -252,7 +252,8 @@ def _assign_standbys(
     total_quota: _Quota,
 ) -> None:
     """Standbys: previous active's process, then previous standby / offset holders, within the total quota;
-    the rest to the least loaded process without the task. Tasks in descending order: subtopology id, then partition, both descending."""
+    the rest to the least loaded process without the task. Tasks in descending order: subtopology id, then partition,
+    both descending."""
     records: list[tuple[int, int]] = []
     for t in reversed(stateful):
         if prev_active[t] < 0 and t not in prev_standby:  # nobody held it: every replica goes to the fill step

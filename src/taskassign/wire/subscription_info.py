@@ -1,4 +1,5 @@
-"""Kafka Streams' ``SubscriptionInfo``: what every member tells the leader, versions 1-11 (``SubscriptionInfoData.json``).
+"""Kafka Streams' ``SubscriptionInfo``: what every member tells the leader, versions 1-11
+(``SubscriptionInfoData.json``).
 
 It travels as the userData of the consumer-protocol Subscription. Versions 1-6 carry the previous
 active and standby task sets, 7+ per-task offset sums (KIP-441), 8+ a counter that makes every
@@ -150,8 +151,9 @@ class SubscriptionInfo(DecodableMessage):
         error_code: int = 0,
         client_tags: Mapping[str, str] | None = None,
     ) -> SubscriptionInfo:
-        """What a Kafka Streams member sends at ``version`` (``StreamsPartitionAssignor#subscriptionUserData``), keeping only the fields
-        that version has: before v7 the offset sums become previous (-2) and standby (others) sets."""
+        """What a Kafka Streams member sends at ``version`` (``StreamsPartitionAssignor#subscriptionUserData``),
+        keeping only the fields that version has: before v7 the offset sums become previous (-2) and standby (others)
+        sets."""
         sums = tuple(sorted(offset_sums.items()))
         fields: dict[str, Any] = {}
         if version < MIN_VERSION_OFFSET_SUM_SUBSCRIPTION:
