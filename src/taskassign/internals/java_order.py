@@ -436,8 +436,8 @@ class KeyedJavaPriorityQueue(Generic[T]):
         returns the head. For the assignors' loop "take the least loaded, give it a task, put it back".
 
         The sifts are written out here as in ``poll_item`` and ``offer`` on purpose: calling shared sift
-        functions (or those two methods) made the streams sticky assignor 15-30% slower at every shape of
-        benchmarks/bench_streams_protocol.py, a path the broker runs on every group change."""
+        functions (or those two methods) made the streams sticky assignor measurably slower at every shape of
+        benchmarks/bench_streams_protocol.py (docs/performance.md), a path the broker runs on every group change."""
         keys, items = self._keys, self._items
         head = items[0]
         last_key = keys.pop()
