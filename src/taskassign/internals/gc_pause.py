@@ -5,8 +5,9 @@ dicts and lists, TaskInfos, task sets, AssignedTasks) and frees almost none of t
 for which the generational collector keeps scanning survivors without finding garbage; pausing it
 roughly halves the CPU of reading and of the rebalance (docs/performance.md). At the end of a burst its
 objects move to the permanent generation (``gc.freeze``): scanning them once more would find nothing.
-The engine creates no reference cycles of note, and reference counting still frees every object that becomes unreachable;
-only cyclic garbage alive at that moment is kept, until a long-running caller calls ``gc.unfreeze()``.
+The engine creates no reference cycles of note, and reference counting still frees every object that
+becomes unreachable; only cyclic garbage alive at that moment is kept, until a long-running caller calls
+``gc.unfreeze()``.
 
 A long-lived worker that collects after every task (Spark's Python daemon calls ``gc.collect()`` between
 tasks) takes ``gc_paused_task`` instead: what is alive when a task starts (the worker's modules, and what
