@@ -71,3 +71,21 @@ def test_patterns_find_what_they_are_for() -> None:
 def test_no_citation_points_outside_the_repository() -> None:
     problems = [problem for path in _files() for problem in citation_problems(path)]
     assert not problems, "cite a KIP, a Kafka ticket, class or method, or a docs/ page instead:\n" + "\n".join(problems)
+
+
+def _design_floors() -> list[tuple[str, ...]]:
+    """The units of each row of docs/design.md's floor table, in the table's order."""
+    text = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
+    section = text.split("## The floors", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if re.match(r"\| \d+ \|", line)]
+    return [tuple(re.findall(r"`([a-z_]+)`", row.split("|")[2])) for row in rows]
+
+
+def test_design_page_mirrors_the_layout_test() -> None:
+    from tests.test_layout import FLOORS, SRC
+
+    assert _design_floors() == [tuple(floor) for floor in FLOORS], "docs/design.md's floor table and FLOORS differ"
+    text = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
+    packages = sorted(p.name for p in SRC.iterdir() if (p / "__init__.py").exists())
+    missing = [name for name in packages if f"- `{name}/`" not in text]
+    assert not missing, f"docs/design.md describes no package {missing}"
