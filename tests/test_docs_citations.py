@@ -22,6 +22,8 @@ FORBIDDEN: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ("a file beside the checkout", ("share" "d/",), re.compile(r"(\.\.|/work)/share[d]/(?!kafka\b)")),
     ("a reference folder outside the repository", ("share" "d/",),
      re.compile(r"\bshare[d]/(spec|goldens|recordings|live-cases|seeds|hooks)\b")),
+    ("a reference folder outside the repository", ("golden" "s/", "recording" "s/"),
+     re.compile(r"(?<![\w/.-])(golden[s]|recording[s])/")),
     ("a reference document outside the repository", (".m" "d",), re.compile(r"\b(DESIG[N]|STYL[E]|FORMAT[S])\.md\b")),
     ("a section of the reference spec", ("sp" "ec",), re.compile(r"\b[Ss]pe[c](ification)?,? (section |§ ?)?\d")),
     ("an appendix of the reference spec", ("appendi" "x",),
@@ -59,9 +61,10 @@ def citation_problems(path: Path) -> list[str]:
 
 def test_patterns_find_what_they_are_for() -> None:
     bad = ["see the spe" + "c", "(host-and-wir" + "e sp" + "ec 5.7)", "Spe" + "c 11.6:", "assignor spe" + "c section 3",
-           "(Appendi" + "x A)", "DESIG" + "N.md", "../share" + "d/spec/assignors.md", "§" + "0", "as in (spe" + "c)"]
+           "(Appendi" + "x A)", "DESIG" + "N.md", "../share" + "d/spec/assignors.md", "§" + "0", "as in (spe" + "c)",
+           "in `golden" + "s/`"]
     good = ["KAFKA_HOME defaults to ../share" + "d/kafka", "docs/formats.md", "resolve(spec)", "the assignor specs",
-            "TableSpec", "KIP-924"]
+            "TableSpec", "KIP-924", "tests/golden/", "benchmarks/results/"]
     for text in bad:
         assert any(p.search(text) for _, _, p in FORBIDDEN), text
     for text in good:
