@@ -398,8 +398,8 @@ _set_assigned_type = vars(AssignedTask)["type"].__set__
 
 
 #: AssignedTask values are immutable, so one per (task, kind) is shared by every assignment that needs
-#: it: a rebalance of 10^5 tasks places ~1.5 x 10^5 of them, and building each was ~1 us (plus the
-#: collector's work on every new object). The tables are emptied when they reach this size, so a
+#: it: a rebalance of 10^5 tasks places ~1.5 x 10^5 of them, and building each one costs time and the
+#: collector's work on every new object (docs/performance.md). The tables are emptied when they reach this size, so a
 #: long-running process (the pipeline, the simulator) never holds more.
 _INTERN_LIMIT = 1 << 20
 _INTERNED_ACTIVE: dict[TaskId, AssignedTask] = {}
