@@ -16,8 +16,8 @@ clients' entries for each other's racks cannot pay for two moves, every exchange
 graph has no negative cycle and Kafka's solver (like the fast one) would move nothing. Those pairs are
 filtered out per client with numpy: the 10^3-client, 10^5-task benchmark visits ~2 million pairs over its
 rounds, of which a few thousand can gain. (Before this bound the pairs were pruned on each client's
-worst-placed standby alone, which prunes nothing once every client has one badly placed standby: every
-pair was solved; docs/performance.md has the cost.)
+worst-placed standby alone, which prunes nothing once every client has one badly placed standby: 10^4
+pair problems, whose cost docs/performance.md gives.)
 """
 
 from __future__ import annotations
