@@ -1,4 +1,4 @@
-"""Time Kafka's scale-test cases through taskassign's assignors (host-and-wire spec 7.1).
+"""Time Kafka's scale-test cases through taskassign's assignors (Kafka's StreamsAssignmentScaleTest).
 
 For every case of ``benchmarks/scale_cases.py`` (one case list for every assignor) whose assignor is
 selected: round 1 ("cold", a fresh group) and round 2 ("churn", every client reporting what it got in

@@ -14,8 +14,8 @@ cases). Times are medians of ``--repeat`` runs after one warm-up run, wall clock
 (the machine is shared: the load average is recorded); the CPU time is the figure compared.
 
 Kafka's own figures (the issue: Kafka's Java, warm, on this machine) are ~2 ms, ~20 ms and ~6-12 ms; the aim
-is to be within 2x of them. Kafka's classes could not be timed side by side: the shared Kafka
-(../shared/kafka/libs, a 4.0.0 trunk snapshot) predates KIP-1071's assignors (its group-coordinator jars have no
+is to be within 2x of them. Kafka's classes could not be timed side by side: the Kafka at
+``KAFKA_HOME`` (a 4.0.0 trunk snapshot) predates KIP-1071's assignors (its group-coordinator jars have no
 ``coordinator.group.streams`` classes), so the issue's figures are the reference.
 
 ``via_scenario`` times the pipeline's path for the first two shapes: a classic scenario (clients = processes,

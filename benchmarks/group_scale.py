@@ -1,6 +1,6 @@
 """Kafka's StreamsAssignmentScaleTest through the whole leader (``rebalance_group``): decoding every
 subscription, tasks and lags, the assignor, validation, thread distribution and encoding every
-member's assignment, as Kafka times it (host-and-wire spec 7.1).
+member's assignment, as Kafka times it (StreamsAssignmentScaleTest).
 
 Round 1: every member sends SubscriptionInfo v11 with no offsets and owns nothing. Round 2: every
 member reports -2 for the actives and 0 for the standbys it got in round 1 and owns its round-1

@@ -1,4 +1,4 @@
-"""Kafka's StreamsAssignmentScaleTest cases as ApplicationStates (host-and-wire spec 7.1).
+"""Kafka's StreamsAssignmentScaleTest cases as ApplicationStates.
 
 One subtopology with one logged store: tasks ``0_0 .. 0_{n-1}``, every task stateful, changelog end
 offset 100 000. Clients ``UUID(0, c)`` for c in 0..C-1 with ``threads`` consumers

@@ -42,8 +42,8 @@ def golden_cases(folder: str) -> list[GoldenCase]:
 
 
 def internal_rack_info_complete(scenario: Scenario) -> bool:
-    """Spec 7.1 (internal): every client has a rack, every source partition (and, with standbys, every
-    changelog partition) has replica racks."""
+    """Kafka's ``RackAwareTaskAssignor#canEnableRackAwareAssignor``: every client has a rack, every source partition
+    (and, with standbys, every changelog partition) has replica racks."""
     state = scenario.state
     if any(c.rack_id is None for c in state.clients.values()):
         return False

@@ -1,4 +1,4 @@
-"""The house rules of DESIGN.md ("Layout"), checked on the source: one package per concern, arrows only
+"""The layout rules of docs/design.md ("The floors"), checked on the source: one package per concern, arrows only
 downward, no import circle, no reaching into another package's underscored modules.
 
 Every import of ``taskassign`` code in ``src/`` counts, including those inside functions and under
@@ -76,7 +76,7 @@ def unit_of(module: str) -> str:
 
 def test_every_unit_has_a_floor() -> None:
     units = {unit_of(m) for m in MODULES}
-    assert not units - RANK.keys(), f"place these in FLOORS (DESIGN.md's layout): {sorted(units - RANK.keys())}"
+    assert not units - RANK.keys(), f"place these in FLOORS (docs/design.md's floors): {sorted(units - RANK.keys())}"
 
 
 def test_no_import_runs_upward() -> None:

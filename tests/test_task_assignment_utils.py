@@ -30,7 +30,7 @@ def test_identity_assignment_copies_previous_tasks_for_every_client() -> None:
     assert not result[PID_3].tasks
 
 
-# --- default_standby_task_assignment (assignor spec 6.4, 8.4) ---------------------------------------
+# --- default_standby_task_assignment (TaskAssignmentUtils.defaultStandbyTaskAssignment) -------------
 
 def _fresh(pid: ProcessId, active: list[str] = [], standby: list[str] = []) -> KafkaStreamsAssignment:  # noqa: B006
     return KafkaStreamsAssignment.of_tasks(pid, [tid(t) for t in active], [tid(t) for t in standby])

@@ -249,7 +249,7 @@ public final class SideBySide {
     }
 
     /** The assignor's input, built fresh for every call (Kafka's assignors mutate it): a HashMap filled in
-     * ProcessId order, as the leader hands it over (LegacySticky iterates it; assignor spec Appendix A). */
+     * ProcessId order, as the leader hands it over (LegacySticky iterates it in HashMap order). */
     static Map<ProcessId, ClientState> clientStates(final Scenario s) {
         final Map<ProcessId, ClientState> states = new HashMap<>();
         for (final Client c : s.clients.values()) {

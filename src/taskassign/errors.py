@@ -296,7 +296,7 @@ class TaskAssignmentException(TaskassignError):
 
 class PluginAssignorError(TaskassignError):
     """A plug-in assignor (``module:Class``, ``file.py:Class``) raised while taskassign called into it: its
-    constructor, ``configure``, ``assign`` or ``on_assignment_computed``. ``assignor`` is the spec as given,
+    constructor, ``configure``, ``assign`` or ``on_assignment_computed``. ``assignor`` is the name as given,
     ``method`` the call, ``exception`` what it raised (also the ``__cause__``, whose traceback ``--debug``
     shows). A ``TaskAssignmentException`` from ``assign`` is not this: KIP-924 makes it "keep the previous
     assignment"."""

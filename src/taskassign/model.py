@@ -123,7 +123,7 @@ _EMPTY_STR_MAP: Mapping[str, str] = MappingProxyType({})
 
 
 def compute_lag(end_offset_sum: int, offset_sum: int) -> int:
-    """A client's lag on a task exactly as Kafka's leader derives it (host-and-wire spec 2.3).
+    """A client's lag on a task exactly as Kafka's leader derives it (``ClientState#computeTaskLags``).
 
     -2 (running active) and -3 (unknown) stay; a client ahead of the changelog must restore from
     scratch, so its lag is the end offset sum; otherwise end minus offset.
@@ -398,8 +398,8 @@ _set_assigned_type = vars(AssignedTask)["type"].__set__
 
 
 #: AssignedTask values are immutable, so one per (task, kind) is shared by every assignment that needs
-#: it: a rebalance of 10^5 tasks places ~1.5 x 10^5 of them, and building each was ~1 us (plus the
-#: collector's work on every new object). The tables are emptied when they reach this size, so a
+#: it: a rebalance of 10^5 tasks places ~1.5 x 10^5 of them, and building each one costs time and the
+#: collector's work on every new object (docs/performance.md). The tables are emptied when they reach this size, so a
 #: long-running process (the pipeline, the simulator) never holds more.
 _INTERN_LIMIT = 1 << 20
 _INTERNED_ACTIVE: dict[TaskId, AssignedTask] = {}
@@ -497,7 +497,7 @@ class TaskAssignment:
 @dataclass(frozen=True, slots=True)
 class ConsumerAssignment:
     """What one consumer (StreamThread) of a client runs after the rebalance, in the order the leader
-    dealt the tasks (host-and-wire spec 5).
+    dealt the tasks (``StreamsPartitionAssignor#computeNewAssignment``).
 
     ``withheld``: tasks dealt to this consumer whose partitions another member still owns; under
     cooperative rebalancing they arrive in the follow-up rebalance (a withheld task the client held as

@@ -61,7 +61,8 @@ def optimize_rack_aware_standby_tasks(
 def default_standby_task_assignment(
     application_state: ApplicationState, assignments: Mapping[ProcessId, KafkaStreamsAssignment]
 ) -> dict[ProcessId, KafkaStreamsAssignment]:
-    """Add standbys to ``assignments`` the way Kafka's own assignors place them (spec 6.4, 8.4).
+    """Add standbys to ``assignments`` the way Kafka's own assignors place them
+    (``TaskAssignmentUtils#defaultStandbyTaskAssignment``).
 
     Tasks with a changelog get up to ``num.standby.replicas`` standbys each, on the least loaded clients
     (tasks per thread), or spread over client tags when ``rack.aware.assignment.tags`` is set. Tasks are

@@ -1,7 +1,7 @@
 """Checking an assignor's output: Kafka's ``validateTaskAssignment`` and a completeness report.
 
-``validate_task_assignment`` runs Kafka's checks in Kafka's order (host-and-wire spec 3.4) so that
-the same broken assignment yields the same AssignmentError. Kafka accepts assignments that leave tasks
+``validate_task_assignment`` runs Kafka's checks in Kafka's order (``TaskAssignmentUtils#validateTaskAssignment``) so
+that the same broken assignment yields the same AssignmentError. Kafka accepts assignments that leave tasks
 unassigned or standbys missing; ``check_completeness`` reports those separately, and
 ``validate_and_check_completeness`` does both from one walk over the entries (what the leader runs).
 """

@@ -1,6 +1,7 @@
-"""A literal, slow transcription of Kafka's sticky assignors (assignor spec 5.0-5.2), for tests only.
+"""A literal, slow transcription of Kafka's sticky assignors (TaskPairs, StickyTaskAssignor, LegacyStickyTaskAssignor),
+for tests only.
 
-It follows the spec line by line with plain collections: a real set of task pairs with Kafka's
+It follows Kafka's code line by line with plain collections: a real set of task pairs with Kafka's
 ``maxPairs`` shortcut, a full scan of every client for ``shouldBalance``, Java hash orders rebuilt
 with ``JavaHashMap`` at every use. The engine (``assignors/_sticky_placement.py``) replaces each of
 these with a faster equivalent; randomized tests check that both give the same assignment.

@@ -1,4 +1,5 @@
-"""FallbackPriorTaskAssignor: worked example E12c and property P32 (assignor spec 10, 9)."""
+"""FallbackPriorTaskAssignor: example E12c and property P32 (every previous active stays on its owner, probing
+requested)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""HighAvailabilityTaskAssignor: the worked examples and properties of the assignor spec (E1-E5, P8-P17)."""
+"""HighAvailabilityTaskAssignor: examples from Kafka's HighAvailabilityTaskAssignorTest (E1-E5) and its properties
+(P8-P17)."""
 
 from __future__ import annotations
 

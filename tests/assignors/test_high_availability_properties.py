@@ -1,4 +1,5 @@
-"""Properties of the high-availability assignor on random applications (assignor spec P1-P4, P11, P13)."""
+"""Properties of the high-availability assignor on random applications: Kafka's assertValidAssignment, no
+warm-ups with acceptable.recovery.lag = Long.MAX_VALUE, no standby on a single client or for a stateless task."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""LegacyStickyTaskAssignor: worked example E12a/b and property P31 (assignor spec 10, 9)."""
+"""LegacyStickyTaskAssignor: examples from Kafka's LegacyStickyTaskAssignorTest (E12a/b) and stickiness within quota
+(P31)."""
 
 from __future__ import annotations
 

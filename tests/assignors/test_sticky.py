@@ -1,4 +1,4 @@
-"""The public KIP-924 StickyTaskAssignor: worked example E13 (assignor spec 10) and its variants."""
+"""The public KIP-924 StickyTaskAssignor: the example of Kafka's StickyTaskAssignorTest (E13) and its variants."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Properties every sticky-family assignor keeps on random applications (P31, P33 of assignor spec 9):
+"""Properties every sticky-family assignor keeps on random applications:
 the output validates as NONE, every task has exactly one active, every task with a changelog has
 min(num.standby.replicas, clients - 1) standbys on other clients, other tasks have none; and the
 output does not depend on Python's hash seed."""

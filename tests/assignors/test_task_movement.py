@@ -1,4 +1,4 @@
-"""TaskMovement (assignor spec 4.6, 4.7): E6 and properties P18, P19."""
+"""TaskMovement: TaskMovementTest's warm-up budget of 1 (E6), movement counts (P18) and order (P19)."""
 
 from __future__ import annotations
 

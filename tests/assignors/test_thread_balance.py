@@ -1,4 +1,4 @@
-"""balanceTasksOverThreads (assignor spec 4.4): Kafka's formula, and the pruned pair scan is exact."""
+"""balanceTasksOverThreads (HighAvailabilityTaskAssignor): Kafka's formula, and the pruned pair scan is exact."""
 
 from __future__ import annotations
 

@@ -82,7 +82,7 @@ def _rows(path: Path, spec: TableSpec, fmt: str) -> list[dict[str, Any]]:
 
 
 def _typed(raw: Mapping[str, Any], spec: TableSpec, *, text: bool) -> dict[str, Any]:
-    """A CSV or JSON row in the spec's types: empty CSV cells are null, array and map cells JSON text,
+    """A CSV or JSON row in its TableSpec's types: empty CSV cells are null, array and map cells JSON text,
     binary values base64 (docs/pipeline.md)."""
     row: dict[str, Any] = {}
     for c in spec.columns:

@@ -1,4 +1,4 @@
-"""ConstrainedPrioritySet (assignor spec section 3, P20): Kafka's heap, the true-minimum set, the deferred heap."""
+"""ConstrainedPrioritySet: Kafka's heap, the true-minimum set, the deferred heap."""
 
 from __future__ import annotations
 

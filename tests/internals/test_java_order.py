@@ -73,7 +73,7 @@ def test_priority_queue_polls_in_key_order_and_ties_follow_heap_layout() -> None
     queue = JavaPriorityQueue(lambda x: x, values)
     assert [queue.poll() for _ in range(len(values))] == sorted(values)
     assert queue.poll() is None
-    # equal keys: order comes from the heap, not from insertion (Appendix D)
+    # equal keys: order comes from the heap, not from insertion (java.util.PriorityQueue)
     items = [("a", 1), ("b", 1), ("c", 1), ("d", 0)]
     tie_queue = JavaPriorityQueue(lambda x: x[1])
     for item in items:

@@ -1,4 +1,5 @@
-"""LagTable: the same caught-up sets and lag order as Kafka's full T x C tables (assignor spec 4.2)."""
+"""LagTable: the same caught-up sets and lag order as Kafka's full T x C tables (HighAvailabilityTaskAssignor's
+caught-up clients and lag order)."""
 
 from __future__ import annotations
 

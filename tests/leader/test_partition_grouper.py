@@ -72,7 +72,8 @@ def test_copartitioned_external_topics_must_match() -> None:
 
 
 def test_kafka_checks_copartitioning_only_with_repartition_topics() -> None:
-    # spec 1.3 quirk: without any repartition topic Kafka skips the check and builds max tasks.
+    # RepartitionTopics.setup quirk (docs/kafka-differences.md T1): without any repartition topic Kafka skips the check
+    # and builds max tasks.
     sub = SubtopologySpec(0, ("left", "right"), copartition_groups=(("left", "right"),))
     (resolved,) = resolve([sub], {"left": 4, "right": 6}, kafka_compat=True).subtopologies
     assert resolved.num_tasks == 6

@@ -1,4 +1,4 @@
-"""Thread-level distribution: the expectations of Kafka's StreamsPartitionAssignorTest (spec 5.2)."""
+"""Thread-level distribution: the expectations of Kafka's StreamsPartitionAssignorTest (``assignTasksToThreads``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The thread-level distribution step by step as spec 5.2 words it: the reference for ``threads.py``.
+"""The thread-level distribution step by step as Kafka's ``StreamsPartitionAssignor#assignTasksToThreads`` does it: the
+reference for ``threads.py``.
 
 A literal port: one Java ``PriorityQueue`` per call (``JavaPriorityQueue`` with the natural order,
 every removal a linear scan), the leftovers read from its array. ``threads.py`` gets the same answers

@@ -1,8 +1,9 @@
-"""A literal transcription of Kafka's ``Graph`` min-cost-flow solver (assignor spec 7.5), kept as the
-reference the optimised ``taskassign.rack.graph`` must match edge for edge.
+"""A literal transcription of Kafka's ``Graph`` min-cost-flow solver
+(``org.apache.kafka.streams.processor.internals.assignment.Graph``), kept as the reference the optimised
+``taskassign.rack.graph`` must match edge for edge.
 
 Nothing here is optimised: every Bellman-Ford pass sweeps all N rounds over every edge, exactly as
-written in the specification, so it is slow; the randomized equivalence tests keep graphs small.
+written in Kafka's Graph.java, so it is slow; the randomized equivalence tests keep graphs small.
 """
 
 from __future__ import annotations

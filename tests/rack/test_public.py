@@ -1,4 +1,4 @@
-"""The public TaskAssignmentUtils optimisers (spec 7.8, 8.2, 8.3, E14) and the Kafka bugs they fix."""
+"""The public TaskAssignmentUtils optimisers (with TaskAssignmentUtilsTest's cases) and the Kafka bugs they fix."""
 
 from __future__ import annotations
 

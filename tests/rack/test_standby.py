@@ -92,7 +92,8 @@ def test_standby_exchanges_keep_counts_and_tag_spread_and_never_raise_cost(seed:
 
 
 def _literal_pairwise(clients, active, standby, costs, solver, can_move):  # type: ignore[no-untyped-def]
-    """Spec 7.7 as written: every pair on different racks, movable lists, a pair graph, four rounds."""
+    """Kafka's optimizeStandbyTasks as written: every pair on different racks, movable lists, a pair graph, four
+    rounds."""
     table = costs.table
     moved, rounds = True, 0
     while moved and rounds < 4:

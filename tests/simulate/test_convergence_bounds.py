@@ -1,4 +1,4 @@
-"""Kafka's TaskAssignorConvergenceTest against the high-availability assignor (host-and-wire spec 7.2).
+"""Kafka's TaskAssignorConvergenceTest against the high-availability assignor.
 
 Each scenario must stop asking for probing rebalances within Kafka's bound, and the converged assignment
 must be valid (no warm-up left) and balanced (skipped for min_traffic, whose tests skip it too, except in

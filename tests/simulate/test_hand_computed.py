@@ -3,9 +3,10 @@
 Common setup unless stated: 4 changelog tasks 0_0..0_3 with end offset sum 100,000, one thread per
 client, acceptable.recovery.lag 10,000, probing.rebalance.interval.ms 60,000, restore 10,000 records/s
 per client (so a warm-up of one task catches up in 10 s), cooperative protocol. The high-availability
-assignor's round-robin puts 0_0, 0_2 on the first client and 0_1, 0_3 on the second (assignor spec 4.3);
+assignor's round-robin puts 0_0, 0_2 on the first client and 0_1, 0_3 on the second (its round-robin);
 a task whose target is not caught up stays on a caught-up client, and the target gets a warm-up while
-``max.warmup.replicas`` lasts (4.6). The first three cases hold for the test stand-in WarmupAssignor too.
+``max.warmup.replicas`` lasts (``TaskMovement.assignActiveTaskMovements``). The first three cases hold for the test
+stand-in WarmupAssignor too.
 """
 
 from __future__ import annotations

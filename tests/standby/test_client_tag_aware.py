@@ -1,4 +1,5 @@
-"""ClientTagAwareStandbyTaskAssignor (assignor spec 6.2): E11, P22, P23 and the hash-order fallback."""
+"""ClientTagAwareStandbyTaskAssignor: partial rack awareness (ClientTagAwareStandbyTaskAssignorTest), tag diversity,
+the 2- and 4-argument movement predicates and the hash-order fallback."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""StandbyTaskAssignorFactory (assignor spec 6.3)."""
+"""StandbyTaskAssignorFactory (Kafka's ``StandbyTaskAssignorFactory.create``)."""
 
 from __future__ import annotations
 

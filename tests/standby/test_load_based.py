@@ -1,4 +1,4 @@
-"""DefaultStandbyTaskAssignor (assignor spec 6.1, P21)."""
+"""DefaultStandbyTaskAssignor: min(replicas, clients - 1) standbys per stateful task, least loaded first."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What both broker-side assignors guarantee on any group (spec 2.3, 3.2): every task active on exactly one
+"""What both broker-side assignors guarantee on any group: every task active on exactly one
 member, the replicas of a task on distinct processes, exactly min(num.standby.replicas, processes - 1)
 standbys for a stateful task and none for a stateless one, every member in the answer; the balanced one is
 independent of member order, the sticky one is not but is deterministic."""

@@ -1,4 +1,4 @@
-"""The hex examples of host-and-wire spec 6.7, byte for byte."""
+"""Hand-checked hex encodings of Subscription / SubscriptionInfo and Assignment / AssignmentInfo, byte for byte."""
 
 from __future__ import annotations
 

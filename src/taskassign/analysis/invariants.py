@@ -3,7 +3,8 @@
 Each function returns the problems it found as human-readable strings (empty: the invariant holds),
 so tests, the convergence harness and the simulator can all report *why* an assignment is wrong.
 
-* ``validity_problems``: Kafka's ``assertValidAssignment`` (assignor spec section 9, P1-P4).
+* ``validity_problems``: Kafka's ``assertValidAssignment`` (P1-P4: every task active exactly once, no standby of a
+  stateless task, never active and standby on one client, min(clients, 1 + replicas) holders per stateful task).
 * ``balance_problems``: Kafka's ``verifyBalancedAssignment`` (P5-P7), read off ``AssignmentMetrics``.
 """
 

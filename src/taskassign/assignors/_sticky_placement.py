@@ -1,4 +1,5 @@
-"""The placement engine shared by Kafka's sticky assignors (assignor spec 5.1 and 5.2).
+"""The placement engine shared by Kafka's sticky assignors (the public ``StickyTaskAssignor`` and
+``LegacyStickyTaskAssignor``).
 
 Kafka has two copies of one algorithm: ``LegacyStickyTaskAssignor`` on its internal ClientState and the
 public KIP-924 ``StickyTaskAssignor``. Both keep previous actives while a client is under its quota,
@@ -221,7 +222,7 @@ class StickyPlacement:
     # -- the two phases ---------------------------------------------------------------------
 
     def assign_actives(self, *, must_preserve: bool) -> None:
-        """Spec 5.1 step 1 / 5.2: previous owners within quota (all of them when ``must_preserve``),
+        """Step 1 of both sticky assignors: previous owners within quota (all of them when ``must_preserve``),
         then previous standby owners within quota, then the rest in TaskId order."""
         total = sum(self.capacity)
         if total == 0:

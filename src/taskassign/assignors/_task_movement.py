@@ -1,9 +1,9 @@
 """Kafka's ``TaskMovement``: send tasks placed on a client that is not caught up to one that is.
 
-Active movements (assignor spec 4.6) and standby movements (4.7) share a warm-up budget
-(``max.warmup.replicas`` per rebalance). Movements are processed fewest-caught-up-clients first, then
+Active movements (``assignActiveTaskMovements``) and standby movements (``assignStandbyTaskMovements``) share a warm-up
+budget (``max.warmup.replicas`` per rebalance). Movements are processed fewest-caught-up-clients first, then
 by TaskId, in the order of Java's binary heap: one task can have several standby movements with equal
-keys, and those leave the heap in heap order (Appendix D), not in insertion order.
+keys, and those leave the heap in ``java.util.PriorityQueue`` order, not in insertion order.
 """
 
 from __future__ import annotations

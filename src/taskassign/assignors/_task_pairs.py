@@ -1,4 +1,4 @@
-"""Kafka's TaskPairs heuristic of the sticky assignors (assignor spec 5.0), without n^2 pairs.
+"""Kafka's TaskPairs heuristic of the sticky assignors (``LegacyStickyTaskAssignor.TaskPairs``), without n^2 pairs.
 
 Kafka records the pair (t, x) for every task x a client holds when t is placed on it, in a HashSet
 of up to n(n-1)/2 pairs, and asks ``hasNewPair(t, tasks of c)``: is some x on c not yet paired

@@ -1,4 +1,4 @@
-"""Kafka's ``balanceTasksOverThreads``: even out tasks per thread after round-robin (assignor spec 4.4).
+"""Kafka's ``balanceTasksOverThreads``: even out tasks per thread after round-robin (``HighAvailabilityTaskAssignor``).
 
 Kafka visits every ordered pair of clients (ProcessId order) in passes until a pass moves nothing,
 moving the source's tasks in TaskId order while ``shouldMoveATask`` holds. A pair can only move a task

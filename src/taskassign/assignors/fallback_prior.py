@@ -1,7 +1,7 @@
-"""Kafka's ``FallbackPriorTaskAssignor`` (assignor spec 5.3).
+"""Kafka's ``FallbackPriorTaskAssignor``.
 
 What Kafka's leader runs instead of its configured internal assignor when changelog end offsets could
-not be fetched (host-and-wire spec 2.4): the legacy sticky algorithm in "must preserve" mode, so every
+not be fetched (``StreamsPartitionAssignor``'s fallback): the legacy sticky algorithm in "must preserve" mode, so every
 previous active goes back to its owner whatever the balance, without rack optimisation, and it always
 asks for a probing rebalance so that a proper assignment follows once lags are known.
 """

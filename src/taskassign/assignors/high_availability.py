@@ -5,8 +5,7 @@ out per thread; an active that lands on a client that is not caught up (lag abov
 ``acceptable.recovery.lag``) goes to a caught-up client instead, and the planned client gets a
 warm-up replica (at most ``max.warmup.replicas`` per rebalance) and a probing rebalance is requested,
 so that the task migrates once the warm-up has caught up. Standbys go to the least loaded clients (or
-by client tags), stateless tasks to the clients with the fewest actives per thread
-(assignor spec section 4).
+by client tags), stateless tasks to the clients with the fewest actives per thread (KIP-441).
 
 The result is Kafka's, bit for bit, including its quirks (docs/kafka-differences.md). Differences are
 only in cost: no T x C lag tables, no pair scans that cannot move a task, and constrained priority
@@ -138,7 +137,7 @@ def _assign_stateless_by_active_load(
 
 
 class _RackSteps:
-    """The rack-aware optimiser seen through task numbers, with HA's costs (spec 4.1, 4.5, 4.8)."""
+    """The rack-aware optimiser seen through task numbers, with HA's costs."""
 
     __slots__ = ("_numbers", "_optimizer", "_task_ids", "non_overlap_cost", "traffic_cost")
 

@@ -1,4 +1,4 @@
-"""Kafka's ``LegacyStickyTaskAssignor`` (assignor spec 5.2), bit for bit.
+"""Kafka's ``LegacyStickyTaskAssignor``, bit for bit.
 
 Kafka's internal sticky assignor (``internal.task.assignor.class``; formerly "StickyTaskAssignor"):
 it never looks at lags. Actives stay with their previous owner while it is under its quota

@@ -103,13 +103,13 @@ def _normalise(name: str) -> str:
 
 
 def assignor_display_name(spec: str) -> str:
-    """The name written into assignment files: the short name for built-ins, else the spec itself."""
+    """The name written into assignment files: the short name for built-ins, else the text itself."""
     short = _normalise(spec)
     return short if short in BUILTIN_ASSIGNORS or short in STREAMS_GROUP_ASSIGNORS else spec.strip()
 
 
 def assignor_from_class_config(value: str) -> str:
-    """The assignor spec a ``task.assignor.class`` value names: Kafka's own classes as the taskassign assignor
+    """The assignor name a ``task.assignor.class`` value names: Kafka's own classes as the taskassign assignor
     that reproduces them, anything else as given (a built-in name, or a plug-in ``module.Class`` as Kafka
     writes class names: code, so data naming one needs the run's --allow-plugins)."""
     return KAFKA_ASSIGNOR_CLASSES.get(value.strip(), value.strip())
@@ -218,7 +218,7 @@ def _import_file(path: Path, spec: str) -> Any:
 class PluginAssignor:
     """A plug-in assignor as taskassign runs it: every call into the plug-in's code that raises anything but
     a TaskAssignmentException from ``assign`` (KIP-924: keep the previous assignment) raises PluginAssignorError
-    naming the spec, the method and the exception, which stays the error's ``__cause__``. Other attributes
+    naming the assignor, the method and the exception, which stays the error's ``__cause__``. Other attributes
     (``fallback_when_lags_unknown``, ``details``, ...) are the plug-in's own."""
 
     def __init__(self, spec: str, cls: type[Any]) -> None:
@@ -233,7 +233,7 @@ class PluginAssignor:
 
     @property
     def name(self) -> str:
-        """The plug-in's own ``name`` when it sets one, else the spec it was loaded by."""
+        """The plug-in's own ``name`` when it sets one, else the name it was loaded by."""
         own = getattr(self.plugin, "name", "")
         return own if isinstance(own, str) and own else self.spec
 

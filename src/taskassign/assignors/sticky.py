@@ -1,4 +1,5 @@
-"""Kafka's public KIP-924 ``StickyTaskAssignor`` (assignor spec 5.1), on the public API only.
+"""Kafka's public KIP-924 ``StickyTaskAssignor`` (``org.apache.kafka.streams.processor.assignment.assignors``), on the
+public API only.
 
 The reference assignor Kafka ships for ``task.assignor.class``. It reads the ApplicationState, places
 actives stickily (previous owner within its quota, then previous standby owners, then the best
@@ -8,11 +9,11 @@ rack locality, places standbys the same way and optimises those. Lags are never 
 Where it is not Kafka bit for bit (docs/kafka-differences.md):
 
 * Standbys: Kafka walks the tasks with a changelog through a HashSet of TaskInfo objects hashed by
-  identity, an order that changes from run to run (spec 11, item 9). taskassign walks them in TaskId
+  identity, an order that changes from run to run (docs/kafka-differences.md, S2). taskassign walks them in TaskId
   order, so the same input always gives the same output. Actives are Kafka's exactly.
 * Rack costs: Kafka optimises only when both ``rack.aware.assignment.traffic_cost`` and
-  ``...non_overlap_cost`` are configured, so its own defaults (1 / 10) are dead (item 6). taskassign
-  applies the defaults for an unset cost; ``taskassign.kafka.compat`` restores Kafka's behaviour.
+  ``...non_overlap_cost`` are configured, so its own defaults (1 / 10) are dead (docs/kafka-differences.md, S1).
+  taskassign applies the defaults for an unset cost; ``taskassign.kafka.compat`` restores Kafka's behaviour.
 
 ``StickyPreserveTaskAssignor`` is Kafka's ``new StickyTaskAssignor(true)``: every previous active
 stays on its owner, no rack optimisation, and an immediate follow-up rebalance is requested.

@@ -257,8 +257,8 @@ def _measure(built: BuiltApplication, outcome: RebalanceResult) -> AssignmentMet
 
 
 def _consumers(outcome: RebalanceResult) -> list[ConsumerResult]:
-    """Each consumer's share, when the leader distributed the tasks over threads (spec 5); task lists in
-    TaskId order, as in assignment files."""
+    """Each consumer's share, when the leader distributed the tasks over threads (``computeNewAssignment``); task lists
+    in TaskId order, as in assignment files."""
     per_client: Mapping[Any, Mapping[str, Any]] | None = outcome.group.consumers
     if per_client is None:
         return []

@@ -67,7 +67,7 @@ __all__ = ("FROM_SUBSCRIPTION", "BucketResult", "ErrorRow", "bucket_table", "pro
 
 FROM_SUBSCRIPTION = "_from_subscription"
 END_OFFSETS_REASON = ("a changelog partition has no end offset: every lag is -3 and Kafka's default assignor falls "
-                      "back to keeping previous actives (spec 2.4)")
+                      "back to keeping previous actives (FallbackPriorTaskAssignor)")
 
 
 class ErrorRow(TypedDict):
@@ -124,7 +124,7 @@ class BucketResult:
 
 
 def bucket_table(spec: TableSpec, rows: Sequence[Mapping[str, Any]] = ()) -> pa.Table:
-    """A table as the pipeline hands it to ``process_bucket``: the spec's columns (absent values null)
+    """A table as the pipeline hands it to ``process_bucket``: its ``TableSpec``'s columns (absent values null)
     and the bookkeeping columns, from rows of Python values."""
     schema = arrow_schema(spec).append(pa.field(SOURCE_ROW, pa.string())).append(pa.field(MALFORMED, pa.string()))
     return pa.Table.from_pylist([{c: r.get(c) for c in schema.names} for r in rows], schema=schema)

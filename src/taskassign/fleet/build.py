@@ -141,7 +141,7 @@ def _pid(text: str) -> ProcessId:
 
 def _tasks(blocks: Sequence[SubtopologyInput]) -> dict[TaskId, TaskInfo]:
     """Every task of every subtopology: task p reads partition p of each source topic that has one and
-    owns partition p of each changelog topic (Kafka's partition grouper, spec 1.4-1.5)."""
+    owns partition p of each changelog topic (Kafka's partition grouper and ``ChangelogTopics``)."""
     racks_cache: dict[tuple[str, ...], SortedFrozenSet[str]] = {}
 
     def rack_set(racks: list[str] | None) -> SortedFrozenSet[str] | None:

@@ -3,7 +3,7 @@ cannot be used (fleet.marks), in a fixed order: how the row reads (malformed, mi
 it says of itself (values, formats), its application, its key (duplicates). Checks of what a row
 refers to (tasks, members) need the derived topology and live in fleet.derive.
 
-Every function takes the table as an Arrow table with the spec's columns plus ``_source_row`` and
+Every function takes the table as an Arrow table with its ``TableSpec``'s columns plus ``_source_row`` and
 ``_malformed`` (pipeline.read). The two large tables (topic_partitions, member_tasks: about one row per
 task) are checked column-wise with pyarrow compute; the small ones row by row.
 """

@@ -1,15 +1,15 @@
-"""From one bucket's checked rows to what the engine needs, per application (host-and-wire spec in brackets):
+"""From one bucket's checked rows to what the engine needs, per application (the Kafka step each follows in brackets):
 
 * ``topic_counts``, ``resolve_topologies``: the topics in the metadata, repartition topics sized,
-  co-partitioning enforced, each subtopology's task count [1.3];
+  co-partitioning enforced, each subtopology's task count [``RepartitionTopics#setup``];
 * ``subtopology_blocks``: Kafka's partition grouper, the topics each subtopology's tasks read or restore
-  from [1.4, 1.5]; ``partition_references`` and ``check_partition_references`` (unused partitions,
-  changelog partitions without an end offset);
+  from [``PartitionGrouper``, ``ChangelogTopics``]; ``partition_references`` and ``check_partition_references`` (unused
+  partitions, changelog partitions without an end offset);
 * ``task_metadata``: per task, replica racks per topic, the changelog end-offset sum (committed offsets
   for source-changelog topics, 0 for a changelog not yet created, Long.MAX_VALUE on overflow) and state
-  size; an unknown end makes every end of the application -3 [2.2, 2.4];
+  size; an unknown end makes every end of the application -3 [the leader's end-offset fetch and its failure path];
 * ``check_member_references`` and ``client_inputs``: members' reports merged per client, as Kafka's
-  leader merges them, with each reported task's lag [1.6, 2.3].
+  leader merges them, with each reported task's lag [``ClientState#initializePrevTasks``, ``#computeTaskLags``].
 
 The large tables stay columnar (pyarrow, numpy); Python objects are built once, in the shapes
 fleet.build reads.
@@ -159,7 +159,7 @@ def check_partition_references(
     partitions: pa.Table, marks: Marks, refs: Mapping[tuple[str, str], tuple[int, bool]]
 ) -> None:
     """Partitions no task reads or restores from are unused; a changelog partition without its end offset
-    cannot be used (its application's lags become unknown, spec 2.4)."""
+    cannot be used (its application's lags become unknown, as when Kafka's leader cannot fetch them)."""
     codes, keys = _encoded(_key(partitions.column("app_id"), partitions.column("topic")))
     per_key = [refs.get(tuple(k.split("\x00", 1)), (-1, False)) if k is not None else (-1, False) for k in keys]
     limits = np.array([r[0] for r in per_key] + [-1], dtype=np.int64)[codes]

@@ -101,7 +101,7 @@ REASON_CODES: Mapping[str, str] = MappingProxyType({
     INCOMPLETE_TOPOLOGY: "a subtopologies, repartition_topics or topic_partitions row of the application cannot be "
                          "used: it is not assigned on the rest of its tasks",
     INVALID_STATE: "the application's state as a whole is invalid (e.g. no members, unknown leader)",
-    END_OFFSETS_UNKNOWN: "flagged: changelog end offsets are incomplete, every lag is -3 (spec 2.4)",
+    END_OFFSETS_UNKNOWN: "flagged: changelog end offsets are incomplete, every lag is -3",
     ASSIGNOR_FAILED: "flagged: the assignor raised; previous assignment kept, immediate follow-up",
     INVALID_ASSIGNMENT: "flagged: the assignor's output failed Kafka's validation",
 })

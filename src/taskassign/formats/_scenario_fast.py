@@ -1,7 +1,8 @@
 """Fast paths for reading the large parts of a scenario: tasks, their partitions, clients' task lists.
 
 A 10^5-task scenario holds ~150,000 partitions and ~340,000 task-id strings. Read through ``JsonObject``
-(a getter call, a seen-key set and a path string per value) they took ~4.5 s, more than the assignors.
+(a getter call, a seen-key set and a path string per value) they took longer than the assignors
+(docs/performance.md).
 These functions accept exactly the well-formed values and return None for anything else; the caller
 then runs the general reader on that item, which raises the same error, naming the same JSON path, as
 before. Equal values are shared (rack sets, store sets), which is safe: they are immutable.

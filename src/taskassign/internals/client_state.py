@@ -4,7 +4,7 @@ The high-availability assignor and the standby assignors mutate these while they
 immutable KIP-924 values are built only at the end. To keep the inner loops cheap, both sides are
 numbered: a client is its ``index`` in ProcessId order and a task is its position in the
 application's TaskId order (``task_ids``). Comparing ``(load, index)`` pairs or sorting task numbers
-then orders exactly like Java's ``UUID.compareTo`` and ``TaskId.compareTo`` (assignor spec section 2),
+then orders exactly like Java's ``UUID.compareTo`` and ``TaskId.compareTo``,
 at the cost of an int comparison.
 """
 

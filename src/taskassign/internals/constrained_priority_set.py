@@ -1,6 +1,6 @@
 """Kafka's ``ConstrainedPrioritySet``: repeatedly take the lightest client that may receive a task.
 
-Two implementations of one contract (assignor spec section 3):
+Two implementations of one contract:
 
 * ``ConstrainedPrioritySet`` is Kafka's mechanism step by step: a ``java.util.PriorityQueue`` ordered by
   the live key ``(weight(client), client)``, a membership set, rejected clients re-offered in Java
@@ -125,7 +125,7 @@ def fast_pool_factory(client_hashes: Sequence[int], *, replay_java_heap: bool = 
     Replaying costs what it costs Kafka: a poll whose answer sits k places down the heap pops the k
     lighter members and pushes them back, and a movement's offer can turn the heap invalid only
     depending on the array's exact layout, so every such poll must really run. With 10^5 tasks on 10^3
-    clients that is ~11 million pops (about 6 s) where the true minimum answers in O(candidates).
+    clients that is millions of pops (docs/performance.md) where the true minimum answers in O(candidates).
     """
     return _FastPoolFactory(client_hashes, replay_java_heap)
 

@@ -1,9 +1,9 @@
 """Kafka's ConstrainedPrioritySet, bit-exact, for pools whose members change weight in place.
 
-In the high-availability assignor's movement phases (assignor spec 4.6, 4.7) a destination client
+In the high-availability assignor's movement phases (Kafka's ``TaskMovement``) a destination client
 loses a task while it sits in the pool's heap, and the source is pushed before the destination is
 refreshed. Java's heap can then end up invalid (an element above a smaller one), and later polls
-return a client that is not the true minimum (spec section 3: 1 input in 3 000). So these pools
+return a client that is not the true minimum (docs/kafka-differences.md, H9). So these pools
 must replay Java's heap operation by operation.
 
 Doing that naively is what makes Kafka slow at scale: a poll that finds no eligible client pops

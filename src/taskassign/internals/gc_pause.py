@@ -2,18 +2,18 @@
 
 Reading a 10^5-task scenario or running one rebalance of it allocates a few million small objects (JSON
 dicts and lists, TaskInfos, task sets, AssignedTasks) and frees almost none of them: exactly the pattern
-for which the generational collector keeps scanning survivors without finding garbage. Measured on
-that application through ``taskassign assign``: reading 2.5 s -> 1.2 s and the rebalance 2.0 s -> 1.2 s
-CPU with the collector paused. At the end of a burst its objects move to the permanent generation
-(``gc.freeze``): scanning them once more would cost ~0.4 s and find nothing. The engine creates no
-reference cycles of note, and reference counting still frees every object that becomes unreachable;
-only cyclic garbage alive at that moment is kept, until a long-running caller calls ``gc.unfreeze()``.
+for which the generational collector keeps scanning survivors without finding garbage; pausing it
+roughly halves the CPU of reading and of the rebalance (docs/performance.md). At the end of a burst its
+objects move to the permanent generation (``gc.freeze``): scanning them once more would find nothing.
+The engine creates no reference cycles of note, and reference counting still frees every object that
+becomes unreachable; only cyclic garbage alive at that moment is kept, until a long-running caller calls
+``gc.unfreeze()``.
 
 A long-lived worker that collects after every task (Spark's Python daemon calls ``gc.collect()`` between
 tasks) takes ``gc_paused_task`` instead: what is alive when a task starts (the worker's modules, and what
 earlier tasks left, already collected) moves to the permanent generation, so the collection after the
-task scans only what the task itself left, not the ~80,000 objects of pyspark, pyarrow and taskassign
-again (~20-35 ms per task, a third of a trivial Python task's cost in Spark).
+task scans only what the task itself left, not the tens of thousands of objects of pyspark, pyarrow and
+taskassign again (a large part of a trivial Python task's cost in Spark; docs/pipeline.md).
 """
 
 from __future__ import annotations

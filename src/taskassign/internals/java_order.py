@@ -2,8 +2,8 @@
 
 Kafka's assignors are deterministic, but some of their tie-breaks come from the iteration order of
 ``java.util.HashMap`` / ``HashSet`` and from the array layout of ``java.util.PriorityQueue``. Where
-taskassign reproduces Kafka bit for bit, it takes those orders from here and nowhere else
-(assignor spec Appendix A and D, host-and-wire spec 5.7).
+taskassign reproduces Kafka bit for bit, it takes those orders from here and nowhere else (the JDK 17
+``java.util`` sources define them).
 
 * ``JavaHashMap`` / ``hash_iteration_order``: iteration order of a HashMap/HashSet (JDK 17): bucket
   ``(h ^ (h >>> 16)) & (capacity - 1)`` ascending, insertion order within a bucket; the table starts at
@@ -436,8 +436,8 @@ class KeyedJavaPriorityQueue(Generic[T]):
         returns the head. For the assignors' loop "take the least loaded, give it a task, put it back".
 
         The sifts are written out here as in ``poll_item`` and ``offer`` on purpose: calling shared sift
-        functions (or those two methods) made the streams sticky assignor 15-30% slower at every shape of
-        benchmarks/bench_streams_protocol.py, a path the broker runs on every group change."""
+        functions (or those two methods) made the streams sticky assignor measurably slower at every shape of
+        benchmarks/bench_streams_protocol.py (docs/performance.md), a path the broker runs on every group change."""
         keys, items = self._keys, self._items
         head = items[0]
         last_key = keys.pop()

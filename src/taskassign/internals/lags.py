@@ -1,8 +1,9 @@
-"""Who is caught up on each stateful task, and who is most caught up (assignor spec 4.2).
+"""Who is caught up on each stateful task, and who is most caught up (Kafka's ``HighAvailabilityTaskAssignor``,
+KIP-441).
 
 Kafka builds ``caughtUp[t]`` (a sorted set of clients) and ``byLag[t]`` (all clients by lag, then
 ProcessId) for every stateful task: T x C entries. Most clients never reported a task, and such a
-client's lag is simply the task's end offset sum (host-and-wire spec 2.3: a missing offset counts as 0).
+client's lag is simply the task's end offset sum (``ClientState#computeTaskLags``: a missing offset counts as 0).
 So only the reported lags are stored, per client and per task; every other client sits, in ProcessId
 order, in one block at lag = end. Answers are identical to Kafka's full tables.
 

@@ -1,4 +1,4 @@
-"""Follow-up and probing rebalances (host-and-wire spec 4): which client asks for one and when, and
+"""Follow-up and probing rebalances (KIP-441, KIP-924): which client asks for one and when, and
 which of its consumers carries the request.
 
 Sources of a client's deadline: the assignor's ``followup_rebalance_deadline`` on that client's
@@ -28,7 +28,8 @@ def client_assignments(
     """One assignment per known client, in ProcessId order: the assignor's (a later entry for a client
     overwrites an earlier one, as in Kafka), empty for clients it left out; a probing request puts
     ``now_ms + probing.rebalance.interval.ms`` on the leader's client (the earlier deadline wins if
-    the assignor set one too). A ``leader`` that is not a client gets no deadline (spec 3.7 step 4)."""
+    the assignor set one too). A ``leader`` that is not a client gets no deadline, as in Kafka's legacy assignor
+    path."""
     given = {entry.process_id: entry for entry in task_assignment.assignments}  # a later entry wins
     clients = {pid: given[pid] if pid in given else KafkaStreamsAssignment(pid) for pid in state.process_ids}
     if task_assignment.probing_rebalance_needed and clients:
@@ -44,7 +45,8 @@ def client_assignments(
 def with_consumer_followups(
     consumers: Mapping[str, ConsumerAssignment], client_deadline: int | None
 ) -> dict[str, ConsumerAssignment]:
-    """Kafka's per-consumer encoding of follow-ups (spec 4.2), consumers in sorted order.
+    """Kafka's per-consumer encoding of follow-ups (``AssignmentInfo``'s ``nextRebalanceMs``), consumers in sorted
+    order.
 
     Only the consumers whose deadline changes are copied (a client may have thousands of threads).
     """

@@ -1,5 +1,5 @@
 """The group leader end to end, from raw inputs to every member's assignment bytes
-(host-and-wire spec 1.2-1.6, 2, 5.5, 6.8, Appendix A).
+(Kafka's ``StreamsPartitionAssignor#assign``, run as the group leader runs it).
 
 ``rebalance_group`` decodes the members' subscriptions into clients (the first subscription of a
 process decides its endpoint, tags and rack), builds the tasks from the topology and the topics'
@@ -10,8 +10,8 @@ a consumer-protocol Assignment, then predicts what each member does with it.
 
 Kafka's error assignments are reproduced: shutdown requested (4), a missing source topic (1), a
 future-version member next to a v1/v2 member or a TaskAssignmentException (3); error assignments are
-always version 11 (spec 1.10). Where Kafka's leader itself would fail (an invalid assignment, owned
-partitions that map to no task), the result carries the reason and no member bytes.
+always version 11 (``StreamsPartitionAssignor#errorAssignment``). Where Kafka's leader itself would fail (an invalid
+assignment, owned partitions that map to no task), the result carries the reason and no member bytes.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ __all__ = ("FUTURE_PROCESS_ID", "GroupRebalanceResult", "MemberOutcome", "group_
 #: The one client that stands for every future-version member (Kafka: a random UUID per leader JVM).
 FUTURE_PROCESS_ID = ProcessId("ffffffff-ffff-ffff-ffff-fffffffffffe")
 LONG_MAX = 2**63 - 1
-#: Stands for the leader's own process when it is folded into the future client (spec 3.7 step 4).
+#: Stands for the leader's own process when it is folded into the future client: it then gets no probing deadline.
 _NOT_A_CLIENT = ProcessId("ffffffff-ffff-ffff-ffff-ffffffffffff")
 
 
@@ -221,8 +221,8 @@ def kafka_member_order(spec: GroupSpec) -> list[MemberSpec]:
 
 
 def _decode_members(spec: GroupSpec) -> tuple[dict[ProcessId, _Client], dict[str, ProcessId]]:
-    """Spec 1.2: one client per process id (all future members share one), the first subscription in
-    Kafka's member order wins."""
+    """As Kafka's leader decodes subscriptions: one client per process id (all future members share one), the first
+    subscription in Kafka's member order wins."""
     clients: dict[ProcessId, _Client] = {}
     member_client: dict[str, ProcessId] = {}
     for m in kafka_member_order(spec):
@@ -256,7 +256,7 @@ def _decode_members(spec: GroupSpec) -> tuple[dict[ProcessId, _Client], dict[str
 
 def _rack_warnings(spec: GroupSpec, member_client: Mapping[str, ProcessId]) -> list[str]:
     """Kafka's internal assignors use racks only when every consumer has one and the consumers of a
-    process agree (spec 1.8); say so when the members break that (the client keeps its first rack)."""
+    process agree; say so when the members break that (the client keeps its first rack)."""
     racks: dict[ProcessId, set[str | None]] = {}
     for m in spec.members:
         racks.setdefault(member_client[m.member_id], set()).add(m.subscription.rack)
@@ -272,8 +272,8 @@ def _rack_warnings(spec: GroupSpec, member_client: Mapping[str, ProcessId]) -> l
 
 
 def source_partition_counts(spec: GroupSpec) -> dict[int, Mapping[str, int]]:
-    """Spec 1.3: every subtopology's source topics with their partition counts, repartition topics sized
-    and co-partition groups enforced as Kafka's leader does (leader.partition_grouper). Raises TopologyError.
+    """``RepartitionTopics#setup``: every subtopology's source topics with their partition counts, repartition topics
+    sized and co-partition groups enforced as Kafka's leader does (leader.partition_grouper). Raises TopologyError.
 
     A repartition topic that already exists in ``topics`` must have the computed count (Kafka's
     ``makeReady`` fails otherwise)."""
@@ -290,8 +290,8 @@ def source_partition_counts(spec: GroupSpec) -> dict[int, Mapping[str, int]]:
 
 
 def _tasks(spec: GroupSpec, source_counts: Mapping[int, Mapping[str, int]]) -> dict[TaskId, TaskInfo]:
-    """Spec 1.4-1.5 and 2.2: tasks per subtopology from its source topics' partition counts, their
-    source and changelog partitions with racks, and their changelog end offset sums."""
+    """Partition grouper, ``ChangelogTopics#setup`` and the leader's end offsets: tasks per subtopology from its source
+    topics' partition counts, their source and changelog partitions with racks, and their changelog end offset sums."""
     tasks: dict[TaskId, TaskInfo] = {}
     for s in spec.subtopologies:
         counts = source_counts[s.id]
@@ -340,7 +340,8 @@ def _end_offset_sum(spec: GroupSpec, s: SubtopologySpec, partition: int) -> int:
 def _client_state(
     client: _Client, task_of: Mapping[TopicPartition, TaskId], tasks: Mapping[TaskId, TaskInfo], warnings: list[str]
 ) -> tuple[KafkaStreamsState, str | None]:
-    """Spec 1.6: previous actives from owned partitions, then from offset sums (-2 active, else standby)."""
+    """``ClientState#initializePrevTasks``: previous actives from owned partitions, then from offset sums (-2 active,
+    else standby)."""
     prev_active: set[TaskId] = set()
     unmapped = []
     for p in sorted(client.owned):
@@ -389,8 +390,8 @@ def _encode_members(
     clients: Mapping[ProcessId, _Client],
     task_partitions: Mapping[TaskId, tuple[TopicPartition, ...]],
 ) -> dict[str, MemberOutcome]:
-    """Spec 5.3-5.5: per consumer, its partitions sorted with their tasks, its standbys with their
-    source partitions (a HashMap of TaskIds, each task's partitions in the grouper's order), the shared
+    """``computeNewAssignment``'s encoding: per consumer, its partitions sorted with their tasks, its standbys with
+    their source partitions (a HashMap of TaskIds, each task's partitions in the grouper's order), the shared
     host maps, and its follow-up (carried only by v7+)."""
     consumers = result.group.consumers or {}
     outcomes: dict[str, MemberOutcome] = {}
@@ -419,7 +420,7 @@ def _error_assignment(
     spec: GroupSpec, name: str, code: AssignorError, versions: GroupVersions, member_client: Mapping[str, ProcessId],
     warnings: tuple[str, ...],
 ) -> GroupRebalanceResult:
-    """Spec 1.10: every member gets no partitions and an AssignmentInfo v11 carrying ``code``."""
+    """``errorAssignment``: every member gets no partitions and an AssignmentInfo v11 carrying ``code``."""
     info = AssignmentInfo.error(code)
     outcomes = {}
     for m in spec.members:

@@ -1,4 +1,5 @@
-"""Interactive-query metadata: which host serves which partitions (host-and-wire spec 5.6).
+"""Interactive-query metadata: which host serves which partitions (``AssignmentInfo``'s ``partitionsByHost`` and
+``standbyPartitionsByHost``).
 
 Every member receives the same two maps, built from the client-level assignment (before any task is
 withheld for cooperative rebalancing, so withheld tasks are listed at their new host, as in Kafka):

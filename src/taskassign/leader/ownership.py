@@ -1,5 +1,5 @@
 """Which member owns which partition before a rebalance: what cooperative rebalancing must not move
-from one member to another in a single step (host-and-wire spec 5.3).
+from one member to another in a single step (KIP-429's cooperative protocol).
 
 From the wire, ownership is exact: every member's subscription lists its owned partitions. From a
 scenario file it is derived: a client owns the source partitions of its previous active tasks; the

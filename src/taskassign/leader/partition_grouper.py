@@ -1,5 +1,5 @@
 """From a topology and the cluster's partition counts to tasks: Kafka's repartition sizing,
-co-partitioning and partition grouper (host-and-wire spec 1.3-1.4).
+co-partitioning and partition grouper (``RepartitionTopics#setup``, ``PartitionGrouper#partitionGroups``).
 
 ``resolve_topology`` answers, for one application, how many tasks each subtopology has and how many
 partitions each of its source topics has (repartition topics included, whose counts the leader computes).
@@ -10,7 +10,7 @@ It raises TopologyError, with Kafka's outcome as ``code``, where Kafka's leader 
 * a repartition topic whose count cannot be computed, topics that are not co-partitioned, a topic read
   by two subtopologies (``INVALID_TOPOLOGY``).
 
-Kafka checks co-partitioning only when the application has a repartition topic (spec 1.3, quirk);
+Kafka checks co-partitioning only when the application has a repartition topic (a quirk, docs/kafka-differences.md T1);
 taskassign always checks it unless ``kafka_compat`` (docs/kafka-differences.md, row T1).
 """
 

@@ -1,6 +1,7 @@
 """One rebalance on the group leader: assign -> validate -> follow-ups -> threads -> callback.
 
-This is the contract around an assignor (host-and-wire spec sections 3-5), not an algorithm:
+This is the contract around an assignor (what ``StreamsPartitionAssignor#assign`` does around KIP-924's
+``TaskAssignor``), not an algorithm:
 
 1. ``assign``. A ``TaskAssignmentException`` keeps every client's previous tasks and asks for an
    immediate follow-up rebalance, as KIP-924 documents. (Kafka's own leader instead sends
@@ -161,7 +162,7 @@ def _consumer_assignments(
     """One client's tasks over its consumers, with the client's follow-up on the consumer carrying it.
 
     Kafka's collections: stateful and stateless actives are HashSets filled in TaskId order, the
-    standbys a sorted set (spec 5.7); that order decides only which thread gets which leftover, so
+    standbys a sorted set; that order decides only which thread gets which leftover, so
     the HashSet order is computed only when leftovers need it.
     """
     client = state.clients[assignment.process_id]

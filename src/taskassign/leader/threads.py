@@ -1,5 +1,5 @@
 """Spreading one client's tasks over its consumers (StreamThreads), exactly as Kafka's leader does
-(host-and-wire spec 5.1-5.4, 5.7).
+(``StreamsPartitionAssignor#computeNewAssignment`` and ``#assignTasksToThreads``).
 
 Per client, three calls deal stateful actives, then standbys, then stateless actives, sharing one
 per-thread load counter, so the *combined* count per thread is balanced (every task weighs 1):
@@ -9,7 +9,7 @@ per-thread load counter, so the *combined* count per thread is balanced (every t
 2. round-robin: the smallest remaining tasks (TaskId order) go to consumers still below the minimum,
    which interleaves a subtopology's partitions across threads;
 3. leftovers: one each to consumers sitting exactly at the minimum, a consumer that skipped its own
-   task first, then in Java ``PriorityQueue`` array order (spec 5.7).
+   task first, then in Java ``PriorityQueue`` array order.
 
 Then, for cooperative rebalancing, a task with a partition that another member still owns is
 withheld from its new consumer (it arrives in an immediate follow-up rebalance), and a withheld
@@ -51,7 +51,7 @@ class ClientThreadsInput:
     """What the leader knows of one client when it spreads the client's tasks over its threads.
 
     The three task tuples are in the iteration order of the Java collections Kafka builds them in
-    (it decides only which at-minimum thread gets which leftover task, spec 5.7), except that with
+    (it decides only which at-minimum thread gets which leftover task), except that with
     ``hash_set_order`` the two active tuples are in TaskId order and their Java order is computed on
     demand.
     """
@@ -80,7 +80,7 @@ class ClientThreadsInput:
     #: the iteration order of the Java HashSet Kafka keeps it in; called only when that order decides
     #: something (two or more leftover tasks).
     hash_set_order: Callable[[Sequence[TaskId]], Sequence[TaskId]] | None = None
-    #: The client's follow-up deadline (epoch ms, 0 = immediately), carried by one consumer (spec 4.2).
+    #: The client's follow-up deadline (epoch ms, 0 = immediately), carried by one consumer.
     followup_deadline: int | None = None
 
 
@@ -90,7 +90,7 @@ def assign_tasks_to_threads(
     thread_load: dict[str, int],
     prev_tasks_by_lag: Mapping[str, Sequence[TaskId]] | None = None,
 ) -> dict[str, list[TaskId]]:
-    """Kafka's ``assignTasksToThreads`` (spec 5.2). ``tasks`` in Java collection order; ``thread_load``
+    """Kafka's ``StreamsPartitionAssignor#assignTasksToThreads``. ``tasks`` in Java collection order; ``thread_load``
     is the load from earlier calls and is updated; ``prev_tasks_by_lag`` None means stateless (no
     stickiness). Returns each consumer's tasks in the order dealt."""
     loads = [thread_load.get(c, 0) for c in consumers]
@@ -192,7 +192,7 @@ def _deal(
 
 
 def distribute_client(client: ClientThreadsInput) -> dict[str, ConsumerAssignment]:
-    """Every consumer's share of the client's tasks (spec 5.1, 5.3, 5.4), consumers in sorted order.
+    """Every consumer's share of the client's tasks (``computeNewAssignment``), consumers in sorted order.
 
     ``ConsumerAssignment.active`` is what the consumer runs after this rebalance (stateful tasks first,
     each group in dealt order), ``withheld`` the tasks it gets once their partitions are revoked
@@ -296,7 +296,7 @@ def _orders(
 
 
 def _owned_elsewhere(client: ClientThreadsInput, task: TaskId, consumer: str) -> bool:
-    """True when a source partition of ``task`` is owned by another member (spec 5.3)."""
+    """True when a source partition of ``task`` is owned by another member (cooperative rebalancing, KIP-429)."""
     for p in client.source_partitions.get(task, ()):
         owner = client.owner_in_client.get(p)
         if owner == consumer or (owner is None and p in client.owned_by_client_unattributed):

@@ -4,8 +4,8 @@ Spark persists the buckets' results (schemas.PROCESSED: each output table's rows
 in the staging directory; here the driver reads them back with pyarrow, one output table at a time, sorts
 each and writes it as one Parquet file, and summarises the fleet's metrics. The outputs are small next
 to the input (a row per client, consumer and application), but their rows hold every task id: written by
-five Spark jobs, converting every task id into Spark's rows and back into Parquet, they took ~5 s and
-~11 s of JVM CPU of a 1,000 x 1,000 run; here ~0.5 s (docs/pipeline.md, Performance).
+five Spark jobs, converting every task id into Spark's rows and back into Parquet, they took several
+times longer than reading them back here (docs/pipeline.md, Performance).
 
 The staged results are read once; the tables are decoded from them without copies, and one sorted table
 is built at a time. Memory: about the outputs' size plus the largest table (for 1,000 applications of

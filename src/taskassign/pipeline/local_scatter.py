@@ -3,14 +3,14 @@
 On a cluster the snapshot's rows are read and split by bucket in Spark tasks (pipeline.scatter), so the
 reading is spread over the executors. A local session has its executors on the driver's own cores, and
 there a Spark stage of scatter tasks cost more than the reading itself: its tasks, the start of the Python
-workers, their first calls into pyarrow and Spark's shuffle of the streams took ~1.5 s of two cores'
-wall time for ~1 s of reading (1,000 x 1,000). Here a thread of the driver reads and splits the same rows
+workers, their first calls into pyarrow and Spark's shuffle of the streams took more wall time than
+the reading (docs/performance.md). Here a thread of the driver reads and splits the same rows
 (``scatter.scattered_parts``, as the scatter tasks do: the same values) into one file per bucket while the
 main thread builds, plans and starts the Spark job, which runs the buckets straight from those files
 (``engine_udf.bucket_file_processor``): no scatter stage, no shuffle. A bucket's task waits for its file
 (``read_bucket``): the files appear together once complete, or a marker says the reading failed (its error
-is raised on the driver by ``LocalScatter.wait``). Waiting for the files before starting the job cost
-~0.6 s: they take ~1 s and the job ~1.7 s to reach its first bucket. The files are written under the
+is raised on the driver by ``LocalScatter.wait``). Waiting for the files before starting the job would
+add the job's start to the reading: the two overlap instead. The files are written under the
 run's staging directory, which the buckets already share for their results (``engine_udf.stage_file``).
 """
 

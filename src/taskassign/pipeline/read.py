@@ -2,7 +2,7 @@
 
 Each table is ``<name>.parquet``, ``<name>.csv`` or ``<name>.jsonl``/``<name>.json`` (a file or a
 directory of part files), or a directory ``<name>/`` of such part files. Whatever the format, a table
-comes back with the spec's typed columns plus two bookkeeping columns:
+comes back with its ``TableSpec``'s typed columns plus two bookkeeping columns:
 
 * ``_source_row``: for a row that could not be read, its raw text (a CSV line's fields or a JSON line);
   null otherwise: the errors table shows a readable row as JSON of its typed columns (``source_row``), so
@@ -66,7 +66,7 @@ _SUFFIXES: Mapping[str, tuple[str, ...]] = {
 @dataclass(frozen=True)
 class SnapshotTable:
     """One input table: where it came from and its typed rows (None path: an absent optional table).
-    ``columns``: the spec's columns the file has (the others are null)."""
+    ``columns``: the ``TableSpec``'s columns the file has (the others are null)."""
 
     name: str
     path: str | None
@@ -307,7 +307,7 @@ def _check_columns(spec: TableSpec, columns: list[str], path: Path) -> None:
 
 
 def _typed(spec: TableSpec, raw: DataFrame, source: Column, problem: Column) -> DataFrame:
-    """The spec's columns cast from ``raw`` (absent optional columns null), with _source_row and _malformed."""
+    """The ``TableSpec``'s columns cast from ``raw`` (absent optional columns null), with _source_row and _malformed."""
     raw_types = {f.name: f.dataType for f in raw.schema.fields}
     typed: list[Column] = []
     checks: list[tuple[Column, Column]] = []

@@ -163,9 +163,9 @@ def stage_results(spark: Any, options: PipelineOptions, snapshot: Snapshot, buck
 
 
 def scatter_tasks(spark: Any) -> int:
-    """Scatter tasks: twice Spark's default parallelism (four per core locally). A task reading 1/4 of the
-    1,000 x 1,000 fleet's row groups took 0.08-0.47 s of CPU, 1/8 of them 0.01-0.1 s: smaller tasks even
-    out the cores' share of the reading before the buckets can start."""
+    """Scatter tasks: twice Spark's default parallelism (four per core locally). Row groups differ widely
+    in reading cost (docs/performance.md): smaller tasks even out the cores' share of the reading before
+    the buckets can start."""
     return 2 * int(spark.conf.get("spark.default.parallelism", "4") or 4)
 
 

@@ -3,7 +3,7 @@
 1. ``gather``: every input table in one frame, shuffled once, by application: each partition (bucket)
    holds every row of its applications.
 2. ``process_applications``: each bucket is one Python call (fleet.bucket.process_bucket, through Arrow)
-   that checks every row, derives tasks, end-offset sums and lags [host-and-wire spec 1.3-1.6, 2.2-2.4],
+   that checks every row, derives tasks, end-offset sums and lags as Kafka's leader does (fleet.derive),
    runs the engine and the metrics on each application and returns the rows of every output table (as
    Arrow IPC streams) and its timings.
 
@@ -94,8 +94,7 @@ def process_bucket_files(
     """As process_scattered, for buckets the driver wrote to files in ``directory`` (pipeline.local_scatter):
     one task per bucket, no scatter stage and no shuffle; its rows come back as dicts. An RDD of the bucket
     numbers, not a DataFrame: nothing for Spark SQL to plan nor for the JVM to convert to Arrow, whose
-    first use in a fresh session held the first bucket back by ~1 s (its first Python call 2.2-2.4 s into
-    the job as a DataFrame's, 1.25-1.3 s as an RDD's; 1,000 x 1,000)."""
+    first use in a fresh session held the first bucket back (docs/pipeline.md, Performance)."""
     processor = engine_udf.bucket_file_processor(PROCESSED, directory, assignor_override, kafka_compat, allow_plugins,
                                                  staged, on_rows)
     numbers: RDD[int] = spark.sparkContext.parallelize(range(buckets), buckets)

@@ -1,4 +1,5 @@
-"""The ``balance_subtopology`` strategy (assignor spec 7.4): min_traffic plus a per-subtopology spread.
+"""The ``balance_subtopology`` strategy (Kafka's ``BalanceSubtopologyGraphConstructor``): min_traffic plus a
+per-subtopology spread.
 
 Tasks are grouped by subtopology; client j may receive at most ``ceil(orig_j / T * n_g)`` tasks of group g
 (Kafka's double arithmetic, in that operation order), so each client keeps its total while each

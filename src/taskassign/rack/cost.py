@@ -1,4 +1,4 @@
-"""The rack-aware cost model (assignor spec 7.2).
+"""The rack-aware cost model (KIP-925; Kafka's ``RackAwareTaskAssignor``).
 
 Placing task t on client c costs ``traffic_cost`` for every relevant partition of t without a replica on
 c's rack, plus ``non_overlap_cost`` if c is not t's current holder. Which partitions are relevant depends

@@ -1,4 +1,5 @@
-"""When rack-aware optimisation may run (assignor spec 7.1), with the reason when it may not.
+"""When rack-aware optimisation may run (``RackAwareTaskAssignor#canEnableRackAwareAssignor``), with the reason when it
+may not.
 
 Kafka answers with a bare boolean (and a log line); taskassign returns the reason so that the CLI and
 reports can say *why* an application is not optimised.

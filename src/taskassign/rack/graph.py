@@ -1,4 +1,4 @@
-"""Kafka's own min-cost-flow solver (``Graph``), reproduced for bit-for-bit parity (assignor spec 7.5).
+"""Kafka's own min-cost-flow solver (``Graph``), reproduced for bit-for-bit parity.
 
 Kafka cancels negative cycles, starting from the flow already on the edges, with a Bellman-Ford search
 from a dummy node that sorts before every real node; among equal-cost optima it therefore always returns

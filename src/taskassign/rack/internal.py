@@ -1,5 +1,5 @@
 """Kafka's internal ``RackAwareTaskAssignor``: the optimiser the high-availability and legacy sticky
-assignors call (assignor spec 7.1-7.7). Build one per rebalance.
+assignors call (KIP-925). Build one per rebalance.
 
 Clients are always visited in ProcessId order; the solver (Kafka's exact one or the fast one) comes
 from the configs (``taskassign.rack.solver``), so callers never choose it.
@@ -42,8 +42,8 @@ class RackAwareTaskAssignor:
         return self._solver
 
     def can_enable_rack_aware_assignor(self) -> bool:
-        """Spec 7.1 (internal): strategy != none, every client has a rack, every source partition of every
-        task has rack info, and (only when num.standby.replicas > 0) every changelog partition too.
+        """Kafka's ``canEnableRackAwareAssignor``: strategy != none, every client has a rack, every source partition of
+        every task has rack info, and (only when num.standby.replicas > 0) every changelog partition too.
         The answer is cached after the first evaluation (the strategy is checked every time)."""
         if self._state.configs.rack_aware_assignment_strategy not in (
             STRATEGY_MIN_TRAFFIC, STRATEGY_BALANCE_SUBTOPOLOGY
@@ -80,10 +80,10 @@ class RackAwareTaskAssignor:
         traffic_cost: int,
         non_overlap_cost: int,
     ) -> tuple[dict[ProcessId, set[TaskId]], int]:
-        """Spec 7.6 internal active optimisation over ``tasks`` (sorted TaskIds). ``active`` maps EVERY client
-        to its current active tasks (all of them, also tasks outside ``tasks``). Returns the new active sets
-        for every client (tasks outside ``tasks`` untouched) and Kafka's reported cost. Empty ``tasks`` ->
-        no-op, 0."""
+        """Kafka's ``optimizeActiveTasks``: internal active optimisation over ``tasks`` (sorted TaskIds). ``active``
+        maps EVERY client to its current active tasks (all of them, also tasks outside ``tasks``). Returns the new
+        active sets for every client (tasks outside ``tasks`` untouched) and Kafka's reported cost. Empty
+        ``tasks`` -> no-op, 0."""
         result = {client: set(held) for client, held in active.items()}
         moves, cost = self.active_task_moves(tasks, active, traffic_cost, non_overlap_cost)
         for task, source, destination in moves:
@@ -119,8 +119,8 @@ class RackAwareTaskAssignor:
         non_overlap_cost: int,
         can_move: MoveStandbyPredicate,
     ) -> tuple[dict[ProcessId, set[TaskId]], int]:
-        """Spec 7.7 internal pairwise standby optimisation. ``can_move(source, destination, task, active,
-        standby)`` is the 4-argument isAllowedTaskMovement evaluated on the CURRENT (partly optimised)
+        """Kafka's ``optimizeStandbyTasks``: internal pairwise standby optimisation. ``can_move(source, destination,
+        task, active, standby)`` is the 4-argument isAllowedTaskMovement evaluated on the CURRENT (partly optimised)
         assignment; pass ``lambda *a: True`` for the default standby assignor. Returns the new standby sets
         and the cost."""
         clients = sorted(set(active) | set(standby))
@@ -139,7 +139,7 @@ class RackAwareTaskAssignor:
 
 
 def make_rack_aware_assignor(application_state: ApplicationState) -> RackAwareTaskAssignor | None:
-    """The internal optimiser when it can be enabled (spec 7.1), else None: what the high-availability
+    """The internal optimiser when it can be enabled, else None: what the high-availability
     and legacy sticky assignors ask before each optimisation pass."""
     if application_state.configs.rack_aware_assignment_strategy == STRATEGY_NONE:
         return None  # Kafka answers "cannot enable" first, without building anything

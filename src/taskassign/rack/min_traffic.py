@@ -1,4 +1,4 @@
-"""The ``min_traffic`` strategy (assignor spec 7.3): minimise cross-rack traffic plus movement.
+"""The ``min_traffic`` strategy (Kafka's ``MinTrafficGraphConstructor``): minimise cross-rack traffic plus movement.
 
 Kafka's graph: task i -> client j for every pair (capacity 1, the pair's cost, flow 1 on the current
 holder), source -> task, client -> sink with capacity = flow = the client's current count, so solving

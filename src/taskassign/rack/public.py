@@ -1,5 +1,5 @@
 """KIP-924's public rack-aware helpers: ``optimizeRackAwareActiveTasks`` / ``optimizeRackAwareStandbyTasks``
-of ``TaskAssignmentUtils`` and their immutable ``RackAwareOptimizationParams`` (assignor spec 7.8, 8.2, 8.3).
+of ``TaskAssignmentUtils`` and their immutable ``RackAwareOptimizationParams`` (KIP-924, KIP-925).
 
 Differences from the internal optimiser, as in Kafka: costs come from the params' overrides or the
 configs (the optimisation is skipped, with a reason, when they are not configured), every partition of

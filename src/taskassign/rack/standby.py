@@ -1,4 +1,5 @@
-"""Standby optimisation: pairwise exchanges between clients on different racks (assignor spec 7.7).
+"""Standby optimisation: pairwise exchanges between clients on different racks
+(``RackAwareTaskAssignor#optimizeStandbyTasks``).
 
 Kafka never builds one graph over all standbys. It visits every pair of clients on different racks
 (at most four rounds, until a round moves nothing), collects the standbys each may give the other (the
@@ -16,7 +17,7 @@ graph has no negative cycle and Kafka's solver (like the fast one) would move no
 filtered out per client with numpy: the 10^3-client, 10^5-task benchmark visits ~2 million pairs over its
 rounds, of which a few thousand can gain. (Before this bound the pairs were pruned on each client's
 worst-placed standby alone, which prunes nothing once every client has one badly placed standby: 10^4
-pair problems, ~5 s.)
+pair problems, whose cost docs/performance.md gives.)
 """
 
 from __future__ import annotations

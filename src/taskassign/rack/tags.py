@@ -1,4 +1,4 @@
-"""The tag-diversity move predicate (Kafka's 4-argument ``isAllowedTaskMovement``, assignor spec 6.2).
+"""The tag-diversity move predicate (Kafka's 4-argument ``ClientTagAwareStandbyTaskAssignor#isAllowedTaskMovement``).
 
 A standby may move from ``source`` to ``destination`` unless that shrinks the set of distinct client-tag
 entries (``key=value``) covered by the task's replicas: the tags of the other holders plus the source's

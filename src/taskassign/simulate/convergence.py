@@ -1,7 +1,7 @@
 """Kafka's TaskAssignorConvergenceTest as a library: a cluster harness and the convergence loop.
 
-The harness (host-and-wire spec 7.2) holds an application of stateless and stateful tasks (end offset
-sum 150,000 each) and single-thread clients ``UUID(0, i)``. Before every rebalance, each client reports
+The harness (Kafka's ``TaskAssignorConvergenceTest.Harness``) holds an application of stateless and stateful tasks (end
+offset sum 150,000 each) and single-thread clients ``UUID(0, i)``. Before every rebalance, each client reports
 exactly what it was assigned last time, fully caught up (lag 0), and lag 150,000 on everything else:
 replicas catch up completely between two rebalances. Nodes can be added (fresh ids), dropped (keeping
 their last state) and resurrected (coming back caught up on what they held). ``converge`` runs

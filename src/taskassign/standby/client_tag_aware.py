@@ -4,7 +4,7 @@ For every stateful task, each standby goes to the least loaded client whose tag 
 active's and the earlier standbys' for every configured tag key (``rack.aware.assignment.tags``). Once
 the replicas placed reach the number of distinct values of a key, that key stops constraining the
 rest ("partial rack awareness"). Standbys that still find no client go to the least loaded clients,
-tasks visited in Java HashMap order, as in Kafka (assignor spec 6.2).
+tasks visited in Java HashMap order, as in Kafka (``ClientTagAwareStandbyTaskAssignor``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Kafka's ``StandbyTaskAssignorFactory``: which standby assignor an application gets (spec 6.3)."""
+"""Kafka's ``StandbyTaskAssignorFactory``: which standby assignor an application gets."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def choose_standby_assignor(
 ) -> StandbyTaskAssignor:
     """Tag-aware over ``rack.aware.assignment.tags`` when tags are configured; else, when the caller
     passes the clients' racks and every client has one, tag-aware with the rack as the only tag; else
-    load-based. Kafka's high-availability assignor never passes racks (spec 4.5, bug 11.7)."""
+    load-based. Kafka's high-availability assignor never passes racks (docs/kafka-differences.md, H2)."""
     if configs.rack_aware_assignment_tags:
         return ClientTagAwareStandbyTaskAssignor(configs.rack_aware_assignment_tags)
     if client_racks is not None and client_racks and all(client_racks.values()):

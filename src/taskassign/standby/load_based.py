@@ -1,4 +1,4 @@
-"""Kafka's ``DefaultStandbyTaskAssignor``: each standby goes to the least loaded client (spec 6.1).
+"""Kafka's ``DefaultStandbyTaskAssignor``: each standby goes to the least loaded client.
 
 Load is tasks (active and standby) per thread, so standbys fill the clients with spare capacity
 first; a task never gets two replicas on one client.

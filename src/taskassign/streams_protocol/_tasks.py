@@ -3,7 +3,7 @@
 Task ``t`` is the ``t``-th task in ``(subtopology id, partition)`` order, subtopology ids in Java string
 order; so sorting ints sorts tasks as Kafka's ``TaskId.compareTo`` does, and a task's subtopology rank and
 partition are two list lookups. Tasks of a previous assignment that the topology does not have map to None:
-the assignors collect them but never look them up (spec 2.1).
+the assignors collect them but never look them up.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Kafka's broker-side ``BalancedTaskAssignor`` (``"balanced"``, KAFKA-20998, PR #23419 revision), exactly.
 
-Spec section 3 and Appendix A. A port of the placement half of the classic high-availability assignor:
+Pinned revision: docs/streams-protocol.md. A port of the placement half of the classic high-availability assignor:
 stateful actives dealt round-robin over processes in id order and balanced, standbys to the least loaded
 process without the task and balanced, stateless actives by active load; then each process spreads its
 tasks over its members, keeping a task with the member that owned it where the member's level allows.
@@ -8,7 +8,7 @@ Everything runs in sorted order (processes and members by Java string order, tas
 ``(subtopology id, partition)``), so no hash order matters; across processes the previous assignment is
 ignored completely, and reported offsets are not read.
 
-Loads and the move test are doubles, as in Kafka (Appendix A.4: integer division changes outputs and can
+Loads and the move test are doubles, as in Kafka (integer division changes outputs and can
 make ``balance`` loop for ever).
 """
 
@@ -150,7 +150,7 @@ def _assign_stateless(processes: list[_Process], stateless: list[int]) -> None:
 
 def _spread(process: _Process, active: dict[str, list[int]], standby: dict[str, list[int]]) -> None:
     """A process's tasks over its members: stateful actives, standbys (both sticky to their owner), then
-    stateless actives; counts carry over from round to round (spec 3.3, Appendix A.10-11)."""
+    stateless actives; counts carry over from round to round (every role counts, members kept in member-id order)."""
     counts = dict.fromkeys(process.members, 0)
     placed = 0
     rounds = ((process.stateful, True, active), (process.standby, True, standby), (process.stateless, False, active))

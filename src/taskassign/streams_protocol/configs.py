@@ -2,8 +2,8 @@
 
 The sticky assignor (api-v1) gets the coordinator's ``Map<String, String>`` and reads
 ``Integer.parseInt(configs.get("num.standby.replicas"))`` unless the map is empty, so a non-empty map
-without the key throws Java's ``NumberFormatException("Cannot parse null string")`` (spec 2.1, a quirk the
-goldens keep). The balanced assignor (api-v2) gets ``AssignmentConfigs``: ``numStandbyReplicas`` (default
+without the key throws Java's ``NumberFormatException("Cannot parse null string")`` (``Integer.parseInt(null)``, a quirk
+the goldens keep). The balanced assignor (api-v2) gets ``AssignmentConfigs``: ``numStandbyReplicas`` (default
 0) and ``rackAwareAssignmentTags`` (unused by this revision), validated before it runs.
 """
 

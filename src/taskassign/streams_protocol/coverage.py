@@ -1,6 +1,6 @@
 """Whether a streams-group answer covers the group: every task active somewhere, and each stateful task's
 standbys as many as the group can hold (``min(num.standby.replicas, processes - 1)``: one copy per process).
-Kafka's assignors drop what does not fit without a word (spec 2.3); this says what was dropped."""
+Kafka's assignors drop what does not fit without a word; this says what was dropped."""
 
 from __future__ import annotations
 

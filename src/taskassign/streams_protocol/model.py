@@ -31,7 +31,8 @@ __all__ = (
     "task_name",
 )
 
-#: Kafka's names of the broker-side assignors these revisions have (spec section 0); ``sticky`` is the default.
+#: Kafka's names of the broker-side assignors of the pinned revisions (docs/streams-protocol.md); ``sticky``
+#: is the default.
 ASSIGNOR_NAMES = ("sticky", "balanced")
 DEFAULT_ASSIGNOR_NAME = "sticky"
 

@@ -1,6 +1,6 @@
 """Kafka's broker-side ``StickyTaskAssignor`` (``"sticky"``, the streams group's default), exactly.
 
-Spec section 2 and Appendix A. The pinned revision: KAFKA-17125 plus the PriorityQueue rewrite, the
+The pinned revision (docs/streams-protocol.md): KAFKA-17125 plus the PriorityQueue rewrite, the
 KAFKA-20899 standby fix and KAFKA-20719 (reported task offsets make a restarted member the preferred owner
 of its local state). Its decisions hang on Java's collection orders, reproduced here:
 
@@ -252,7 +252,8 @@ def _assign_standbys(
     total_quota: _Quota,
 ) -> None:
     """Standbys: previous active's process, then previous standby / offset holders, within the total quota;
-    the rest to the least loaded process without the task. Tasks in descending order (Appendix A.6)."""
+    the rest to the least loaded process without the task. Tasks in descending order: subtopology id, then partition,
+    both descending."""
     records: list[tuple[int, int]] = []
     for t in reversed(stateful):
         if prev_active[t] < 0 and t not in prev_standby:  # nobody held it: every replica goes to the fill step

@@ -1,5 +1,5 @@
 """Kafka's wire formats for Streams rebalances: the consumer-protocol envelope and the Streams
-SubscriptionInfo / AssignmentInfo it carries, versions 1-11, byte for byte (spec section 6).
+SubscriptionInfo / AssignmentInfo it carries, versions 1-11, byte for byte (docs/wire.md).
 
 Every decoder raises ``DecodeError`` (a UserInputError) naming the field and the byte offset for
 any malformed input; nothing else escapes.

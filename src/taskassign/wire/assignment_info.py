@@ -1,4 +1,5 @@
-"""Kafka Streams' ``AssignmentInfo``: what the leader tells every member, versions 1-11 (spec 6.4-6.5).
+"""Kafka Streams' ``AssignmentInfo``: what the leader tells every member, versions 1-11 (``AssignmentInfo#encode`` /
+``#decode``).
 
 It travels as the userData of the consumer-protocol Assignment: the member's active tasks (one per
 assigned partition, in partition order), its standby tasks with their source partitions, the
@@ -190,7 +191,8 @@ class AssignmentInfo(DecodableMessage):
 
     @classmethod
     def error(cls, code: AssignorError) -> AssignmentInfo:
-        """Kafka's error assignment: always version 11, whatever the members speak (spec 1.10)."""
+        """Kafka's error assignment: always version 11, whatever the members speak
+        (``StreamsPartitionAssignor#errorAssignment``)."""
         return cls(LATEST_SUPPORTED_VERSION, LATEST_SUPPORTED_VERSION, error_code=int(code))
 
     def encode(self) -> bytes:

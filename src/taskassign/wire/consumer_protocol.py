@@ -1,5 +1,6 @@
 """The consumer group protocol envelope: ``ConsumerProtocolSubscription`` and ``...Assignment``
-(spec 6.2), which carry Kafka Streams' SubscriptionInfo / AssignmentInfo as their userData.
+(``ConsumerProtocolSubscription`` / ``ConsumerProtocolAssignment``), which carry Kafka Streams' SubscriptionInfo /
+AssignmentInfo as their userData.
 
 Both start with an int16 version. The consumer writes version 3; a higher version is read with the
 version-3 schema (fields are only ever appended) and its extra bytes are ignored, as Kafka does.

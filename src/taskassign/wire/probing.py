@@ -1,5 +1,5 @@
-"""Mixed-version groups and version probing (spec 6.8), and what a member does with its assignment
-(spec 4.3): the part of a rebalance that decides the *next* one.
+"""Mixed-version groups and version probing (KIP-268), and what a member does with its assignment
+(``StreamsPartitionAssignor#onAssignment``): the part of a rebalance that decides the *next* one.
 
 Leader side: every member is answered with the lowest version any member used and the highest
 version every member supports; a member on a newer (future) version makes it a version-probing
@@ -50,7 +50,7 @@ class GroupVersions:
 
 
 def group_versions(infos: Iterable[SubscriptionInfo]) -> GroupVersions:
-    """Kafka's leader bookkeeping over the decoded subscriptions (spec 1.2 step 3, 6.8)."""
+    """Kafka's leader bookkeeping over the decoded subscriptions (``StreamsPartitionAssignor#assign``, KIP-268)."""
     min_received = min_supported = LATEST_SUPPORTED_VERSION
     future: int | None = None
     for info in infos:
@@ -77,7 +77,7 @@ class MemberReaction:
 
 
 def member_reaction(used_version: int, endpoint: HostInfo | None, info: AssignmentInfo) -> MemberReaction:
-    """Kafka's ``onAssignment`` decisions for a member that sent ``used_version`` (spec 4.3, 6.8)."""
+    """Kafka's ``onAssignment`` decisions for a member that sent ``used_version``."""
     if info.error_code != AssignorError.NONE:
         error = AssignorError.describe(info.error_code)
         effect = {

@@ -1,10 +1,11 @@
-"""Kafka Streams' ``SubscriptionInfo``: what every member tells the leader, versions 1-11 (spec 6.3).
+"""Kafka Streams' ``SubscriptionInfo``: what every member tells the leader, versions 1-11
+(``SubscriptionInfoData.json``).
 
 It travels as the userData of the consumer-protocol Subscription. Versions 1-6 carry the previous
 active and standby task sets, 7+ per-task offset sums (KIP-441), 8+ a counter that makes every
 re-join differ, 9+ an error code (4 asks the whole application to shut down), 11 client tags.
 A *future* version (above 11) is read as its first two int32s only: that is all an older leader can
-know, and all version probing needs (spec 6.8).
+know, and all version probing needs (KIP-268).
 
 Element order inside the lists is kept exactly as on the wire, so decoding and re-encoding gives the
 same bytes; ``offset_sums()`` is the map Kafka's leader builds from them.
@@ -150,8 +151,9 @@ class SubscriptionInfo(DecodableMessage):
         error_code: int = 0,
         client_tags: Mapping[str, str] | None = None,
     ) -> SubscriptionInfo:
-        """What a Kafka Streams member sends at ``version`` (spec Appendix B), keeping only the fields
-        that version has: before v7 the offset sums become previous (-2) and standby (others) sets."""
+        """What a Kafka Streams member sends at ``version`` (``StreamsPartitionAssignor#subscriptionUserData``),
+        keeping only the fields that version has: before v7 the offset sums become previous (-2) and standby (others)
+        sets."""
         sums = tuple(sorted(offset_sums.items()))
         fields: dict[str, Any] = {}
         if version < MIN_VERSION_OFFSET_SUM_SUBSCRIPTION:

@@ -1,4 +1,4 @@
-"""Version constants of Kafka Streams' assignment protocol (host-and-wire spec 0.2, 6).
+"""Version constants of Kafka Streams' assignment protocol (Kafka's ``StreamsAssignmentProtocolVersions``).
 
 Kafka's bump checklist (StreamsAssignmentProtocolVersions), kept here because the same steps apply
 to this port when Kafka adds version 12:
