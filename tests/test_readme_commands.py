@@ -1,5 +1,6 @@
-"""Every concrete ``taskassign`` command the README (and docs/commands.md, docs/assignors.md) shows runs as written (in README order, in one scratch
-directory, so an example may use what an earlier one wrote: ``report sim/`` after ``simulate --out sim/``).
+"""Every concrete ``taskassign`` command the README, docs/commands.md and docs/assignors.md show runs as written
+(in that order, in one scratch directory, so an example may use what an earlier one wrote: ``report sim/`` after
+``simulate --out sim/``).
 
 A command with placeholders (``SCENARIO``, ``GROUP.json``, ``[--json]``, ``a|b``) is a synopsis, not an example.
 ``pipeline run`` needs Spark (the quickstart's own CI runs it) and ``capture`` a live cluster: both are listed,
