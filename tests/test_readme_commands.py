@@ -1,5 +1,6 @@
-"""Every concrete ``taskassign`` command the README shows runs as written (in README order, in one scratch
-directory, so an example may use what an earlier one wrote: ``report sim/`` after ``simulate --out sim/``).
+"""Every concrete ``taskassign`` command the README, docs/commands.md and docs/assignors.md show runs as written
+(in that order, in one scratch directory, so an example may use what an earlier one wrote: ``report sim/`` after
+``simulate --out sim/``).
 
 A command with placeholders (``SCENARIO``, ``GROUP.json``, ``[--json]``, ``a|b``) is a synopsis, not an example.
 ``pipeline run`` needs Spark (the quickstart's own CI runs it) and ``capture`` a live cluster: both are listed,
@@ -20,6 +21,8 @@ from taskassign.cli import app
 
 ROOT = Path(__file__).parents[1]
 README = ROOT / "README.md"
+#: The README and the pages that hold what used to be its catalogue: their examples must run too.
+DOCUMENTS = (README, ROOT / "docs" / "commands.md", ROOT / "docs" / "assignors.md")
 NOT_RUN_HERE = ("pipeline run", "capture")
 _PLACEHOLDER = re.compile(r"(^|[/=])[A-Z][A-Z_]*[A-Z](\.|$|[^a-z])|[|\[\]…]|\.\.\.")
 
@@ -45,7 +48,8 @@ def _candidates(text: str) -> list[str]:
 def readme_examples() -> list[str]:
     """The README's concrete examples: at least a command and an argument, no placeholder."""
     examples = []
-    for command in _candidates(README.read_text(encoding="utf-8")):
+    commands = [c for document in DOCUMENTS for c in _candidates(document.read_text(encoding="utf-8"))]
+    for command in commands:
         tokens = command.split()
         if (len(tokens) >= 2 or tokens == ["assignors"]) and not any(_PLACEHOLDER.search(t) for t in tokens):
             examples.append(command)
