@@ -9,7 +9,6 @@ command imports its module only (tests/cli/test_startup_imports.py). A new comma
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 from typing import Any, NamedTuple
 
 import typer
@@ -72,6 +71,8 @@ COMMANDS: dict[str, CommandEntry] = {
 
 def _version() -> str:
     """The installed distribution's version (the package's top is above the CLI, so not ``__version__``)."""
+    import importlib.metadata  # here: it imports the email package, which only --version needs
+
     try:
         return importlib.metadata.version("taskassign")
     except importlib.metadata.PackageNotFoundError:
@@ -112,7 +113,19 @@ class _Unloaded(typer.core.TyperCommand):
     """A command whose module is not imported yet: its name and one-line help, for the root's help list."""
 
 
-class _KafkaToolGroup(TyperGroup):
+class CommandGroup(TyperGroup):
+    """A command group (the root, ``fleet``, ``pipeline``) whose ``-h/--help``, when not given, is False rather
+    than None: typer checks a None through pydantic, whose import alone takes longer than typer's, and a group
+    parses its own options before its command's ``-h``."""
+
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)
+        if option is not None and option.default is None:
+            option.default = False
+        return option
+
+
+class _KafkaToolGroup(CommandGroup):
     """The root group: every command of ``COMMANDS``, its module imported when the command is asked for (to run
     or for its ``-h``); it and every command it hands out take ``--version``."""
 

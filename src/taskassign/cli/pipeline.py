@@ -13,7 +13,7 @@ from rich.console import Console, Group, RenderableType
 from rich.markup import escape
 from rich.text import Text
 
-from taskassign.cli._app import app
+from taskassign.cli._app import CommandGroup, app
 from taskassign.cli._common import EXIT_FAILED, handle_errors, new_table, stderr_console, stdout_console
 from taskassign.cli._options import (
     KafkaCompat,
@@ -29,7 +29,8 @@ from taskassign.errors import UserInputError
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-pipeline_app = typer.Typer(help="Run the engine over a fleet snapshot on Spark.", no_args_is_help=True)
+pipeline_app = typer.Typer(help="Run the engine over a fleet snapshot on Spark.", no_args_is_help=True,
+                           cls=CommandGroup)
 app.add_typer(pipeline_app, name="pipeline")
 
 _ASSIGNOR_HELP = ("Assignor for every application (default: each application's own, else the built-in default); "
