@@ -7,7 +7,7 @@ import os
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import typer
 from rich import box
@@ -15,11 +15,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from taskassign.api.application import read_application
-from taskassign.api.what_if import WhatIf, apply_what_if
-from taskassign.configs import KAFKA_COMPAT
 from taskassign.errors import InvalidAssignmentError, TaskassignError, UserInputError
-from taskassign.formats.scenario import Scenario, with_config_overrides
+
+if TYPE_CHECKING:
+    from taskassign.api.what_if import WhatIf
+    from taskassign.formats.scenario import Scenario
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -74,6 +74,10 @@ def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
 
 def load_scenario(path: Path, *, kafka_compat: bool = False) -> Scenario:
     """Read a scenario file or a GROUP.json (as its leader sees it), applying ``--kafka-compat`` when given."""
+    from taskassign.api.application import read_application
+    from taskassign.configs import KAFKA_COMPAT
+    from taskassign.formats.scenario import with_config_overrides
+
     scenario = read_application(path)
     if kafka_compat:
         scenario = with_config_overrides(scenario, {KAFKA_COMPAT: True})
@@ -82,19 +86,11 @@ def load_scenario(path: Path, *, kafka_compat: bool = False) -> Scenario:
 
 def load_altered(path: Path, what_if: WhatIf, *, kafka_compat: bool = False) -> tuple[Scenario, tuple[str, ...]]:
     """``load_scenario`` then the what-if flags: the scenario to run and what the what-if changed."""
+    from taskassign.api.what_if import apply_what_if
+
     return apply_what_if(load_scenario(path, kafka_compat=kafka_compat), what_if)
-
-
-def allow_plugins_option() -> Any:
-    return typer.Option(False, "--allow-plugins",
-                        help="Let the input's task.assignor.class name a plug-in (module.Class: code that runs); "
-                             "without it, only built-in assignors (docs/security.md).")
 
 
 def case_name(path: Path) -> str:
     """``dir/foo.scenario.json`` -> ``foo``."""
     return path.name.removesuffix(".json").removesuffix(".scenario")
-
-
-def kafka_compat_option() -> Any:
-    return typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit.")

@@ -27,7 +27,8 @@ def clock(ms: int) -> str:
     return f"+{hours}:{minutes:02d}:{seconds:02d}" + (f".{millis:03d}" if millis else "")
 
 
-def task_preview(tasks: Iterable[TaskId], limit: int = MAX_TASKS_SHOWN) -> str:
+def task_preview(tasks: Iterable[TaskId | str], limit: int = MAX_TASKS_SHOWN) -> str:
+    """The first ``limit`` task names, then how many more."""
     items = [str(t) for t in tasks]
     if len(items) <= limit:
         return " ".join(items)

@@ -11,7 +11,7 @@ from rich.text import Text
 from taskassign.api.streams import StreamsOutcome, assign_streams
 from taskassign.cli._common import EXIT_FAILED, EXIT_OK, new_table, stdout_console
 from taskassign.cli._metrics_render import metrics_table
-from taskassign.cli._render import MAX_CLIENT_ROWS, MAX_TASKS_SHOWN
+from taskassign.cli._render import MAX_CLIENT_ROWS, task_preview
 from taskassign.errors import UserInputError
 from taskassign.formats.json_io import dump_json, to_json_text
 from taskassign.formats.scenario import Scenario
@@ -43,12 +43,6 @@ def assign_streams_command(
         if output is not None:
             console.print(f"[dim]wrote {escape(str(output))}[/]")
     return EXIT_OK if outcome.error is None else EXIT_FAILED
-
-
-def task_preview(items: list[str] | tuple[str, ...]) -> str:
-    if len(items) <= MAX_TASKS_SHOWN:
-        return " ".join(items)
-    return " ".join(items[:MAX_TASKS_SHOWN]) + f" … (+{len(items) - MAX_TASKS_SHOWN})"
 
 
 def _tasks(tasks: TaskMap) -> list[str]:

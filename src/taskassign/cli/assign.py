@@ -4,21 +4,15 @@ or any input with a streams-protocol assignor, through Kafka's broker-side assig
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from taskassign.api.application import read_input
-from taskassign.api.assign import assign as api_assign
-from taskassign.api.check_assignor import completeness_findings
-from taskassign.api.what_if import WhatIf, apply_what_if, chosen_assignor
-from taskassign.assignors.registry import DEFAULT_ASSIGNOR, check_assignor, streams_group_assignor
 from taskassign.cli._app import app
 from taskassign.cli._common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
-    allow_plugins_option,
     case_name,
     handle_errors,
     load_altered,
@@ -27,25 +21,26 @@ from taskassign.cli._common import (
     stderr_console,
     stdout_console,
 )
-from taskassign.cli._metrics_render import metrics_table, state_in_bytes
-from taskassign.cli._render import error_text, explanation_text, result_summary
-from taskassign.cli._streams import assign_streams_command
-from taskassign.cli._what_if import (
-    add_clients_option,
-    announce_what_if,
-    rack_down_option,
-    remove_client_option,
-    set_option,
-    what_if_from_flags,
+from taskassign.cli._options import (
+    DEFAULT_ASSIGNOR,
+    AddClients,
+    AllowPlugins,
+    AssignmentJson,
+    AssignmentOut,
+    KafkaCompat,
+    RacksDown,
+    RemoveClients,
+    SetConfigs,
+    assignor_option,
+    debug_option,
+    strict_option,
 )
-from taskassign.configs import KAFKA_COMPAT
+from taskassign.cli._what_if import announce_what_if, what_if_from_flags
 from taskassign.errors import PluginAssignorError, TaskassignError, UserInputError
-from taskassign.formats.assignment import WHAT_IF
-from taskassign.formats.json_io import dump_json, prepare_output_dir, to_json_text
-from taskassign.formats.scenario import with_config_overrides
-from taskassign.leader.run import RebalanceResult
-from taskassign.model import AssignmentError
-from taskassign.streams_protocol.model import StreamsGroup
+
+if TYPE_CHECKING:
+    from taskassign.api.what_if import WhatIf
+    from taskassign.leader.run import RebalanceResult
 
 _STRICT_HELP = ("Exit 1 when the completeness report finds unassigned tasks or missing standbys (Kafka's validation "
                 "lets both through).")
@@ -56,15 +51,13 @@ _DEBUG_HELP = "Print the traceback of an error (e.g. the exception a plug-in ass
 def assign(
     scenario: Path = typer.Argument(
         ..., help="A *.scenario.json file, a GROUP.json, a streams-group file, or a directory of scenarios."),
-    assignor: str | None = typer.Option(
-        None, "--assignor", "-a",
-        help=f"Built-in name (see `taskassign assignors`), module:Class, or path/to/file.py:Class. Default: "
-             f"{DEFAULT_ASSIGNOR}; a streams-group file's own assignor.",
-    ),
-    output: Path | None = typer.Option(None, "--out", "-o", "--output", help="Write the assignment file here."),
+    assignor: Annotated[str | None, assignor_option(
+        f"Built-in name (see `taskassign assignors`), module:Class, or path/to/file.py:Class. Default: "
+        f"{DEFAULT_ASSIGNOR}; a streams-group file's own assignor.")] = None,
+    output: AssignmentOut = None,
     out_dir: Path | None = typer.Option(None, "--out-dir", help="With a directory: write <case>.assignment.json here."),
-    as_json: bool = typer.Option(False, "--json", help="Print the assignment file to stdout instead of a table."),
-    kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+    as_json: AssignmentJson = False,
+    kafka_compat: KafkaCompat = False,
     with_metrics: bool = typer.Option(
         False, "--metrics", help="Print the assignment's metrics (docs/metrics.md) and add them to the file."
     ),
@@ -73,13 +66,13 @@ def assign(
         help="Say, for every task that moved, from which client to which and why (the assignor's own reasons "
              "when it gives them, e.g. state_aware; otherwise the moves are listed without a reason).",
     ),
-    sets: list[str] | None = set_option(),
-    add_clients: list[str] | None = add_clients_option(),
-    remove_clients: list[str] | None = remove_client_option(),
-    racks_down: list[str] | None = rack_down_option(),
-    allow_plugins: bool = allow_plugins_option(),
-    strict: bool = typer.Option(False, "--strict", help=_STRICT_HELP),
-    debug: bool = typer.Option(False, "--debug", help=_DEBUG_HELP),
+    sets: SetConfigs = None,
+    add_clients: AddClients = None,
+    remove_clients: RemoveClients = None,
+    racks_down: RacksDown = None,
+    allow_plugins: AllowPlugins = False,
+    strict: Annotated[bool, strict_option(_STRICT_HELP)] = False,
+    debug: Annotated[bool, debug_option(_DEBUG_HELP)] = False,
 ) -> None:
     """Assign every task of a scenario (or of every scenario in a directory) to its clients."""
     what_if = what_if_from_flags(sets, add_clients, remove_clients, racks_down)
@@ -94,6 +87,8 @@ def assign(
 
 def strict_findings(result: RebalanceResult) -> list[str]:
     """What ``--strict`` fails on: the completeness report's unassigned tasks and missing standbys."""
+    from taskassign.api.check_assignor import completeness_findings
+
     return [message for _, message in completeness_findings(result)]
 
 
@@ -102,6 +97,20 @@ def _assign(
     kafka_compat: bool, with_metrics: bool, explain: bool, what_if: WhatIf, allow_plugins: bool, strict: bool,
     debug: bool,
 ) -> None:
+    from taskassign.api.application import read_input
+    from taskassign.api.assign import assign as api_assign
+    from taskassign.api.what_if import apply_what_if, chosen_assignor
+    from taskassign.assignors.registry import check_assignor, streams_group_assignor
+    from taskassign.cli._metrics_render import metrics_table, state_in_bytes
+    from taskassign.cli._render import explanation_text, result_summary
+    from taskassign.cli._streams import assign_streams_command
+    from taskassign.configs import KAFKA_COMPAT
+    from taskassign.formats.assignment import WHAT_IF
+    from taskassign.formats.json_io import dump_json, to_json_text
+    from taskassign.formats.scenario import with_config_overrides
+    from taskassign.model import AssignmentError
+    from taskassign.streams_protocol.model import StreamsGroup
+
     if assignor is not None:
         check_assignor(assignor)  # fail fast on a bad name, before reading anything
     if scenario.is_dir():
@@ -156,6 +165,15 @@ def _assign(
 def _assign_directory(directory: Path, out_dir: Path, assignor: str | None, kafka_compat: bool, with_metrics: bool,
                       what_if: WhatIf, allow_plugins: bool, strict: bool = False, debug: bool = False) -> int:
     """Assign every ``*.scenario.json`` of ``directory`` in one process; returns the exit code."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from taskassign.api.assign import assign as api_assign
+    from taskassign.api.what_if import chosen_assignor
+    from taskassign.cli._render import error_text
+    from taskassign.formats.assignment import WHAT_IF
+    from taskassign.formats.json_io import dump_json, prepare_output_dir
+    from taskassign.model import AssignmentError
+
     files = sorted(directory.glob("*.scenario.json"))
     if not files:
         raise UserInputError(f"{directory}: no *.scenario.json files")

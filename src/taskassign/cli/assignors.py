@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from taskassign.assignors.registry import BUILTIN_ASSIGNORS, DEFAULT_ASSIGNOR, STREAMS_GROUP_ASSIGNORS
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, new_table, stdout_console
 
@@ -11,6 +10,8 @@ from taskassign.cli._common import handle_errors, new_table, stdout_console
 @handle_errors
 def list_assignors() -> None:
     """List the built-in assignors (any module:Class or file.py:Class works too)."""
+    from taskassign.assignors.registry import BUILTIN_ASSIGNORS, DEFAULT_ASSIGNOR, STREAMS_GROUP_ASSIGNORS
+
     table = new_table()
     table.add_column("name")
     table.add_column("what it does")

@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Group, RenderableType
 from rich.markup import escape
 from rich.text import Text
 
-from taskassign.api.capture import DEFAULT_TIMEOUT_S, FleetCapture, capture_application, capture_fleet, write_group_file
-from taskassign.capture.group_capture import CapturedGroup
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, new_table, stderr_console, stdout_console
+from taskassign.cli._options import DEFAULT_CAPTURE_TIMEOUT_S, out_option
 from taskassign.errors import UserInputError
+
+if TYPE_CHECKING:
+    from taskassign.api.capture import FleetCapture
+    from taskassign.capture.group_capture import CapturedGroup
 
 
 def _wall_clock_ms() -> int:
@@ -43,12 +47,13 @@ def capture(
         None, "--streams-config-dir", help="With --all-groups: <application.id>.properties per application."),
     command_config: Path | None = typer.Option(
         None, "--command-config", help="Client properties: security.protocol, sasl.*, ssl.* (as Kafka's tools)."),
-    timeout: float = typer.Option(DEFAULT_TIMEOUT_S, "--timeout", min=0.5,
+    timeout: float = typer.Option(DEFAULT_CAPTURE_TIMEOUT_S, "--timeout", min=0.5,
                                   help="Seconds to wait for the cluster before giving up."),
-    output: Path = typer.Option(..., "--out", "-o", "--output",
-                                help="The GROUP.json to write (a directory with --all-groups)."),
+    output: Path = out_option("The GROUP.json to write (a directory with --all-groups).", required=True),
 ) -> None:
     """Read what a Kafka Streams group's leader used at its last rebalance, and the assignment it made."""
+    from taskassign.api.capture import capture_application, capture_fleet, write_group_file
+
     if all_groups == (group is not None):
         raise UserInputError("give --group APPLICATION_ID, or --all-groups for every application of the cluster")
     errors = stderr_console()

@@ -4,30 +4,22 @@ applications, each result held to Kafka's rules (``api.check_assignor``)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Group, RenderableType
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from taskassign.api.application import read_application
-from taskassign.api.check_assignor import (
-    CHECKS,
-    FAILING_CHECKS,
-    AssignorCheckReport,
-    CaseReport,
-    check_case,
-    scenario_files,
-)
-from taskassign.api.random_applications import random_applications
-from taskassign.assignors.registry import check_assignor as check_assignor_spec
 from taskassign.cli._app import app
 from taskassign.cli._common import EXIT_FAILED, handle_errors, print_traceback, stderr_console, stdout_console
+from taskassign.cli._options import debug_option, json_option
 from taskassign.errors import UserInputError
-from taskassign.formats.json_io import prepare_output_dir, to_json_text
-from taskassign.formats.scenario import Scenario, write_scenario
+
+if TYPE_CHECKING:
+    from taskassign.api.check_assignor import AssignorCheckReport, CaseReport
+    from taskassign.formats.scenario import Scenario
 
 #: The repository's examples, when taskassign runs from a checkout (an editable install).
 SHIPPED = Path(__file__).resolve().parents[3] / "examples"
@@ -37,6 +29,8 @@ SHIPPED_DIRECTORIES = ("scenarios", "groups")
 def shipped_scenarios() -> list[Path]:
     """The shipped scenario and group files (``examples/scenarios``, ``examples/groups`` of the checkout
     taskassign runs from, else of the current directory); none when neither has them."""
+    from taskassign.api.check_assignor import scenario_files
+
     for root in (SHIPPED, Path.cwd() / "examples"):
         directories = [root / d for d in SHIPPED_DIRECTORIES if (root / d).is_dir()]
         if directories:
@@ -54,18 +48,26 @@ def check_assignor(
              "(examples/scenarios, examples/groups)."),
     count: int = typer.Option(100, "--random", min=0, help="Random applications to check (0: none)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the random applications (case random-<seed>-<i>)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    as_json: Annotated[bool, json_option("Print the report as JSON.")] = False,
     save: Path | None = typer.Option(
         None, "--save-failures", help="Write each failing application here as a scenario file, to replay with "
                                       "`taskassign assign FILE -a SPEC --debug`."),
     show: int = typer.Option(20, "--show", min=0, help="Failing findings to list (--json has all, notes included)."),
-    debug: bool = typer.Option(False, "--debug", help="Print the traceback of the first exception the assignor "
-                                                      "raised."),
+    debug: Annotated[bool, debug_option("Print the traceback of the first exception the assignor raised.")] = False,
 ) -> None:
     """Run an assignor over the shipped scenarios and random applications; report what breaks Kafka's rules.
 
     Fails (exit 1) on an exception, an assignment Kafka's validation refuses, unassigned tasks, missing
     standbys, or different answers to the same input; notes balance and warm-ups."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from taskassign.api.application import read_application
+    from taskassign.api.check_assignor import AssignorCheckReport, check_case, scenario_files
+    from taskassign.api.random_applications import random_applications
+    from taskassign.assignors.registry import check_assignor as check_assignor_spec
+    from taskassign.formats.json_io import prepare_output_dir, to_json_text
+    from taskassign.formats.scenario import write_scenario
+
     check_assignor_spec(spec)  # an unknown name or unloadable plug-in: exit 2 before anything runs
     files = scenario_files(scenarios) if scenarios else shipped_scenarios()
     cases: list[Scenario | Path] = [*files, *random_applications(count, seed)]
@@ -100,6 +102,8 @@ def check_assignor(
 
 def summary(report: AssignorCheckReport, *, shipped: int, random: int, seed: int, show: int) -> RenderableType:
     """A header, one row per check (applications with a finding), and the first failing findings."""
+    from taskassign.api.check_assignor import CHECKS, FAILING_CHECKS
+
     failed = sum(not c.ok for c in report.cases)
     header = Text.assemble(
         ("checked ", "dim"), (report.assignor, "bold"), (" on ", "dim"),

@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Group, RenderableType
 from rich.markup import escape
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from taskassign.analysis.compare import TOTAL_FIELDS, Comparison
-from taskassign.analysis.metrics import SECTION_STARTS, metric_fields
-from taskassign.api.compare import CompareOutcome, compare, parse_assignor_list, write_compare_report
-from taskassign.api.what_if import apply_what_if
-from taskassign.api.what_if_compare import compare_what_if
 from taskassign.cli._app import app
 from taskassign.cli._common import (
     EXIT_FAILED,
@@ -26,25 +21,31 @@ from taskassign.cli._common import (
     stderr_console,
     stdout_console,
 )
-from taskassign.cli._diff_render import diff_text
-from taskassign.cli._metrics_render import format_value, metric_text, state_in_bytes
-from taskassign.cli._render import clock
-from taskassign.cli._what_if import (
-    add_clients_option,
-    announce_what_if,
-    rack_down_option,
-    remove_client_option,
-    set_option,
-    what_if_from_flags,
+from taskassign.cli._options import (
+    AddClients,
+    EventsSeed,
+    KafkaCompat,
+    RacksDown,
+    RemoveClients,
+    SetConfigs,
+    events_option,
+    json_option,
+    out_option,
 )
+from taskassign.cli._what_if import announce_what_if, what_if_from_flags
 from taskassign.errors import UserInputError
-from taskassign.formats.json_io import to_json_text
-from taskassign.formats.scenario import Scenario
-from taskassign.simulate import RebalanceRecord, read_events
+
+if TYPE_CHECKING:
+    from taskassign.analysis.compare import Comparison
+    from taskassign.formats.scenario import Scenario
+    from taskassign.simulate import RebalanceRecord
 
 __all__ = ("comparison_tables", "run_compare")
 
 def _total_text(key: str, value: int | bool | None) -> str:
+    from taskassign.cli._metrics_render import format_value
+    from taskassign.cli._render import clock
+
     if key == "settled_at_ms":
         return "never" if value is None else clock(value)
     if isinstance(value, bool):
@@ -68,6 +69,10 @@ def comparison_tables(comparison: Comparison, errors: dict[str, str] | None = No
                       in_bytes: bool = False) -> RenderableType:
     """Metrics as rows and assignors as columns (``*``: the better value of the row), and the run totals when
     the input was simulated."""
+    from taskassign.analysis.compare import TOTAL_FIELDS
+    from taskassign.analysis.metrics import SECTION_STARTS, metric_fields
+    from taskassign.cli._metrics_render import metric_text
+
     names = comparison.names
     parts: list[RenderableType] = []
     if comparison.totals:
@@ -99,6 +104,13 @@ def run_compare(scenario: Scenario, assignors: str, *, events: Path | None = Non
                 out: Path | None = None, as_json: bool = False) -> int:
     """Compare ``assignors`` (``-a`` text) on a ready ``scenario``; print, write ``out``; returns the exit code.
     The one place compare's options are acted on, whatever built the scenario."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from taskassign.api.compare import compare, parse_assignor_list, write_compare_report
+    from taskassign.cli._metrics_render import state_in_bytes
+    from taskassign.formats.json_io import to_json_text
+    from taskassign.simulate import read_events
+
     specs = parse_assignor_list(assignors)
     if seed is not None and events is None:
         raise UserInputError("--seed goes with --events (it seeds the simulation's random choices)")
@@ -113,7 +125,7 @@ def run_compare(scenario: Scenario, assignors: str, *, events: Path | None = Non
         def on_rebalance(name: str, record: RebalanceRecord) -> None:
             progress.update(job, description=f"{name}: rebalance {record.index} ({', '.join(record.reasons)})")
 
-        outcome: CompareOutcome = compare(scenario, specs, events=script, seed=seed, on_assignor=on_assignor,
+        outcome = compare(scenario, specs, events=script, seed=seed, on_assignor=on_assignor,
                                           on_rebalance=on_rebalance)
         written = []
         if out is not None:
@@ -142,22 +154,25 @@ def compare_command(
         help="Assignors separated by commas: built-in names (see `taskassign assignors`), module:Class or "
              "path/to/file.py:Class, e.g. -a high_availability,state_aware.",
     ),
-    events: Path | None = typer.Option(
-        None, "--events", "-e", help="Simulate this EVENTS.json (docs/events.md) with each assignor instead of "
-                                     "assigning once; adds the run totals."),
-    seed: int | None = typer.Option(None, "--seed", help="Override the events file's seed."),
-    out: Path | None = typer.Option(
-        None, "--out", "-o", help="Write report.html (one page overlaying the assignors) and compare.json here."),
-    as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON instead of tables."),
-    kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
-    sets: list[str] | None = set_option(),
-    add_clients: list[str] | None = add_clients_option(),
-    remove_clients: list[str] | None = remove_client_option(),
-    racks_down: list[str] | None = rack_down_option(),
+    events: Annotated[Path | None, events_option(
+        "Simulate this EVENTS.json (docs/events.md) with each assignor instead of assigning once; adds the run "
+        "totals.")] = None,
+    seed: EventsSeed = None,
+    out: Annotated[Path | None, out_option(
+        "Write report.html (one page overlaying the assignors) and compare.json here.", output_alias=False)] = None,
+    as_json: Annotated[bool, json_option("Print the comparison as JSON instead of tables.")] = False,
+    kafka_compat: KafkaCompat = False,
+    sets: SetConfigs = None,
+    add_clients: AddClients = None,
+    remove_clients: RemoveClients = None,
+    racks_down: RacksDown = None,
 ) -> None:
     """The same application through each assignor (one rebalance, or a simulation with --events), side by side:
     metrics as rows, assignors as columns, the better value of each row marked. With one assignor and a what-if:
     the input as it is against the altered input, as a before -> after diff."""
+    from taskassign.api.compare import parse_assignor_list
+    from taskassign.api.what_if import apply_what_if
+
     original = load_scenario(scenario, kafka_compat=kafka_compat)
     altered, notes = apply_what_if(original, what_if_from_flags(sets, add_clients, remove_clients, racks_down))
     specs = parse_assignor_list(assignors)
@@ -174,6 +189,12 @@ def compare_command(
 def run_what_if_compare(original: Scenario, altered: Scenario, notes: tuple[str, ...], spec: str, *,
                         events: Path | None, seed: int | None, as_json: bool) -> int:
     """One assignor on the input as it is and on the altered input: the diff, then both runs side by side."""
+    from taskassign.api.what_if_compare import compare_what_if
+    from taskassign.cli._diff_render import diff_text
+    from taskassign.cli._metrics_render import state_in_bytes
+    from taskassign.formats.json_io import to_json_text
+    from taskassign.simulate import read_events
+
     if seed is not None and events is None:
         raise UserInputError("--seed goes with --events (it seeds the simulation's random choices)")
     script = read_events(events) if events is not None else None

@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from taskassign.analysis.diff import diff_assignments
-from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, load_scenario, stdout_console
-from taskassign.cli._diff_render import diff_text
-from taskassign.cli._metrics_render import state_in_bytes
+from taskassign.cli._options import json_option
 from taskassign.errors import UserInputError
-from taskassign.formats.assignment import WHAT_IF, AssignmentDocument, read_assignment
-from taskassign.formats.json_io import to_json_text
-from taskassign.formats.scenario import Scenario
+
+if TYPE_CHECKING:
+    from taskassign.analysis.metrics import AssignmentMetrics
+    from taskassign.formats.assignment import AssignmentDocument
+    from taskassign.formats.scenario import Scenario
 
 
 @app.command()
@@ -28,10 +27,16 @@ def diff(
         None, "--scenario", "-s",
         help="The application (scenario or GROUP.json) AFTER was computed for: prices the data to move (state "
              "bytes, records to restore) and computes the metrics the files do not carry."),
-    as_json: bool = typer.Option(False, "--json", help="Print the diff as JSON (full values) instead of tables."),
+    as_json: Annotated[bool, json_option("Print the diff as JSON (full values) instead of tables.")] = False,
 ) -> None:
     """Before -> after, per client: tasks gained and lost (active and standby) and the metrics that changed,
     after the totals (replicas moved, actives moved, data to move), as Cruise Control summarises a proposal."""
+    from taskassign.analysis.diff import diff_assignments
+    from taskassign.cli._diff_render import diff_text
+    from taskassign.cli._metrics_render import state_in_bytes
+    from taskassign.formats.assignment import read_assignment
+    from taskassign.formats.json_io import to_json_text
+
     old, new = read_assignment(before), read_assignment(after)
     application = load_scenario(scenario) if scenario is not None else None
     state = application.state if application is not None else None
@@ -51,6 +56,9 @@ def _metrics(document: AssignmentDocument, application: Scenario | None,
              path: Path) -> AssignmentMetrics | dict[str, Any] | None:
     """The side's metrics: computed on the application when given (per client too), else the file's own. A file
     computed on an altered input (``what_if``) is not of ``application``: its own metrics are used."""
+    from taskassign.analysis.metrics import compute_metrics
+    from taskassign.formats.assignment import WHAT_IF
+
     if application is not None and WHAT_IF not in document.extras:
         try:
             return compute_metrics(application.state, document.assignment)

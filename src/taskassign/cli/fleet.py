@@ -6,15 +6,14 @@ from pathlib import Path
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from taskassign.cli._app import app
+from taskassign.cli._app import CommandGroup, app
 from taskassign.cli._common import handle_errors, new_table, stderr_console, stdout_console
+from taskassign.cli._options import out_option
 from taskassign.errors import UserInputError
-from taskassign.fleet.generate import FleetSpec, write_fleet
-from taskassign.fleet.snapshot_files import FORMATS
 
-fleet_app = typer.Typer(help="Synthetic fleets of Kafka Streams applications.", no_args_is_help=True)
+fleet_app = typer.Typer(help="Synthetic fleets of Kafka Streams applications.", no_args_is_help=True,
+                        cls=CommandGroup)
 app.add_typer(fleet_app, name="fleet")
 
 
@@ -22,9 +21,8 @@ app.add_typer(fleet_app, name="fleet")
 @handle_errors
 def generate(
     apps: int = typer.Option(..., "--apps", min=1, help="Number of applications."),
-    out: Path = typer.Option(
-        ..., "--out", "-o",
-        help="Snapshot directory to write: absent, empty, or a snapshot taskassign wrote (replaced)."),
+    out: Path = out_option("Snapshot directory to write: absent, empty, or a snapshot taskassign wrote (replaced).",
+                           output_alias=False, required=True),
     seed: int = typer.Option(0, "--seed", help="Same seed, same fleet."),
     tasks_per_app: int | None = typer.Option(
         None, "--tasks-per-app", min=1, help="About this many tasks per application (default: a mix of sizes)."),
@@ -33,6 +31,11 @@ def generate(
         0, "--bad-records", min=0, help="Plant this many faulty rows, to see them land in the errors table."),
 ) -> None:
     """Write a realistic synthetic fleet snapshot: mixed sizes, racks, standbys, skewed state, churn."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from taskassign.fleet.generate import FleetSpec, write_fleet
+    from taskassign.fleet.snapshot_files import FORMATS
+
     if fmt not in FORMATS:
         raise UserInputError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     spec = FleetSpec(apps=apps, seed=seed, tasks_per_app=tasks_per_app, bad_records=bad_records)

@@ -4,36 +4,45 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Group, RenderableType
 from rich.markup import escape
 from rich.text import Text
 
-from taskassign.api.optimize import (
-    Api,
-    Role,
-    ScenarioOptimization,
-    TaskSelection,
-    optimization_document,
-    optimize_scenario,
-)
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, load_altered, new_table, stderr_console, stdout_console
-from taskassign.cli._render import task_preview
-from taskassign.cli._what_if import (
-    add_clients_option,
-    announce_what_if,
-    rack_down_option,
-    remove_client_option,
-    set_option,
-    what_if_from_flags,
+from taskassign.cli._options import (
+    AddClients,
+    AssignmentJson,
+    AssignmentOut,
+    KafkaCompat,
+    RacksDown,
+    RemoveClients,
+    SetConfigs,
 )
-from taskassign.configs import RACK_SOLVER
+from taskassign.cli._what_if import announce_what_if, what_if_from_flags
 from taskassign.errors import UserInputError
-from taskassign.formats.json_io import dump_json, to_json_text
-from taskassign.formats.scenario import Scenario, with_config_overrides
-from taskassign.formats.units import short_ids
+
+if TYPE_CHECKING:
+    from taskassign.api.optimize import ScenarioOptimization
+    from taskassign.formats.scenario import Scenario
+
+
+class ApiChoice(enum.StrEnum):
+    """``api.optimize.Api``'s values (that module loads the solvers; the options must not)."""
+
+    INTERNAL = "internal"
+    PUBLIC = "public"
+
+
+class TasksChoice(enum.StrEnum):
+    """``api.optimize.TaskSelection``'s values."""
+
+    ALL = "all"
+    STATEFUL = "stateful"
+    STATELESS = "stateless"
 
 
 class SolverChoice(enum.StrEnum):
@@ -48,13 +57,13 @@ def optimize(
     scenario: Path = typer.Argument(..., help="A *.scenario.json file with a current_assignment."),
     active: bool = typer.Option(False, "--active", help="Optimise the active tasks."),
     standby: bool = typer.Option(False, "--standby", help="Optimise the standby tasks (pairwise exchanges)."),
-    output: Path | None = typer.Option(None, "--out", "-o", "--output", help="Write the assignment file here."),
-    api: Api = typer.Option(
-        Api.INTERNAL, "--api",
+    output: AssignmentOut = None,
+    api: ApiChoice = typer.Option(
+        ApiChoice.INTERNAL, "--api",
         help="internal: Kafka's RackAwareTaskAssignor (what high_availability/legacy_sticky run; unset costs "
              "default to 10/1); public: TaskAssignmentUtils.optimizeRackAware*Tasks (costs must be set).",
     ),
-    tasks: TaskSelection = typer.Option(TaskSelection.ALL, "--tasks", help="Public API: which tasks to optimise."),
+    tasks: TasksChoice = typer.Option(TasksChoice.ALL, "--tasks", help="Public API: which tasks to optimise."),
     solver: SolverChoice | None = typer.Option(
         None, "--solver",
         help="kafka = Kafka's own solver (bit-for-bit), min_cost_flow = fast, auto = kafka under --kafka-compat. "
@@ -63,14 +72,19 @@ def optimize(
     traffic_cost: int | None = typer.Option(None, "--traffic-cost", min=0, help="Override the traffic cost."),
     non_overlap_cost: int | None = typer.Option(None, "--non-overlap-cost", min=0,
                                                 help="Override the non-overlap (movement) cost."),
-    as_json: bool = typer.Option(False, "--json", help="Print the assignment file to stdout instead of a table."),
-    kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
-    sets: list[str] | None = set_option(),
-    add_clients: list[str] | None = add_clients_option(),
-    remove_clients: list[str] | None = remove_client_option(),
-    racks_down: list[str] | None = rack_down_option(),
+    as_json: AssignmentJson = False,
+    kafka_compat: KafkaCompat = False,
+    sets: SetConfigs = None,
+    add_clients: AddClients = None,
+    remove_clients: RemoveClients = None,
+    racks_down: RacksDown = None,
 ) -> None:
     """Improve the scenario's current_assignment for cross-rack traffic, keeping every client's task count."""
+    from taskassign.api.optimize import Api, Role, TaskSelection, optimization_document, optimize_scenario
+    from taskassign.configs import RACK_SOLVER
+    from taskassign.formats.json_io import dump_json, to_json_text
+    from taskassign.formats.scenario import with_config_overrides
+
     if active == standby:
         raise UserInputError("give exactly one of --active or --standby")
     loaded, notes = load_altered(
@@ -79,8 +93,8 @@ def optimize(
         loaded = with_config_overrides(loaded, {RACK_SOLVER: solver.value})
     role = Role.ACTIVE if active else Role.STANDBY
     with stderr_console().status(f"optimising {role.value} tasks of {escape(loaded.name)}"):
-        result = optimize_scenario(loaded, role, api, tasks=tasks, traffic_cost=traffic_cost,
-                                   non_overlap_cost=non_overlap_cost)
+        result = optimize_scenario(loaded, role, Api(api.value), tasks=TaskSelection(tasks.value),
+                                   traffic_cost=traffic_cost, non_overlap_cost=non_overlap_cost)
     document = optimization_document(result)
     console = stdout_console()
     if output is not None:
@@ -95,6 +109,10 @@ def optimize(
 
 
 def _summary(scenario: Scenario, result: ScenarioOptimization) -> RenderableType:
+    from taskassign.api.optimize import Role
+    from taskassign.cli._render import task_preview
+    from taskassign.formats.units import short_ids
+
     header = Text.assemble(
         ("scenario ", "dim"), (result.scenario, "bold"), ("   ", ""), (f"{result.role.value} tasks", "bold"),
         ("   api ", "dim"), (result.api.value, "bold"), ("   solver ", "dim"), (result.solver, "bold"),

@@ -6,28 +6,33 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console, Group, RenderableType
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from taskassign.assignors.registry import check_assignor
-from taskassign.cli._app import app
+from taskassign.cli._app import CommandGroup, app
 from taskassign.cli._common import EXIT_FAILED, handle_errors, new_table, stderr_console, stdout_console
-from taskassign.cli._fleet_render import attention_table, comparison_table, fleet_metrics_table
+from taskassign.cli._options import (
+    KafkaCompat,
+    SparkMaster,
+    SparkRemote,
+    allow_plugins_option,
+    assignor_option,
+    kafka_compat_option,
+    out_option,
+)
 from taskassign.errors import UserInputError
-from taskassign.fleet.reasons import STATUSES
-from taskassign.formats.json_io import dump_json
-from taskassign.formats.scenario import scenario_to_dict
 
-pipeline_app = typer.Typer(help="Run the engine over a fleet snapshot on Spark.", no_args_is_help=True)
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+pipeline_app = typer.Typer(help="Run the engine over a fleet snapshot on Spark.", no_args_is_help=True,
+                           cls=CommandGroup)
 app.add_typer(pipeline_app, name="pipeline")
 
-_MASTER_HELP = "Spark master URL (default local[*]; e.g. spark://host:7077)."
-_REMOTE_HELP = "Spark Connect server (sc://host:port) instead of a master."
 _ASSIGNOR_HELP = ("Assignor for every application (default: each application's own, else the built-in default); "
                   "A,B[,...] runs every application through each and compares them (the first is the baseline).")
 _ATTENTION_HELP = "Applications per metric in the needs-attention view (worst state imbalance, standbys short, " \
@@ -49,6 +54,8 @@ def _parse_conf(entries: list[str]) -> dict[str, str]:
 
 def _assignors(value: str | None) -> tuple[str | None, tuple[str, ...]]:
     """``--assignor``: one assignor (the override), or A,B,... (a comparison run)."""
+    from taskassign.assignors.registry import check_assignor
+
     if value is None or "," not in value:
         if value is not None:
             check_assignor(value)
@@ -104,19 +111,20 @@ def _spark_progress(spark: Any, progress: Progress, counter: Any) -> Iterator[No
 @handle_errors
 def run(
     input_dir: Path = typer.Option(..., "--input", help="Fleet snapshot directory (docs/pipeline.md)."),
-    output_dir: Path = typer.Option(..., "--out", "-o", "--output",
-                                    help="Output directory; replaced only when the run completes."),
-    assignor: str | None = typer.Option(None, "--assignor", "-a", help=_ASSIGNOR_HELP),
-    master: str | None = typer.Option(None, "--master", help=_MASTER_HELP),
-    remote: str | None = typer.Option(None, "--remote", help=_REMOTE_HELP),
-    kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+    output_dir: Path = out_option("Output directory; replaced only when the run completes.", required=True),
+    assignor: Annotated[str | None, assignor_option(_ASSIGNOR_HELP)] = None,
+    master: SparkMaster = None,
+    remote: SparkRemote = None,
+    kafka_compat: KafkaCompat = False,
     buckets: int | None = typer.Option(None, "--buckets", min=1, help="Buckets of applications (Python calls)."),
     conf: list[str] = typer.Option([], "--conf", help="Extra Spark config KEY=VALUE (repeatable)."),
-    allow_plugins: bool = typer.Option(False, "--allow-plugins", help=_PLUGINS_HELP),
+    allow_plugins: Annotated[bool, allow_plugins_option(_PLUGINS_HELP)] = False,
     attention: int = typer.Option(10, "--attention", min=0, help=_ATTENTION_HELP),
 ) -> None:
     """Assign every application of a fleet snapshot and write assignments, metrics, errors and a manifest."""
     single, compared = _assignors(assignor)  # a bad name: exit 2 before Spark starts
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from taskassign.pipeline.progress import ApplicationCounter
     from taskassign.pipeline.run import PipelineOptions, run_pipeline
@@ -142,6 +150,9 @@ def fleet_summary(manifest: dict[str, Any], output_dir: Path) -> RenderableType:
     """The end-of-run summary: outcome per application, fleet metrics (a comparison run: the assignor
     comparison), the applications that need attention, row accounting, errors."""
     import pyarrow.parquet as pq
+
+    from taskassign.cli._fleet_render import attention_table, comparison_table, fleet_metrics_table
+    from taskassign.fleet.reasons import STATUSES
 
     timings = manifest["timings"]
     apps = manifest["applications"]
@@ -202,13 +213,16 @@ def fleet_summary(manifest: dict[str, Any], output_dir: Path) -> RenderableType:
 def export_scenario(
     input_dir: Path = typer.Option(..., "--input", help="Fleet snapshot directory."),
     app_id: str = typer.Option(..., "--app", help="The application to export."),
-    out: Path | None = typer.Option(None, "--out", "-o", help="Scenario file to write (default <app>.scenario.json)."),
-    master: str | None = typer.Option(None, "--master", help=_MASTER_HELP),
-    remote: str | None = typer.Option(None, "--remote", help=_REMOTE_HELP),
-    kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Set taskassign.kafka.compat in its configs."),
-    allow_plugins: bool = typer.Option(False, "--allow-plugins", help=_PLUGINS_HELP),
+    out: Annotated[Path | None, out_option("Scenario file to write (default <app>.scenario.json).",
+                                           output_alias=False)] = None,
+    master: SparkMaster = None,
+    remote: SparkRemote = None,
+    kafka_compat: Annotated[bool, kafka_compat_option("Set taskassign.kafka.compat in its configs.")] = False,
+    allow_plugins: Annotated[bool, allow_plugins_option(_PLUGINS_HELP)] = False,
 ) -> None:
     """Write one application's scenario file: the exact input the pipeline gives the engine for it."""
+    from taskassign.formats.json_io import dump_json
+    from taskassign.formats.scenario import scenario_to_dict
     from taskassign.pipeline.export import export_scenarios
     from taskassign.pipeline.session import command_session
 

@@ -4,6 +4,7 @@ every member's assignment bytes."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Group, RenderableType
@@ -11,27 +12,25 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from taskassign.analysis.recorded_outcome import OutcomeComparison
-from taskassign.api.rebalance import group_result_to_document, rebalance_group_file
-from taskassign.api.what_if import apply_what_if_to_group
-from taskassign.assignors.registry import DEFAULT_ASSIGNOR, resolve_assignor_class
 from taskassign.cli._app import app
 from taskassign.cli._common import EXIT_FAILED, handle_errors, new_table, stderr_console, stdout_console
-from taskassign.cli._render import task_preview
-from taskassign.cli._what_if import (
-    add_clients_option,
-    announce_what_if,
-    rack_down_option,
-    remove_client_option,
-    set_option,
-    what_if_from_flags,
+from taskassign.cli._options import (
+    DEFAULT_ASSIGNOR,
+    AddClients,
+    KafkaCompat,
+    RacksDown,
+    RemoveClients,
+    SetConfigs,
+    assignor_option,
+    json_option,
+    out_option,
 )
-from taskassign.configs import KAFKA_COMPAT
-from taskassign.formats.group import GroupSpec, group_with_config_overrides, read_group
-from taskassign.formats.json_io import dump_json, to_json_text
-from taskassign.formats.units import relative_deadline, short_ids
-from taskassign.leader.group import GroupRebalanceResult
-from taskassign.wire.versions import AssignorError
+from taskassign.cli._what_if import announce_what_if, what_if_from_flags
+
+if TYPE_CHECKING:
+    from taskassign.analysis.recorded_outcome import OutcomeComparison
+    from taskassign.formats.group import GroupSpec
+    from taskassign.leader.group import GroupRebalanceResult
 
 MAX_MEMBER_ROWS = 80
 
@@ -40,24 +39,30 @@ MAX_MEMBER_ROWS = 80
 @handle_errors
 def rebalance(
     group: Path = typer.Argument(..., help="A GROUP.json file (docs/group-file.md)."),
-    assignor: str | None = typer.Option(
-        None, "--assignor", "-a",
-        help="Built-in name (see `taskassign assignors`), module:Class or file.py:Class. Default: the assignor "
-             f"a captured file names (the one Kafka ran), else {DEFAULT_ASSIGNOR}."),
-    output: Path | None = typer.Option(None, "--out", "-o", "--output",
-                                       help="Write the group assignment document here."),
-    as_json: bool = typer.Option(False, "--json", help="Print the group assignment document instead of a table."),
-    kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
-    sets: list[str] | None = set_option(),
-    add_clients: list[str] | None = add_clients_option(),
-    remove_clients: list[str] | None = remove_client_option(),
-    racks_down: list[str] | None = rack_down_option(),
+    assignor: Annotated[str | None, assignor_option(
+        "Built-in name (see `taskassign assignors`), module:Class or file.py:Class. Default: the assignor a captured "
+        f"file names (the one Kafka ran), else {DEFAULT_ASSIGNOR}.")] = None,
+    output: Annotated[Path | None, out_option("Write the group assignment document here.")] = None,
+    as_json: Annotated[bool, json_option("Print the group assignment document instead of a table.")] = False,
+    kafka_compat: KafkaCompat = False,
+    sets: SetConfigs = None,
+    add_clients: AddClients = None,
+    remove_clients: RemoveClients = None,
+    racks_down: RacksDown = None,
 ) -> None:
     """Run Kafka Streams' group leader on GROUP.json: every member's assignment bytes and what it does next.
 
     On a captured file (taskassign capture) the result is compared with what Kafka's leader sent, member by
     member: exit code 0 only when every member's bytes match.
     """
+    from taskassign.api.rebalance import group_result_to_document, rebalance_group_file
+    from taskassign.api.what_if import apply_what_if_to_group
+    from taskassign.assignors.registry import resolve_assignor_class
+    from taskassign.configs import KAFKA_COMPAT
+    from taskassign.formats.group import group_with_config_overrides, read_group
+    from taskassign.formats.json_io import dump_json, to_json_text
+    from taskassign.wire.versions import AssignorError
+
     if assignor is not None:
         resolve_assignor_class(assignor)
     spec = read_group(group)
@@ -108,6 +113,8 @@ def comparison_text(comparison: OutcomeComparison) -> RenderableType:
 
 def summary(spec: GroupSpec, result: GroupRebalanceResult) -> RenderableType:
     """Header (assignor, versions, error, stability), one row per member, warnings."""
+    from taskassign.wire.versions import AssignorError
+
     v = result.versions
     error_style = "bold green" if result.error_code is AssignorError.NONE else "bold red"
     header = Text.assemble(
@@ -130,6 +137,9 @@ def summary(spec: GroupSpec, result: GroupRebalanceResult) -> RenderableType:
 
 
 def _member_table(result: GroupRebalanceResult, now_ms: int) -> Table:
+    from taskassign.cli._render import task_preview
+    from taskassign.formats.units import short_ids
+
     table = new_table(pad_edge=False)
     table.add_column("member", no_wrap=True)
     table.add_column("client", no_wrap=True)
@@ -156,6 +166,8 @@ def _member_table(result: GroupRebalanceResult, now_ms: int) -> Table:
 
 def _next_join(reason: str, deadline_ms: int | None, now_ms: int) -> str:
     """The member's next join as text: an epoch-ms deadline in the reason becomes a time from the leader's clock."""
+    from taskassign.formats.units import relative_deadline
+
     if not deadline_ms:
         return reason
     return reason.replace(f"at {deadline_ms}", relative_deadline(deadline_ms, now_ms))

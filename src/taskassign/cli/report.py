@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.markup import escape
 
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, stderr_console, stdout_console
-from taskassign.report import write_report
+from taskassign.cli._options import out_option
 
 
 @app.command("report")
 @handle_errors
 def report_command(
     result: Path = typer.Argument(..., help="simulation.json, or the --out directory of `taskassign simulate`."),
-    out: Path = typer.Option(Path("report.html"), "--out", "-o", help="The HTML file to write."),
+    out: Annotated[Path, out_option("The HTML file to write.", output_alias=False)] = Path("report.html"),
 ) -> None:
     """One self-contained HTML page (plots inlined, opens offline) of a simulation's results."""
+    from taskassign.report import write_report
+
     with stderr_console().status("drawing the plots"):
         target = write_report(result, out)
     stdout_console().print(f"wrote {escape(str(target))}")

@@ -3,43 +3,41 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Group, RenderableType
 from rich.markup import escape
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from taskassign.api.what_if import chosen_assignor
-from taskassign.assignors.registry import DEFAULT_ASSIGNOR, check_assignor
 from taskassign.cli._app import app
-from taskassign.cli._common import (
-    EXIT_FAILED,
-    allow_plugins_option,
-    handle_errors,
-    load_altered,
-    new_table,
-    stderr_console,
-    stdout_console,
+from taskassign.cli._common import EXIT_FAILED, handle_errors, load_altered, new_table, stderr_console, stdout_console
+from taskassign.cli._options import (
+    DEFAULT_ASSIGNOR,
+    AddClients,
+    AllowPlugins,
+    EventsSeed,
+    KafkaCompat,
+    RacksDown,
+    RemoveClients,
+    SetConfigs,
+    assignor_option,
+    events_option,
+    json_option,
+    out_option,
 )
-from taskassign.cli._metrics_render import format_value
-from taskassign.cli._render import clock
-from taskassign.cli._what_if import (
-    add_clients_option,
-    announce_what_if,
-    rack_down_option,
-    remove_client_option,
-    set_option,
-    what_if_from_flags,
-)
-from taskassign.formats.json_io import to_json_text
-from taskassign.formats.units import human_duration
-from taskassign.simulate import RebalanceRecord, SimulationResult, read_events, simulate
+from taskassign.cli._what_if import announce_what_if, what_if_from_flags
+
+if TYPE_CHECKING:
+    from taskassign.simulate import RebalanceRecord, SimulationResult
 
 MAX_ROWS = 200
 
 
 def rebalance_table(result: SimulationResult) -> RenderableType:
+    from taskassign.cli._metrics_render import format_value
+    from taskassign.cli._render import clock
+
     table = new_table(pad_edge=False)
     for column in ("#", "time", "reasons", "clients", "probing", "active moves", "standby moves", "to restore",
                    "left to restore", "not running", "active skew", "error"):
@@ -62,6 +60,9 @@ def rebalance_table(result: SimulationResult) -> RenderableType:
 
 
 def summary_text(result: SimulationResult) -> Text:
+    from taskassign.cli._render import clock
+    from taskassign.formats.units import human_duration
+
     by_reason = ", ".join(f"{k} {v}" for k, v in result.by_reason().items())
     text = Text.assemble(
         ("scenario ", "dim"), (result.scenario_name, "bold"), ("   assignor ", "dim"), (result.assignor, "bold"),
@@ -84,26 +85,31 @@ def summary_text(result: SimulationResult) -> Text:
 @handle_errors
 def simulate_command(
     scenario: Path = typer.Argument(..., help="The *.scenario.json the simulation starts from."),
-    events: Path = typer.Option(..., "--events", "-e", help="The EVENTS.json script (docs/events.md)."),
-    assignor: str | None = typer.Option(
-        None, "--assignor", "-a",
-        help="Built-in name (see `taskassign assignors`), module:Class, or path/to/file.py:Class. Default: the "
-             f"input's task.assignor.class, else {DEFAULT_ASSIGNOR}.",
-    ),
-    out: Path | None = typer.Option(
-        None, "--out", "-o",
-        help="Write simulation.json, rebalances.csv, final.scenario.json and final.assignment.json here.",
-    ),
-    seed: int | None = typer.Option(None, "--seed", help="Override the events file's seed."),
-    as_json: bool = typer.Option(False, "--json", help="Print simulation.json to stdout instead of tables."),
-    kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
-    sets: list[str] | None = set_option(),
-    add_clients: list[str] | None = add_clients_option(),
-    remove_clients: list[str] | None = remove_client_option(),
-    racks_down: list[str] | None = rack_down_option(),
-    allow_plugins: bool = allow_plugins_option(),
+    events: Path = events_option("The EVENTS.json script (docs/events.md).", required=True),
+    assignor: Annotated[str | None, assignor_option(
+        "Built-in name (see `taskassign assignors`), module:Class, or path/to/file.py:Class. Default: the input's "
+        f"task.assignor.class, else {DEFAULT_ASSIGNOR}.")] = None,
+    out: Annotated[Path | None, out_option(
+        "Write simulation.json, rebalances.csv, final.scenario.json and final.assignment.json here.",
+        output_alias=False)] = None,
+    seed: EventsSeed = None,
+    as_json: Annotated[bool, json_option("Print simulation.json to stdout instead of tables.")] = False,
+    kafka_compat: KafkaCompat = False,
+    sets: SetConfigs = None,
+    add_clients: AddClients = None,
+    remove_clients: RemoveClients = None,
+    racks_down: RacksDown = None,
+    allow_plugins: AllowPlugins = False,
 ) -> None:
     """Replay a sequence of rebalances (joins, crashes, restarts, restores, probing) and report each one."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from taskassign.api.what_if import chosen_assignor
+    from taskassign.assignors.registry import check_assignor
+    from taskassign.cli._render import clock
+    from taskassign.formats.json_io import to_json_text
+    from taskassign.simulate import read_events, simulate
+
     if assignor is not None:
         check_assignor(assignor)
     what_if = what_if_from_flags(sets, add_clients, remove_clients, racks_down)

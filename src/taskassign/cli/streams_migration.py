@@ -4,30 +4,36 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from taskassign.api.migration import HIGHLIGHTS, MigrationWhatIf, migration_what_if
-from taskassign.assignors.registry import DEFAULT_ASSIGNOR, check_assignor
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, load_altered, new_table, stderr_console, stdout_console
-from taskassign.cli._metrics_render import format_value
-from taskassign.cli._what_if import (
-    add_clients_option,
-    announce_what_if,
-    rack_down_option,
-    remove_client_option,
-    set_option,
-    what_if_from_flags,
+from taskassign.cli._options import (
+    DEFAULT_ASSIGNOR,
+    AddClients,
+    KafkaCompat,
+    RacksDown,
+    RemoveClients,
+    SetConfigs,
+    json_option,
+    out_option,
 )
-from taskassign.formats.json_io import dump_json, to_json_text
+from taskassign.cli._what_if import announce_what_if, what_if_from_flags
+
+if TYPE_CHECKING:
+    from taskassign.api.migration import MigrationWhatIf
 
 
 def comparison_table(what_if: MigrationWhatIf) -> Table:
     """One row per highlighted metric, one column per assignor."""
+    from taskassign.api.migration import HIGHLIGHTS
+    from taskassign.cli._metrics_render import format_value
+
     table = new_table(pad_edge=False,
                       title=f"{what_if.scenario}: classic protocol vs streams protocol", title_justify="left")
     table.add_column("metric", no_wrap=True)
@@ -50,16 +56,20 @@ def streams_migration(
     application: Path = typer.Argument(..., help="A *.scenario.json or a GROUP.json."),
     classic: str = typer.Option(DEFAULT_ASSIGNOR, "--classic",
                                 help="The classic protocol's assignor (a KIP-924 one; Kafka's default)."),
-    output: Path | None = typer.Option(None, "--out", "-o", "--output", help="Write the comparison document here."),
-    as_json: bool = typer.Option(False, "--json", help="Print the comparison document instead of a table."),
-    kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
-    sets: list[str] | None = set_option(),
-    add_clients: list[str] | None = add_clients_option(),
-    remove_clients: list[str] | None = remove_client_option(),
-    racks_down: list[str] | None = rack_down_option(),
+    output: Annotated[Path | None, out_option("Write the comparison document here.")] = None,
+    as_json: Annotated[bool, json_option("Print the comparison document instead of a table.")] = False,
+    kafka_compat: KafkaCompat = False,
+    sets: SetConfigs = None,
+    add_clients: AddClients = None,
+    remove_clients: RemoveClients = None,
+    racks_down: RacksDown = None,
 ) -> None:
     """What moving an application to the streams protocol (KIP-1071) would change: the classic assignor against
     Kafka's broker-side sticky and balanced assignors, on the same application."""
+    from taskassign.api.migration import migration_what_if
+    from taskassign.assignors.registry import check_assignor
+    from taskassign.formats.json_io import dump_json, to_json_text
+
     check_assignor(classic)
     loaded, notes = load_altered(
         application, what_if_from_flags(sets, add_clients, remove_clients, racks_down), kafka_compat=kafka_compat)

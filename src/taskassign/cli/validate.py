@@ -3,24 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.text import Text
 
 from taskassign.cli._app import app
 from taskassign.cli._common import EXIT_FAILED, handle_errors, load_altered, stdout_console
-from taskassign.cli._render import completeness_text, error_text
-from taskassign.cli._what_if import (
-    add_clients_option,
-    announce_what_if,
-    rack_down_option,
-    remove_client_option,
-    set_option,
-    what_if_from_flags,
+from taskassign.cli._options import (
+    AddClients,
+    RacksDown,
+    RemoveClients,
+    SetConfigs,
+    kafka_compat_option,
+    strict_option,
 )
-from taskassign.formats.assignment import read_assignment
-from taskassign.model import AssignmentError
-from taskassign.validation import check_completeness, validate_task_assignment
+from taskassign.cli._what_if import announce_what_if, what_if_from_flags
 
 
 @app.command()
@@ -28,14 +26,19 @@ from taskassign.validation import check_completeness, validate_task_assignment
 def validate(
     scenario: Path = typer.Argument(..., help="The scenario the assignment was computed for."),
     assignment: Path = typer.Argument(..., help="A *.assignment.json file."),
-    strict: bool = typer.Option(False, "--strict", help="Also fail when the completeness report finds gaps."),
-    kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Only Kafka's own checks."),
-    sets: list[str] | None = set_option(),
-    add_clients: list[str] | None = add_clients_option(),
-    remove_clients: list[str] | None = remove_client_option(),
-    racks_down: list[str] | None = rack_down_option(),
+    strict: Annotated[bool, strict_option("Also fail when the completeness report finds gaps.")] = False,
+    kafka_compat: Annotated[bool, kafka_compat_option("Only Kafka's own checks.")] = False,
+    sets: SetConfigs = None,
+    add_clients: AddClients = None,
+    remove_clients: RemoveClients = None,
+    racks_down: RacksDown = None,
 ) -> None:
     """Print the AssignmentError Kafka would report and a completeness report; exit 0 only for NONE."""
+    from taskassign.cli._render import completeness_text, error_text
+    from taskassign.formats.assignment import read_assignment
+    from taskassign.model import AssignmentError
+    from taskassign.validation import check_completeness, validate_task_assignment
+
     loaded, notes = load_altered(
         scenario, what_if_from_flags(sets, add_clients, remove_clients, racks_down), kafka_compat=kafka_compat)
     document = read_assignment(assignment)

@@ -6,29 +6,15 @@ import base64
 import re
 from enum import StrEnum
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.markup import escape
 
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, stderr_console, stdout_console
+from taskassign.cli._options import out_option
 from taskassign.errors import DecodeError, UserInputError
-from taskassign.formats.json_io import (
-    load_json_text,
-    read_input_bytes,
-    read_input_text,
-    source_name,
-    to_json_text,
-    write_output_bytes,
-    write_output_text,
-)
-from taskassign.formats.wire_documents import (
-    WIRE_FORMAT,
-    bytes_from_text,
-    decode_message,
-    message_from_json,
-    message_to_json,
-)
 
 
 class Kind(StrEnum):
@@ -50,6 +36,9 @@ _TEXT = re.compile(rb"^[\s0-9a-fA-FxX:|,_]*$")
 def read_bytes_argument(data: str) -> tuple[bytes, str]:
     """``HEX``, ``base64:TEXT``, ``@FILE`` (raw bytes, or hex / base64 text) or ``-`` (stdin text);
     returns the bytes and a name for error messages."""
+    from taskassign.formats.json_io import read_input_bytes, read_input_text
+    from taskassign.formats.wire_documents import bytes_from_text
+
     if data == "-":
         return bytes_from_text(read_input_text("-", what="message text"), "stdin"), "stdin"
     if not data.startswith("@"):
@@ -70,9 +59,12 @@ def decode(
                                           "message inside), or subscription-info / assignment-info (userData only)."),
     data: str = typer.Argument(..., help="Hex, base64:TEXT, @FILE (raw bytes, or hex/base64 text) or - (stdin)."),
     raw_user_data: bool = typer.Option(False, "--raw-user-data", help="Keep userData as hex instead of decoding it."),
-    output: Path | None = typer.Option(None, "--out", "-o", "--output", help="Write the JSON here instead of stdout."),
+    output: Annotated[Path | None, out_option("Write the JSON here instead of stdout.")] = None,
 ) -> None:
     """Decode a Kafka Streams rebalance message and print it as JSON (taskassign encode reverses it)."""
+    from taskassign.formats.json_io import to_json_text, write_output_text
+    from taskassign.formats.wire_documents import WIRE_FORMAT, decode_message, message_to_json
+
     payload, where = read_bytes_argument(data)
     try:
         message, size = decode_message(kind.value, payload)
@@ -95,9 +87,18 @@ def decode(
 def encode(
     document: str = typer.Argument(..., help="A JSON file as printed by `taskassign decode`, or - for stdin."),
     output_format: Output = typer.Option(Output.hex, "--as", help="hex, base64, or binary (needs -o)."),
-    output: Path | None = typer.Option(None, "--out", "-o", "--output", help="Write the bytes here instead of stdout."),
+    output: Annotated[Path | None, out_option("Write the bytes here instead of stdout.")] = None,
 ) -> None:
     """Encode a message from its JSON form (as taskassign decode prints it) into Kafka's bytes."""
+    from taskassign.formats.json_io import (
+        load_json_text,
+        read_input_text,
+        source_name,
+        write_output_bytes,
+        write_output_text,
+    )
+    from taskassign.formats.wire_documents import message_from_json
+
     text, source = read_input_text(document, what="wire JSON document"), source_name(document)
     message = message_from_json(load_json_text(text, source), source=source)
     data = message.encode()
