@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -21,7 +21,11 @@ __all__ = (
     "DEFAULT_MAX_WARMUP_REPLICAS",
     "DEFAULT_NUM_STANDBY_REPLICAS",
     "DEFAULT_PROBING_REBALANCE_INTERVAL_MS",
+    "DEFAULT_KAFKA_LINE",
     "KAFKA_COMPAT",
+    "KAFKA_LINES",
+    "KAFKA_VERSION",
+    "kafka_line_at_least",
     "MAX_WARMUP_REPLICAS",
     "NUM_STANDBY_REPLICAS",
     "PROBING_REBALANCE_INTERVAL_MS",
@@ -57,6 +61,12 @@ RACK_AWARE_ASSIGNMENT_NON_OVERLAP_COST = "rack.aware.assignment.non_overlap_cost
 #: ``AssignmentConfigs`` accepts it beside them and leaves it to whoever chooses the assignor.
 TASK_ASSIGNOR_CLASS = "task.assignor.class"
 KAFKA_COMPAT = "taskassign.kafka.compat"
+#: The Kafka Streams release line whose assignors and leader are reproduced (docs/kafka-versions.md).
+KAFKA_VERSION = "kafka.version"
+#: The release lines taskassign reproduces, oldest first; ``trunk`` is Apache Kafka's trunk of 2026-08-22.
+KAFKA_LINES = ("3.9", "4.0", "4.1", "4.2", "4.3", "4.4", "trunk")
+#: The newest release line: the line used when neither ``--kafka-version`` nor ``kafka.version`` names one.
+DEFAULT_KAFKA_LINE = "4.4"
 RACK_SOLVER = "taskassign.rack.solver"
 REBALANCE_PROTOCOL = "taskassign.rebalance.protocol"
 REBALANCE_PROTOCOL_COOPERATIVE = "cooperative"
@@ -75,6 +85,13 @@ STRATEGY_BALANCE_SUBTOPOLOGY = "balance_subtopology"
 RACK_AWARE_STRATEGIES = (STRATEGY_NONE, STRATEGY_MIN_TRAFFIC, STRATEGY_BALANCE_SUBTOPOLOGY)
 #: ``taskassign.rack.solver``: auto = Kafka's own solver under kafka_compat, else the fast one.
 RACK_SOLVERS = ("auto", "kafka", "min_cost_flow")
+
+
+
+def kafka_line_at_least(line: str, first: str) -> bool:
+    """True when the release line ``line`` has what Kafka's line ``first`` brought (``trunk`` has everything)."""
+    return KAFKA_LINES.index(line) >= KAFKA_LINES.index(first)
+
 
 INT_MAX = 2**31 - 1
 LONG_MAX = 2**63 - 1
@@ -145,6 +162,9 @@ _KEYS: tuple[ConfigKey, ...] = (
               "cost per moved task (null: the assignor's default)", _non_negative_or_null),
     ConfigKey(KAFKA_COMPAT, "bool", False,
               "reproduce Kafka's known bugs bit for bit (docs/kafka-differences.md)"),
+    ConfigKey(KAFKA_VERSION, "string", DEFAULT_KAFKA_LINE,
+              "the Kafka Streams release line reproduced (docs/kafka-versions.md): "
+              + ", ".join(KAFKA_LINES), _one_of(KAFKA_LINES)),
     ConfigKey(RACK_SOLVER, "string", "auto",
               "min-cost-flow solver of the rack-aware optimisation: kafka (exact parity) or min_cost_flow "
               "(fast); auto = kafka under taskassign.kafka.compat", _one_of(RACK_SOLVERS)),
@@ -356,7 +376,7 @@ class AssignmentConfigs:
         extensions = {
             name: values.get(name, key.default)
             for name, key in sorted(CONFIG_KEYS.items())
-            if name.startswith("taskassign.")
+            if name.startswith("taskassign.") or name == KAFKA_VERSION
         }
         return cls(
             acceptable_recovery_lag=values.get(ACCEPTABLE_RECOVERY_LAG, DEFAULT_ACCEPTABLE_RECOVERY_LAG),
@@ -396,6 +416,18 @@ class AssignmentConfigs:
     def kafka_compat(self) -> bool:
         """True when Kafka's known bugs must be reproduced bit for bit (``taskassign.kafka.compat``)."""
         return bool(self.extension(KAFKA_COMPAT))
+
+    @property
+    def kafka_version(self) -> str:
+        """The Kafka release line reproduced (``kafka.version``; default DEFAULT_KAFKA_LINE)."""
+        return str(self.extension(KAFKA_VERSION))
+
+    def with_kafka_version(self, line: str | None) -> AssignmentConfigs:
+        """These configs on the release line ``line`` (None: unchanged); ConfigError for an unknown line."""
+        if line is None:
+            return self
+        checked = parse_config_value(KAFKA_VERSION, line)
+        return replace(self, extensions=MappingProxyType({**self.extensions, KAFKA_VERSION: checked}))
 
     @property
     def rack_awareness_configured(self) -> bool:

@@ -32,7 +32,7 @@ from taskassign.errors import EncodeError, TaskAssignmentException, UserInputErr
 from taskassign.formats.group import GroupSpec, MemberSpec, SubtopologySpec
 from taskassign.formats.scenario import Scenario
 from taskassign.ids import ProcessId, TaskId
-from taskassign.internals.java_order import hash_iteration_order
+from taskassign.internals.java_order import hash_iteration_order, leader_subtopology_walk
 from taskassign.leader.host_maps import HostMaps, TaskOrder, host_maps
 from taskassign.leader.ownership import ClientOwnership, PartitionOwnership
 from taskassign.leader.partition_grouper import INVALID_TOPOLOGY, MISSING_SOURCE_TOPIC, TopologyError, resolve_topology
@@ -172,7 +172,7 @@ def rebalance_group(spec: GroupSpec, assignor: str = DEFAULT_ASSIGNOR) -> GroupR
             return _failure(spec, name, versions, problem, warnings)
         states.append(state)
     app = ApplicationState(tasks=tasks, clients={c.process_id: c for c in states}, configs=spec.configs,
-                           now_ms=spec.now_ms)
+                           now_ms=spec.now_ms, subtopology_walk_order=_leader_walk(spec))
 
     def make(name_: str) -> Any:
         return create_assignor(name_, spec.raw_configs)
@@ -211,6 +211,11 @@ def rebalance_group(spec: GroupSpec, assignor: str = DEFAULT_ASSIGNOR) -> GroupR
         return error(AssignorError.ASSIGNMENT_ERROR, f"encoding failed: {exc}")
     return GroupRebalanceResult(spec.name, result.assignor, AssignorError.NONE, versions,
                                 MappingProxyType(outcomes), result, app, maps, None, tuple(warnings))
+
+
+def _leader_walk(spec: GroupSpec) -> tuple[tuple[str | None, int], ...]:
+    """The order Kafka's leader walks the subtopologies (node-group order into its topic-groups HashMap)."""
+    return leader_subtopology_walk([(None, s.id) for s in sorted(spec.subtopologies, key=lambda s: s.id)])
 
 
 def kafka_member_order(spec: GroupSpec) -> list[MemberSpec]:
@@ -485,5 +490,5 @@ def group_scenario(spec: GroupSpec) -> Scenario:
             raise UserInputError(f"{spec.name}: {problem}")
         states.append(state)
     app = ApplicationState(tasks=tasks, clients={c.process_id: c for c in states}, configs=spec.configs,
-                           now_ms=spec.now_ms)
+                           now_ms=spec.now_ms, subtopology_walk_order=_leader_walk(spec))
     return Scenario(spec.name, app, spec.raw_configs, None, member_client[spec.leader])
