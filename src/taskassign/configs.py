@@ -18,14 +18,13 @@ __all__ = (
     "ACCEPTABLE_RECOVERY_LAG",
     "CONFIG_KEYS",
     "DEFAULT_ACCEPTABLE_RECOVERY_LAG",
+    "DEFAULT_KAFKA_LINE",
     "DEFAULT_MAX_WARMUP_REPLICAS",
     "DEFAULT_NUM_STANDBY_REPLICAS",
     "DEFAULT_PROBING_REBALANCE_INTERVAL_MS",
-    "DEFAULT_KAFKA_LINE",
     "KAFKA_COMPAT",
     "KAFKA_LINES",
     "KAFKA_VERSION",
-    "kafka_line_at_least",
     "MAX_WARMUP_REPLICAS",
     "NUM_STANDBY_REPLICAS",
     "PROBING_REBALANCE_INTERVAL_MS",
@@ -46,6 +45,7 @@ __all__ = (
     "UNBOUNDED_RECOVERY_LAG",
     "AssignmentConfigs",
     "ConfigKey",
+    "kafka_line_at_least",
     "parse_config_value",
 )
 

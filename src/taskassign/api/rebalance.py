@@ -40,7 +40,7 @@ GROUP_ASSIGNMENT_FORMAT = "taskassign/group-assignment/v1"
 
 
 def group_result_to_document(
-    result: GroupRebalanceResult, comparison: OutcomeComparison | None = None
+    result: GroupRebalanceResult, comparison: OutcomeComparison | None = None, *, kafka_version: str | None = None
 ) -> dict[str, Any]:
     v = result.versions
     members: dict[str, Any] = {}
@@ -64,6 +64,7 @@ def group_result_to_document(
         "format": GROUP_ASSIGNMENT_FORMAT,
         "group": result.group,
         "assignor": result.assignor,
+        "kafka_version": kafka_version if kafka_version is not None else _kafka_version(result),
         "error_code": int(result.error_code),
         "error": result.error_code.name,
         "failure": result.failure,
@@ -89,3 +90,7 @@ def _comparison_document(comparison: OutcomeComparison) -> dict[str, Any]:
         "differences": {m.member_id: list(m.differences) for m in comparison.members if not m.matches},
         "followup_time_differs": [m.member_id for m in comparison.members if m.followup_time_differs],
     }
+
+
+def _kafka_version(result: GroupRebalanceResult) -> str | None:
+    return None if result.state is None else result.state.configs.kafka_version

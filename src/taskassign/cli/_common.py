@@ -17,7 +17,7 @@ from rich.table import Table
 
 from taskassign.api.application import read_application
 from taskassign.api.what_if import WhatIf, apply_what_if
-from taskassign.configs import KAFKA_COMPAT
+from taskassign.configs import DEFAULT_KAFKA_LINE, KAFKA_COMPAT, KAFKA_LINES, KAFKA_VERSION
 from taskassign.errors import InvalidAssignmentError, TaskassignError, UserInputError
 from taskassign.formats.scenario import Scenario, with_config_overrides
 
@@ -72,17 +72,26 @@ def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def load_scenario(path: Path, *, kafka_compat: bool = False) -> Scenario:
-    """Read a scenario file or a GROUP.json (as its leader sees it), applying ``--kafka-compat`` when given."""
-    scenario = read_application(path)
+def config_overrides(kafka_compat: bool = False, kafka_version: str | None = None) -> dict[str, Any]:
+    """The configs ``--kafka-compat`` and ``--kafka-version`` set (the flag wins over the file's config)."""
+    overrides: dict[str, Any] = {}
     if kafka_compat:
-        scenario = with_config_overrides(scenario, {KAFKA_COMPAT: True})
-    return scenario
+        overrides[KAFKA_COMPAT] = True
+    if kafka_version is not None:
+        overrides[KAFKA_VERSION] = kafka_version
+    return overrides
 
 
-def load_altered(path: Path, what_if: WhatIf, *, kafka_compat: bool = False) -> tuple[Scenario, tuple[str, ...]]:
+def load_scenario(path: Path, *, kafka_compat: bool = False, kafka_version: str | None = None) -> Scenario:
+    """Read a scenario file or a GROUP.json (as its leader sees it), applying ``--kafka-compat`` and
+    ``--kafka-version`` when given."""
+    return with_config_overrides(read_application(path), config_overrides(kafka_compat, kafka_version))
+
+
+def load_altered(path: Path, what_if: WhatIf, *, kafka_compat: bool = False,
+                 kafka_version: str | None = None) -> tuple[Scenario, tuple[str, ...]]:
     """``load_scenario`` then the what-if flags: the scenario to run and what the what-if changed."""
-    return apply_what_if(load_scenario(path, kafka_compat=kafka_compat), what_if)
+    return apply_what_if(load_scenario(path, kafka_compat=kafka_compat, kafka_version=kafka_version), what_if)
 
 
 def allow_plugins_option() -> Any:
@@ -98,3 +107,19 @@ def case_name(path: Path) -> str:
 
 def kafka_compat_option() -> Any:
     return typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit.")
+
+
+KAFKA_VERSION_HELP = (f"The Kafka Streams release line whose assignors and group leader are reproduced: "
+                      f"{', '.join(KAFKA_LINES)}. Default: the input's kafka.version config, else {DEFAULT_KAFKA_LINE} "
+                      "(the newest release line). docs/kafka-versions.md says what changes per line.")
+
+
+def _check_kafka_line(value: str | None) -> str | None:
+    if value is not None and value not in KAFKA_LINES:
+        raise typer.BadParameter(f"unknown Kafka release line {value!r}; known lines: {', '.join(KAFKA_LINES)}")
+    return value
+
+
+def kafka_version_option() -> Any:
+    """``--kafka-version LINE`` (one declaration for every command; a bad line exits 2 naming the option)."""
+    return typer.Option(None, "--kafka-version", metavar="LINE", help=KAFKA_VERSION_HELP, callback=_check_kafka_line)

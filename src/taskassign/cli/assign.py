@@ -4,12 +4,13 @@ or any input with a streams-protocol assignor, through Kafka's broker-side assig
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from taskassign.api.application import read_input
+from taskassign.api.application import read_application, read_input
 from taskassign.api.assign import assign as api_assign
 from taskassign.api.check_assignor import completeness_findings
 from taskassign.api.what_if import WhatIf, apply_what_if, chosen_assignor
@@ -20,8 +21,9 @@ from taskassign.cli._common import (
     EXIT_FAILED,
     allow_plugins_option,
     case_name,
+    config_overrides,
     handle_errors,
-    load_altered,
+    kafka_version_option,
     new_table,
     print_traceback,
     stderr_console,
@@ -38,7 +40,6 @@ from taskassign.cli._what_if import (
     set_option,
     what_if_from_flags,
 )
-from taskassign.configs import KAFKA_COMPAT
 from taskassign.errors import PluginAssignorError, TaskassignError, UserInputError
 from taskassign.formats.assignment import WHAT_IF
 from taskassign.formats.json_io import dump_json, prepare_output_dir, to_json_text
@@ -65,6 +66,7 @@ def assign(
     out_dir: Path | None = typer.Option(None, "--out-dir", help="With a directory: write <case>.assignment.json here."),
     as_json: bool = typer.Option(False, "--json", help="Print the assignment file to stdout instead of a table."),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+    kafka_version: str | None = kafka_version_option(),
     with_metrics: bool = typer.Option(
         False, "--metrics", help="Print the assignment's metrics (docs/metrics.md) and add them to the file."
     ),
@@ -84,8 +86,8 @@ def assign(
     """Assign every task of a scenario (or of every scenario in a directory) to its clients."""
     what_if = what_if_from_flags(sets, add_clients, remove_clients, racks_down)
     try:
-        _assign(scenario, assignor, output, out_dir, as_json, kafka_compat, with_metrics, explain, what_if,
-                allow_plugins, strict, debug)
+        _assign(scenario, assignor, output, out_dir, as_json, config_overrides(kafka_compat, kafka_version),
+                with_metrics, explain, what_if, allow_plugins, strict, debug)
     except TaskassignError as exc:
         if debug:
             print_traceback(exc)
@@ -99,7 +101,7 @@ def strict_findings(result: RebalanceResult) -> list[str]:
 
 def _assign(
     scenario: Path, assignor: str | None, output: Path | None, out_dir: Path | None, as_json: bool,
-    kafka_compat: bool, with_metrics: bool, explain: bool, what_if: WhatIf, allow_plugins: bool, strict: bool,
+    overrides: dict[str, Any], with_metrics: bool, explain: bool, what_if: WhatIf, allow_plugins: bool, strict: bool,
     debug: bool,
 ) -> None:
     if assignor is not None:
@@ -107,7 +109,7 @@ def _assign(
     if scenario.is_dir():
         if out_dir is None:
             raise UserInputError(f"{scenario} is a directory: give --out-dir for the assignment files")
-        raise typer.Exit(_assign_directory(scenario, out_dir, assignor, kafka_compat, with_metrics, what_if,
+        raise typer.Exit(_assign_directory(scenario, out_dir, assignor, overrides, with_metrics, what_if,
                                            allow_plugins, strict, debug))
     if out_dir is not None:
         raise UserInputError("--out-dir goes with a directory of scenarios; for one file use -o")
@@ -125,7 +127,7 @@ def _assign(
                                  "say what it leaves uncovered")
         raise typer.Exit(assign_streams_command(source, assignor, output=output, as_json=as_json,
                                                 with_metrics=with_metrics, explain=explain))
-    loaded = with_config_overrides(source, {KAFKA_COMPAT: True}) if kafka_compat else source
+    loaded = with_config_overrides(source, overrides)
     chosen = chosen_assignor(assignor, loaded, what_if, default=DEFAULT_ASSIGNOR, allow_plugins=allow_plugins)
     outcome = api_assign(loaded, chosen, with_metrics=with_metrics, explain=explain)
     if notes:
@@ -153,8 +155,9 @@ def _assign(
         raise typer.Exit(EXIT_FAILED)
 
 
-def _assign_directory(directory: Path, out_dir: Path, assignor: str | None, kafka_compat: bool, with_metrics: bool,
-                      what_if: WhatIf, allow_plugins: bool, strict: bool = False, debug: bool = False) -> int:
+def _assign_directory(directory: Path, out_dir: Path, assignor: str | None, overrides: dict[str, Any],
+                      with_metrics: bool, what_if: WhatIf, allow_plugins: bool, strict: bool = False,
+                      debug: bool = False) -> int:
     """Assign every ``*.scenario.json`` of ``directory`` in one process; returns the exit code."""
     files = sorted(directory.glob("*.scenario.json"))
     if not files:
@@ -172,7 +175,7 @@ def _assign_directory(directory: Path, out_dir: Path, assignor: str | None, kafk
             case = case_name(path)
             progress.update(job, description=f"assigning {case}")
             try:
-                loaded, notes = load_altered(path, what_if, kafka_compat=kafka_compat)
+                loaded, notes = apply_what_if(with_config_overrides(read_application(path), overrides), what_if)
                 chosen = chosen_assignor(assignor, loaded, what_if, default=DEFAULT_ASSIGNOR,
                                          allow_plugins=allow_plugins)
             except UserInputError as exc:

@@ -21,6 +21,7 @@ from taskassign.cli._common import (
     EXIT_FAILED,
     EXIT_OK,
     handle_errors,
+    kafka_version_option,
     load_scenario,
     new_table,
     stderr_console,
@@ -150,6 +151,7 @@ def compare_command(
         None, "--out", "-o", help="Write report.html (one page overlaying the assignors) and compare.json here."),
     as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON instead of tables."),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+    kafka_version: str | None = kafka_version_option(),
     sets: list[str] | None = set_option(),
     add_clients: list[str] | None = add_clients_option(),
     remove_clients: list[str] | None = remove_client_option(),
@@ -158,7 +160,7 @@ def compare_command(
     """The same application through each assignor (one rebalance, or a simulation with --events), side by side:
     metrics as rows, assignors as columns, the better value of each row marked. With one assignor and a what-if:
     the input as it is against the altered input, as a before -> after diff."""
-    original = load_scenario(scenario, kafka_compat=kafka_compat)
+    original = load_scenario(scenario, kafka_compat=kafka_compat, kafka_version=kafka_version)
     altered, notes = apply_what_if(original, what_if_from_flags(sets, add_clients, remove_clients, racks_down))
     specs = parse_assignor_list(assignors)
     if notes and len(specs) == 1:

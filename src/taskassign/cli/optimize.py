@@ -19,7 +19,14 @@ from taskassign.api.optimize import (
     optimize_scenario,
 )
 from taskassign.cli._app import app
-from taskassign.cli._common import handle_errors, load_altered, new_table, stderr_console, stdout_console
+from taskassign.cli._common import (
+    handle_errors,
+    kafka_version_option,
+    load_altered,
+    new_table,
+    stderr_console,
+    stdout_console,
+)
 from taskassign.cli._render import task_preview
 from taskassign.cli._what_if import (
     add_clients_option,
@@ -65,6 +72,7 @@ def optimize(
                                                 help="Override the non-overlap (movement) cost."),
     as_json: bool = typer.Option(False, "--json", help="Print the assignment file to stdout instead of a table."),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+    kafka_version: str | None = kafka_version_option(),
     sets: list[str] | None = set_option(),
     add_clients: list[str] | None = add_clients_option(),
     remove_clients: list[str] | None = remove_client_option(),
@@ -74,7 +82,8 @@ def optimize(
     if active == standby:
         raise UserInputError("give exactly one of --active or --standby")
     loaded, notes = load_altered(
-        scenario, what_if_from_flags(sets, add_clients, remove_clients, racks_down), kafka_compat=kafka_compat)
+        scenario, what_if_from_flags(sets, add_clients, remove_clients, racks_down), kafka_compat=kafka_compat,
+        kafka_version=kafka_version)
     if solver is not None:
         loaded = with_config_overrides(loaded, {RACK_SOLVER: solver.value})
     role = Role.ACTIVE if active else Role.STANDBY

@@ -16,7 +16,15 @@ from taskassign.api.rebalance import group_result_to_document, rebalance_group_f
 from taskassign.api.what_if import apply_what_if_to_group
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, resolve_assignor_class
 from taskassign.cli._app import app
-from taskassign.cli._common import EXIT_FAILED, handle_errors, new_table, stderr_console, stdout_console
+from taskassign.cli._common import (
+    EXIT_FAILED,
+    config_overrides,
+    handle_errors,
+    kafka_version_option,
+    new_table,
+    stderr_console,
+    stdout_console,
+)
 from taskassign.cli._render import task_preview
 from taskassign.cli._what_if import (
     add_clients_option,
@@ -26,7 +34,6 @@ from taskassign.cli._what_if import (
     set_option,
     what_if_from_flags,
 )
-from taskassign.configs import KAFKA_COMPAT
 from taskassign.formats.group import GroupSpec, group_with_config_overrides, read_group
 from taskassign.formats.json_io import dump_json, to_json_text
 from taskassign.formats.units import relative_deadline, short_ids
@@ -48,6 +55,7 @@ def rebalance(
                                        help="Write the group assignment document here."),
     as_json: bool = typer.Option(False, "--json", help="Print the group assignment document instead of a table."),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+    kafka_version: str | None = kafka_version_option(),
     sets: list[str] | None = set_option(),
     add_clients: list[str] | None = add_clients_option(),
     remove_clients: list[str] | None = remove_client_option(),
@@ -63,13 +71,13 @@ def rebalance(
     spec = read_group(group)
     chosen = assignor or (spec.capture.assignor if spec.capture is not None else DEFAULT_ASSIGNOR)
     resolve_assignor_class(chosen)
-    if kafka_compat:
-        spec = group_with_config_overrides(spec, {KAFKA_COMPAT: True})
+    if overrides := config_overrides(kafka_compat, kafka_version):
+        spec = group_with_config_overrides(spec, overrides)
     spec, notes = apply_what_if_to_group(spec, what_if_from_flags(sets, add_clients, remove_clients, racks_down))
     with stderr_console().status(f"rebalancing {len(spec.members)} members"):
         run = rebalance_group_file(spec, chosen)
     result, comparison = run.result, run.comparison
-    document = group_result_to_document(result, comparison)
+    document = group_result_to_document(result, comparison, kafka_version=spec.configs.kafka_version)
     if output is not None:
         dump_json(document, output)
     console = stdout_console()
@@ -113,6 +121,7 @@ def summary(spec: GroupSpec, result: GroupRebalanceResult) -> RenderableType:
     header = Text.assemble(
         ("group ", "dim"), (result.group, "bold"), ("   assignor ", "dim"), (result.assignor, "bold"),
         ("   error ", "dim"), (result.error_code.name, error_style),
+        ("   kafka ", "dim"), (spec.configs.kafka_version, "bold"),
         ("\n"),
         (f"{len(spec.members)} members; AssignmentInfo version {v.min_received}, commonly supported "
          f"{v.min_supported}", "dim"),

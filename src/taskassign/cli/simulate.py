@@ -17,6 +17,7 @@ from taskassign.cli._common import (
     EXIT_FAILED,
     allow_plugins_option,
     handle_errors,
+    kafka_version_option,
     load_altered,
     new_table,
     stderr_console,
@@ -97,6 +98,7 @@ def simulate_command(
     seed: int | None = typer.Option(None, "--seed", help="Override the events file's seed."),
     as_json: bool = typer.Option(False, "--json", help="Print simulation.json to stdout instead of tables."),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+    kafka_version: str | None = kafka_version_option(),
     sets: list[str] | None = set_option(),
     add_clients: list[str] | None = add_clients_option(),
     remove_clients: list[str] | None = remove_client_option(),
@@ -107,7 +109,8 @@ def simulate_command(
     if assignor is not None:
         check_assignor(assignor)
     what_if = what_if_from_flags(sets, add_clients, remove_clients, racks_down)
-    loaded, notes = load_altered(scenario, what_if, kafka_compat=kafka_compat)
+    loaded, notes = load_altered(scenario, what_if, kafka_compat=kafka_compat,
+        kafka_version=kafka_version)
     chosen = chosen_assignor(assignor, loaded, what_if, default=DEFAULT_ASSIGNOR, allow_plugins=allow_plugins)
     script = read_events(events)
     errors = stderr_console()

@@ -13,7 +13,14 @@ from rich.text import Text
 from taskassign.api.migration import HIGHLIGHTS, MigrationWhatIf, migration_what_if
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, check_assignor
 from taskassign.cli._app import app
-from taskassign.cli._common import handle_errors, load_altered, new_table, stderr_console, stdout_console
+from taskassign.cli._common import (
+    handle_errors,
+    kafka_version_option,
+    load_altered,
+    new_table,
+    stderr_console,
+    stdout_console,
+)
 from taskassign.cli._metrics_render import format_value
 from taskassign.cli._what_if import (
     add_clients_option,
@@ -53,6 +60,7 @@ def streams_migration(
     output: Path | None = typer.Option(None, "--out", "-o", "--output", help="Write the comparison document here."),
     as_json: bool = typer.Option(False, "--json", help="Print the comparison document instead of a table."),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+    kafka_version: str | None = kafka_version_option(),
     sets: list[str] | None = set_option(),
     add_clients: list[str] | None = add_clients_option(),
     remove_clients: list[str] | None = remove_client_option(),
@@ -62,7 +70,8 @@ def streams_migration(
     Kafka's broker-side sticky and balanced assignors, on the same application."""
     check_assignor(classic)
     loaded, notes = load_altered(
-        application, what_if_from_flags(sets, add_clients, remove_clients, racks_down), kafka_compat=kafka_compat)
+        application, what_if_from_flags(sets, add_clients, remove_clients, racks_down), kafka_compat=kafka_compat,
+        kafka_version=kafka_version)
     what_if = migration_what_if(loaded, classic)
     console = stdout_console()
     announce_what_if(stderr_console() if as_json else console, notes)
