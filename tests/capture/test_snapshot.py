@@ -354,7 +354,9 @@ def eager_group() -> Doc:
     reported as task sets."""
     members = [member("e-1", v(5, PID_1, {"0_0": -2, "1_0": -2, "0_1": 3})),
                member("e-2", v(5, PID_1, {"1_1": -2})), member("f-1", v(4, PID_2, {"0_1": -2, "1_2": -2, "0_0": 1}))]
-    doc = group(members, stateful=True, configs={"num.standby.replicas": 1, "taskassign.rebalance.protocol": "eager"})
+    # an eager group needs a line before 4.0 (KAFKA-18839 removed eager rebalancing)
+    doc = group(members, stateful=True, configs={"num.standby.replicas": 1, "taskassign.rebalance.protocol": "eager",
+                                                 "kafka.version": "3.9"})
     doc["topology"]["subtopologies"].append({"id": 1, "source_topics": ["topic2"]})
     doc["topics"]["topic2"] = {"partitions": 3}
     return doc

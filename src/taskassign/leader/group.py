@@ -27,7 +27,7 @@ from taskassign.assignors.registry import (
     assignor_display_name,
     create_assignor,
 )
-from taskassign.configs import KAFKA_COMPAT
+from taskassign.configs import KAFKA_COMPAT, REBALANCE_PROTOCOL, REBALANCE_PROTOCOL_EAGER, kafka_line_at_least
 from taskassign.errors import EncodeError, TaskAssignmentException, UserInputError
 from taskassign.formats.group import GroupSpec, MemberSpec, SubtopologySpec
 from taskassign.formats.scenario import Scenario
@@ -145,6 +145,11 @@ def rebalance_group(spec: GroupSpec, assignor: str = DEFAULT_ASSIGNOR) -> GroupR
         warnings.append(reason)
         return _error_assignment(spec, name, code, versions, member_client, tuple(warnings))
 
+    line = spec.configs.kafka_version
+    if spec.configs.extension(REBALANCE_PROTOCOL) == REBALANCE_PROTOCOL_EAGER and kafka_line_at_least(line, "4.0"):
+        return _failure(spec, name, versions, f"Kafka {line} has no eager rebalancing: 4.0 removed it (KAFKA-18839; "
+                        "StreamsPartitionAssignor.supportedProtocols() is [COOPERATIVE], so an EAGER-only group "
+                        "cannot form); give --kafka-version 3.9 to replay an eager group", warnings)
     if any(m.info.error_code == AssignorError.SHUTDOWN_REQUESTED for m in spec.members):
         asking = [m.member_id for m in spec.members if m.info.error_code == AssignorError.SHUTDOWN_REQUESTED]
         return error(AssignorError.SHUTDOWN_REQUESTED, f"shutdown requested by {', '.join(asking)}")
