@@ -62,3 +62,23 @@ def test_fallback_prior_on_the_cold_capture_differs_only_by_its_probing_follow_u
     differing = [m for m in result.comparison.members if not m.matches]
     assert [m.member_id for m in differing] == [spec.leader]
     assert all("follow" in d.lower() for d in differing[0].differences), differing[0].differences
+
+
+def test_the_public_sticky_is_compared_per_client_as_sets_and_says_so() -> None:
+    from taskassign.analysis.recorded_outcome import compare_outcome_by_client
+    from taskassign.api.rebalance import group_result_to_document
+
+    spec = read_group(GOLDEN_DIR / "live_cases" / "sticky-legacy-gen01-cold-3.group.json")
+    legacy = rebalance_group_file(spec, "legacy_sticky")
+    recorded = {m.member_id: m.recorded_assignment for m in spec.members if m.recorded_assignment is not None}
+    ours = {mid: o.assignment_bytes for mid, o in legacy.result.members.items()}
+    clients = {m.member_id: str(m.info.process_id) for m in spec.members}
+    as_sets = compare_outcome_by_client(recorded, ours, clients)
+    assert as_sets.by_client and as_sets.all_match and len(as_sets.members) == 3
+
+    sticky = rebalance_group_file(spec, "sticky")  # Kafka ran LegacySticky here: the standbys differ
+    assert sticky.comparison is not None and sticky.comparison.by_client
+    assert not sticky.comparison.all_match
+    assert all(d.startswith("standby tasks") for m in sticky.comparison.members for d in m.differences)
+    document = group_result_to_document(sticky.result, sticky.comparison)
+    assert "identity hash codes" in document["recorded_outcome"]["compared"]

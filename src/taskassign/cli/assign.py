@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from taskassign.api.application import read_application, read_input
 from taskassign.api.assign import assign as api_assign
 from taskassign.api.check_assignor import completeness_findings
+from taskassign.api.kafka_line import source_kafka_line, streams_kafka_line
 from taskassign.api.what_if import WhatIf, apply_what_if, chosen_assignor
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, check_assignor, streams_group_assignor
 from taskassign.cli._app import app
@@ -40,6 +41,7 @@ from taskassign.cli._what_if import (
     set_option,
     what_if_from_flags,
 )
+from taskassign.configs import KAFKA_VERSION
 from taskassign.errors import PluginAssignorError, TaskassignError, UserInputError
 from taskassign.formats.assignment import WHAT_IF
 from taskassign.formats.json_io import dump_json, prepare_output_dir, to_json_text
@@ -125,6 +127,8 @@ def _assign(
             raise UserInputError("--strict checks the group leader's completeness report, which a streams-protocol "
                                  "assignor has no part in; its summary's 'unassigned' and 'standbys short' lines "
                                  "say what it leaves uncovered")
+        configs = source.configs if isinstance(source, StreamsGroup) else source.raw_configs
+        streams_kafka_line(source_kafka_line(configs, overrides.get(KAFKA_VERSION)))  # 3.9 and 4.0: no KIP-1071
         raise typer.Exit(assign_streams_command(source, assignor, output=output, as_json=as_json,
                                                 with_metrics=with_metrics, explain=explain))
     loaded = with_config_overrides(source, overrides)

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from taskassign.analysis.recorded_outcome import OutcomeComparison
+from taskassign.analysis.recorded_outcome import SETS_NOTE, OutcomeComparison
 from taskassign.api.rebalance import group_result_to_document, rebalance_group_file
 from taskassign.api.what_if import apply_what_if_to_group
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, resolve_assignor_class
@@ -82,6 +82,8 @@ def rebalance(
         dump_json(document, output)
     console = stdout_console()
     announce_what_if(stderr_console() if as_json else console, notes)
+    if comparison is not None and comparison.by_client:
+        (stderr_console() if as_json else console).print(Text(f"note: {SETS_NOTE}", style="yellow"))
     if as_json:
         console.out(to_json_text(document), end="")
     else:
@@ -100,9 +102,13 @@ def comparison_text(comparison: OutcomeComparison) -> RenderableType:
     """Kafka's recorded outcome against taskassign's: a verdict line, then what differs per member."""
     n, ok = len(comparison.members), comparison.matching
     style = "bold green" if comparison.all_match else "bold red"
-    lines: list[RenderableType] = [Text.assemble(
-        ("Kafka's recorded outcome: ", "dim"), (f"{ok} of {n} members match byte for byte", style),
-        (" (follow-up time aside)", "dim"))]
+    if comparison.by_client:  # the reason (SETS_NOTE) was said before the summary
+        lines: list[RenderableType] = [Text.assemble(
+            ("Kafka's recorded outcome: ", "dim"), (f"{ok} of {n} clients match as sets", style))]
+    else:
+        lines = [Text.assemble(
+            ("Kafka's recorded outcome: ", "dim"), (f"{ok} of {n} members match byte for byte", style),
+            (" (follow-up time aside)", "dim"))]
     timed = [m.member_id for m in comparison.members if m.followup_time_differs and m.matches]
     if timed:
         lines.append(Text(f"  {len(timed)} member(s) ask for the same follow-up at another time (the leader's clock)",
