@@ -21,6 +21,7 @@ from taskassign.errors import ProcessIdFormatError, TaskassignError, UserInputEr
 from taskassign.fleet.tables import OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
 from taskassign.formats.scenario import Scenario
 from taskassign.ids import ProcessId, TaskId
+from taskassign.internals.java_order import leader_subtopology_walk
 from taskassign.model import (
     LATEST_OFFSET,
     UNKNOWN_OFFSET_SUM,
@@ -125,7 +126,10 @@ def build_scenario(app: AppInput, *, kafka_compat: bool = False) -> BuiltApplica
         leader = _pid(leader_text)
         if leader not in clients:
             raise UserInputError(f"leader_process_id {leader} is not a client of application {app_id!r}")
-    state = ApplicationState(tasks=tasks, clients=clients, configs=configs, now_ms=app.get("now_ms") or 0)
+    # a fleet application is a real one: its leader walks the subtopologies in its own order (docs/kafka-versions.md)
+    walk = leader_subtopology_walk(sorted({(t.topology_name, t.subtopology) for t in tasks}))
+    state = ApplicationState(tasks=tasks, clients=clients, configs=configs, now_ms=app.get("now_ms") or 0,
+                             subtopology_walk_order=walk)
     scenario = Scenario(
         name=app_id, state=state, raw_configs=MappingProxyType(configs.to_properties()), leader=leader
     )
