@@ -39,3 +39,34 @@ def test_keys_the_broker_leaves_out_are_no_evidence() -> None:
     assert broker_line({35: (1, 5), 18: (0, 4)}).line == "4.3"
     vague = broker_line({0: (3, 13)})  # Produce v13: 4.1 to 4.4
     assert vague.line is None and "4.1 to 4.4" in vague.description
+
+
+def test_capture_writes_the_broker_line_and_the_group_file_reads_it() -> None:
+    import copy
+
+    from taskassign.capture.group_capture import _broker_line
+    from taskassign.formats.group import parse_group
+
+    class Reader:
+        def api_versions(self) -> dict[int, tuple[int, int]]:
+            return _answer("kafka-4.2")
+
+    written = _broker_line(Reader())  # type: ignore[arg-type]
+    assert written is not None and written["line"] == "4.2" and written["evidence"]
+    doc = json.loads((GOLDEN_DIR / "live_cases" / "sticky-legacy-gen01-cold-3.group.json").read_text())
+    with_line = copy.deepcopy(doc)
+    with_line["capture"]["broker_kafka_line"] = written
+    spec = parse_group(with_line)
+    assert spec.capture is not None and spec.capture.broker_kafka_line is not None
+    assert spec.capture.broker_kafka_line["line"] == "4.2"
+    assert spec.configs.kafka_version == "4.4"  # the broker's line is not the application's
+
+
+def test_a_reader_without_an_answer_records_nothing() -> None:
+    from taskassign.capture.group_capture import _broker_line
+
+    class Fixed:
+        def api_versions(self) -> None:
+            return None
+
+    assert _broker_line(Fixed()) is None  # type: ignore[arg-type]

@@ -49,3 +49,12 @@ def test_help_says_the_default_and_a_bad_line_exits_2() -> None:
     assert "--kafka-version" in help_text and "4.4" in help_text
     bad = runner.invoke(app, ["assign", str(PAIRS_44[0].scenario_path), "--kafka-version", "4.5"])
     assert bad.exit_code == 2 and "unknown Kafka release line '4.5'" in bad.output
+
+
+def test_streams_protocol_assignors_need_4_1_or_later(tmp_path: object) -> None:
+    from tests.helpers import EXAMPLES_DIR
+
+    group = EXAMPLES_DIR / "streams-groups" / "two-racks-one-standby.streams-group.json"
+    refused = runner.invoke(app, ["assign", str(group), "--kafka-version", "4.0"])
+    assert refused.exit_code == 2 and "KIP-1071" in refused.output
+    assert runner.invoke(app, ["assign", str(group), "--kafka-version", "4.1"]).exit_code == 0
