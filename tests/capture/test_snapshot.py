@@ -748,3 +748,23 @@ def test_the_spark_pipeline_reads_every_format_and_agrees(tmp_path: Path) -> Non
             found.setdefault(row["app_id"], {})[row["process_id"]] = (
                 sorted(row["active_tasks"]), sorted(row["standby_tasks"]), row["followup_rebalance_deadline_ms"])
         assert found == expected, fmt
+
+
+def test_the_run_wide_kafka_version_reaches_every_application() -> None:
+    """``pipeline run --kafka-version`` (PipelineOptions.kafka_version): every application runs on that line, over
+    its own kafka.version; an eager application is then refused by the 4.0+ leader only where the line says so."""
+    from tests.helpers import EXAMPLES_DIR
+
+    tables = read_snapshot(EXAMPLES_DIR / "fleet")
+    inputs = process_bucket(tables, run_engine=False, kafka_version="3.9").inputs
+    assert inputs
+    for app in inputs.values():
+        assert build_scenario(app, kafka_version="3.9").scenario.state.configs.kafka_version == "3.9"
+        assert build_scenario(app).scenario.state.configs.kafka_version == "4.4"
+    ran = process_bucket(tables, assignor_override="sticky", kafka_version="4.2")
+    default = process_bucket(tables, assignor_override="sticky")
+    assert [r["status"] for r in ran.results] == [r["status"] for r in default.results]
+    assert any(r["status"] != R.STATUS_REJECTED for r in ran.results)
+    bad = process_bucket(tables, kafka_version="9.9")
+    assert all(r["status"] == R.STATUS_REJECTED for r in bad.results)
+    assert any("kafka.version" in (r["reason"] or "") for r in bad.results)

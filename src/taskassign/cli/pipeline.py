@@ -16,7 +16,14 @@ from rich.text import Text
 
 from taskassign.assignors.registry import check_assignor
 from taskassign.cli._app import app
-from taskassign.cli._common import EXIT_FAILED, handle_errors, new_table, stderr_console, stdout_console
+from taskassign.cli._common import (
+    EXIT_FAILED,
+    handle_errors,
+    kafka_version_option,
+    new_table,
+    stderr_console,
+    stdout_console,
+)
 from taskassign.cli._fleet_render import attention_table, comparison_table, fleet_metrics_table
 from taskassign.errors import UserInputError
 from taskassign.fleet.reasons import STATUSES
@@ -110,6 +117,7 @@ def run(
     master: str | None = typer.Option(None, "--master", help=_MASTER_HELP),
     remote: str | None = typer.Option(None, "--remote", help=_REMOTE_HELP),
     kafka_compat: bool = typer.Option(False, "--kafka-compat", help="Reproduce Kafka's known bugs bit for bit."),
+    kafka_version: str | None = kafka_version_option(),
     buckets: int | None = typer.Option(None, "--buckets", min=1, help="Buckets of applications (Python calls)."),
     conf: list[str] = typer.Option([], "--conf", help="Extra Spark config KEY=VALUE (repeatable)."),
     allow_plugins: bool = typer.Option(False, "--allow-plugins", help=_PLUGINS_HELP),
@@ -123,7 +131,7 @@ def run(
     from taskassign.pipeline.session import command_session
 
     options = PipelineOptions(input_dir, output_dir, single, kafka_compat, buckets, allow_plugins, compared,
-                              attention)
+                              attention, kafka_version)
     console, errors = stdout_console(), stderr_console()
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=errors, transient=True) as progress:

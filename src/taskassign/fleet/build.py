@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TypedDict
 
-from taskassign.configs import KAFKA_COMPAT, AssignmentConfigs
+from taskassign.configs import KAFKA_COMPAT, KAFKA_VERSION, AssignmentConfigs
 from taskassign.errors import ProcessIdFormatError, TaskassignError, UserInputError
 from taskassign.fleet.tables import OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
 from taskassign.formats.scenario import Scenario
@@ -105,7 +105,7 @@ class BuiltApplication:
     scenario: Scenario
 
 
-def build_scenario(app: AppInput, *, kafka_compat: bool = False) -> BuiltApplication:
+def build_scenario(app: AppInput, *, kafka_compat: bool = False, kafka_version: str | None = None) -> BuiltApplication:
     """The Scenario of one nested application record; UserInputError when it cannot be one."""
     app_id = app["app_id"]
     if not app_id:
@@ -113,6 +113,8 @@ def build_scenario(app: AppInput, *, kafka_compat: bool = False) -> BuiltApplica
     props = dict(app.get("configs") or ())
     if kafka_compat:
         props[KAFKA_COMPAT] = "true"
+    if kafka_version is not None:  # pipeline run --kafka-version: over the application's own kafka.version
+        props[KAFKA_VERSION] = kafka_version
     configs = AssignmentConfigs.from_properties(props, coerce_strings=True)
     tasks = _tasks(app.get("subtopologies") or ())
     if not tasks:

@@ -55,14 +55,14 @@ def gather(tables: Mapping[str, DataFrame], buckets: int | None) -> DataFrame:
 
 def process_applications(
     gathered: DataFrame, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False,
-    staged: str | None = None, on_rows: engine_udf.RowsHook | None = None,
+    staged: str | None = None, on_rows: engine_udf.RowsHook | None = None, *, kafka_version: str | None = None,
 ) -> DataFrame:
     """PROCESSED rows: every bucket (partition of ``gathered``) is one Python call over all its rows; its
     output tables' rows come back as Arrow IPC streams (pipeline.assemble reads them). With ``staged``
     (a directory), each bucket writes its rows there as a Parquet file and returns a STAGED_FILE row.
     ``on_rows``: sees each bucket's PROCESSED rows (the progress count, pipeline.progress)."""
     processor = engine_udf.bucket_processor(PROCESSED, assignor_override, kafka_compat, allow_plugins, staged,
-                                            on_rows)
+                                            on_rows, kafka_version=kafka_version)
     return gathered.mapInArrow(processor, PROCESSED if staged is None else STAGED_FILE)
 
 
@@ -79,17 +79,18 @@ def scatter(spark: Any, tasks: Sequence[tuple[Piece, ...]], buckets: int) -> Dat
 
 def process_scattered(
     scattered: DataFrame, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False,
-    staged: str | None = None, on_rows: engine_udf.RowsHook | None = None,
+    staged: str | None = None, on_rows: engine_udf.RowsHook | None = None, *, kafka_version: str | None = None,
 ) -> DataFrame:
     """As process_applications, from the buckets' scattered streams."""
     processor = engine_udf.scattered_processor(PROCESSED, assignor_override, kafka_compat, allow_plugins, staged,
-                                               on_rows)
+                                               on_rows, kafka_version=kafka_version)
     return scattered.mapInArrow(processor, PROCESSED if staged is None else STAGED_FILE)
 
 
 def process_bucket_files(
     spark: Any, directory: str, buckets: int, assignor_override: str | None, kafka_compat: bool,
-    allow_plugins: bool = False, staged: str | None = None, on_rows: engine_udf.RowsHook | None = None,
+    allow_plugins: bool = False, staged: str | None = None, on_rows: engine_udf.RowsHook | None = None, *,
+    kafka_version: str | None = None,
 ) -> RDD[dict[str, Any]]:
     """As process_scattered, for buckets the driver wrote to files in ``directory`` (pipeline.local_scatter):
     one task per bucket, no scatter stage and no shuffle; its rows come back as dicts. An RDD of the bucket
@@ -97,6 +98,6 @@ def process_bucket_files(
     first use in a fresh session held the first bucket back by ~1 s (its first Python call 2.2-2.4 s into
     the job as a DataFrame's, 1.25-1.3 s as an RDD's; 1,000 x 1,000)."""
     processor = engine_udf.bucket_file_processor(PROCESSED, directory, assignor_override, kafka_compat, allow_plugins,
-                                                 staged, on_rows)
+                                                 staged, on_rows, kafka_version=kafka_version)
     numbers: RDD[int] = spark.sparkContext.parallelize(range(buckets), buckets)
     return numbers.mapPartitions(engine_udf.over_bucket_numbers(processor))
