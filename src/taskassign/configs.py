@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -467,13 +467,6 @@ class AssignmentConfigs:
     def kafka_version(self) -> str:
         """The Kafka release line reproduced (``kafka.version``; default DEFAULT_KAFKA_LINE)."""
         return str(self.extension(KAFKA_VERSION))
-
-    def with_kafka_version(self, line: str | None) -> AssignmentConfigs:
-        """These configs on the release line ``line`` (None: unchanged); ConfigError for an unknown line."""
-        if line is None:
-            return self
-        checked = parse_config_value(KAFKA_VERSION, line)
-        return replace(self, extensions=MappingProxyType({**self.extensions, KAFKA_VERSION: checked}))
 
     @property
     def rack_awareness_configured(self) -> bool:
