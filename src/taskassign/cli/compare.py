@@ -126,6 +126,7 @@ def run_compare(scenario: Scenario, assignors: str, *, events: Path | None = Non
     else:
         console.print(Text.assemble(("scenario ", "dim"), (scenario.name, "bold"), ("   assignors ", "dim"),
                                     ", ".join(outcome.comparison.names),
+                                    ("   kafka ", "dim"), scenario.state.configs.kafka_version,
                                     ("   simulated with ", "dim") if script else "", str(events) if script else ""))
         console.print(comparison_tables(outcome.comparison, {run.name: run.error for run in outcome.runs},
                                         in_bytes=state_in_bytes(scenario.state)))

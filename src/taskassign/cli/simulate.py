@@ -132,6 +132,7 @@ def simulate_command(
     else:
         console.print(rebalance_table(result))
         console.print(summary_text(result))
+        console.print(Text.assemble(("kafka ", "dim"), result.last_state.configs.kafka_version))
         if out is not None:
             console.print(f"[dim]wrote {', '.join(escape(str(p)) for p in written)}[/]")
     if result.rebalances and result.rebalances[-1].error != "NONE":

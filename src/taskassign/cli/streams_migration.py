@@ -82,6 +82,7 @@ def streams_migration(
         console.out(to_json_text(document), end="")
         return
     console.print(comparison_table(what_if))
+    console.print(Text.assemble(("classic run on kafka ", "dim"), str(what_if.kafka_version)))
     for note in what_if.notes:
         console.print(Text(f"note: {note}", style="yellow"))
     console.print(Text("every metric is defined in docs/metrics.md; the protocols in docs/streams-protocol.md",
