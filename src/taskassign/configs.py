@@ -18,10 +18,13 @@ __all__ = (
     "ACCEPTABLE_RECOVERY_LAG",
     "CONFIG_KEYS",
     "DEFAULT_ACCEPTABLE_RECOVERY_LAG",
+    "DEFAULT_KAFKA_LINE",
     "DEFAULT_MAX_WARMUP_REPLICAS",
     "DEFAULT_NUM_STANDBY_REPLICAS",
     "DEFAULT_PROBING_REBALANCE_INTERVAL_MS",
     "KAFKA_COMPAT",
+    "KAFKA_LINES",
+    "KAFKA_VERSION",
     "MAX_WARMUP_REPLICAS",
     "NUM_STANDBY_REPLICAS",
     "PROBING_REBALANCE_INTERVAL_MS",
@@ -40,8 +43,10 @@ __all__ = (
     "STRATEGY_NONE",
     "TASK_ASSIGNOR_CLASS",
     "UNBOUNDED_RECOVERY_LAG",
+    "UPGRADE_FROM",
     "AssignmentConfigs",
     "ConfigKey",
+    "kafka_line_at_least",
     "parse_config_value",
 )
 
@@ -57,6 +62,12 @@ RACK_AWARE_ASSIGNMENT_NON_OVERLAP_COST = "rack.aware.assignment.non_overlap_cost
 #: ``AssignmentConfigs`` accepts it beside them and leaves it to whoever chooses the assignor.
 TASK_ASSIGNOR_CLASS = "task.assignor.class"
 KAFKA_COMPAT = "taskassign.kafka.compat"
+#: The Kafka Streams release line whose assignors and leader are reproduced (docs/kafka-versions.md).
+KAFKA_VERSION = "kafka.version"
+#: The release lines taskassign reproduces, oldest first; ``trunk`` is Apache Kafka's trunk of 2026-08-22.
+KAFKA_LINES = ("3.9", "4.0", "4.1", "4.2", "4.3", "4.4", "trunk")
+#: The newest release line: the line used when neither ``--kafka-version`` nor ``kafka.version`` names one.
+DEFAULT_KAFKA_LINE = "4.4"
 RACK_SOLVER = "taskassign.rack.solver"
 REBALANCE_PROTOCOL = "taskassign.rebalance.protocol"
 REBALANCE_PROTOCOL_COOPERATIVE = "cooperative"
@@ -75,6 +86,44 @@ STRATEGY_BALANCE_SUBTOPOLOGY = "balance_subtopology"
 RACK_AWARE_STRATEGIES = (STRATEGY_NONE, STRATEGY_MIN_TRAFFIC, STRATEGY_BALANCE_SUBTOPOLOGY)
 #: ``taskassign.rack.solver``: auto = Kafka's own solver under kafka_compat, else the fast one.
 RACK_SOLVERS = ("auto", "kafka", "min_cost_flow")
+
+
+
+def kafka_line_at_least(line: str, first: str) -> bool:
+    """True when the release line ``line`` has what Kafka's line ``first`` brought (``trunk`` has everything)."""
+    return KAFKA_LINES.index(line) >= KAFKA_LINES.index(first)
+
+
+#: Kafka's ``upgrade.from``: accepted beside the assignment configs, checked against the release line.
+UPGRADE_FROM = "upgrade.from"
+_EAGER_UPGRADE_FROM = ("0.10.0", "0.10.1", "0.10.2", "0.11.0", "1.0", "1.1", "2.0", "2.1", "2.2", "2.3")
+_COOPERATIVE_UPGRADE_FROM = ("2.4", "2.5", "2.6", "2.7", "2.8", "3.0", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6",
+                             "3.7", "3.8", "3.9", "4.0", "4.1", "4.2", "4.3")
+#: The values each line's ``StreamsConfig`` accepts for ``upgrade.from`` (its ``UpgradeFromValues``): every line
+#: lists the releases before it; 4.2 removed 2.3 and below (KAFKA-19703).
+UPGRADE_FROM_VALUES: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    line: (_EAGER_UPGRADE_FROM if line in ("3.9", "4.0", "4.1") else ())
+    + tuple(v for v in _COOPERATIVE_UPGRADE_FROM
+            if line == "trunk" or tuple(map(int, v.split("."))) < tuple(map(int, line.split("."))))
+    for line in KAFKA_LINES
+})
+
+
+def upgrade_from_problem(value: str, line: str) -> str | None:
+    """What Kafka's line ``line`` does with ``upgrade.from = value`` when it refuses it, else None."""
+    allowed = UPGRADE_FROM_VALUES[line]
+    if value not in allowed:
+        return (f"Kafka {line} refuses it: ConfigException: Invalid value {value} for configuration upgrade.from: "
+                f"String must be one of: null, {', '.join(allowed)}"
+                + (" (KAFKA-19703 removed 2.3 and below)" if value in _EAGER_UPGRADE_FROM else ""))
+    if value in _EAGER_UPGRADE_FROM and kafka_line_at_least(line, "4.0"):
+        return (f"Kafka {line} refuses it when the application starts (StreamsPartitionAssignor.configure, "
+                "AssignorConfiguration.validateUpgradeFrom; KAFKA-18839): ConfigException: The eager rebalancing "
+                "protocol is no longer supported in 4.0 which means live upgrades from 2.3 or below are not "
+                "possible. Please see the Streams upgrade guide for the bridge releases and recommended upgrade "
+                f"path. Got upgrade.from='{value}'")
+    return None
+
 
 INT_MAX = 2**31 - 1
 LONG_MAX = 2**63 - 1
@@ -145,6 +194,9 @@ _KEYS: tuple[ConfigKey, ...] = (
               "cost per moved task (null: the assignor's default)", _non_negative_or_null),
     ConfigKey(KAFKA_COMPAT, "bool", False,
               "reproduce Kafka's known bugs bit for bit (docs/kafka-differences.md)"),
+    ConfigKey(KAFKA_VERSION, "string", DEFAULT_KAFKA_LINE,
+              "the Kafka Streams release line reproduced (docs/kafka-versions.md): "
+              + ", ".join(KAFKA_LINES), _one_of(KAFKA_LINES)),
     ConfigKey(RACK_SOLVER, "string", "auto",
               "min-cost-flow solver of the rack-aware optimisation: kafka (exact parity) or min_cost_flow "
               "(fast); auto = kafka under taskassign.kafka.compat", _one_of(RACK_SOLVERS)),
@@ -340,9 +392,15 @@ class AssignmentConfigs:
         for sources such as CSV tables that carry every value as text.
         """
         values: dict[str, Any] = {}
+        upgrade_from: str | None = None
         for name in sorted(props):
             if name == TASK_ASSIGNOR_CLASS:
                 parse_config_value(name, props[name])  # checked here, chosen by the caller
+                continue
+            if name == UPGRADE_FROM:
+                upgrade_from = props[name]
+                if upgrade_from is not None and not isinstance(upgrade_from, str):
+                    raise ConfigError(name, f"expected a release such as '3.9' or null, got {_describe(upgrade_from)}")
                 continue
             key = CONFIG_KEYS.get(name)
             if key is None:
@@ -356,8 +414,16 @@ class AssignmentConfigs:
         extensions = {
             name: values.get(name, key.default)
             for name, key in sorted(CONFIG_KEYS.items())
-            if name.startswith("taskassign.")
+            if name.startswith("taskassign.") or name == KAFKA_VERSION
         }
+        line = extensions[KAFKA_VERSION]
+        if upgrade_from is not None:
+            problem = upgrade_from_problem(upgrade_from, line)
+            if problem:
+                raise ConfigError(UPGRADE_FROM, problem)
+            extensions[UPGRADE_FROM] = upgrade_from
+            if upgrade_from in _EAGER_UPGRADE_FROM and REBALANCE_PROTOCOL not in values:
+                extensions[REBALANCE_PROTOCOL] = REBALANCE_PROTOCOL_EAGER  # 3.9: upgrade.from <= 2.3 means EAGER
         return cls(
             acceptable_recovery_lag=values.get(ACCEPTABLE_RECOVERY_LAG, DEFAULT_ACCEPTABLE_RECOVERY_LAG),
             max_warmup_replicas=values.get(MAX_WARMUP_REPLICAS, DEFAULT_MAX_WARMUP_REPLICAS),
@@ -396,6 +462,11 @@ class AssignmentConfigs:
     def kafka_compat(self) -> bool:
         """True when Kafka's known bugs must be reproduced bit for bit (``taskassign.kafka.compat``)."""
         return bool(self.extension(KAFKA_COMPAT))
+
+    @property
+    def kafka_version(self) -> str:
+        """The Kafka release line reproduced (``kafka.version``; default DEFAULT_KAFKA_LINE)."""
+        return str(self.extension(KAFKA_VERSION))
 
     @property
     def rack_awareness_configured(self) -> bool:

@@ -312,6 +312,10 @@ class ApplicationState:
     clients: Mapping[ProcessId, KafkaStreamsState]
     configs: AssignmentConfigs = field(default_factory=AssignmentConfigs)
     now_ms: int = 0
+    #: The order Kafka's group leader walks the subtopologies, as (topology name, subtopology id): its topic-groups
+    #: HashMap, which decides the order of tasks whose hashes share a bucket in the leader's task sets (docs/
+    #: kafka-versions.md). None (an offline scenario): TaskId order, as the golden harness filled them.
+    subtopology_walk_order: tuple[tuple[str | None, int], ...] | None = None
     #: TaskId-sorted ids of every task.
     task_ids: SortedFrozenSet[TaskId] = field(init=False, repr=False)
     #: Tasks with a changelog partition: Kafka's own assignors' "stateful" (lags, standbys).

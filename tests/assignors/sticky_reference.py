@@ -10,6 +10,7 @@ Rack optimisation is not transcribed (the rack optimiser has its own tests).
 
 from __future__ import annotations
 
+from taskassign.configs import kafka_line_at_least
 from taskassign.ids import ProcessId, TaskId
 from taskassign.internals.java_order import JavaHashMap, hash_iteration_order, hashset_copy_capacity, hashset_copy_order
 from taskassign.model import ApplicationState
@@ -108,11 +109,17 @@ class ReferenceSticky:
     def run(self) -> tuple[dict[ProcessId, set[TaskId]], dict[ProcessId, set[TaskId]]]:
         state = self.state
         all_tasks = hash_iteration_order(state.task_ids)
-        per_thread = len(all_tasks) // sum(self.cap.values())
+        total = sum(self.cap.values())
+        per_thread = len(all_tasks) // total
+        if not self.legacy and kafka_line_at_least(state.configs.kafka_version, "4.4"):
+            # KAFKA-20198 (4.4): StickyTaskAssignor.AssignmentState.hasRoomForActiveTask's instance limit
+            limit = {p: (len(all_tasks) * c + total - 1) // total for p, c in self.cap.items()}
+        else:
+            limit = {p: c * per_thread for p, c in self.cap.items()}
         assigned: set[TaskId] = set()
         for t in self.prev_active_map:
             p = self.prev_active[t]
-            if t in state.tasks and (self.must_preserve or len(self.active[p]) < self.cap[p] * per_thread):
+            if t in state.tasks and (self.must_preserve or len(self.active[p]) < limit[p]):
                 self.finalize(t, p, True)
                 assigned.add(t)
         unassigned: JavaHashMap[TaskId] = JavaHashMap(hashset_copy_capacity(len(all_tasks)))
@@ -121,7 +128,7 @@ class ReferenceSticky:
             if t in assigned:
                 continue
             for p in (self.prev_standby[t].keys() if t in self.prev_standby else []):
-                if len(self.active[p]) < self.cap[p] * per_thread:
+                if len(self.active[p]) < limit[p]:
                     self.finalize(t, p, True)
                     assigned.add(t)
                     break

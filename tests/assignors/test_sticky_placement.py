@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from taskassign.assignors.fallback_prior import FallbackPriorTaskAssignor
 from taskassign.assignors.legacy_sticky import LegacyStickyTaskAssignor
 from taskassign.assignors.sticky import StickyPreserveTaskAssignor, StickyTaskAssignor
+from taskassign.configs import AssignmentConfigs
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import ApplicationState, TaskAssignment
 from tests.assignors.sticky_apps import applications
@@ -38,3 +39,7 @@ VARIANTS = [  # (assignor, legacy comparison, must preserve)
 def test_engine_equals_literal_kafka(assignor: type, legacy: bool, preserve: bool, state: ApplicationState) -> None:
     expected = ReferenceSticky(state, legacy=legacy, must_preserve=preserve).run()
     assert _sets(assignor().assign(state)) == expected
+    if not legacy:  # the public assignor's quota before KAFKA-20198 (4.3 and earlier)
+        configs = AssignmentConfigs.from_properties({**state.configs.to_properties(), "kafka.version": "4.3"})
+        before = ApplicationState(tasks=state.tasks, clients=state.clients, configs=configs, now_ms=state.now_ms)
+        assert _sets(assignor().assign(before)) == ReferenceSticky(before, legacy=False, must_preserve=preserve).run()

@@ -354,7 +354,9 @@ def eager_group() -> Doc:
     reported as task sets."""
     members = [member("e-1", v(5, PID_1, {"0_0": -2, "1_0": -2, "0_1": 3})),
                member("e-2", v(5, PID_1, {"1_1": -2})), member("f-1", v(4, PID_2, {"0_1": -2, "1_2": -2, "0_0": 1}))]
-    doc = group(members, stateful=True, configs={"num.standby.replicas": 1, "taskassign.rebalance.protocol": "eager"})
+    # an eager group needs a line before 4.0 (KAFKA-18839 removed eager rebalancing)
+    doc = group(members, stateful=True, configs={"num.standby.replicas": 1, "taskassign.rebalance.protocol": "eager",
+                                                 "kafka.version": "3.9"})
     doc["topology"]["subtopologies"].append({"id": 1, "source_topics": ["topic2"]})
     doc["topics"]["topic2"] = {"partitions": 3}
     return doc
@@ -746,3 +748,23 @@ def test_the_spark_pipeline_reads_every_format_and_agrees(tmp_path: Path) -> Non
             found.setdefault(row["app_id"], {})[row["process_id"]] = (
                 sorted(row["active_tasks"]), sorted(row["standby_tasks"]), row["followup_rebalance_deadline_ms"])
         assert found == expected, fmt
+
+
+def test_the_run_wide_kafka_version_reaches_every_application() -> None:
+    """``pipeline run --kafka-version`` (PipelineOptions.kafka_version): every application runs on that line, over
+    its own kafka.version; an eager application is then refused by the 4.0+ leader only where the line says so."""
+    from tests.helpers import EXAMPLES_DIR
+
+    tables = read_snapshot(EXAMPLES_DIR / "fleet")
+    inputs = process_bucket(tables, run_engine=False, kafka_version="3.9").inputs
+    assert inputs
+    for app in inputs.values():
+        assert build_scenario(app, kafka_version="3.9").scenario.state.configs.kafka_version == "3.9"
+        assert build_scenario(app).scenario.state.configs.kafka_version == "4.4"
+    ran = process_bucket(tables, assignor_override="sticky", kafka_version="4.2")
+    default = process_bucket(tables, assignor_override="sticky")
+    assert [r["status"] for r in ran.results] == [r["status"] for r in default.results]
+    assert any(r["status"] != R.STATUS_REJECTED for r in ran.results)
+    bad = process_bucket(tables, kafka_version="9.9")
+    assert all(r["status"] == R.STATUS_REJECTED for r in bad.results)
+    assert any("kafka.version" in (r["reason"] or "") for r in bad.results)

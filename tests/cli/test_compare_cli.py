@@ -19,7 +19,9 @@ CUSTOM = f"{EXAMPLES_DIR / 'custom_assignor.py'}:StateWeightedStickyAssignor"
 
 
 def test_the_table_has_metrics_as_rows_assignors_as_columns_and_marks() -> None:
-    result = runner.invoke(app, ["compare", str(SCENARIO), "-a", "high_availability,state_aware,sticky"])
+    # on 4.3 (KAFKA-20198's quota not yet in): 4.4's sticky reads as little across racks as state_aware here
+    result = runner.invoke(app, ["compare", str(SCENARIO), "-a", "high_availability,state_aware,sticky",
+                                 "--kafka-version", "4.3"])
     assert result.exit_code == 0, result.output
     header = next(line for line in result.output.splitlines() if "high_availability" in line and "sticky" in line
                   and "assignors" not in line)

@@ -19,3 +19,12 @@ def test_the_defaults_the_help_shows_are_the_engines() -> None:
 def test_optimizes_choices_are_the_apis() -> None:
     assert [c.value for c in ApiChoice] == [c.value for c in Api]
     assert [c.value for c in TasksChoice] == [c.value for c in TaskSelection]
+
+
+def test_the_kafka_lines_the_option_takes_are_the_engines() -> None:
+    from taskassign.cli._options import DEFAULT_KAFKA_LINE as SHOWN_DEFAULT_LINE
+    from taskassign.cli._options import KAFKA_LINES as SHOWN_LINES
+    from taskassign.configs import DEFAULT_KAFKA_LINE, KAFKA_LINES
+
+    assert SHOWN_LINES == KAFKA_LINES
+    assert SHOWN_DEFAULT_LINE == DEFAULT_KAFKA_LINE

@@ -19,7 +19,12 @@ from taskassign.wire.assignment_info import AssignmentInfo
 from taskassign.wire.consumer_protocol import Assignment
 from taskassign.wire.versions import NO_FOLLOWUP_MS
 
-__all__ = ("MemberComparison", "OutcomeComparison", "compare_outcome")
+__all__ = ("SETS_NOTE", "MemberComparison", "OutcomeComparison", "compare_outcome", "compare_outcome_by_client")
+
+#: Why the public StickyTaskAssignor's outcome is compared per client as sets.
+SETS_NOTE = ("Kafka's public StickyTaskAssignor takes its standby order, and so the standbys' clients and the tasks' "
+             "threads, from identity hash codes that change from run to run: compared per client as sets (actives, "
+             "standbys, whether a follow-up rebalance is asked for), not byte for byte")
 
 ORDER_ONLY = "order of entries only"
 
@@ -39,6 +44,8 @@ class MemberComparison:
 @dataclass(frozen=True, slots=True)
 class OutcomeComparison:
     members: tuple[MemberComparison, ...]
+    #: True when ``members`` are clients compared as sets (compare_outcome_by_client), not members' bytes.
+    by_client: bool = False
 
     @property
     def matching(self) -> int:
@@ -141,3 +148,54 @@ def _followup(info: AssignmentInfo) -> str:
 def _short(values: Sequence[str], limit: int = 6) -> str:
     shown = ", ".join(values[:limit])
     return f"[{shown}{f', … {len(values) - limit} more' if len(values) > limit else ''}]"
+
+
+def compare_outcome_by_client(recorded: Mapping[str, bytes], ours: Mapping[str, bytes],
+                              member_client: Mapping[str, str]) -> OutcomeComparison:
+    """Compare per client, as sets: the active tasks and the standby tasks of all its members, and whether (and how)
+    a follow-up rebalance is asked for (none, immediately, at a time). ``member_client`` names each member's client;
+    a comparison is named ``client <id>``."""
+    clients = sorted({member_client.get(m, m) for m in set(recorded) | set(ours)})
+    kafka, mine = _by_client(recorded, member_client), _by_client(ours, member_client)
+    result = []
+    for client in clients:
+        k, m = kafka.get(client), mine.get(client)
+        name = f"client {client}"
+        if isinstance(k, str) or isinstance(m, str):
+            problem = k if isinstance(k, str) else m
+            result.append(MemberComparison(name, False, (f"the bytes do not decode: {problem}",)))
+            continue
+        if k is None or m is None:
+            side = "taskassign's" if m is None else "Kafka's"
+            result.append(MemberComparison(name, False, (f"{side} leader sent this client nothing",)))
+            continue
+        found: list[str] = []
+        for label, kv, mv in (("active tasks", k[0], m[0]), ("standby tasks", k[1], m[1])):
+            if kv != mv:
+                found.append(f"{label}: only Kafka's {_short(sorted(kv - mv))}; only taskassign's "
+                             f"{_short(sorted(mv - kv))}")
+        if k[2] != m[2]:
+            found.append(f"follow-up: Kafka {k[2]}, taskassign {m[2]}")
+        result.append(MemberComparison(name, not found, tuple(found)))
+    return OutcomeComparison(tuple(result), by_client=True)
+
+
+def _by_client(outcome: Mapping[str, bytes], member_client: Mapping[str, str]
+               ) -> dict[str, tuple[set[str], set[str], str] | str]:
+    sets: dict[str, tuple[set[str], set[str], str] | str] = {}
+    for member, data in outcome.items():
+        client = member_client.get(member, member)
+        try:
+            info = AssignmentInfo.decode(Assignment.decode(data).user_data or b"")
+        except DecodeError as exc:
+            sets[client] = f"{member}: {exc}"
+            continue
+        entry = sets.setdefault(client, (set(), set(), "none"))
+        if isinstance(entry, str):
+            continue
+        followup = _followup(info)
+        kind = "none" if followup == "none" else "immediately" if followup == "immediately" else "at a time"
+        entry[0].update(str(t) for t in info.active_tasks)
+        entry[1].update(str(t) for t, _ in info.standby_tasks)
+        sets[client] = (entry[0], entry[1], kind if kind != "none" else entry[2])
+    return sets

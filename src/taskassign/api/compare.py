@@ -62,7 +62,8 @@ class CompareOutcome:
         doc = self.comparison.to_dict()
         for run in self.runs:
             doc["assignors"][run.name]["error"] = run.error
-        return {"scenario": self.scenario.name, "simulated": self.simulated, **doc}
+        return {"scenario": self.scenario.name, "kafka_version": self.scenario.state.configs.kafka_version,
+                "simulated": self.simulated, **doc}
 
 
 def parse_assignor_list(text: str) -> tuple[str, ...]:

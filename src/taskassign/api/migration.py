@@ -69,10 +69,12 @@ class MigrationWhatIf:
     scenario: str
     runs: tuple[ProtocolRun, ...]
     notes: tuple[str, ...]
+    #: The Kafka release line of the classic run (the scenario's kafka.version).
+    kafka_version: str | None = None
 
     def to_document(self) -> dict[str, Any]:
-        return {"format": MIGRATION_FORMAT, "scenario": self.scenario, "runs": [r.to_dict() for r in self.runs],
-                "notes": list(self.notes)}
+        return {"format": MIGRATION_FORMAT, "scenario": self.scenario, "kafka_version": self.kafka_version,
+                "runs": [r.to_dict() for r in self.runs], "notes": list(self.notes)}
 
 
 def migration_what_if(scenario: Scenario, classic: str = DEFAULT_ASSIGNOR) -> MigrationWhatIf:
@@ -81,7 +83,8 @@ def migration_what_if(scenario: Scenario, classic: str = DEFAULT_ASSIGNOR) -> Mi
         raise UserInputError(f"--classic names the classic side's assignor; {classic!r} is a streams-protocol one")
     runs = [_run(scenario, classic, "classic")]
     runs += [_run(scenario, name, "streams") for name in STREAMS_GROUP_ASSIGNORS]
-    return MigrationWhatIf(scenario.name, tuple(runs), tuple(_notes(scenario, runs[0])))
+    return MigrationWhatIf(scenario.name, tuple(runs), tuple(_notes(scenario, runs[0])),
+                           scenario.state.configs.kafka_version)
 
 
 def _run(scenario: Scenario, assignor: str, protocol: str) -> ProtocolRun:

@@ -10,13 +10,19 @@ import base64
 from dataclasses import dataclass
 from typing import Any
 
-from taskassign.analysis.recorded_outcome import OutcomeComparison, compare_outcome
+from taskassign.analysis.recorded_outcome import (
+    SETS_NOTE,
+    OutcomeComparison,
+    compare_outcome,
+    compare_outcome_by_client,
+)
 from taskassign.formats.group import GroupSpec
 from taskassign.formats.wire_documents import message_to_json
 from taskassign.leader.assign import result_to_document
 from taskassign.leader.group import GroupRebalanceResult, rebalance_group
 
-__all__ = ("GROUP_ASSIGNMENT_FORMAT", "GroupRebalance", "group_result_to_document", "rebalance_group_file")
+__all__ = ("GROUP_ASSIGNMENT_FORMAT", "GroupRebalance", "compared_as_sets", "group_result_to_document",
+           "rebalance_group_file")
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,14 +39,24 @@ def rebalance_group_file(spec: GroupSpec, assignor: str) -> GroupRebalance:
     comparison = None
     if spec.has_recorded_outcome:
         recorded = {m.member_id: m.recorded_assignment for m in spec.members if m.recorded_assignment is not None}
-        comparison = compare_outcome(recorded, {mid: o.assignment_bytes for mid, o in result.members.items()})
+        ours = {mid: o.assignment_bytes for mid, o in result.members.items()}
+        if compared_as_sets(assignor):
+            clients = {m.member_id: str(m.info.process_id) for m in spec.members}
+            comparison = compare_outcome_by_client(recorded, ours, clients)
+        else:
+            comparison = compare_outcome(recorded, ours)
     return GroupRebalance(result, comparison)
+
+
+def compared_as_sets(assignor: str) -> bool:
+    """The public StickyTaskAssignor (and its preserving form): Kafka's own output varies with identity hashes."""
+    return assignor in ("sticky", "sticky_preserve") or assignor.endswith("assignors.StickyTaskAssignor")
 
 GROUP_ASSIGNMENT_FORMAT = "taskassign/group-assignment/v1"
 
 
 def group_result_to_document(
-    result: GroupRebalanceResult, comparison: OutcomeComparison | None = None
+    result: GroupRebalanceResult, comparison: OutcomeComparison | None = None, *, kafka_version: str | None = None
 ) -> dict[str, Any]:
     v = result.versions
     members: dict[str, Any] = {}
@@ -64,6 +80,7 @@ def group_result_to_document(
         "format": GROUP_ASSIGNMENT_FORMAT,
         "group": result.group,
         "assignor": result.assignor,
+        "kafka_version": kafka_version if kafka_version is not None else _kafka_version(result),
         "error_code": int(result.error_code),
         "error": result.error_code.name,
         "failure": result.failure,
@@ -88,4 +105,9 @@ def _comparison_document(comparison: OutcomeComparison) -> dict[str, Any]:
         "members": len(comparison.members),
         "differences": {m.member_id: list(m.differences) for m in comparison.members if not m.matches},
         "followup_time_differs": [m.member_id for m in comparison.members if m.followup_time_differs],
+        "compared": SETS_NOTE if comparison.by_client else "every member's assignment bytes",
     }
+
+
+def _kafka_version(result: GroupRebalanceResult) -> str | None:
+    return None if result.state is None else result.state.configs.kafka_version

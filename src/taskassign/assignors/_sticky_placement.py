@@ -33,6 +33,7 @@ from taskassign.internals.java_order import (
     grown_capacity,
     hash_iteration_order,
     hashset_copy_capacity,
+    leader_task_order,
 )
 from taskassign.model import ApplicationState
 
@@ -79,7 +80,11 @@ class StickyPlacement:
         )
         self._client_sets = HashSubsetOrder(self.clients_order, pid_hash.__getitem__)
         # allTasks().keySet(): a HashMap filled in TaskId order.
-        self.all_tasks_order: list[int] = hash_iteration_order(range(num_tasks), hash_of=task_hash.__getitem__)
+        walk = state.subtopology_walk_order
+        if walk is None or not capacity_tiebreak:
+            self.all_tasks_order: list[int] = hash_iteration_order(range(num_tasks), hash_of=task_hash.__getitem__)
+        else:  # the legacy assignor on the leader: PartitionGrouper's task map, filled walking the subtopologies
+            self.all_tasks_order = [self.task_index[t] for t in leader_task_order(self.task_ids, walk)]
         self._task_hash = task_hash
         self._prev_active_order, self._prev_active_owner = self._previous_actives(states)
         self._prev_standby, self._prev_standby_copy = self._previous_standbys(states)
@@ -221,21 +226,29 @@ class StickyPlacement:
 
     # -- the two phases ---------------------------------------------------------------------
 
-    def assign_actives(self, *, must_preserve: bool) -> None:
+    def assign_actives(self, *, must_preserve: bool, ceil_quota: bool = False) -> None:
         """Step 1 of both sticky assignors: previous owners within quota (all of them when ``must_preserve``),
-        then previous standby owners within quota, then the rest in TaskId order."""
+        then previous standby owners within quota, then the rest in TaskId order.
+
+        The quota of a client is ``threads x floor(tasks / all threads)``; with ``ceil_quota`` (the public
+        StickyTaskAssignor from Kafka 4.4 on, KAFKA-20198) ``ceil(tasks x threads / all threads)``.
+        """
         total = sum(self.capacity)
         if total == 0:
             raise TaskAssignmentException("the application has no processing threads to assign tasks to")
-        per_thread = len(self.task_ids) // total
-        active, capacity, index = self.active, self.capacity, self.task_index
+        num_tasks = len(self.task_ids)
+        active, index = self.active, self.task_index
+        if ceil_quota:
+            quota = [(num_tasks * cap + total - 1) // total for cap in self.capacity]
+        else:
+            quota = [cap * (num_tasks // total) for cap in self.capacity]
         assigned = [False] * len(self.task_ids)
         for task_id in self._prev_active_order:
             t = index.get(task_id)
             if t is None:
                 continue
             c = self._prev_active_owner[task_id]
-            if must_preserve or len(active[c]) < capacity[c] * per_thread:
+            if must_preserve or len(active[c]) < quota[c]:
                 self.place(t, c, active=True)
                 assigned[t] = True
         # new HashSet<>(allTasks.keySet()): a pre-sized copy of the key set.
@@ -248,7 +261,7 @@ class StickyPlacement:
             if assigned[t]:
                 continue
             for c in self._prev_standby.get(t, ()):
-                if len(active[c]) < capacity[c] * per_thread:
+                if len(active[c]) < quota[c]:
                     self.place(t, c, active=True)
                     assigned[t] = True
                     break

@@ -15,7 +15,7 @@ import logging
 
 from taskassign.assignors._sticky_placement import StickyPlacement, warn_standby_shortfalls
 from taskassign.assignors.base import BaseTaskAssignor
-from taskassign.internals.java_order import hash_iteration_order, hashset_copy_order
+from taskassign.internals.java_order import hash_iteration_order, hashset_copy_order, leader_task_order
 from taskassign.model import ApplicationState, KafkaStreamsAssignment, TaskAssignment
 from taskassign.rack.cost import (
     DEFAULT_STICKY_NON_OVERLAP_COST,
@@ -69,9 +69,14 @@ def legacy_sticky_assignment(
             placement.replace(optimised, active=True)
             costs_reported[kind] = cost
 
-    # statefulTaskIds: new HashSet<>(set) of a HashSet filled in TaskId order.
     index = placement.task_index
-    order = hashset_copy_order(hash_iteration_order(state.stateful_task_ids))
+    if state.subtopology_walk_order is None:
+        # offline (the golden harness): statefulTaskIds is new HashSet<>(set) of a HashSet filled in TaskId order
+        order = hashset_copy_order(hash_iteration_order(state.stateful_task_ids))
+    else:
+        # the leader's statefulTasks: a HashSet given addAll of ChangelogTopics' stateful tasks, a HashMap filled
+        # walking the subtopologies in the leader's order; tasks sharing a bucket keep that walk's order
+        order = leader_task_order(state.stateful_task_ids, state.subtopology_walk_order)
     replicas = configs.num_standby_replicas
     warn_standby_shortfalls(log, placement.assign_standbys((index[t] for t in order), replicas), replicas)
     if optimiser is not None and replicas > 0:

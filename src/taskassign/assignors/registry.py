@@ -75,8 +75,9 @@ BUILTIN_ASSIGNORS: Mapping[str, tuple[str, str]] = {
 STREAMS_GROUP_ASSIGNORS: Mapping[str, tuple[str, str]] = {
     "streams_sticky": ("sticky", "streams protocol (KIP-1071): Kafka's broker-side sticky assignor, the default "
                                  "(members = threads; previous owners and reported offsets first, within quotas)"),
-    "streams_balanced": ("balanced", "streams protocol (KIP-1071): Kafka's broker-side balanced assignor "
-                                     "(the high-availability placement on the broker; sticky only within a process)"),
+    "streams_balanced": ("balanced", "streams protocol (KIP-1071): a PROPOSED broker-side balanced assignor "
+                                     "(KAFKA-20998, an open proposal: on no Kafka line; the high-availability "
+                                     "placement on the broker, sticky only within a process)"),
 }
 
 #: Kafka's internal assignors (StreamsPartitionAssignor's legacy path, ``internal.task.assignor.class``):

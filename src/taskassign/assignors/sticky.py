@@ -28,7 +28,7 @@ from typing import Any
 from taskassign import task_assignment_utils as utils
 from taskassign.assignors._sticky_placement import StickyPlacement, warn_standby_shortfalls
 from taskassign.assignors.base import BaseTaskAssignor
-from taskassign.configs import STRATEGY_NONE
+from taskassign.configs import STRATEGY_NONE, kafka_line_at_least
 from taskassign.ids import ProcessId
 from taskassign.model import ApplicationState, KafkaStreamsAssignment, TaskAssignment
 from taskassign.rack.cost import DEFAULT_STICKY_NON_OVERLAP_COST, DEFAULT_STICKY_TRAFFIC_COST
@@ -58,7 +58,9 @@ class StickyTaskAssignor(BaseTaskAssignor):
         state = application_state
         preserve = self.must_preserve_active_task_assignment
         placement = StickyPlacement(state, capacity_tiebreak=False)
-        placement.assign_actives(must_preserve=preserve)
+        # KAFKA-20198 (4.4): a client's quota is ceil(tasks x its threads / all threads)
+        ceil_quota = kafka_line_at_least(state.configs.kafka_version, "4.4")
+        placement.assign_actives(must_preserve=preserve, ceil_quota=ceil_quota)
         rack_state = None if preserve else _rack_optimisation_state(state)
         if rack_state is not None:
             self._optimise(placement, rack_state, active=True)

@@ -220,6 +220,14 @@ class ClusterReader:
 
     # -- requests ----------------------------------------------------------------------------------------
 
+    def api_versions(self) -> dict[int, tuple[int, int]] | None:
+        """The API versions the broker advertised in its ApiVersions answer (None when kafka-python was given a fixed
+        ``api_version`` and never asked)."""
+        if self._client.config.get("api_version") is not None:
+            return None
+        versions = self._client.get_api_versions()
+        return None if not versions else {int(k): (int(v[0]), int(v[1])) for k, v in versions.items()}
+
     def brokers(self) -> tuple[BrokerInfo, ...]:
         """The cluster's brokers with their racks (from a Metadata request)."""
         return self._metadata(())[0]

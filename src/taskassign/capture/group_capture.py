@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from taskassign.assignors.registry import KAFKA_INTERNAL_ASSIGNORS
+from taskassign.capture.broker_line import LIBRARY_NOTE, broker_line
 from taskassign.capture.cluster import ClusterReader, DescribedGroup, DescribedMember, TopicMetadata
 from taskassign.capture.streams_config import StreamsConfig
 from taskassign.capture.topology_inference import source_table_stores, to_group_topology
@@ -135,10 +136,20 @@ def capture_group(
             "notes": notes,
         },
     }
+    line = _broker_line(reader)
+    if line is not None:
+        document["capture"]["broker_kafka_line"] = line
+        notes.append(f"the broker runs {line['description']} (its ApiVersions answer); {LIBRARY_NOTE}")
     return CapturedGroup(document, tuple(notes))
 
 
 # --- members ----------------------------------------------------------------------------------------------
+
+
+def _broker_line(reader: ClusterReader) -> dict[str, Any] | None:
+    """The broker's release line as its ApiVersions answer shows it, with the evidence (capture.broker_line)."""
+    advertised = getattr(reader, "api_versions", lambda: None)()
+    return None if not advertised else broker_line(advertised).to_document()
 
 
 def _decode(group_id: str, member: DescribedMember) -> _Member:

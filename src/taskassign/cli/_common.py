@@ -72,23 +72,33 @@ def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def load_scenario(path: Path, *, kafka_compat: bool = False) -> Scenario:
-    """Read a scenario file or a GROUP.json (as its leader sees it), applying ``--kafka-compat`` when given."""
+def config_overrides(kafka_compat: bool = False, kafka_version: str | None = None) -> dict[str, Any]:
+    """The configs ``--kafka-compat`` and ``--kafka-version`` set (the flag wins over the file's config)."""
+    from taskassign.configs import KAFKA_COMPAT, KAFKA_VERSION
+
+    overrides: dict[str, Any] = {}
+    if kafka_compat:
+        overrides[KAFKA_COMPAT] = True
+    if kafka_version is not None:
+        overrides[KAFKA_VERSION] = kafka_version
+    return overrides
+
+
+def load_scenario(path: Path, *, kafka_compat: bool = False, kafka_version: str | None = None) -> Scenario:
+    """Read a scenario file or a GROUP.json (as its leader sees it), applying ``--kafka-compat`` and
+    ``--kafka-version`` when given."""
     from taskassign.api.application import read_application
-    from taskassign.configs import KAFKA_COMPAT
     from taskassign.formats.scenario import with_config_overrides
 
-    scenario = read_application(path)
-    if kafka_compat:
-        scenario = with_config_overrides(scenario, {KAFKA_COMPAT: True})
-    return scenario
+    return with_config_overrides(read_application(path), config_overrides(kafka_compat, kafka_version))
 
 
-def load_altered(path: Path, what_if: WhatIf, *, kafka_compat: bool = False) -> tuple[Scenario, tuple[str, ...]]:
+def load_altered(path: Path, what_if: WhatIf, *, kafka_compat: bool = False,
+                 kafka_version: str | None = None) -> tuple[Scenario, tuple[str, ...]]:
     """``load_scenario`` then the what-if flags: the scenario to run and what the what-if changed."""
     from taskassign.api.what_if import apply_what_if
 
-    return apply_what_if(load_scenario(path, kafka_compat=kafka_compat), what_if)
+    return apply_what_if(load_scenario(path, kafka_compat=kafka_compat, kafka_version=kafka_version), what_if)
 
 
 def case_name(path: Path) -> str:

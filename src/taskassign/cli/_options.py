@@ -25,12 +25,15 @@ import typer
 __all__ = (
     "DEFAULT_ASSIGNOR",
     "DEFAULT_CAPTURE_TIMEOUT_S",
+    "DEFAULT_KAFKA_LINE",
+    "KAFKA_LINES",
     "AddClients",
     "AllowPlugins",
     "AssignmentJson",
     "AssignmentOut",
     "EventsSeed",
     "KafkaCompat",
+    "KafkaVersion",
     "RacksDown",
     "RemoveClients",
     "SetConfigs",
@@ -50,6 +53,25 @@ __all__ = (
 DEFAULT_ASSIGNOR = "high_availability"
 #: ``api.capture.DEFAULT_TIMEOUT_S``, capture's ``--timeout`` default.
 DEFAULT_CAPTURE_TIMEOUT_S = 30.0
+#: ``configs.KAFKA_LINES`` and ``configs.DEFAULT_KAFKA_LINE``: the release lines ``--kafka-version`` takes.
+KAFKA_LINES: tuple[str, ...] = ("3.9", "4.0", "4.1", "4.2", "4.3", "4.4", "trunk")
+DEFAULT_KAFKA_LINE = "4.4"
+
+_KAFKA_VERSION_HELP = (f"The Kafka Streams release line whose assignors and group leader are reproduced: "
+                       f"{', '.join(KAFKA_LINES)}. Default: the input's kafka.version config, else "
+                       f"{DEFAULT_KAFKA_LINE} (the newest release line). docs/kafka-versions.md says what changes "
+                       "per line.")
+
+
+def _check_kafka_line(value: str | None) -> str | None:
+    if value is not None and value not in KAFKA_LINES:
+        raise typer.BadParameter(f"unknown Kafka release line {value!r}; known lines: {', '.join(KAFKA_LINES)}")
+    return value
+
+
+#: ``--kafka-version LINE`` (a bad line exits 2 naming the option).
+KafkaVersion = Annotated[str | None, typer.Option(
+    "--kafka-version", metavar="LINE", help=_KAFKA_VERSION_HELP, callback=_check_kafka_line)]
 
 
 def kafka_compat_option(help: str = "Reproduce Kafka's known bugs bit for bit.") -> Any:

@@ -64,6 +64,7 @@ def result_summary(scenario: Scenario, result: RebalanceResult) -> RenderableTyp
         ("   assignor ", "dim"), (result.assignor, "bold"),
         ("   error ", "dim"), error_text(result.error),
         ("   probing rebalance ", "dim"), ("yes" if result.probing_rebalance_needed else "no", "bold"),
+        ("   kafka ", "dim"), (state.configs.kafka_version, "bold"),
         ("\n"),
         (f"{len(state.tasks)} tasks ({len(state.stateful_task_ids)} with changelogs), "
          f"{len(state.clients)} clients, {sum(c.num_processing_threads for c in state.clients.values())} "

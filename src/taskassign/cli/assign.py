@@ -4,7 +4,7 @@ or any input with a streams-protocol assignor, through Kafka's broker-side assig
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -14,8 +14,8 @@ from taskassign.cli._common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
     case_name,
+    config_overrides,
     handle_errors,
-    load_altered,
     new_table,
     print_traceback,
     stderr_console,
@@ -28,6 +28,7 @@ from taskassign.cli._options import (
     AssignmentJson,
     AssignmentOut,
     KafkaCompat,
+    KafkaVersion,
     RacksDown,
     RemoveClients,
     SetConfigs,
@@ -58,6 +59,7 @@ def assign(
     out_dir: Path | None = typer.Option(None, "--out-dir", help="With a directory: write <case>.assignment.json here."),
     as_json: AssignmentJson = False,
     kafka_compat: KafkaCompat = False,
+    kafka_version: KafkaVersion = None,
     with_metrics: bool = typer.Option(
         False, "--metrics", help="Print the assignment's metrics (docs/metrics.md) and add them to the file."
     ),
@@ -77,8 +79,8 @@ def assign(
     """Assign every task of a scenario (or of every scenario in a directory) to its clients."""
     what_if = what_if_from_flags(sets, add_clients, remove_clients, racks_down)
     try:
-        _assign(scenario, assignor, output, out_dir, as_json, kafka_compat, with_metrics, explain, what_if,
-                allow_plugins, strict, debug)
+        _assign(scenario, assignor, output, out_dir, as_json, config_overrides(kafka_compat, kafka_version),
+                with_metrics, explain, what_if, allow_plugins, strict, debug)
     except TaskassignError as exc:
         if debug:
             print_traceback(exc)
@@ -94,17 +96,18 @@ def strict_findings(result: RebalanceResult) -> list[str]:
 
 def _assign(
     scenario: Path, assignor: str | None, output: Path | None, out_dir: Path | None, as_json: bool,
-    kafka_compat: bool, with_metrics: bool, explain: bool, what_if: WhatIf, allow_plugins: bool, strict: bool,
+    overrides: dict[str, Any], with_metrics: bool, explain: bool, what_if: WhatIf, allow_plugins: bool, strict: bool,
     debug: bool,
 ) -> None:
     from taskassign.api.application import read_input
     from taskassign.api.assign import assign as api_assign
+    from taskassign.api.kafka_line import source_kafka_line, streams_kafka_line
     from taskassign.api.what_if import apply_what_if, chosen_assignor
     from taskassign.assignors.registry import check_assignor, streams_group_assignor
     from taskassign.cli._metrics_render import metrics_table, state_in_bytes
     from taskassign.cli._render import explanation_text, result_summary
     from taskassign.cli._streams import assign_streams_command
-    from taskassign.configs import KAFKA_COMPAT
+    from taskassign.configs import KAFKA_VERSION
     from taskassign.formats.assignment import WHAT_IF
     from taskassign.formats.json_io import dump_json, to_json_text
     from taskassign.formats.scenario import with_config_overrides
@@ -116,7 +119,7 @@ def _assign(
     if scenario.is_dir():
         if out_dir is None:
             raise UserInputError(f"{scenario} is a directory: give --out-dir for the assignment files")
-        raise typer.Exit(_assign_directory(scenario, out_dir, assignor, kafka_compat, with_metrics, what_if,
+        raise typer.Exit(_assign_directory(scenario, out_dir, assignor, overrides, with_metrics, what_if,
                                            allow_plugins, strict, debug))
     if out_dir is not None:
         raise UserInputError("--out-dir goes with a directory of scenarios; for one file use -o")
@@ -132,9 +135,11 @@ def _assign(
             raise UserInputError("--strict checks the group leader's completeness report, which a streams-protocol "
                                  "assignor has no part in; its summary's 'unassigned' and 'standbys short' lines "
                                  "say what it leaves uncovered")
+        configs = source.configs if isinstance(source, StreamsGroup) else source.raw_configs
+        streams_kafka_line(source_kafka_line(configs, overrides.get(KAFKA_VERSION)))  # 3.9 and 4.0: no KIP-1071
         raise typer.Exit(assign_streams_command(source, assignor, output=output, as_json=as_json,
                                                 with_metrics=with_metrics, explain=explain))
-    loaded = with_config_overrides(source, {KAFKA_COMPAT: True}) if kafka_compat else source
+    loaded = with_config_overrides(source, overrides)
     chosen = chosen_assignor(assignor, loaded, what_if, default=DEFAULT_ASSIGNOR, allow_plugins=allow_plugins)
     outcome = api_assign(loaded, chosen, with_metrics=with_metrics, explain=explain)
     if notes:
@@ -162,16 +167,19 @@ def _assign(
         raise typer.Exit(EXIT_FAILED)
 
 
-def _assign_directory(directory: Path, out_dir: Path, assignor: str | None, kafka_compat: bool, with_metrics: bool,
-                      what_if: WhatIf, allow_plugins: bool, strict: bool = False, debug: bool = False) -> int:
+def _assign_directory(directory: Path, out_dir: Path, assignor: str | None, overrides: dict[str, Any],
+                      with_metrics: bool, what_if: WhatIf, allow_plugins: bool, strict: bool = False,
+                      debug: bool = False) -> int:
     """Assign every ``*.scenario.json`` of ``directory`` in one process; returns the exit code."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from taskassign.api.application import read_application
     from taskassign.api.assign import assign as api_assign
-    from taskassign.api.what_if import chosen_assignor
+    from taskassign.api.what_if import apply_what_if, chosen_assignor
     from taskassign.cli._render import error_text
     from taskassign.formats.assignment import WHAT_IF
     from taskassign.formats.json_io import dump_json, prepare_output_dir
+    from taskassign.formats.scenario import with_config_overrides
     from taskassign.model import AssignmentError
 
     files = sorted(directory.glob("*.scenario.json"))
@@ -190,7 +198,7 @@ def _assign_directory(directory: Path, out_dir: Path, assignor: str | None, kafk
             case = case_name(path)
             progress.update(job, description=f"assigning {case}")
             try:
-                loaded, notes = load_altered(path, what_if, kafka_compat=kafka_compat)
+                loaded, notes = apply_what_if(with_config_overrides(read_application(path), overrides), what_if)
                 chosen = chosen_assignor(assignor, loaded, what_if, default=DEFAULT_ASSIGNOR,
                                          allow_plugins=allow_plugins)
             except UserInputError as exc:

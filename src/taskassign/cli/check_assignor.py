@@ -13,8 +13,15 @@ from rich.table import Table
 from rich.text import Text
 
 from taskassign.cli._app import app
-from taskassign.cli._common import EXIT_FAILED, handle_errors, print_traceback, stderr_console, stdout_console
-from taskassign.cli._options import debug_option, json_option
+from taskassign.cli._common import (
+    EXIT_FAILED,
+    config_overrides,
+    handle_errors,
+    print_traceback,
+    stderr_console,
+    stdout_console,
+)
+from taskassign.cli._options import DEFAULT_KAFKA_LINE, KafkaVersion, debug_option, json_option
 from taskassign.errors import UserInputError
 
 if TYPE_CHECKING:
@@ -54,6 +61,7 @@ def check_assignor(
                                       "`taskassign assign FILE -a SPEC --debug`."),
     show: int = typer.Option(20, "--show", min=0, help="Failing findings to list (--json has all, notes included)."),
     debug: Annotated[bool, debug_option("Print the traceback of the first exception the assignor raised.")] = False,
+    kafka_version: KafkaVersion = None,
 ) -> None:
     """Run an assignor over the shipped scenarios and random applications; report what breaks Kafka's rules.
 
@@ -66,7 +74,7 @@ def check_assignor(
     from taskassign.api.random_applications import random_applications
     from taskassign.assignors.registry import check_assignor as check_assignor_spec
     from taskassign.formats.json_io import prepare_output_dir, to_json_text
-    from taskassign.formats.scenario import write_scenario
+    from taskassign.formats.scenario import with_config_overrides, write_scenario
 
     check_assignor_spec(spec)  # an unknown name or unloadable plug-in: exit 2 before anything runs
     files = scenario_files(scenarios) if scenarios else shipped_scenarios()
@@ -80,6 +88,7 @@ def check_assignor(
         job = progress.add_task("checking", total=len(cases))
         for case in cases:
             scenario = read_application(case) if isinstance(case, Path) else case
+            scenario = with_config_overrides(scenario, config_overrides(kafka_version=kafka_version))
             progress.update(job, description=f"checking {scenario.name}")
             reports.append(check_case(spec, scenario))
             if save is not None and not reports[-1].ok:
@@ -90,9 +99,11 @@ def check_assignor(
     if debug and (raised := next((c.exception for c in report.cases if c.exception is not None), None)):
         print_traceback(raised)
     console = stdout_console()
+    line = kafka_version or DEFAULT_KAFKA_LINE
     if as_json:
-        console.out(to_json_text(report.to_dict()), end="")
+        console.out(to_json_text({**report.to_dict(), "kafka_version": kafka_version}), end="")
     else:
+        console.print(f"[dim]kafka {line}{'' if kafka_version else ' (or the kafka.version a file sets)'}[/]")
         console.print(summary(report, shipped=len(files), random=count, seed=seed, show=show))
         if save is not None and not report.ok:
             console.print(f"[dim]failing applications written to {escape(str(save))}[/]")

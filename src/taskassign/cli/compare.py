@@ -25,6 +25,7 @@ from taskassign.cli._options import (
     AddClients,
     EventsSeed,
     KafkaCompat,
+    KafkaVersion,
     RacksDown,
     RemoveClients,
     SetConfigs,
@@ -137,6 +138,7 @@ def run_compare(scenario: Scenario, assignors: str, *, events: Path | None = Non
     else:
         console.print(Text.assemble(("scenario ", "dim"), (scenario.name, "bold"), ("   assignors ", "dim"),
                                     ", ".join(outcome.comparison.names),
+                                    ("   kafka ", "dim"), scenario.state.configs.kafka_version,
                                     ("   simulated with ", "dim") if script else "", str(events) if script else ""))
         console.print(comparison_tables(outcome.comparison, {run.name: run.error for run in outcome.runs},
                                         in_bytes=state_in_bytes(scenario.state)))
@@ -162,6 +164,7 @@ def compare_command(
         "Write report.html (one page overlaying the assignors) and compare.json here.", output_alias=False)] = None,
     as_json: Annotated[bool, json_option("Print the comparison as JSON instead of tables.")] = False,
     kafka_compat: KafkaCompat = False,
+    kafka_version: KafkaVersion = None,
     sets: SetConfigs = None,
     add_clients: AddClients = None,
     remove_clients: RemoveClients = None,
@@ -173,7 +176,7 @@ def compare_command(
     from taskassign.api.compare import parse_assignor_list
     from taskassign.api.what_if import apply_what_if
 
-    original = load_scenario(scenario, kafka_compat=kafka_compat)
+    original = load_scenario(scenario, kafka_compat=kafka_compat, kafka_version=kafka_version)
     altered, notes = apply_what_if(original, what_if_from_flags(sets, add_clients, remove_clients, racks_down))
     specs = parse_assignor_list(assignors)
     if notes and len(specs) == 1:

@@ -18,6 +18,7 @@ from taskassign.cli._options import (
     AssignmentJson,
     AssignmentOut,
     KafkaCompat,
+    KafkaVersion,
     RacksDown,
     RemoveClients,
     SetConfigs,
@@ -74,6 +75,7 @@ def optimize(
                                                 help="Override the non-overlap (movement) cost."),
     as_json: AssignmentJson = False,
     kafka_compat: KafkaCompat = False,
+    kafka_version: KafkaVersion = None,
     sets: SetConfigs = None,
     add_clients: AddClients = None,
     remove_clients: RemoveClients = None,
@@ -88,7 +90,8 @@ def optimize(
     if active == standby:
         raise UserInputError("give exactly one of --active or --standby")
     loaded, notes = load_altered(
-        scenario, what_if_from_flags(sets, add_clients, remove_clients, racks_down), kafka_compat=kafka_compat)
+        scenario, what_if_from_flags(sets, add_clients, remove_clients, racks_down), kafka_compat=kafka_compat,
+        kafka_version=kafka_version)
     if solver is not None:
         loaded = with_config_overrides(loaded, {RACK_SOLVER: solver.value})
     role = Role.ACTIVE if active else Role.STANDBY

@@ -17,6 +17,7 @@ from taskassign.cli._app import CommandGroup, app
 from taskassign.cli._common import EXIT_FAILED, handle_errors, new_table, stderr_console, stdout_console
 from taskassign.cli._options import (
     KafkaCompat,
+    KafkaVersion,
     SparkMaster,
     SparkRemote,
     allow_plugins_option,
@@ -116,6 +117,7 @@ def run(
     master: SparkMaster = None,
     remote: SparkRemote = None,
     kafka_compat: KafkaCompat = False,
+    kafka_version: KafkaVersion = None,
     buckets: int | None = typer.Option(None, "--buckets", min=1, help="Buckets of applications (Python calls)."),
     conf: list[str] = typer.Option([], "--conf", help="Extra Spark config KEY=VALUE (repeatable)."),
     allow_plugins: Annotated[bool, allow_plugins_option(_PLUGINS_HELP)] = False,
@@ -131,7 +133,7 @@ def run(
     from taskassign.pipeline.session import command_session
 
     options = PipelineOptions(input_dir, output_dir, single, kafka_compat, buckets, allow_plugins, compared,
-                              attention)
+                              attention, kafka_version)
     console, errors = stdout_console(), stderr_console()
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=errors, transient=True) as progress:

@@ -13,11 +13,19 @@ from rich.table import Table
 from rich.text import Text
 
 from taskassign.cli._app import app
-from taskassign.cli._common import EXIT_FAILED, handle_errors, new_table, stderr_console, stdout_console
+from taskassign.cli._common import (
+    EXIT_FAILED,
+    config_overrides,
+    handle_errors,
+    new_table,
+    stderr_console,
+    stdout_console,
+)
 from taskassign.cli._options import (
     DEFAULT_ASSIGNOR,
     AddClients,
     KafkaCompat,
+    KafkaVersion,
     RacksDown,
     RemoveClients,
     SetConfigs,
@@ -45,6 +53,7 @@ def rebalance(
     output: Annotated[Path | None, out_option("Write the group assignment document here.")] = None,
     as_json: Annotated[bool, json_option("Print the group assignment document instead of a table.")] = False,
     kafka_compat: KafkaCompat = False,
+    kafka_version: KafkaVersion = None,
     sets: SetConfigs = None,
     add_clients: AddClients = None,
     remove_clients: RemoveClients = None,
@@ -55,10 +64,10 @@ def rebalance(
     On a captured file (taskassign capture) the result is compared with what Kafka's leader sent, member by
     member: exit code 0 only when every member's bytes match.
     """
+    from taskassign.analysis.recorded_outcome import SETS_NOTE
     from taskassign.api.rebalance import group_result_to_document, rebalance_group_file
     from taskassign.api.what_if import apply_what_if_to_group
     from taskassign.assignors.registry import resolve_assignor_class
-    from taskassign.configs import KAFKA_COMPAT
     from taskassign.formats.group import group_with_config_overrides, read_group
     from taskassign.formats.json_io import dump_json, to_json_text
     from taskassign.wire.versions import AssignorError
@@ -68,17 +77,19 @@ def rebalance(
     spec = read_group(group)
     chosen = assignor or (spec.capture.assignor if spec.capture is not None else DEFAULT_ASSIGNOR)
     resolve_assignor_class(chosen)
-    if kafka_compat:
-        spec = group_with_config_overrides(spec, {KAFKA_COMPAT: True})
+    if overrides := config_overrides(kafka_compat, kafka_version):
+        spec = group_with_config_overrides(spec, overrides)
     spec, notes = apply_what_if_to_group(spec, what_if_from_flags(sets, add_clients, remove_clients, racks_down))
     with stderr_console().status(f"rebalancing {len(spec.members)} members"):
         run = rebalance_group_file(spec, chosen)
     result, comparison = run.result, run.comparison
-    document = group_result_to_document(result, comparison)
+    document = group_result_to_document(result, comparison, kafka_version=spec.configs.kafka_version)
     if output is not None:
         dump_json(document, output)
     console = stdout_console()
     announce_what_if(stderr_console() if as_json else console, notes)
+    if comparison is not None and comparison.by_client:
+        (stderr_console() if as_json else console).print(Text(f"note: {SETS_NOTE}", style="yellow"))
     if as_json:
         console.out(to_json_text(document), end="")
     else:
@@ -97,9 +108,13 @@ def comparison_text(comparison: OutcomeComparison) -> RenderableType:
     """Kafka's recorded outcome against taskassign's: a verdict line, then what differs per member."""
     n, ok = len(comparison.members), comparison.matching
     style = "bold green" if comparison.all_match else "bold red"
-    lines: list[RenderableType] = [Text.assemble(
-        ("Kafka's recorded outcome: ", "dim"), (f"{ok} of {n} members match byte for byte", style),
-        (" (follow-up time aside)", "dim"))]
+    if comparison.by_client:  # the reason (SETS_NOTE) was said before the summary
+        lines: list[RenderableType] = [Text.assemble(
+            ("Kafka's recorded outcome: ", "dim"), (f"{ok} of {n} clients match as sets", style))]
+    else:
+        lines = [Text.assemble(
+            ("Kafka's recorded outcome: ", "dim"), (f"{ok} of {n} members match byte for byte", style),
+            (" (follow-up time aside)", "dim"))]
     timed = [m.member_id for m in comparison.members if m.followup_time_differs and m.matches]
     if timed:
         lines.append(Text(f"  {len(timed)} member(s) ask for the same follow-up at another time (the leader's clock)",
@@ -120,6 +135,7 @@ def summary(spec: GroupSpec, result: GroupRebalanceResult) -> RenderableType:
     header = Text.assemble(
         ("group ", "dim"), (result.group, "bold"), ("   assignor ", "dim"), (result.assignor, "bold"),
         ("   error ", "dim"), (result.error_code.name, error_style),
+        ("   kafka ", "dim"), (spec.configs.kafka_version, "bold"),
         ("\n"),
         (f"{len(spec.members)} members; AssignmentInfo version {v.min_received}, commonly supported "
          f"{v.min_supported}", "dim"),

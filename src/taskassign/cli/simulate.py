@@ -18,6 +18,7 @@ from taskassign.cli._options import (
     AllowPlugins,
     EventsSeed,
     KafkaCompat,
+    KafkaVersion,
     RacksDown,
     RemoveClients,
     SetConfigs,
@@ -95,6 +96,7 @@ def simulate_command(
     seed: EventsSeed = None,
     as_json: Annotated[bool, json_option("Print simulation.json to stdout instead of tables.")] = False,
     kafka_compat: KafkaCompat = False,
+    kafka_version: KafkaVersion = None,
     sets: SetConfigs = None,
     add_clients: AddClients = None,
     remove_clients: RemoveClients = None,
@@ -113,7 +115,8 @@ def simulate_command(
     if assignor is not None:
         check_assignor(assignor)
     what_if = what_if_from_flags(sets, add_clients, remove_clients, racks_down)
-    loaded, notes = load_altered(scenario, what_if, kafka_compat=kafka_compat)
+    loaded, notes = load_altered(scenario, what_if, kafka_compat=kafka_compat,
+        kafka_version=kafka_version)
     chosen = chosen_assignor(assignor, loaded, what_if, default=DEFAULT_ASSIGNOR, allow_plugins=allow_plugins)
     script = read_events(events)
     errors = stderr_console()
@@ -135,6 +138,7 @@ def simulate_command(
     else:
         console.print(rebalance_table(result))
         console.print(summary_text(result))
+        console.print(Text.assemble(("kafka ", "dim"), result.last_state.configs.kafka_version))
         if out is not None:
             console.print(f"[dim]wrote {', '.join(escape(str(p)) for p in written)}[/]")
     if result.rebalances and result.rebalances[-1].error != "NONE":

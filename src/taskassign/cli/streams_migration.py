@@ -17,6 +17,7 @@ from taskassign.cli._options import (
     DEFAULT_ASSIGNOR,
     AddClients,
     KafkaCompat,
+    KafkaVersion,
     RacksDown,
     RemoveClients,
     SetConfigs,
@@ -59,6 +60,7 @@ def streams_migration(
     output: Annotated[Path | None, out_option("Write the comparison document here.")] = None,
     as_json: Annotated[bool, json_option("Print the comparison document instead of a table.")] = False,
     kafka_compat: KafkaCompat = False,
+    kafka_version: KafkaVersion = None,
     sets: SetConfigs = None,
     add_clients: AddClients = None,
     remove_clients: RemoveClients = None,
@@ -72,7 +74,8 @@ def streams_migration(
 
     check_assignor(classic)
     loaded, notes = load_altered(
-        application, what_if_from_flags(sets, add_clients, remove_clients, racks_down), kafka_compat=kafka_compat)
+        application, what_if_from_flags(sets, add_clients, remove_clients, racks_down), kafka_compat=kafka_compat,
+        kafka_version=kafka_version)
     what_if = migration_what_if(loaded, classic)
     console = stdout_console()
     announce_what_if(stderr_console() if as_json else console, notes)
@@ -83,6 +86,7 @@ def streams_migration(
         console.out(to_json_text(document), end="")
         return
     console.print(comparison_table(what_if))
+    console.print(Text.assemble(("classic run on kafka ", "dim"), str(what_if.kafka_version)))
     for note in what_if.notes:
         console.print(Text(f"note: {note}", style="yellow"))
     console.print(Text("every metric is defined in docs/metrics.md; the protocols in docs/streams-protocol.md",

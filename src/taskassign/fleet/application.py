@@ -25,7 +25,7 @@ from taskassign.assignors.registry import (
     check_assignor,
     check_plugin_allowed,
 )
-from taskassign.configs import KAFKA_COMPAT, AssignmentConfigs
+from taskassign.configs import KAFKA_COMPAT, KAFKA_VERSION, AssignmentConfigs
 from taskassign.errors import (
     AssignorNotFoundError,
     ConfigError,
@@ -122,7 +122,7 @@ class AppCheck:
 
 def check_application(
     configs: Mapping[str, str] | None, assignor: str | None, *, assignor_override: str | None = None,
-    kafka_compat: bool = False, allow_plugins: bool = False,
+    kafka_compat: bool = False, allow_plugins: bool = False, kafka_version: str | None = None,
 ) -> AppCheck:
     """INVALID_CONFIG, PLUGIN_NOT_ALLOWED or UNKNOWN_ASSIGNOR with the reason, or no code and what later
     checks need. The application's own ``assignor`` is data: a plug-in there is refused, without importing
@@ -130,6 +130,8 @@ def check_application(
     props = dict(configs or {})
     if kafka_compat:
         props[KAFKA_COMPAT] = "true"
+    if kafka_version is not None:
+        props[KAFKA_VERSION] = kafka_version
     try:
         parsed = AssignmentConfigs.from_properties(props, coerce_strings=True)
     except ConfigError as exc:
@@ -155,7 +157,8 @@ class _FailedAssignor(BaseTaskAssignor):
 
 
 def assign_application(
-    app: AppInput, *, assignor_override: str | None = None, kafka_compat: bool = False, allow_plugins: bool = False
+    app: AppInput, *, assignor_override: str | None = None, kafka_compat: bool = False, allow_plugins: bool = False,
+    kafka_version: str | None = None,
 ) -> AppResult:
     """Run one application through the engine; never raises for a problem of the application itself (a
     plug-in assignor named by the application is refused, unimported, unless ``allow_plugins``)."""
@@ -167,7 +170,7 @@ def assign_application(
     except PluginNotAllowedError as exc:
         return _rejected(result, PLUGIN_NOT_ALLOWED, str(exc), started)
     try:
-        built = build_scenario(app, kafka_compat=kafka_compat)
+        built = build_scenario(app, kafka_compat=kafka_compat, kafka_version=kafka_version)
     except ConfigError as exc:
         return _rejected(result, INVALID_CONFIG, str(exc), started)
     except UserInputError as exc:

@@ -132,21 +132,23 @@ def bucket_table(spec: TableSpec, rows: Sequence[Mapping[str, Any]] = ()) -> pa.
 
 def process_bucket(
     tables: Mapping[str, pa.Table], *, assignor_override: str | None = None, kafka_compat: bool = False,
-    run_engine: bool = True, allow_plugins: bool = False,
+    run_engine: bool = True, allow_plugins: bool = False, kafka_version: str | None = None,
 ) -> BucketResult:
     """Check, derive and assign every application of the bucket (``run_engine=False``: stop before the
     engine, for exporting scenarios). ``allow_plugins``: the applications' own assignors may be plug-ins
     (code named by the snapshot: see assignors.registry); otherwise such an application is rejected."""
     started = time.perf_counter()
     tables = {name: quarantine_invalid_text(t, INPUT_TABLES[name]) for name, t in tables.items()}
-    apps, status = check_applications(tables["applications"], assignor_override, kafka_compat, allow_plugins)
+    apps, status = check_applications(tables["applications"], assignor_override, kafka_compat, allow_plugins,
+                                      kafka_version=kafka_version)
     checked = {"applications": _Checked(INPUT_TABLES["applications"], tables["applications"], apps.marks,
                                         apps.rows)}
     metadata, blocks, rejected = _topologies(tables, status, checked)
     clients = _clients(tables, status, checked, blocks, metadata, rejected)
     inputs = _inputs(checked, metadata, clients)
     check_seconds = time.perf_counter() - started
-    results = _assign(inputs, checked, assignor_override, kafka_compat, allow_plugins) if run_engine else []
+    results = _assign(inputs, checked, assignor_override, kafka_compat, allow_plugins,
+                      kafka_version) if run_engine else []
     results += _rejected_before_engine(checked["applications"], status, set(inputs))
     results.sort(key=lambda r: r["app_id"])
     return BucketResult(results, _errors(checked, results), inputs, check_seconds, checked)
@@ -261,14 +263,14 @@ def _clients(
 
 def _assign(
     inputs: Mapping[str, AppInput], checked: Mapping[str, _Checked], assignor_override: str | None,
-    kafka_compat: bool, allow_plugins: bool,
+    kafka_compat: bool, allow_plugins: bool, kafka_version: str | None = None,
 ) -> list[AppResult]:
     """Step 5: every application through the engine; the rows of those it rejects are rejected too."""
     # Assignors log Kafka's warnings (e.g. too few clients for the standbys); over a fleet they would
     # flood the output. What matters per application is in its result.
     logging.getLogger("taskassign").setLevel(logging.ERROR)
     results = [assign_application(inputs[a], assignor_override=assignor_override, kafka_compat=kafka_compat,
-                                  allow_plugins=allow_plugins)
+                                  allow_plugins=allow_plugins, kafka_version=kafka_version)
                for a in sorted(inputs)]
     engine_rejects = {r["app_id"]: (r["reason_code"] or R.INVALID_STATE, r["reason"] or "")
                       for r in results if r["status"] == R.STATUS_REJECTED}

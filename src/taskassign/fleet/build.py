@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TypedDict
 
-from taskassign.configs import KAFKA_COMPAT, AssignmentConfigs
+from taskassign.configs import KAFKA_COMPAT, KAFKA_VERSION, AssignmentConfigs
 from taskassign.errors import ProcessIdFormatError, TaskassignError, UserInputError
 from taskassign.fleet.tables import OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
 from taskassign.formats.scenario import Scenario
 from taskassign.ids import ProcessId, TaskId
+from taskassign.internals.java_order import leader_subtopology_walk
 from taskassign.model import (
     LATEST_OFFSET,
     UNKNOWN_OFFSET_SUM,
@@ -104,7 +105,7 @@ class BuiltApplication:
     scenario: Scenario
 
 
-def build_scenario(app: AppInput, *, kafka_compat: bool = False) -> BuiltApplication:
+def build_scenario(app: AppInput, *, kafka_compat: bool = False, kafka_version: str | None = None) -> BuiltApplication:
     """The Scenario of one nested application record; UserInputError when it cannot be one."""
     app_id = app["app_id"]
     if not app_id:
@@ -112,6 +113,8 @@ def build_scenario(app: AppInput, *, kafka_compat: bool = False) -> BuiltApplica
     props = dict(app.get("configs") or ())
     if kafka_compat:
         props[KAFKA_COMPAT] = "true"
+    if kafka_version is not None:  # pipeline run --kafka-version: over the application's own kafka.version
+        props[KAFKA_VERSION] = kafka_version
     configs = AssignmentConfigs.from_properties(props, coerce_strings=True)
     tasks = _tasks(app.get("subtopologies") or ())
     if not tasks:
@@ -125,7 +128,10 @@ def build_scenario(app: AppInput, *, kafka_compat: bool = False) -> BuiltApplica
         leader = _pid(leader_text)
         if leader not in clients:
             raise UserInputError(f"leader_process_id {leader} is not a client of application {app_id!r}")
-    state = ApplicationState(tasks=tasks, clients=clients, configs=configs, now_ms=app.get("now_ms") or 0)
+    # a fleet application is a real one: its leader walks the subtopologies in its own order (docs/kafka-versions.md)
+    walk = leader_subtopology_walk(sorted({(t.topology_name, t.subtopology) for t in tasks}))
+    state = ApplicationState(tasks=tasks, clients=clients, configs=configs, now_ms=app.get("now_ms") or 0,
+                             subtopology_walk_order=walk)
     scenario = Scenario(
         name=app_id, state=state, raw_configs=MappingProxyType(configs.to_properties()), leader=leader
     )

@@ -148,7 +148,8 @@ class CheckedRows:
 # -- applications -----------------------------------------------------------------------------------------------
 
 def check_applications(
-    table: pa.Table, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False
+    table: pa.Table, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False, *,
+    kafka_version: str | None = None,
 ) -> tuple[CheckedRows, dict[str, AppStatus]]:
     """The applications rows (configs and assignor checked by the engine's own validation; a plug-in
     assignor refused unless ``allow_plugins``) and the status of every application id they name."""
@@ -161,7 +162,8 @@ def check_applications(
     marks.reject([p is not None and not UUID.fullmatch(p) for p in leaders], R.BAD_PROCESS_ID,
                  lambda i, r: f"leader_process_id is not a UUID: {r['leader_process_id']}")
     checks = [check_application(dict(r["configs"] or ()), r["assignor"], assignor_override=assignor_override,
-                                kafka_compat=kafka_compat, allow_plugins=allow_plugins) for r in rows]
+                                kafka_compat=kafka_compat, allow_plugins=allow_plugins,
+                                kafka_version=kafka_version) for r in rows]
     marks.reject([c.code is not None for c in checks], [c.code for c in checks], lambda i, r: str(checks[i].reason))
     late = [None if c.configs is None or r["now_ms"] is None else c.configs.now_ms_problem(r["now_ms"])
             for c, r in zip(checks, rows, strict=True)]

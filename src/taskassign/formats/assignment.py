@@ -34,7 +34,8 @@ __all__ = (
 
 ASSIGNMENT_FORMAT = "taskassign/assignment/v1"
 #: Top-level keys other producers (goldens, optimisers, metrics, explanations) may add.
-EXTRA_KEYS = ("golden", "optimizer_cost", "metrics", "explanations", "completeness", "details", "what_if")
+EXTRA_KEYS = ("golden", "optimizer_cost", "metrics", "explanations", "completeness", "details", "what_if",
+              "kafka_version")
 #: The key under which an assignment computed on an altered input (the what-if flags) lists what was altered.
 WHAT_IF = "what_if"
 

@@ -104,6 +104,9 @@ class CaptureInfo:
     #: ``taskassign rebalance`` on this file.
     assignor: str = "high_availability"
     notes: tuple[str, ...] = ()
+    #: The broker's release line as its ApiVersions answer showed it (``line``, ``description``, ``evidence``,
+    #: ``note``), or None. The application's own Kafka Streams version is ``kafka.version`` / --kafka-version.
+    broker_kafka_line: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +181,7 @@ def _capture(obj: JsonObject) -> CaptureInfo:
         leader_source=obj.string("leader_source"),
         assignor=obj.string("assignor", "high_availability", non_empty=True),
         notes=tuple(obj.string_list("notes", [])),
+        broker_kafka_line=_broker_kafka_line(obj),
     )
     if not is_builtin_assignor(info.assignor):
         # The file is data: naming a plug-in here would make `rebalance` import and run it. A plug-in is
@@ -187,6 +191,15 @@ def _capture(obj: JsonObject) -> CaptureInfo:
                              "file cannot make taskassign run; give it with --assignor instead")
     obj.finish()
     return info
+
+
+def _broker_kafka_line(obj: JsonObject) -> Mapping[str, Any] | None:
+    raw = obj.raw("broker_kafka_line", None)
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or not (raw.get("line") is None or isinstance(raw.get("line"), str)):
+        obj.fail("broker_kafka_line", "expected an object whose 'line' is a release line or null")
+    return MappingProxyType(dict(raw))
 
 
 def _unique_strings(obj: JsonObject, key: str, *, required: bool = False) -> tuple[str, ...]:

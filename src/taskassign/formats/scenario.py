@@ -469,6 +469,7 @@ def with_config_overrides(scenario: Scenario, overrides: Mapping[str, Any]) -> S
     raw = {**scenario.raw_configs, **overrides}
     configs = AssignmentConfigs.from_properties(raw)
     state = ApplicationState(
-        tasks=scenario.state.tasks, clients=scenario.state.clients, configs=configs, now_ms=scenario.state.now_ms
+        tasks=scenario.state.tasks, clients=scenario.state.clients, configs=configs, now_ms=scenario.state.now_ms,
+        subtopology_walk_order=scenario.state.subtopology_walk_order,
     )
     return Scenario(scenario.name, state, MappingProxyType(raw), scenario.current_assignment, scenario.leader)

@@ -766,3 +766,29 @@ def _sift_down_live(q: list[Any], k: int, x: Any, live: Live, touched: list[int]
     q[k] = x
     if touched is not None:
         touched.append(k)
+
+
+def subtopology_hash(topology_name: str | None, subtopology: int) -> int:
+    """Java's ``Objects.hash(nodeGroupId, namedTopology)`` of Kafka's ``TopologyMetadata.Subtopology``."""
+    h = 31 * (31 + subtopology)
+    if topology_name is not None:
+        h += java_string_hash(topology_name)
+    return to_int32(h)
+
+
+def leader_subtopology_walk(subtopologies: Sequence[tuple[str | None, int]]) -> tuple[tuple[str | None, int], ...]:
+    """The order Kafka's group leader walks the subtopologies (given in the topology's node-group order): its
+    topic groups are ``new HashMap<>()`` with ``putAll`` of the builder's LinkedHashMap
+    (``TopologyMetadata.subtopologyTopicsInfoMapExcluding``), so a copy-sized table in hash order."""
+    keys = list(subtopologies)
+    return tuple(hash_iteration_order(keys, initial_capacity=hashmap_copy_capacity(len(keys)),
+                                      hash_of=lambda k: subtopology_hash(k[0], k[1])))
+
+
+def leader_task_order(tasks: Iterable[TaskId], walk: Sequence[tuple[str | None, int]]) -> list[TaskId]:
+    """Iteration order of a HashMap/HashSet of tasks the leader fills walking its subtopologies in ``walk`` order,
+    partitions ascending within one (``PartitionGrouper``'s task map, ``ChangelogTopics``' stateful tasks)."""
+    rank = {key: i for i, key in enumerate(walk)}
+    last = len(rank)
+    inserted = sorted(tasks, key=lambda t: (rank.get((t[0], t[1]), last), t))
+    return hash_iteration_order(inserted)

@@ -65,6 +65,8 @@ def result_to_document(result: RebalanceResult) -> dict[str, Any]:
             extras[key] = details.pop(key)
     if details:
         extras["details"] = details
+    if result.kafka_version is not None:
+        extras["kafka_version"] = result.kafka_version
     return assignment_to_dict(
         result.group,
         assignor=result.assignor,

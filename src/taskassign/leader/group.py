@@ -27,12 +27,12 @@ from taskassign.assignors.registry import (
     assignor_display_name,
     create_assignor,
 )
-from taskassign.configs import KAFKA_COMPAT
+from taskassign.configs import KAFKA_COMPAT, REBALANCE_PROTOCOL, REBALANCE_PROTOCOL_EAGER, kafka_line_at_least
 from taskassign.errors import EncodeError, TaskAssignmentException, UserInputError
 from taskassign.formats.group import GroupSpec, MemberSpec, SubtopologySpec
 from taskassign.formats.scenario import Scenario
 from taskassign.ids import ProcessId, TaskId
-from taskassign.internals.java_order import hash_iteration_order
+from taskassign.internals.java_order import hash_iteration_order, leader_subtopology_walk
 from taskassign.leader.host_maps import HostMaps, TaskOrder, host_maps
 from taskassign.leader.ownership import ClientOwnership, PartitionOwnership
 from taskassign.leader.partition_grouper import INVALID_TOPOLOGY, MISSING_SOURCE_TOPIC, TopologyError, resolve_topology
@@ -145,6 +145,11 @@ def rebalance_group(spec: GroupSpec, assignor: str = DEFAULT_ASSIGNOR) -> GroupR
         warnings.append(reason)
         return _error_assignment(spec, name, code, versions, member_client, tuple(warnings))
 
+    line = spec.configs.kafka_version
+    if spec.configs.extension(REBALANCE_PROTOCOL) == REBALANCE_PROTOCOL_EAGER and kafka_line_at_least(line, "4.0"):
+        return _failure(spec, name, versions, f"Kafka {line} has no eager rebalancing: 4.0 removed it (KAFKA-18839; "
+                        "StreamsPartitionAssignor.supportedProtocols() is [COOPERATIVE], so an EAGER-only group "
+                        "cannot form); give --kafka-version 3.9 to replay an eager group", warnings)
     if any(m.info.error_code == AssignorError.SHUTDOWN_REQUESTED for m in spec.members):
         asking = [m.member_id for m in spec.members if m.info.error_code == AssignorError.SHUTDOWN_REQUESTED]
         return error(AssignorError.SHUTDOWN_REQUESTED, f"shutdown requested by {', '.join(asking)}")
@@ -172,7 +177,7 @@ def rebalance_group(spec: GroupSpec, assignor: str = DEFAULT_ASSIGNOR) -> GroupR
             return _failure(spec, name, versions, problem, warnings)
         states.append(state)
     app = ApplicationState(tasks=tasks, clients={c.process_id: c for c in states}, configs=spec.configs,
-                           now_ms=spec.now_ms)
+                           now_ms=spec.now_ms, subtopology_walk_order=_leader_walk(spec))
 
     def make(name_: str) -> Any:
         return create_assignor(name_, spec.raw_configs)
@@ -211,6 +216,11 @@ def rebalance_group(spec: GroupSpec, assignor: str = DEFAULT_ASSIGNOR) -> GroupR
         return error(AssignorError.ASSIGNMENT_ERROR, f"encoding failed: {exc}")
     return GroupRebalanceResult(spec.name, result.assignor, AssignorError.NONE, versions,
                                 MappingProxyType(outcomes), result, app, maps, None, tuple(warnings))
+
+
+def _leader_walk(spec: GroupSpec) -> tuple[tuple[str | None, int], ...]:
+    """The order Kafka's leader walks the subtopologies (node-group order into its topic-groups HashMap)."""
+    return leader_subtopology_walk([(None, s.id) for s in sorted(spec.subtopologies, key=lambda s: s.id)])
 
 
 def kafka_member_order(spec: GroupSpec) -> list[MemberSpec]:
@@ -486,5 +496,5 @@ def group_scenario(spec: GroupSpec) -> Scenario:
             raise UserInputError(f"{spec.name}: {problem}")
         states.append(state)
     app = ApplicationState(tasks=tasks, clients={c.process_id: c for c in states}, configs=spec.configs,
-                           now_ms=spec.now_ms)
+                           now_ms=spec.now_ms, subtopology_walk_order=_leader_walk(spec))
     return Scenario(spec.name, app, spec.raw_configs, None, member_client[spec.leader])

@@ -63,6 +63,8 @@ class RebalanceResult:
     completeness: CompletenessReport
     #: Set when the assignor raised TaskAssignmentException and the previous assignment was kept.
     fallback_reason: str | None = None
+    #: The Kafka release line reproduced (the configs' ``kafka.version``).
+    kafka_version: str | None = None
 
 
 def rebalance(
@@ -128,7 +130,7 @@ def _rebalance(
         if raise_on_error:
             raise InvalidAssignmentError(error, name)
         return RebalanceResult(name, error, empty, task_assignment, task_assignment.probing_rebalance_needed,
-                               completeness, fallback_reason)
+                               completeness, fallback_reason, state.configs.kafka_version)
 
     clients = client_assignments(state, task_assignment, leader)
     consumers = None
@@ -146,7 +148,7 @@ def _rebalance(
         # an entry was dropped (unknown client) or overwritten (a later entry for the same client)
         completeness = check_completeness(state, TaskAssignment(tuple(clients.values())))
     return RebalanceResult(name, error, group, task_assignment, task_assignment.probing_rebalance_needed,
-                           completeness, fallback_reason)
+                           completeness, fallback_reason, state.configs.kafka_version)
 
 
 def _source_partitions(state: ApplicationState) -> dict[TaskId, tuple[tuple[str, int], ...]]:

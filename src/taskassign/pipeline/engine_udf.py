@@ -80,12 +80,13 @@ def _chunks(result: BucketResult) -> Iterator[dict[str, list[dict[str, Any]]]]:
 
 def bucket_processor(
     schema: StructType, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False,
-    staged: str | None = None, on_rows: RowsHook | None = None,
+    staged: str | None = None, on_rows: RowsHook | None = None, *, kafka_version: str | None = None,
 ) -> Callable[[ArrowBatches], ArrowBatches]:
     """Gathered rows of one bucket in; its results and errors rows (as IPC streams) and its timings out
     (``schema``: pipeline.schemas.PROCESSED); with ``staged``, written there instead (``stage_file``)."""
     return _processor(lambda gathered: (split_tables(gathered), 0.0),
-                      _bucket_runner(schema, assignor_override, kafka_compat, allow_plugins, staged, on_rows))
+                      _bucket_runner(schema, assignor_override, kafka_compat, allow_plugins, staged, on_rows,
+                                     kafka_version))
 
 
 def _processor(
@@ -129,16 +130,18 @@ def scattered_tables(scattered: pa.Table) -> tuple[dict[str, pa.Table], float]:
 
 def scattered_processor(
     schema: StructType, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False,
-    staged: str | None = None, on_rows: RowsHook | None = None,
+    staged: str | None = None, on_rows: RowsHook | None = None, *, kafka_version: str | None = None,
 ) -> Callable[[ArrowBatches], ArrowBatches]:
     """``bucket_processor`` for a bucket's scattered streams (pipeline.scatter) instead of gathered rows."""
     return _processor(scattered_tables,
-                      _bucket_runner(schema, assignor_override, kafka_compat, allow_plugins, staged, on_rows))
+                      _bucket_runner(schema, assignor_override, kafka_compat, allow_plugins, staged, on_rows,
+                                     kafka_version))
 
 
 def bucket_file_processor(
     schema: StructType, directory: str, assignor_override: str | None, kafka_compat: bool,
-    allow_plugins: bool = False, staged: str | None = None, on_rows: RowsHook | None = None,
+    allow_plugins: bool = False, staged: str | None = None, on_rows: RowsHook | None = None, *,
+    kafka_version: str | None = None,
 ) -> Callable[[ArrowBatches], ArrowBatches]:
     """``scattered_processor`` for buckets the driver wrote to files in ``directory`` (pipeline.local_scatter):
     its partition's rows name the buckets (``id``) whose files it reads."""
@@ -147,7 +150,8 @@ def bucket_file_processor(
         parts = [read_bucket(directory, bucket) for bucket in ids.column("id").to_pylist()]
         return scattered_tables(pa.concat_tables(parts))
 
-    return _processor(read, _bucket_runner(schema, assignor_override, kafka_compat, allow_plugins, staged, on_rows))
+    return _processor(read, _bucket_runner(schema, assignor_override, kafka_compat, allow_plugins, staged, on_rows,
+                                     kafka_version))
 
 
 def over_bucket_numbers(process: Callable[[ArrowBatches], ArrowBatches]) -> Callable[[Iterable[int]], Iterator[Row]]:
@@ -187,7 +191,7 @@ def stage_file(batches: ArrowBatches, directory: str, schema: pa.Schema) -> Arro
 
 def _bucket_runner(
     schema: StructType, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool, staged: str | None,
-    on_rows: RowsHook | None,
+    on_rows: RowsHook | None, kafka_version: str | None = None,
 ) -> Callable[[Mapping[str, pa.Table], float, float], ArrowBatches]:
     """The bucket's work once its input tables are split out: process_bucket, then its output rows as IPC
     streams, then one row with its timings (``spent``: the worker's time so far; ``read_seconds``: the
@@ -205,7 +209,7 @@ def _bucket_runner(
     def results(tables: Mapping[str, pa.Table], spent: float, read_seconds: float) -> ArrowBatches:
         started = time.perf_counter()
         result = process_bucket(tables, assignor_override=assignor_override, kafka_compat=kafka_compat,
-                                allow_plugins=allow_plugins)
+                                allow_plugins=allow_plugins, kafka_version=kafka_version)
         spent += time.perf_counter() - started
         for chunk in _chunks(result):
             converting = time.perf_counter()

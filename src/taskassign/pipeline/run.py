@@ -81,6 +81,8 @@ class PipelineOptions:
     assignors: tuple[str, ...] = ()
     #: Applications per metric in the needs_attention table (analysis.attention).
     attention: int = DEFAULT_ATTENTION
+    #: ``--kafka-version``: the Kafka release line of every application (None: each one's kafka.version, else 4.4).
+    kafka_version: str | None = None
 
     def passes(self) -> tuple[str | None, ...]:
         """The assignor override of each pass over the fleet: one, or each assignor compared."""
@@ -133,15 +135,16 @@ def processed(
     on_rows = counter.row_counter() if counter is not None else None
     if local is not None:
         return stages.process_bucket_files(spark, str(local.directory), buckets, options.assignor,
-                                           options.kafka_compat, options.allow_plugins, staged, on_rows)
+                                           options.kafka_compat, options.allow_plugins, staged, on_rows,
+                                           kafka_version=options.kafka_version)
     if snapshot.scatter is not None:
         scattered = stages.scatter(spark, snapshot.scatter, buckets)
         return stages.process_scattered(scattered, options.assignor, options.kafka_compat, options.allow_plugins,
-                                        staged, on_rows)
+                                        staged, on_rows, kafka_version=options.kafka_version)
     assert snapshot.tables is not None
     gathered = stages.gather({name: t.df for name, t in snapshot.tables.items()}, buckets)
     return stages.process_applications(gathered, options.assignor, options.kafka_compat, options.allow_plugins,
-                                       staged, on_rows)
+                                       staged, on_rows, kafka_version=options.kafka_version)
 
 
 def stage_results(spark: Any, options: PipelineOptions, snapshot: Snapshot, buckets: int, staged: Path,
@@ -256,7 +259,8 @@ def run_pipeline(
                 "directory": str(Path(options.input_dir).absolute()),
                 "tables": {n: {"path": path, "format": fmt} for n, (path, fmt) in snapshot.sources.items()},
             },
-            "options": {"assignor": options.assignor, "kafka_compat": options.kafka_compat, "buckets": buckets,
+            "options": {"assignor": options.assignor, "kafka_compat": options.kafka_compat,
+                        "kafka_version": options.kafka_version, "buckets": buckets,
                         "allow_plugins": options.allow_plugins, "attention": options.attention,
                         **({"assignors": list(options.assignors)} if options.assignors else {})},
         }

@@ -144,6 +144,7 @@ class SimulationResult:
             "format": SIMULATION_FORMAT,
             "scenario": self.scenario_name,
             "assignor": self.assignor,
+            "kafka_version": self.last_state.configs.kafka_version,
             "seed": self.seed,
             "protocol": self.protocol,
             "start_ms": self.start_ms,

@@ -1,0 +1,84 @@
+"""Captures of real rebalances (Kafka 4.0 leader, classic protocol, JDK 17) with LegacyStickyTaskAssignor: the leader
+reproduces every member's assignment bytes, standbys included.
+
+The standby order comes from the leader's collections, not the assignor: ``statefulTasks`` is a HashSet given
+``addAll`` of ``ChangelogTopics``' stateful tasks, a HashMap filled walking the subtopologies in the order of the
+leader's topic-groups HashMap (a copy of the topology's LinkedHashMap: subtopologies 1, 0, then from the last down
+to 2), so tasks whose hashes share a bucket come out in that walk's order, not in TaskId order as the offline
+harness filled them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from taskassign.api.rebalance import rebalance_group_file
+from taskassign.formats.group import read_group
+from taskassign.ids import TaskId
+from taskassign.internals.java_order import hash_iteration_order, leader_subtopology_walk, leader_task_order
+from tests.helpers import GOLDEN_DIR
+
+LIVE = sorted((GOLDEN_DIR / "live_cases").glob("*.group.json"))
+
+
+def test_live_cases_present() -> None:
+    assert [p.name for p in LIVE] == ["legacy-fk-gen02-joined-4.group.json", "sticky-legacy-gen01-cold-3.group.json"]
+
+
+@pytest.mark.parametrize("path", LIVE, ids=lambda p: p.name)
+@pytest.mark.parametrize("assignor", ["legacy_sticky"])
+def test_live_capture_reproduced_byte_for_byte(path: Path, assignor: str) -> None:
+    result = rebalance_group_file(read_group(path), assignor)
+    assert result.comparison is not None
+    assert result.comparison.all_match, [m for m in result.comparison.members if not m.matches]
+
+
+def test_leader_walks_subtopologies_in_its_hash_map_order() -> None:
+    assert leader_subtopology_walk([(None, i) for i in range(5)]) == ((None, 1), (None, 0), (None, 4), (None, 3),
+                                                                      (None, 2))
+    assert leader_subtopology_walk([(None, 0), (None, 1)]) == ((None, 1), (None, 0))
+
+
+def test_colliding_tasks_keep_the_walk_order_not_the_task_id_order() -> None:
+    # 19 stateful tasks of the live chain (subtopologies 1-4 with 8, 3, 3 and 5 partitions): a table of 32, where
+    # 1_0, 2_1, 3_2 and 4_3 share a bucket; the leader meets subtopology 4 before 3 and 2
+    tasks = [TaskId(s, p) for s, n in ((1, 8), (2, 3), (3, 3), (4, 5)) for p in range(n)]
+    walk = leader_subtopology_walk([(None, i) for i in range(5)])
+    leader = leader_task_order(tasks, walk)
+    offline = hash_iteration_order(tasks)
+    assert sorted(leader) == sorted(offline) and leader != offline
+    bucket = [t for t in leader if t in {TaskId(1, 0), TaskId(2, 1), TaskId(3, 2), TaskId(4, 3)}]
+    assert bucket == [TaskId(1, 0), TaskId(4, 3), TaskId(3, 2), TaskId(2, 1)]
+
+
+def test_fallback_prior_on_the_cold_capture_differs_only_by_its_probing_follow_up() -> None:
+    """FallbackPriorTaskAssignor is LegacySticky keeping every previous active (none on a cold start) and asking
+    for a probing rebalance: Kafka's bytes for every member but the leader's, which carries the follow-up."""
+    spec = read_group(GOLDEN_DIR / "live_cases" / "sticky-legacy-gen01-cold-3.group.json")
+    result = rebalance_group_file(spec, "fallback_prior")
+    assert result.comparison is not None
+    differing = [m for m in result.comparison.members if not m.matches]
+    assert [m.member_id for m in differing] == [spec.leader]
+    assert all("follow" in d.lower() for d in differing[0].differences), differing[0].differences
+
+
+def test_the_public_sticky_is_compared_per_client_as_sets_and_says_so() -> None:
+    from taskassign.analysis.recorded_outcome import compare_outcome_by_client
+    from taskassign.api.rebalance import group_result_to_document
+
+    spec = read_group(GOLDEN_DIR / "live_cases" / "sticky-legacy-gen01-cold-3.group.json")
+    legacy = rebalance_group_file(spec, "legacy_sticky")
+    recorded = {m.member_id: m.recorded_assignment for m in spec.members if m.recorded_assignment is not None}
+    ours = {mid: o.assignment_bytes for mid, o in legacy.result.members.items()}
+    clients = {m.member_id: str(m.info.process_id) for m in spec.members}
+    as_sets = compare_outcome_by_client(recorded, ours, clients)
+    assert as_sets.by_client and as_sets.all_match and len(as_sets.members) == 3
+
+    sticky = rebalance_group_file(spec, "sticky")  # Kafka ran LegacySticky here: the standbys differ
+    assert sticky.comparison is not None and sticky.comparison.by_client
+    assert not sticky.comparison.all_match
+    assert all(d.startswith("standby tasks") for m in sticky.comparison.members for d in m.differences)
+    document = group_result_to_document(sticky.result, sticky.comparison)
+    assert "identity hash codes" in document["recorded_outcome"]["compared"]
