@@ -47,14 +47,35 @@ def capture(
                                   help="Seconds to wait for the cluster before giving up."),
     output: Path = typer.Option(..., "--out", "-o", "--output",
                                 help="The GROUP.json to write (a directory with --all-groups)."),
+    protocol: str = typer.Option(
+        "auto", "--protocol",
+        help="auto: a streams group (group.protocol=streams, KIP-1071) when the broker lists it as one, else "
+             "classic; streams or classic: insist."),
 ) -> None:
-    """Read what a Kafka Streams group's leader used at its last rebalance, and the assignment it made."""
+    """Read what a Kafka Streams group's leader used at its last rebalance, and the assignment it made.
+
+    A streams group (group.protocol=streams) is read with StreamsGroupDescribe into a streams-group file: the
+    broker's topology, every member's current and target assignment, the group's configs.
+    """
     if all_groups == (group is not None):
         raise UserInputError("give --group APPLICATION_ID, or --all-groups for every application of the cluster")
     errors = stderr_console()
     if group is not None:
         if topology_dir or streams_config_dir or infer_topologies:
             raise UserInputError("--topology-dir, --streams-config-dir and --infer-topologies go with --all-groups")
+        from taskassign.api.streams_capture import capture_streams_application, write_streams_group_file
+
+        with errors.status(f"reading group {group} from {bootstrap_server}"):
+            streams = capture_streams_application(bootstrap_server, group, protocol=protocol,
+                                                  command_config_file=command_config, timeout=timeout,
+                                                  now_ms=_wall_clock_ms)
+        if streams is not None:
+            if topology or streams_config:
+                errors.print("[yellow]note:[/] a streams group's topology and configs are the broker's; --topology "
+                             "and --streams-config are not used")
+            write_streams_group_file(streams.document, output)
+            stdout_console().print(_streams_summary(streams.document, streams.notes, output))
+            return
         with errors.status(f"reading group {group} from {bootstrap_server}"):
             result = capture_application(bootstrap_server, group, topology_file=topology,
                                          streams_config_file=streams_config, command_config_file=command_config,
@@ -85,6 +106,24 @@ def _group_summary(result: CapturedGroup, output: Path) -> RenderableType:
     )]
     lines.extend(Text(f"note: {n}", style="yellow") for n in result.notes)
     lines.append(Text(f"wrote {output}; check Kafka's assignment with: taskassign rebalance {output}", style="dim"))
+    return Group(*lines)
+
+
+def _streams_summary(doc: dict[str, object], notes: tuple[str, ...], output: Path) -> RenderableType:
+    members = doc["members"]
+    capture = doc["capture"]
+    assert isinstance(members, list) and isinstance(capture, dict)
+    processes = {m["processId"] for m in members}
+    line = capture.get("brokerReleaseLine")
+    lines: list[RenderableType] = [Text.assemble(
+        ("captured streams group ", "dim"), (str(doc["name"]), "bold"), ("  ", ""),
+        (f"{len(members)} members in {len(processes)} processes, {len(doc['subtopologies'])} subtopologies "  # type: ignore[arg-type]
+         f"(target assignment epoch {capture['assignmentEpoch']}, group epoch {capture['groupEpoch']}, "
+         f"{capture['groupState']}; Kafka {line or 'older than 3.9'})", ""),
+    )]
+    lines.extend(Text(f"note: {n}", style="yellow") for n in notes)
+    lines.append(Text(f"wrote {output}; replay the broker's assignor with: taskassign rebalance {output}",
+                      style="dim"))
     return Group(*lines)
 
 
