@@ -113,3 +113,187 @@ def test_the_release_line_is_read_off_the_api_versions_ranges() -> None:
 def recorded_summary(run_name: str, epoch: int) -> dict[str, Any]:
     (path,) = [p for p in recording_dirs(run_name) if p.name.startswith(f"epoch-{epoch:03d}")]
     return dict(json.loads((path / "summary.json").read_text()))
+
+
+# --- replay: the broker's assignor reproduces every recorded target assignment ------------------------------
+
+
+@pytest.fixture(scope="module")
+def histories(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Each run's recordings captured into one history directory (one streams-group file per epoch)."""
+    result = {}
+    for run_dir in sorted({p.parent for p in RECORDINGS}):
+        history = tmp_path_factory.mktemp(run_dir.name[:2])
+        for recording in recording_dirs(run_dir.name):
+            code, output, _ = capture_recording(recording, history / f"{recording.name}.json")
+            assert code == 0, output
+        result[run_dir.name[:2]] = history
+    return result
+
+
+def test_replay_reproduces_every_epoch_of_the_wordcount_run(histories: dict[str, Path]) -> None:
+    code, output = run("rebalance", str(histories["03"]), "--json")
+    assert code == 0, output
+    doc = json.loads(output)
+    assert [e["assignment_epoch"] for e in doc["epochs"]] == [7, 11, 13, 14]
+    assert all(e["matches"] for e in doc["epochs"])
+    # 7 -> 11: instances d and e joined one thread at a time, each join its own computation (epochs 8-10 unseen).
+    assert len(doc["epochs"][1]["steps"]) == 4
+    assert [len(e["steps"]) for e in doc["epochs"] if e["assignment_epoch"] != 11] == [1, 1, 1]
+
+
+def test_replay_reproduces_every_epoch_after_the_first_of_the_shop_run(histories: dict[str, Path]) -> None:
+    files = sorted(histories["04"].iterdir())
+    code, output = run("rebalance", str(files[1]), "--previous", str(files[0]))
+    assert code == 0, output
+    assert "12 of 12 members match" in flat(output)
+    code, output = run("rebalance", str(files[2]), "--previous", str(files[1]), "--json")
+    assert code == 0, output
+    (epoch,) = json.loads(output)["epochs"]
+    assert (epoch["assignment_epoch"], epoch["previous_epoch"], len(epoch["steps"])) == (17, 14, 3)  # c's 3 threads
+
+
+def test_a_first_capture_without_its_history_is_reported_not_guessed(histories: dict[str, Path]) -> None:
+    # The shop group reached epoch 13 through 12 single-thread joins the capture did not see: replayed from
+    # nothing the targets differ, and the replay says why and where (exit 1, members and tasks named).
+    first = sorted(histories["04"].iterdir())[0]
+    code, output = run("rebalance", str(first))
+    output = flat(output)
+    assert code == 1
+    assert "members differ from the broker's target" in output
+    assert "no previous capture" in output
+    code, output = run("rebalance", str(histories["04"]))
+    output = flat(output)
+    assert code == 1
+    assert "2 of 3 epoch(s) reproduced" in output
+
+
+# --- bad input: each a clear message and exit code 2 ---------------------------------------------------------
+
+from taskassign.capture import kafka_codec as codec  # noqa: E402
+from tests.capture.frames_server import Frame  # noqa: E402
+
+WORDCOUNT_7 = recording_dirs("03-kafka42-streams-wordcount")[0]
+GROUP = "wc42-streams"
+
+
+def _frame(api_key: int, version: int, body: bytes, *, request: bytes = b"", header_tags: bool = True) -> Frame:
+    return Frame(api_key, version, codec.request_header(api_key, version, 0, "test") + request,
+                 b"\x00\x00\x00\x00" + (b"\x00" if header_tags else b"") + body)
+
+
+def _api_versions(keys: dict[int, tuple[int, int]], error: int = 0) -> Frame:
+    w = codec.Writer().int16(error)
+    w.compact_array(sorted(keys.items()), lambda w, kv: w.int16(kv[0]).int16(kv[1][0]).int16(kv[1][1]).tagged_fields())
+    return _frame(18, 3, w.int32(0).tagged_fields().bytes(), header_tags=False)
+
+
+def _tasks_w(w: codec.Writer, tasks: list[tuple[str, list[int]]]) -> None:
+    w.compact_array(tasks, lambda w, t: w.compact_string(t[0]).compact_array(t[1], codec.Writer.int32).tagged_fields())
+
+
+def _member(w: codec.Writer, m: dict[str, Any]) -> None:
+    w.compact_string(m["id"]).int32(m.get("epoch", 3)).compact_string(None).compact_string(None)
+    w.compact_string("client").compact_string("/127.0.0.1").int32(0).compact_string(m["process"])
+    w.int8(-1).compact_array([], _member).compact_array([], _member).compact_array([], _member)
+    for _ in range(2):  # current and target assignment
+        _tasks_w(w, m.get("active", [("0", [0])]))
+        _tasks_w(w, [])
+        _tasks_w(w, [])
+        w.tagged_fields()
+    w.bool(False).tagged_fields()
+
+
+def _describe(*, error: int = 0, message: str | None = None, state: str = "Stable",
+              members: list[dict[str, Any]] | None = None) -> Frame:
+    w = codec.Writer().int32(0)
+
+    def group(w: codec.Writer, _: object) -> None:
+        w.int16(error).compact_string(message).compact_string(GROUP).compact_string(state).int32(3).int32(3)
+        w.int8(1).int32(0)
+        w.compact_array([0], lambda w, _: w.compact_string("0").compact_array(["wc-input"], codec.Writer.compact_string)
+                        .compact_array([], codec.Writer.compact_string).compact_array([], _member)
+                        .compact_array([], _member).tagged_fields())
+        w.tagged_fields()
+        w.compact_array(members if members is not None else [{"id": "m1", "process": "p1"}], _member)
+        w.int32(-2147483648).tagged_fields()
+
+    return _frame(89, 0, w.compact_array([0], group).tagged_fields().bytes())
+
+
+def _list_groups(groups: list[tuple[str, str]]) -> Frame:
+    w = codec.Writer().int32(0).int16(0)
+    w.compact_array(groups, lambda w, g: w.compact_string(g[0]).compact_string("consumer" if g[1] == "classic"
+                                                                               else g[1])
+                    .compact_string("Stable").compact_string(g[1]).tagged_fields())
+    return _frame(16, 5, w.tagged_fields().bytes())
+
+
+def _recorded(*names: str) -> list[Frame]:
+    return [f for f in load_frames(WORDCOUNT_7 / "frames.json")
+            if {18: "ApiVersions", 10: "FindCoordinator", 89: "StreamsGroupDescribe", 32: "DescribeConfigs",
+                3: "Metadata", 16: "ListGroups"}.get(f.api_key) in names]
+
+
+def _capture(frames: list[Frame], tmp_path: Path, *extra: str) -> tuple[int, str]:
+    with serve_frames(frames) as server:
+        code, output = run("capture", "--bootstrap-server", f"127.0.0.1:{server.port}", "--group", GROUP,
+                           "-o", str(tmp_path / "out.json"), "--timeout", "5", "--protocol", "streams", *extra)
+    return code, flat(output)
+
+
+def flat(text: str) -> str:
+    """The terminal's line wrapping undone."""
+    return " ".join(text.split())
+
+
+def test_a_broker_without_the_streams_protocol(tmp_path: Path) -> None:
+    code, output = _capture([_api_versions({3: (0, 12), 10: (0, 4), 16: (0, 4), 32: (0, 4)})], tmp_path)
+    assert code == 2, output
+    assert "does not speak the streams rebalance protocol" in output and "Traceback" not in output
+    # An old broker answers ApiVersions v3 with UNSUPPORTED_VERSION in the v0 layout (int32-counted array).
+    old = codec.Writer().int16(35).int32(1).int16(18).int16(0).int16(2).bytes()
+    code, output = _capture([_frame(18, 3, old, header_tags=False)], tmp_path)
+    assert code == 2 and "does not speak ApiVersions v3" in output, output
+
+
+def test_a_group_that_is_not_a_streams_group(tmp_path: Path) -> None:
+    frames = [*_recorded("ApiVersions", "FindCoordinator"),
+              _describe(error=69, message=f"Group {GROUP} is not a streams group."), _list_groups([(GROUP, "classic")])]
+    code, output = _capture(frames, tmp_path)
+    assert code == 2, output
+    assert "is not a streams group: it is a classic group" in output
+
+
+def test_a_group_that_does_not_exist_or_is_being_deleted(tmp_path: Path) -> None:
+    frames = [*_recorded("ApiVersions", "FindCoordinator"), _describe(error=69), _list_groups([])]
+    code, output = _capture(frames, tmp_path)
+    assert code == 2 and "does not exist" in output, output
+    frames = [*_recorded("ApiVersions", "FindCoordinator"), _describe(state="Dead", members=[])]
+    code, output = _capture(frames, tmp_path)
+    assert code == 2 and "is being deleted (state Dead)" in output, output
+
+
+def test_a_member_without_a_process_id(tmp_path: Path) -> None:
+    frames = [*_recorded("ApiVersions", "FindCoordinator"),
+              _describe(members=[{"id": "m1", "process": "p1"}, {"id": "m2", "process": ""}])]
+    code, output = _capture(frames, tmp_path)
+    assert code == 2, output
+    assert "member 'm2'" in output and "has no process id" in output
+
+
+def test_unknown_fields_from_a_newer_broker_are_skipped_and_malformed_answers_named(tmp_path: Path) -> None:
+    (describe,) = _recorded("StreamsGroupDescribe")
+    assert describe.response.endswith(b"\x00")
+    # A newer broker's top-level tagged field (tag 7, two bytes): skipped, named in the file's notes.
+    newer = Frame(89, 0, describe.request, describe.response[:-1] + b"\x01\x07\x02\xab\xcd")
+    frames = [newer, *_recorded("ApiVersions", "FindCoordinator", "DescribeConfigs", "Metadata")]
+    code, output = _capture(frames, tmp_path)
+    assert code == 0, output
+    doc = json.loads((tmp_path / "out.json").read_text())
+    assert any("tag 7" in n for n in doc["capture"]["notes"])
+    assert len(doc["members"]) == 6
+    truncated = Frame(89, 0, describe.request, describe.response[:200])
+    code, output = _capture([truncated, *_recorded("ApiVersions", "FindCoordinator")], tmp_path)
+    assert code == 2, output
+    assert "cannot decode StreamsGroupDescribeResponse v0" in output and "Traceback" not in output

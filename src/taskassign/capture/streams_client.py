@@ -136,7 +136,11 @@ class StreamsClient:
         self._correlation = 0
         self._connections: dict[tuple[str, int], _Connection] = {}
         self._bootstrap = _split(bootstrap)
-        self.api_versions = self._fetch_api_versions()
+        try:
+            self.api_versions = self._fetch_api_versions()
+        except BaseException:
+            self.close()
+            raise
         self.release_line = release_line(self.api_versions.ranges)
 
     # -- lifecycle ---------------------------------------------------------------------------------------

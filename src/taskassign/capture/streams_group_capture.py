@@ -40,6 +40,7 @@ __all__ = (
     "STREAMS_CAPTURE_FORMAT",
     "CapturedStreamsGroup",
     "capture_streams_group",
+    "check_capturable_streams_group",
     "streams_group_document",
 )
 
@@ -74,6 +75,7 @@ def capture_streams_group(client: StreamsClient, group_id: str, *, captured_at_m
         raise _not_found(client, group_id, described.error_message)
     check_error(described.error_code, f"StreamsGroupDescribe({group_id!r})", resource=f"group {group_id!r}",
                 message=described.error_message)
+    check_capturable_streams_group(described)
     configs = client.group_configs(group_id)
     if configs.error_code == GROUP_ID_NOT_FOUND:
         raise GroupNotCapturableError(f"group {group_id!r} was deleted while it was read (DescribeConfigs: "
@@ -90,6 +92,27 @@ def capture_streams_group(client: StreamsClient, group_id: str, *, captured_at_m
         described, configs, partitions, api_versions=client.api_versions, release_line=client.release_line,
         describe_version=client.streams_describe_version(), bootstrap=client.bootstrap,
         captured_at_ms=captured_at_ms)
+
+
+def check_capturable_streams_group(described: codec.StreamsDescribedGroup) -> None:
+    """GroupNotCapturableError unless the group has members, each with a process id, and a configured topology."""
+    group_id = described.group_id
+    if described.state in DEAD_STATES:
+        raise GroupNotCapturableError(f"group {group_id!r} is being deleted (state {described.state}); nothing to "
+                                      "capture")
+    if not described.members:
+        raise GroupNotCapturableError(f"group {group_id!r} has no members (state {described.state}): none of its "
+                                      "instances is running")
+    for m in described.members:
+        if not m.process_id:
+            raise GroupNotCapturableError(
+                f"group {group_id!r}, member {m.member_id!r} (client {m.client_id!r}) has no process id: the broker "
+                "assigns tasks per process, so this group cannot be replayed (a client that is not Kafka Streams?)")
+    if described.subtopologies is None:
+        raise GroupNotCapturableError(
+            f"group {group_id!r} has no configured topology on the broker (state {described.state}): its source "
+            "topics are missing or wrongly partitioned, or it has not been initialised; capture again once it "
+            "assigns tasks")
 
 
 def _not_found(client: StreamsClient, group_id: str, message: str | None) -> GroupNotCapturableError:
@@ -149,22 +172,8 @@ def streams_group_document(
     """The streams-group file of one described group (see the module's docstring for what goes where)."""
     group_id = described.group_id
     notes: list[str] = []
-    if described.state in DEAD_STATES:
-        raise GroupNotCapturableError(f"group {group_id!r} is being deleted (state {described.state}); nothing to "
-                                      "capture")
-    if not described.members:
-        raise GroupNotCapturableError(f"group {group_id!r} has no members (state {described.state}): none of its "
-                                      "instances is running")
-    for m in described.members:
-        if not m.process_id:
-            raise GroupNotCapturableError(
-                f"group {group_id!r}, member {m.member_id!r} (client {m.client_id!r}) has no process id: the broker "
-                "assigns tasks per process, so this group cannot be replayed (a client that is not Kafka Streams?)")
-    if described.subtopologies is None:
-        raise GroupNotCapturableError(
-            f"group {group_id!r} has no configured topology on the broker (state {described.state}): its source "
-            "topics are missing or wrongly partitioned, or it has not been initialised; capture again once it "
-            "assigns tasks")
+    check_capturable_streams_group(described)
+    assert described.subtopologies is not None
     if described.unknown_tags:
         notes.append(f"the broker sent fields this taskassign does not know (skipped): "
                      f"{', '.join(described.unknown_tags[:8])}")

@@ -27,6 +27,7 @@ from taskassign.cli._what_if import (
     what_if_from_flags,
 )
 from taskassign.configs import KAFKA_COMPAT
+from taskassign.errors import UserInputError
 from taskassign.formats.group import GroupSpec, group_with_config_overrides, read_group
 from taskassign.formats.json_io import dump_json, to_json_text
 from taskassign.formats.units import relative_deadline, short_ids
@@ -52,12 +53,33 @@ def rebalance(
     add_clients: list[str] | None = add_clients_option(),
     remove_clients: list[str] | None = remove_client_option(),
     racks_down: list[str] | None = rack_down_option(),
+    previous: Path | None = typer.Option(
+        None, "--previous",
+        help="Streams groups: the capture of the epoch before GROUP (its targets are the assignor's input)."),
 ) -> None:
     """Run Kafka Streams' group leader on GROUP.json: every member's assignment bytes and what it does next.
 
     On a captured file (taskassign capture) the result is compared with what Kafka's leader sent, member by
     member: exit code 0 only when every member's bytes match.
+
+    On a streams group's captures (a history directory of `capture --watch`, or one streams-group file,
+    with --previous the capture before it) the broker's assignor is replayed for every target-assignment
+    epoch and compared with the broker's targets: exit code 0 only when every epoch matches.
     """
+    from taskassign.cli._streams_replay import is_streams_capture_input, replay_streams, write_and_render
+
+    if is_streams_capture_input(group):
+        replays = replay_streams(group, previous)
+        text, rendered = write_and_render(replays, as_json=as_json, output=output)
+        if text is not None:
+            stdout_console().out(text, end="")
+        if rendered is not None:
+            stdout_console().print(rendered)
+        if not all(r.matches for r in replays):
+            raise typer.Exit(EXIT_FAILED)
+        return
+    if previous is not None:
+        raise UserInputError("--previous goes with a streams group's capture")
     if assignor is not None:
         resolve_assignor_class(assignor)
     spec = read_group(group)
