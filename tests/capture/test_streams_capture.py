@@ -297,3 +297,32 @@ def test_unknown_fields_from_a_newer_broker_are_skipped_and_malformed_answers_na
     code, output = _capture([truncated, *_recorded("ApiVersions", "FindCoordinator")], tmp_path)
     assert code == 2, output
     assert "cannot decode StreamsGroupDescribeResponse v0" in output and "Traceback" not in output
+
+
+# --- watch: every new target-assignment epoch recorded ------------------------------------------------------
+
+
+def test_watch_records_every_new_epoch_into_a_history_that_replays(tmp_path: Path) -> None:
+    # The four recordings of the wordcount run served one after the other: each poll sees the next epoch.
+    frames = [f for recording in recording_dirs("03-kafka42-streams-wordcount")
+              for f in load_frames(recording / "frames.json")]
+    history = tmp_path / "history"
+    with serve_frames(frames) as server:
+        code, output = run("capture", "--bootstrap-server", f"127.0.0.1:{server.port}", "--group", GROUP,
+                           "--watch", "--until", "4", "--interval", "0.05", "-o", str(history), "--timeout", "10")
+    assert code == 0, output
+    assert sorted(p.name for p in history.iterdir()) == [f"{GROUP}-epoch-{e:010d}.json" for e in (7, 11, 13, 14)]
+    code, output = run("rebalance", str(history))
+    assert code == 0, output
+    assert "4 of 4 epoch(s) reproduced" in flat(output)
+
+
+def test_until_takes_a_count_or_a_duration() -> None:
+    from taskassign.api.watch import WatchLimit, parse_until
+
+    assert parse_until("3") == WatchLimit(count=3)
+    assert parse_until("90s") == WatchLimit(seconds=90.0)
+    assert parse_until("10m") == WatchLimit(seconds=600.0)
+    code, output = run("capture", "--bootstrap-server", "127.0.0.1:1", "--group", GROUP, "--watch", "--until",
+                       "soon", "-o", "x")
+    assert code == 2 and "--until 'soon'" in flat(output)

@@ -41,6 +41,8 @@ __all__ = (
     "CapturedStreamsGroup",
     "capture_streams_group",
     "check_capturable_streams_group",
+    "complete_streams_group",
+    "describe_streams_group",
     "streams_group_document",
 )
 
@@ -68,13 +70,25 @@ class CapturedStreamsGroup:
 
 def capture_streams_group(client: StreamsClient, group_id: str, *, captured_at_ms: int) -> CapturedStreamsGroup:
     """Read the streams group ``group_id`` and everything its broker-side assignor used."""
-    client.streams_describe_version()  # a broker without the streams protocol fails here, before anything else
-    address = client.coordinator(group_id)
-    described = client.describe_streams_group(group_id, address)
+    described = describe_streams_group(client, group_id)
+    return complete_streams_group(client, described, captured_at_ms=captured_at_ms)
+
+
+def describe_streams_group(client: StreamsClient, group_id: str) -> codec.StreamsDescribedGroup:
+    """StreamsGroupDescribe of ``group_id`` on its coordinator, with the clear error of a missing group."""
+    client.streams_describe_version()
+    described = client.describe_streams_group(group_id, client.coordinator(group_id))
     if described.error_code == GROUP_ID_NOT_FOUND:
         raise _not_found(client, group_id, described.error_message)
     check_error(described.error_code, f"StreamsGroupDescribe({group_id!r})", resource=f"group {group_id!r}",
                 message=described.error_message)
+    return described
+
+
+def complete_streams_group(client: StreamsClient, described: codec.StreamsDescribedGroup, *,
+                           captured_at_ms: int) -> CapturedStreamsGroup:
+    """The file of a described group: its configs (DescribeConfigs) and topics' partitions (Metadata) added."""
+    group_id = described.group_id
     check_capturable_streams_group(described)
     configs = client.group_configs(group_id)
     if configs.error_code == GROUP_ID_NOT_FOUND:

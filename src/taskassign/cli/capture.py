@@ -51,6 +51,14 @@ def capture(
         "auto", "--protocol",
         help="auto: a streams group (group.protocol=streams, KIP-1071) when the broker lists it as one, else "
              "classic; streams or classic: insist."),
+    watch: bool = typer.Option(
+        False, "--watch",
+        help="Keep reading the group and record every new assignment (streams: target-assignment epoch; classic: "
+             "generation) into the history directory -o, until --until or Ctrl-C."),
+    until: str | None = typer.Option(None, "--until",
+                                     help="With --watch: stop after N recorded assignments, or after a duration "
+                                          "(90s, 10m, 2h)."),
+    interval: float = typer.Option(1.0, "--interval", min=0.05, help="With --watch: seconds between two reads."),
 ) -> None:
     """Read what a Kafka Streams group's leader used at its last rebalance, and the assignment it made.
 
@@ -60,6 +68,14 @@ def capture(
     if all_groups == (group is not None):
         raise UserInputError("give --group APPLICATION_ID, or --all-groups for every application of the cluster")
     errors = stderr_console()
+    if (until is not None) and not watch:
+        raise UserInputError("--until goes with --watch")
+    if watch:
+        if group is None:
+            raise UserInputError("--watch follows one group: give --group APPLICATION_ID")
+        _watch(bootstrap_server, group, output, protocol=protocol, until=until, interval=interval, timeout=timeout,
+               command_config=command_config, topology=topology, streams_config=streams_config)
+        return
     if group is not None:
         if topology_dir or streams_config_dir or infer_topologies:
             raise UserInputError("--topology-dir, --streams-config-dir and --infer-topologies go with --all-groups")
@@ -107,6 +123,24 @@ def _group_summary(result: CapturedGroup, output: Path) -> RenderableType:
     lines.extend(Text(f"note: {n}", style="yellow") for n in result.notes)
     lines.append(Text(f"wrote {output}; check Kafka's assignment with: taskassign rebalance {output}", style="dim"))
     return Group(*lines)
+
+
+def _watch(bootstrap: str, group: str, output: Path, *, protocol: str, until: str | None, interval: float,
+           timeout: float, command_config: Path | None, topology: Path | None, streams_config: Path | None) -> None:
+    from taskassign.api.watch import parse_until, watch_group
+
+    console = stdout_console()
+    limit = parse_until(until)
+    errors = stderr_console()
+    errors.print(f"[dim]watching group {escape(group)} at {escape(bootstrap)} (Ctrl-C stops; every file written "
+                 "stays)[/]")
+    result = watch_group(bootstrap, group, output, protocol=protocol, limit=limit, interval=interval,
+                         timeout=timeout, command_config_file=command_config, topology_file=topology,
+                         streams_config_file=streams_config, now_ms=_wall_clock_ms,
+                         on_written=lambda p: console.print(f"recorded {escape(str(p))}"))
+    how = "interrupted" if result.interrupted else "stopped"
+    console.print(Text(f"{how}: {len(result.written)} {result.protocol} assignment(s) recorded in {output}; replay "
+                       f"them with: taskassign rebalance {output}", style="dim"))
 
 
 def _streams_summary(doc: dict[str, object], notes: tuple[str, ...], output: Path) -> RenderableType:
