@@ -326,3 +326,13 @@ def test_until_takes_a_count_or_a_duration() -> None:
     code, output = run("capture", "--bootstrap-server", "127.0.0.1:1", "--group", GROUP, "--watch", "--until",
                        "soon", "-o", "x")
     assert code == 2 and "--until 'soon'" in flat(output)
+
+
+def test_all_groups_takes_the_streams_groups(tmp_path: Path) -> None:
+    frames = load_frames(WORDCOUNT_7 / "frames.json")
+    with serve_frames(frames) as server:
+        code, output = run("capture", "--bootstrap-server", f"127.0.0.1:{server.port}", "--all-groups",
+                           "--protocol", "streams", "-o", str(tmp_path / "fleet"), "--timeout", "10")
+    assert code == 0, output
+    doc = json.loads((tmp_path / "fleet" / "streams-groups" / f"{GROUP}.streams-group.json").read_text())
+    assert doc["capture"]["assignmentEpoch"] == 7 and len(doc["members"]) == 6

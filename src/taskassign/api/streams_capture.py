@@ -15,7 +15,8 @@ from taskassign.formats.group import GROUP_FORMAT
 from taskassign.formats.json_io import dump_json, load_json_file
 from taskassign.streams_protocol.format import STREAMS_GROUP_FORMAT
 
-__all__ = ("PROTOCOLS", "capture_streams_application", "write_streams_group_file")
+__all__ = ("PROTOCOLS", "STREAMS_GROUPS_DIR", "capture_streams_application", "capture_streams_groups",
+           "write_streams_group_file")
 
 #: ``--protocol``: find out (a streams group when ListGroups lists it as one), or say which.
 PROTOCOLS = ("auto", "classic", "streams")
@@ -69,3 +70,43 @@ def write_streams_group_file(document: dict[str, Any], path: Path) -> None:
             raise UserInputError(f"{path}: exists and is not a taskassign group file: not overwritten (choose "
                                  "another -o, or remove it yourself)")
     dump_json(document, path)
+
+
+STREAMS_GROUPS_DIR = "streams-groups"
+
+
+def capture_streams_groups(
+    bootstrap: str,
+    out_dir: Path,
+    *,
+    command_config_file: Path | None = None,
+    timeout: float,
+    now_ms: Callable[[], int],
+    progress: Callable[[str], None] = lambda _: None,
+) -> tuple[list[tuple[str, Path]], list[tuple[str, str]]]:
+    """``--all-groups``' streams side: every group ListGroups lists as ``streams`` (TypesFilter) captured into
+    ``<out_dir>/streams-groups/<group>.streams-group.json``; (written, skipped with the reason). Nothing when the
+    broker has no streams protocol or the connection is SASL (which only the classic capture speaks)."""
+    settings = _settings(command_config_file)
+    if str(settings.get("security_protocol", "PLAINTEXT")).upper().startswith("SASL"):
+        return [], []
+    written: list[tuple[str, Path]] = []
+    skipped: list[tuple[str, str]] = []
+    with StreamsClient(bootstrap, timeout=timeout, settings=settings) as client:
+        try:
+            client.streams_describe_version()
+        except CaptureError:
+            return [], []
+        groups = [g.group_id for g in client.list_groups(("streams",))]
+    for group in groups:
+        progress(group)
+        try:
+            with StreamsClient(bootstrap, timeout=timeout, settings=settings) as client:
+                captured = capture_streams_group(client, group, captured_at_ms=now_ms())
+        except CaptureError as exc:
+            skipped.append((group, str(exc)))
+            continue
+        path = out_dir / STREAMS_GROUPS_DIR / f"{group}.streams-group.json"
+        dump_json(captured.document, path)
+        written.append((group, path))
+    return written, skipped

@@ -102,12 +102,28 @@ def capture(
     if topology or streams_config:
         raise UserInputError("with --all-groups give --topology-dir and --streams-config-dir (one file per "
                              "application)")
+    from taskassign.api.streams_capture import capture_streams_groups
+
     with errors.status(f"reading the groups of {bootstrap_server}") as status:
-        fleet = capture_fleet(bootstrap_server, output, topology_dir=topology_dir,
-                              streams_config_dir=streams_config_dir, command_config_file=command_config,
-                              infer_topologies=infer_topologies, timeout=timeout, now_ms=_wall_clock_ms,
-                              progress=lambda g: status.update(f"reading group {g} from {bootstrap_server}"))
-    stdout_console().print(_fleet_summary(fleet))
+        streams_written, streams_skipped = ([], []) if protocol == "classic" else capture_streams_groups(
+            bootstrap_server, output, command_config_file=command_config, timeout=timeout, now_ms=_wall_clock_ms,
+            progress=lambda g: status.update(f"reading streams group {g} from {bootstrap_server}"))
+        fleet = None if protocol == "streams" else capture_fleet(
+            bootstrap_server, output, topology_dir=topology_dir, streams_config_dir=streams_config_dir,
+            command_config_file=command_config, infer_topologies=infer_topologies, timeout=timeout,
+            now_ms=_wall_clock_ms, progress=lambda g: status.update(f"reading group {g} from {bootstrap_server}"))
+    streams_names = {g for g, _ in streams_written} | {g for g, _ in streams_skipped}
+    if fleet is not None:
+        stdout_console().print(_fleet_summary(fleet, hide=streams_names))
+    if streams_written or streams_skipped:
+        table = new_table()
+        table.add_column("streams group")
+        table.add_column("captured")
+        for g, path in streams_written:
+            table.add_row(escape(g), f"yes: {escape(str(path))}")
+        for g, reason in streams_skipped:
+            table.add_row(escape(g), f"[red]no[/]: {escape(reason)}")
+        stdout_console().print(table)
 
 
 def _group_summary(result: CapturedGroup, output: Path) -> RenderableType:
@@ -161,7 +177,7 @@ def _streams_summary(doc: dict[str, object], notes: tuple[str, ...], output: Pat
     return Group(*lines)
 
 
-def _fleet_summary(fleet: FleetCapture) -> RenderableType:
+def _fleet_summary(fleet: FleetCapture, *, hide: set[str] | frozenset[str] = frozenset()) -> RenderableType:
     table = new_table()
     table.add_column("group")
     table.add_column("captured")
@@ -169,6 +185,8 @@ def _fleet_summary(fleet: FleetCapture) -> RenderableType:
     for g in fleet.captured:
         table.add_row(escape(g), "yes", "")
     for s in fleet.skipped:
+        if s.app_id in hide:  # a streams group: captured (or reported) by the streams side
+            continue
         table.add_row(escape(s.app_id), "[red]no[/]", escape(s.reason))
     written = fleet.written
     rows = ", ".join(f"{name} {count:,}" for name, count in sorted(written.rows.items()))
