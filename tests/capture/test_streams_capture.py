@@ -204,8 +204,15 @@ def _member(w: codec.Writer, m: dict[str, Any]) -> None:
     w.bool(False).tagged_fields()
 
 
+def _node(w: codec.Writer, node: tuple[str, int, list[str], str | None, list[str], list[str]]) -> None:
+    name, kind, sources, sink, stores, successors = node
+    w.compact_string(name).int8(kind).compact_array(sources, codec.Writer.compact_string).compact_string(sink)
+    w.compact_array(stores, codec.Writer.compact_string).compact_array(successors, codec.Writer.compact_string)
+    w.tagged_fields()
+
+
 def _describe(*, error: int = 0, message: str | None = None, state: str = "Stable",
-              members: list[dict[str, Any]] | None = None) -> Frame:
+              members: list[dict[str, Any]] | None = None, version: int = 0) -> Frame:
     w = codec.Writer().int32(0)
 
     def group(w: codec.Writer, _: object) -> None:
@@ -216,9 +223,18 @@ def _describe(*, error: int = 0, message: str | None = None, state: str = "Stabl
                         .compact_array([], _member).tagged_fields())
         w.tagged_fields()
         w.compact_array(members if members is not None else [{"id": "m1", "process": "p1"}], _member)
-        w.int32(-2147483648).tagged_fields()
+        w.int32(-2147483648)
+        if version >= 1:  # KIP-1331's description (AVAILABLE), KIP-1357's assignor name
+            w.int8(1)
+            w.compact_array([0], lambda w, _: w.compact_string("0").compact_array(
+                [("KSTREAM-SOURCE-0000000000", 1, ["wc-input"], None, [], ["KSTREAM-SINK-0000000001"]),
+                 ("KSTREAM-SINK-0000000001", 3, [], "wc-output", [], [])], _node).tagged_fields())
+            w.compact_array([], _node).tagged_fields()
+            w.int8(3).compact_string("balanced")
+        w.tagged_fields()
 
-    return _frame(89, 0, w.compact_array([0], group).tagged_fields().bytes())
+    return _frame(89, version, w.compact_array([0], group).tagged_fields().bytes(),
+                  request=codec.encode_streams_group_describe(GROUP, version))
 
 
 def _list_groups(groups: list[tuple[str, str]]) -> Frame:
@@ -245,6 +261,30 @@ def _capture(frames: list[Frame], tmp_path: Path, *extra: str) -> tuple[int, str
 def flat(text: str) -> str:
     """The terminal's line wrapping undone."""
     return " ".join(text.split())
+
+
+KAFKA_44_VERSIONS = {0: (0, 13), 1: (0, 18), 2: (1, 11), 3: (0, 13), 10: (0, 6), 16: (0, 5), 18: (0, 5),
+                     27: (0, 2), 32: (1, 4), 35: (0, 5), 42: (0, 3), 88: (0, 1), 89: (0, 1)}
+
+
+def test_a_44_broker_is_described_with_v1_topology_description_and_assignor(tmp_path: Path) -> None:
+    frames = [_api_versions(KAFKA_44_VERSIONS), _describe(version=1),
+              *_recorded("FindCoordinator", "DescribeConfigs", "Metadata")]
+    with serve_frames(frames) as server:
+        code, output = run("capture", "--bootstrap-server", f"127.0.0.1:{server.port}", "--group", GROUP,
+                           "-o", str(tmp_path / "out.json"), "--timeout", "5", "--protocol", "streams")
+        assert server.unanswered() == []
+    assert code == 0, output
+    doc = json.loads((tmp_path / "out.json").read_text())
+    capture = doc["capture"]
+    assert (capture["brokerReleaseLine"], capture["streamsGroupDescribeVersion"]) == ("4.4", 1)
+    assert capture["topologyDescriptionStatus"] == "AVAILABLE"
+    assert capture["topologyDescription"]["subtopologies"][0]["nodes"][1] == {
+        "name": "KSTREAM-SINK-0000000001", "type": "sink", "source_topics": [], "sink_topic": "wc-output",
+        "stores": [], "successors": []}
+    assert (capture["assignorName"], doc["assignor"]) == ("balanced", "balanced")
+    assert doc["subtopologies"] == [{"id": "0", "partitions": 12, "stateful": False}]
+    assert doc["members"][0]["activeTasks"] == {"0": [0]}
 
 
 def test_a_broker_without_the_streams_protocol(tmp_path: Path) -> None:
