@@ -79,8 +79,15 @@ def capture(
     if group is not None:
         if topology_dir or streams_config_dir or infer_topologies:
             raise UserInputError("--topology-dir, --streams-config-dir and --infer-topologies go with --all-groups")
+        from taskassign.api.capture import read_topology
         from taskassign.api.streams_capture import capture_streams_application, write_streams_group_file
+        from taskassign.formats.properties import read_properties
 
+        # The user's files are read before any connection: a mistake in them fails first, whatever the group is.
+        if topology is not None and str(topology) != "-":
+            read_topology(topology)
+        if streams_config is not None:
+            read_properties(streams_config)
         with errors.status(f"reading group {group} from {bootstrap_server}"):
             streams = capture_streams_application(bootstrap_server, group, protocol=protocol,
                                                   command_config_file=command_config, timeout=timeout,
