@@ -35,6 +35,7 @@ class Exchange:
     api_key: int
     api_version: int
     answered: bool
+    exact: bool = False
 
 
 def request_body(frame: bytes) -> tuple[int, int, int, bytes]:
@@ -70,11 +71,15 @@ class FrameServer:
         chosen = next((f for f in exact if not f.used), None) or (exact[0] if exact else None)
         if chosen is None:
             chosen = next((f for f in candidates if not f.used), None) or (candidates[0] if candidates else None)
-        self.exchanges.append(Exchange(api_key, version, chosen is not None))
+        self.exchanges.append(Exchange(api_key, version, chosen is not None, chosen is not None and chosen in exact))
         if chosen is None:
             return None
         chosen.used = True
         return struct.pack(">i", correlation) + chosen.response[4:]
+
+    def inexact(self) -> list[tuple[int, int]]:
+        """Requests answered though no recorded request had their body (another client's choice of topics)."""
+        return [(e.api_key, e.api_version) for e in self.exchanges if e.answered and not e.exact]
 
     def unanswered(self) -> list[tuple[int, int]]:
         return [(e.api_key, e.api_version) for e in self.exchanges if not e.answered]
