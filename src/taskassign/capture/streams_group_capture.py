@@ -51,6 +51,8 @@ STREAMS_CAPTURE_FORMAT = "taskassign/streams-capture/v1"
 NUM_STANDBY = "num.standby.replicas"
 GROUP_NUM_STANDBY = "streams.num.standby.replicas"
 GROUP_ASSIGNOR = "streams.assignor.name"
+GROUP_RACK_TAGS = "streams.rack.aware.assignment.tags"
+RACK_TAGS = "rack.aware.assignment.tags"
 #: DescribeConfigs' ConfigSource of a value set on the group itself (IncrementalAlterConfigs on GROUP).
 GROUP_CONFIG_SOURCE = 8
 CONFIG_SOURCES = {0: "UNKNOWN", 1: "TOPIC_CONFIG", 2: "DYNAMIC_BROKER_CONFIG", 3: "DYNAMIC_DEFAULT_BROKER_CONFIG",
@@ -254,7 +256,7 @@ def streams_group_document(
         "note": f"captured from {bootstrap} at group epoch {described.group_epoch} (target assignment epoch "
                 f"{described.assignment_epoch})",
         "assignor": assignor,
-        "configs": {NUM_STANDBY: str(standby)},
+        "configs": _assignor_configs(standby, configs.configs, notes),
         "subtopologies": subtopologies,
         "members": members,
         "capture": capture,
@@ -302,6 +304,19 @@ def _num_standby(configs: Sequence[codec.ConfigEntry], members: Sequence[codec.S
                  "broker's group.streams.num.standby.replicas"
                  + ("" if stateful else " (no stateful subtopology: standbys do not apply)"))
     return inferred, "inferred from the target assignment (no group override)"
+
+
+def _assignor_configs(standby: int, configs: Sequence[codec.ConfigEntry], notes: list[str]) -> dict[str, str]:
+    """The map the coordinator hands the assignor (Kafka 4.4's ``streamsGroupAssignmentConfigs``): the standby
+    count, and the rack-aware assignment tags when set (a group override is visible; a broker default is not)."""
+    result = {NUM_STANDBY: str(standby)}
+    tags = next((c for c in configs if c.name == GROUP_RACK_TAGS), None)
+    if tags is not None and tags.value and tags.source == GROUP_CONFIG_SOURCE:
+        result[RACK_TAGS] = ",".join(t.strip() for t in tags.value.split(",") if t.strip())
+    elif tags is not None and tags.value:
+        notes.append(f"{GROUP_RACK_TAGS} = {tags.value!r} (source {CONFIG_SOURCES.get(tags.source, tags.source)}) "
+                     "is not a group override: whether the broker's assignor received it is not visible")
+    return result
 
 
 def _assignor(described: codec.StreamsDescribedGroup, configs: Sequence[codec.ConfigEntry],
