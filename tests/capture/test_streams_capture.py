@@ -379,3 +379,52 @@ def test_all_groups_takes_the_streams_groups(tmp_path: Path) -> None:
     assert code == 0, output
     doc = json.loads((tmp_path / "fleet" / "streams-groups" / f"{GROUP}.streams-group.json").read_text())
     assert doc["capture"]["assignmentEpoch"] == 7 and len(doc["members"]) == 6
+
+
+def test_watch_of_a_classic_group_records_each_new_stable_generation(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # DescribeGroups has no generation id: a new generation is a Stable group whose assignment bytes changed.
+    from taskassign.api import watch
+    from taskassign.capture.cluster import DescribedGroup, DescribedMember
+    from taskassign.capture.group_capture import CapturedGroup
+
+    def group(state: str, *assignments: bytes) -> DescribedGroup:
+        return DescribedGroup("app", state, "consumer", "stream", tuple(
+            DescribedMember(f"m{i}", None, "c", "/h", b"s", a) for i, a in enumerate(assignments)))
+
+    answers = iter([group("Stable", b"a1"), group("PreparingRebalance"), group("Stable", b"a2", b"b2"),
+                    group("Stable", b"a2", b"b2"), group("Stable", b"a3", b"b3")])
+
+    class Reader:
+        def __init__(self, *args: object, **kwargs: object) -> None: ...
+        def __enter__(self) -> Reader:
+            return self
+        def __exit__(self, *args: object) -> None: ...
+        def describe_group(self, group_id: str) -> DescribedGroup:
+            return next(answers)
+
+    captured = iter(range(1, 10))
+    monkeypatch.setattr(watch, "capture_streams_application", lambda *a, **k: None)
+    monkeypatch.setattr(watch, "ClusterReader", Reader)
+    monkeypatch.setattr(watch, "capture_application",
+                        lambda *a, **k: CapturedGroup({"format": "taskassign/group/v1", "n": next(captured)}, ()))
+    result = watch.watch_group("b:9092", "app", tmp_path / "h", limit=watch.WatchLimit(count=3), interval=0,
+                               now_ms=lambda: 0, sleep=lambda _: None)
+    assert result.protocol == "classic" and result.polls == 5
+    assert [p.name for p in result.written] == ["app-gen-0001.json", "app-gen-0002.json", "app-gen-0003.json"]
+    assert [json.loads(p.read_text())["n"] for p in result.written] == [1, 2, 3]
+
+
+def test_ctrl_c_keeps_what_the_watch_recorded(tmp_path: Path) -> None:
+    from taskassign.api import watch
+
+    frames = load_frames(WORDCOUNT_7 / "frames.json")
+
+    def interrupt(_: float) -> None:
+        raise KeyboardInterrupt
+
+    with serve_frames(frames) as server:
+        result = watch.watch_group(f"127.0.0.1:{server.port}", GROUP, tmp_path / "h", limit=watch.WatchLimit(),
+                                   timeout=5, now_ms=lambda: 0, sleep=interrupt)
+    assert result.interrupted and [p.name for p in result.written] == [f"{GROUP}-epoch-0000000007.json"]
+    assert json.loads(result.written[0].read_text())["capture"]["assignmentEpoch"] == 7
