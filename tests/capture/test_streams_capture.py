@@ -428,3 +428,12 @@ def test_ctrl_c_keeps_what_the_watch_recorded(tmp_path: Path) -> None:
                                    timeout=5, now_ms=lambda: 0, sleep=interrupt)
     assert result.interrupted and [p.name for p in result.written] == [f"{GROUP}-epoch-0000000007.json"]
     assert json.loads(result.written[0].read_text())["capture"]["assignmentEpoch"] == 7
+
+
+def test_rebalance_on_a_classic_watch_history_checks_each_generation(tmp_path: Path) -> None:
+    example = Path(__file__).parents[2] / "examples" / "groups" / "orders-app.group.json"
+    history = tmp_path / "history"
+    history.mkdir()
+    (history / "app-gen-0001.json").write_text(example.read_text())
+    code, output = run("rebalance", str(history))
+    assert code == 1 and "no recorded outcome" in flat(output) and "0 of 1 generation(s)" in flat(output)

@@ -20,10 +20,26 @@ __all__ = ("is_streams_capture_input", "replay_streams")
 MAX_DIFFERENCE_LINES = 40
 
 
+def classic_history(directory: Path) -> list[Path]:
+    """The classic group files of a ``capture --watch`` history directory (``taskassign/group/v1``), by name."""
+    from taskassign.formats.group import GROUP_FORMAT
+
+    found = []
+    for p in sorted(directory.iterdir()):
+        if p.suffix == ".json" and p.is_file():
+            try:
+                doc = load_json_file(p)
+            except UserInputError:
+                continue
+            if isinstance(doc, dict) and doc.get("format") == GROUP_FORMAT:
+                found.append(p)
+    return found
+
+
 def is_streams_capture_input(path: Path) -> bool:
     """A history directory of streams-group files, or one streams-group file."""
     if path.is_dir():
-        return True
+        return not classic_history(path)
     try:
         return is_streams_group_document(load_json_file(path))
     except UserInputError:

@@ -80,6 +80,9 @@ def rebalance(
         return
     if previous is not None:
         raise UserInputError("--previous goes with a streams group's capture")
+    if group.is_dir():
+        _classic_history(group, assignor)
+        return
     if assignor is not None:
         resolve_assignor_class(assignor)
     spec = read_group(group)
@@ -107,6 +110,31 @@ def rebalance(
     if result.failure is not None or result.error_code is not AssignorError.NONE:
         raise typer.Exit(EXIT_FAILED)
     if comparison is not None and not comparison.all_match:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _classic_history(directory: Path, assignor: str | None) -> None:
+    """A classic group's watch history: every generation's file rebalanced and compared with Kafka's bytes."""
+    from taskassign.cli._streams_replay import classic_history
+
+    console = stdout_console()
+    files = classic_history(directory)
+    matched = 0
+    for path in files:
+        spec = read_group(path)
+        chosen = assignor or (spec.capture.assignor if spec.capture is not None else DEFAULT_ASSIGNOR)
+        comparison = rebalance_group_file(spec, chosen).comparison
+        ok = comparison is not None and comparison.all_match
+        matched += ok
+        console.print(Text.assemble((f"{path.name}: ", "bold"), (
+            "no recorded outcome" if comparison is None else
+            f"{comparison.matching} of {len(comparison.members)} members match byte for byte",
+            "green" if ok else "red")))
+        if comparison is not None and not ok:
+            console.print(comparison_text(comparison))
+    console.print(Text(f"{matched} of {len(files)} generation(s) reproduced",
+                       style="bold green" if matched == len(files) else "bold red"))
+    if matched != len(files):
         raise typer.Exit(EXIT_FAILED)
 
 
