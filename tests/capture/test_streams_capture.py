@@ -298,6 +298,10 @@ def test_a_broker_without_the_streams_protocol(tmp_path: Path) -> None:
     old = codec.Writer().int16(35).int32(1).int16(18).int16(0).int16(2).bytes()
     code, output = _capture([_frame(18, 3, old, header_tags=False)], tmp_path)
     assert code == 2 and "does not speak ApiVersions v3" in output, output
+    # A broker that advertises the API but whose coordinator has the protocol off.
+    frames = [*_recorded("ApiVersions", "FindCoordinator"), _describe(error=35, message="streams is disabled")]
+    code, output = _capture(frames, tmp_path)
+    assert code == 2 and "group.coordinator.rebalance.protocols must include streams" in output, output
 
 
 def test_a_group_that_is_not_a_streams_group(tmp_path: Path) -> None:

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from taskassign.capture import kafka_codec as codec
-from taskassign.capture.streams_client import GROUP_ID_NOT_FOUND, StreamsClient, check_error
-from taskassign.errors import GroupNotCapturableError
+from taskassign.capture.streams_client import GROUP_ID_NOT_FOUND, UNSUPPORTED_VERSION, StreamsClient, check_error
+from taskassign.errors import CaptureError, GroupNotCapturableError
 from taskassign.internals.java_order import java_string_key
 from taskassign.streams_protocol.format import STREAMS_GROUP_FORMAT
 from taskassign.streams_protocol.model import ASSIGNOR_NAMES, DEFAULT_ASSIGNOR_NAME
@@ -82,6 +82,11 @@ def describe_streams_group(client: StreamsClient, group_id: str) -> codec.Stream
     described = client.describe_streams_group(group_id, client.coordinator(group_id))
     if described.error_code == GROUP_ID_NOT_FOUND:
         raise _not_found(client, group_id, described.error_message)
+    if described.error_code == UNSUPPORTED_VERSION:
+        raise CaptureError(
+            f"the broker at {client.bootstrap} advertises StreamsGroupDescribe but its group coordinator answers "
+            f"UNSUPPORTED_VERSION{f' ({described.error_message})' if described.error_message else ''}: the streams "
+            "rebalance protocol is not enabled there (group.coordinator.rebalance.protocols must include streams)")
     check_error(described.error_code, f"StreamsGroupDescribe({group_id!r})", resource=f"group {group_id!r}",
                 message=described.error_message)
     return described
