@@ -8,6 +8,9 @@ of a history directory, without joining the group (each poll is a fresh read-onl
   generation is recognised by a Stable group whose members or assignment bytes changed, then captured as
   ``capture --group`` does and written as ``<group>-gen-<NNNN>.json`` (a counter of the generations seen).
 
+A first read that fails (no such group, no streams protocol, a bad file) ends the watch with its error; once
+watching, an unreachable broker or a group that is empty or rebalancing is read again at the next poll.
+
 Files are written atomically (a temp file, then a rename): stopping the watch (Ctrl-C, ``--until``) keeps every
 file written so far, and none half-written.
 """
@@ -27,7 +30,7 @@ from taskassign.capture.group_capture import REBALANCING_STATES
 from taskassign.capture.security import read_client_settings
 from taskassign.capture.streams_client import StreamsClient
 from taskassign.capture.streams_group_capture import complete_streams_group, describe_streams_group
-from taskassign.errors import ClusterUnreachableError, UserInputError
+from taskassign.errors import ClusterUnreachableError, GroupNotCapturableError, UserInputError
 from taskassign.formats.json_io import dump_json
 
 __all__ = ("WatchLimit", "WatchResult", "parse_until", "watch_group")
@@ -119,8 +122,8 @@ def watch_group(
                 else:
                     last = _poll_classic(bootstrap, group, settings, timeout, now_ms, last, write, topology_file,
                                          streams_config_file, command_config_file, len(result.written))
-            except ClusterUnreachableError:
-                continue  # a broker restarting: keep watching until the limit
+            except (ClusterUnreachableError, GroupNotCapturableError):
+                continue  # a broker restarting, a group emptied or mid-rebalance: keep watching until the limit
     except KeyboardInterrupt:
         result.interrupted = True
     return result
