@@ -396,8 +396,8 @@ def test_watch_of_a_classic_group_records_each_new_stable_generation(tmp_path: P
         return DescribedGroup("app", state, "consumer", "stream", tuple(
             DescribedMember(f"m{i}", None, "c", "/h", b"s", a) for i, a in enumerate(assignments)))
 
-    answers = iter([group("Stable", b"a1"), group("PreparingRebalance"), group("Stable", b"a2", b"b2"),
-                    group("Stable", b"a2", b"b2"), group("Stable", b"a3", b"b3")])
+    answers = iter([group("PreparingRebalance"), group("Stable", b"a1"), group("PreparingRebalance"),
+                    group("Stable", b"a2", b"b2"), group("Stable", b"a2", b"b2"), group("Stable", b"a3", b"b3")])
 
     class Reader:
         def __init__(self, *args: object, **kwargs: object) -> None: ...
@@ -414,7 +414,7 @@ def test_watch_of_a_classic_group_records_each_new_stable_generation(tmp_path: P
                         lambda *a, **k: CapturedGroup({"format": "taskassign/group/v1", "n": next(captured)}, ()))
     result = watch.watch_group("b:9092", "app", tmp_path / "h", limit=watch.WatchLimit(count=3), interval=0,
                                now_ms=lambda: 0, sleep=lambda _: None)
-    assert result.protocol == "classic" and result.polls == 5
+    assert result.protocol == "classic" and result.polls == 5  # after a first look that the group exists
     assert [p.name for p in result.written] == ["app-gen-0001.json", "app-gen-0002.json", "app-gen-0003.json"]
     assert [json.loads(p.read_text())["n"] for p in result.written] == [1, 2, 3]
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from taskassign.api.capture import capture_application
 from taskassign.api.streams_capture import capture_streams_application
 from taskassign.capture.cluster import ClusterReader
-from taskassign.capture.group_capture import REBALANCING_STATES
+from taskassign.capture.group_capture import REBALANCING_STATES, check_capturable
 from taskassign.capture.security import read_client_settings
 from taskassign.capture.streams_client import StreamsClient
 from taskassign.capture.streams_group_capture import complete_streams_group, describe_streams_group
@@ -113,6 +113,11 @@ def watch_group(
             epoch = int(str(capture["assignmentEpoch"]))
             last = epoch
             write(f"{group}-epoch-{epoch:010d}.json", first.document)
+        else:  # a classic group: one that does not exist or is not Kafka Streams ends the watch at once
+            with ClusterReader(bootstrap, timeout=timeout, settings=settings) as reader:
+                described = reader.describe_group(group)
+            if described.state not in REBALANCING_STATES:
+                check_capturable(described)
         while not done():
             sleep(interval)
             result.polls += 1
