@@ -441,3 +441,13 @@ def test_rebalance_on_a_classic_watch_history_checks_each_generation(tmp_path: P
     (history / "app-gen-0001.json").write_text(example.read_text())
     code, output = run("rebalance", str(history))
     assert code == 1 and "no recorded outcome" in flat(output) and "0 of 1 generation(s)" in flat(output)
+
+
+def test_a_principal_without_describe_configs_on_the_group_is_told(tmp_path: Path) -> None:
+    w = codec.Writer().int32(0)
+    w.compact_array([0], lambda w, _: w.int16(30).compact_string("denied").int8(32).compact_string(GROUP)
+                    .compact_array([], codec.Writer.int32).tagged_fields())
+    configs = _frame(32, 4, w.tagged_fields().bytes())
+    code, output = _capture([*_recorded("ApiVersions", "FindCoordinator", "StreamsGroupDescribe"), configs], tmp_path)
+    assert code == 2, output
+    assert "not authorised (GROUP_AUTHORIZATION_FAILED" in output and "DESCRIBE_CONFIGS on the group" in output

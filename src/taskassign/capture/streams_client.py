@@ -62,15 +62,17 @@ def error_name(code: int) -> str:
     return ERROR_NAMES.get(code, f"error code {code}")
 
 
-def check_error(code: int, what: str, *, resource: str = "", message: str | None = None) -> None:
-    """Raise the capture error for a Kafka error code (0: nothing)."""
+def check_error(code: int, what: str, *, resource: str = "", message: str | None = None,
+                acl: str | None = None) -> None:
+    """Raise the capture error for a Kafka error code (0: nothing); ``acl`` names the operation an
+    authorisation failure needs when it is not the code's usual one."""
     if not code:
         return
     said = f": {message}" if message else ""
     if code in _ACL_HINTS:
         raise CaptureAuthorizationError(
             f"{what}: not authorised ({error_name(code)}, error code {code}){said}; the capture's principal needs "
-            f"{_ACL_HINTS[code]}{f' ({resource})' if resource else ''} (docs/capture.md lists every ACL)")
+            f"{acl or _ACL_HINTS[code]}{f' ({resource})' if resource else ''} (docs/capture.md lists every ACL)")
     raise CaptureError(f"{what} failed: {error_name(code)} (Kafka error code {code}){said}")
 
 

@@ -102,7 +102,7 @@ def complete_streams_group(client: StreamsClient, described: codec.StreamsDescri
         raise GroupNotCapturableError(f"group {group_id!r} was deleted while it was read (DescribeConfigs: "
                                       f"{configs.error_message or 'GROUP_ID_NOT_FOUND'})")
     check_error(configs.error_code, f"DescribeConfigs(group {group_id!r})", resource=f"group {group_id!r}",
-                message=configs.error_message)
+                message=configs.error_message, acl="DESCRIBE_CONFIGS on the group")
     topics = sorted({t for s in described.subtopologies or () for t in s.source_topics}
                     | {i.name for s in described.subtopologies or () for i in s.repartition_source_topics})
     partitions: dict[str, int] = {}
@@ -304,7 +304,8 @@ def _num_standby(configs: Sequence[codec.ConfigEntry], members: Sequence[codec.S
     inferred = max(holders.values(), default=0)
     shown = entry.value if entry is not None else None
     stateful = any(s["stateful"] for s in subtopologies)
-    notes.append(f"num.standby.replicas = {inferred}: read off the target assignment (the most standbys of any task); "
+    notes.append(f"num.standby.replicas = {inferred}: read off the target assignment (the most standbys of any task; "
+                 "a lower bound when the group has fewer processes than standbys + 1); "
                  f"the group has no override, and DescribeConfigs shows Kafka's static default ({shown}), not the "
                  "broker's group.streams.num.standby.replicas"
                  + ("" if stateful else " (no stateful subtopology: standbys do not apply)"))
