@@ -451,3 +451,25 @@ def test_a_principal_without_describe_configs_on_the_group_is_told(tmp_path: Pat
     code, output = _capture([*_recorded("ApiVersions", "FindCoordinator", "StreamsGroupDescribe"), configs], tmp_path)
     assert code == 2, output
     assert "not authorised (GROUP_AUTHORIZATION_FAILED" in output and "DESCRIBE_CONFIGS on the group" in output
+
+
+def test_a_first_capture_of_members_that_joined_one_by_one_in_start_order_replays(
+        histories: dict[str, Path]) -> None:
+    import dataclasses
+
+    from taskassign.streams_protocol.format import parse_streams_group
+    from taskassign.streams_protocol.replay import _compute, replay_step
+
+    doc = json.loads(sorted(histories["03"].iterdir())[1].read_text())  # epoch 11: 10 members in 5 processes
+    group = parse_streams_group(doc)
+    clients = {mid: m["clientId"] for mid, m in doc["capture"]["members"].items()}
+    joined, targets = [], {}
+    for member in sorted(group.members, key=lambda m: clients[m.member_id]):  # a broker computing per join
+        joined.append(member)
+        targets = _compute(group, joined, targets, None)
+    made = dataclasses.replace(group, members=tuple(
+        dataclasses.replace(m, active_tasks=targets[m.member_id][0], standby_tasks=targets[m.member_id][1])
+        for m in group.members))
+    replay = replay_step(None, made)
+    assert replay.matches and len(replay.steps) == 10
+    assert replay.steps[0] == "joined wc42-streams-a-StreamThread-1-consumer"

@@ -158,6 +158,12 @@ def replay_step(previous: StreamsGroup | None, current: StreamsGroup) -> EpochRe
             return EpochReplay(current.name, epoch, prev_epoch, len(current.members), True, (), tuple(found),
                                tuple(notes))
     if previous is None:
+        found = _first_epoch(current, line)
+        if found is not None:
+            notes.append(f"no previous capture: the members joined in their client ids' order, {len(found)} "
+                         "computations (epochs the capture did not see)")
+            return EpochReplay(current.name, epoch, prev_epoch, len(current.members), True, (), tuple(found),
+                               tuple(notes))
         notes.append("no previous capture: replayed from nothing; the group may have computed targets before this "
                      f"epoch{f' (assignment epoch {epoch})' if epoch else ''} that the capture did not see")
     elif gap is not None and gap > 1:
@@ -186,6 +192,34 @@ def _search(previous: StreamsGroup | None, current: StreamsGroup, before: Target
             targets = _compute(current, list(members.values()), targets, line)
         if not _differences(current, targets):
             return [", ".join(("joined " if c[0] == "+" else "left ") + c[1:] for c in block) for block in blocks]
+    return None
+
+
+def _first_epoch(current: StreamsGroup, line: str | None) -> list[str] | None:
+    """A first capture: the group's members joined from nothing in some order the capture did not see. Tried:
+    one join per computation in client id order (Kafka Streams names a thread's client
+    ``<client.id>-StreamThread-<n>``, so instances started one after another sort in start order), then one
+    computation per process in that order."""
+    members = (current.capture or {}).get("members")
+    if not isinstance(members, Mapping):
+        return None
+
+    def client(m: GroupMember) -> str:
+        entry = members.get(m.member_id)
+        return str(entry.get("clientId", "")) if isinstance(entry, Mapping) else ""
+
+    ordered = sorted(current.members, key=lambda m: (client(m), m.member_id))
+    by_process: dict[str, list[GroupMember]] = {}
+    for m in ordered:
+        by_process.setdefault(m.process_id, []).append(m)
+    for blocks in ([[m] for m in ordered], list(by_process.values())):
+        joined: list[GroupMember] = []
+        targets: Targets = {}
+        for block in blocks:
+            joined += block
+            targets = _compute(current, joined, targets, line)
+        if not _differences(current, targets):
+            return ["joined " + ", ".join(client(m) or m.member_id for m in block) for block in blocks]
     return None
 
 
