@@ -55,6 +55,10 @@ GROUP_RACK_TAGS = "streams.rack.aware.assignment.tags"
 RACK_TAGS = "rack.aware.assignment.tags"
 #: DescribeConfigs' ConfigSource of a value set on the group itself (IncrementalAlterConfigs on GROUP).
 GROUP_CONFIG_SOURCE = 8
+#: Sources whose value is the one the coordinator uses: a group override, or (Kafka 4.4 reports them) the
+#: broker's own setting. DEFAULT_CONFIG is not trusted: Kafka 4.2 reports its static default there even when
+#: the broker's ``group.streams.num.standby.replicas`` differs.
+TRUSTED_SOURCES = (GROUP_CONFIG_SOURCE, 2, 3, 4)
 CONFIG_SOURCES = {0: "UNKNOWN", 1: "TOPIC_CONFIG", 2: "DYNAMIC_BROKER_CONFIG", 3: "DYNAMIC_DEFAULT_BROKER_CONFIG",
                   4: "STATIC_BROKER_CONFIG", 5: "DEFAULT_CONFIG", 6: "DYNAMIC_BROKER_LOGGER_CONFIG",
                   7: "CLIENT_METRICS_CONFIG", 8: "GROUP_CONFIG"}
@@ -295,8 +299,9 @@ def _topology(subs: Sequence[codec.StreamsSubtopology], partitions: Mapping[str,
 def _num_standby(configs: Sequence[codec.ConfigEntry], members: Sequence[codec.StreamsMember],
                  subtopologies: Sequence[Mapping[str, Any]], notes: list[str]) -> tuple[int, str]:
     entry = next((c for c in configs if c.name == GROUP_NUM_STANDBY), None)
-    if entry is not None and entry.source == GROUP_CONFIG_SOURCE and entry.value is not None:
-        return int(entry.value), "group config streams.num.standby.replicas (DescribeConfigs, source GROUP_CONFIG)"
+    if entry is not None and entry.source in TRUSTED_SOURCES and entry.value is not None and entry.value.isdigit():
+        return int(entry.value), (f"streams.num.standby.replicas from DescribeConfigs (source "
+                                  f"{CONFIG_SOURCES[entry.source]})")
     holders: Counter[tuple[str, int]] = Counter()
     for m in members:
         for sid, parts in m.target_assignment.standby:
@@ -305,23 +310,24 @@ def _num_standby(configs: Sequence[codec.ConfigEntry], members: Sequence[codec.S
     shown = entry.value if entry is not None else None
     stateful = any(s["stateful"] for s in subtopologies)
     notes.append(f"num.standby.replicas = {inferred}: read off the target assignment (the most standbys of any task; "
-                 "a lower bound when the group has fewer processes than standbys + 1); "
-                 f"the group has no override, and DescribeConfigs shows Kafka's static default ({shown}), not the "
-                 "broker's group.streams.num.standby.replicas"
+                 "a lower bound when the group has fewer processes than standbys + 1); DescribeConfigs shows "
+                 f"{shown!r} with source DEFAULT_CONFIG, which a Kafka 4.2 broker reports even when its "
+                 "group.streams.num.standby.replicas says otherwise"
                  + ("" if stateful else " (no stateful subtopology: standbys do not apply)"))
     return inferred, "inferred from the target assignment (no group override)"
 
 
 def _assignor_configs(standby: int, configs: Sequence[codec.ConfigEntry], notes: list[str]) -> dict[str, str]:
     """The map the coordinator hands the assignor (Kafka 4.4's ``streamsGroupAssignmentConfigs``): the standby
-    count, and the rack-aware assignment tags when set (a group override is visible; a broker default is not)."""
+    count, and the rack-aware assignment tags when set (a group override or, from 4.4, the broker's setting)."""
     result = {NUM_STANDBY: str(standby)}
     tags = next((c for c in configs if c.name == GROUP_RACK_TAGS), None)
-    if tags is not None and tags.value and tags.source == GROUP_CONFIG_SOURCE:
+    if tags is not None and tags.value and tags.source in TRUSTED_SOURCES:
         result[RACK_TAGS] = ",".join(t.strip() for t in tags.value.split(",") if t.strip())
     elif tags is not None and tags.value:
         notes.append(f"{GROUP_RACK_TAGS} = {tags.value!r} (source {CONFIG_SOURCES.get(tags.source, tags.source)}) "
-                     "is not a group override: whether the broker's assignor received it is not visible")
+                     "is Kafka's default as DescribeConfigs reports it: whether the broker's assignor received it is "
+                     "not visible")
     return result
 
 
