@@ -50,16 +50,60 @@ def capture(
     timeout: float = typer.Option(DEFAULT_CAPTURE_TIMEOUT_S, "--timeout", min=0.5,
                                   help="Seconds to wait for the cluster before giving up."),
     output: Path = out_option("The GROUP.json to write (a directory with --all-groups).", required=True),
+    protocol: str = typer.Option(
+        "auto", "--protocol",
+        help="auto: a streams group (group.protocol=streams, KIP-1071) when the broker lists it as one, else "
+             "classic; streams or classic: insist."),
+    watch: bool = typer.Option(
+        False, "--watch",
+        help="Keep reading the group and record every new assignment (streams: target-assignment epoch; classic: "
+             "generation) into the history directory -o, until --until or Ctrl-C."),
+    until: str | None = typer.Option(None, "--until",
+                                     help="With --watch: stop after N recorded assignments, or after a duration "
+                                          "(90s, 10m, 2h)."),
+    interval: float = typer.Option(1.0, "--interval", min=0.05, help="With --watch: seconds between two reads."),
 ) -> None:
-    """Read what a Kafka Streams group's leader used at its last rebalance, and the assignment it made."""
+    """Read what a Kafka Streams group's leader used at its last rebalance, and the assignment it made.
+
+    A streams group (group.protocol=streams) is read with StreamsGroupDescribe into a streams-group file: the
+    broker's topology, every member's current and target assignment, the group's configs.
+    """
     from taskassign.api.capture import capture_application, capture_fleet, write_group_file
 
     if all_groups == (group is not None):
         raise UserInputError("give --group APPLICATION_ID, or --all-groups for every application of the cluster")
     errors = stderr_console()
+    if (until is not None) and not watch:
+        raise UserInputError("--until goes with --watch")
+    if watch:
+        if group is None:
+            raise UserInputError("--watch follows one group: give --group APPLICATION_ID")
+        _watch(bootstrap_server, group, output, protocol=protocol, until=until, interval=interval, timeout=timeout,
+               command_config=command_config, topology=topology, streams_config=streams_config)
+        return
     if group is not None:
         if topology_dir or streams_config_dir or infer_topologies:
             raise UserInputError("--topology-dir, --streams-config-dir and --infer-topologies go with --all-groups")
+        from taskassign.api.capture import read_topology
+        from taskassign.api.streams_capture import capture_streams_application, write_streams_group_file
+        from taskassign.formats.properties import read_properties
+
+        # The user's files are read before any connection: a mistake in them fails first, whatever the group is.
+        if topology is not None and str(topology) != "-":
+            read_topology(topology)
+        if streams_config is not None:
+            read_properties(streams_config)
+        with errors.status(f"reading group {group} from {bootstrap_server}"):
+            streams = capture_streams_application(bootstrap_server, group, protocol=protocol,
+                                                  command_config_file=command_config, timeout=timeout,
+                                                  now_ms=_wall_clock_ms)
+        if streams is not None:
+            if topology or streams_config:
+                errors.print("[yellow]note:[/] a streams group's topology and configs are the broker's; --topology "
+                             "and --streams-config are not used")
+            write_streams_group_file(streams.document, output)
+            stdout_console().print(_streams_summary(streams.document, streams.notes, output))
+            return
         with errors.status(f"reading group {group} from {bootstrap_server}"):
             result = capture_application(bootstrap_server, group, topology_file=topology,
                                          streams_config_file=streams_config, command_config_file=command_config,
@@ -70,12 +114,28 @@ def capture(
     if topology or streams_config:
         raise UserInputError("with --all-groups give --topology-dir and --streams-config-dir (one file per "
                              "application)")
+    from taskassign.api.streams_capture import capture_streams_groups
+
     with errors.status(f"reading the groups of {bootstrap_server}") as status:
-        fleet = capture_fleet(bootstrap_server, output, topology_dir=topology_dir,
-                              streams_config_dir=streams_config_dir, command_config_file=command_config,
-                              infer_topologies=infer_topologies, timeout=timeout, now_ms=_wall_clock_ms,
-                              progress=lambda g: status.update(f"reading group {g} from {bootstrap_server}"))
-    stdout_console().print(_fleet_summary(fleet))
+        streams_written, streams_skipped = ([], []) if protocol == "classic" else capture_streams_groups(
+            bootstrap_server, output, command_config_file=command_config, timeout=timeout, now_ms=_wall_clock_ms,
+            progress=lambda g: status.update(f"reading streams group {g} from {bootstrap_server}"))
+        fleet = None if protocol == "streams" else capture_fleet(
+            bootstrap_server, output, topology_dir=topology_dir, streams_config_dir=streams_config_dir,
+            command_config_file=command_config, infer_topologies=infer_topologies, timeout=timeout,
+            now_ms=_wall_clock_ms, progress=lambda g: status.update(f"reading group {g} from {bootstrap_server}"))
+    streams_names = {g for g, _ in streams_written} | {g for g, _ in streams_skipped}
+    if fleet is not None:
+        stdout_console().print(_fleet_summary(fleet, hide=streams_names))
+    if streams_written or streams_skipped:
+        table = new_table()
+        table.add_column("streams group")
+        table.add_column("captured")
+        for g, path in streams_written:
+            table.add_row(escape(g), f"yes: {escape(str(path))}")
+        for g, reason in streams_skipped:
+            table.add_row(escape(g), f"[red]no[/]: {escape(reason)}")
+        stdout_console().print(table)
 
 
 def _group_summary(result: CapturedGroup, output: Path) -> RenderableType:
@@ -93,7 +153,43 @@ def _group_summary(result: CapturedGroup, output: Path) -> RenderableType:
     return Group(*lines)
 
 
-def _fleet_summary(fleet: FleetCapture) -> RenderableType:
+def _watch(bootstrap: str, group: str, output: Path, *, protocol: str, until: str | None, interval: float,
+           timeout: float, command_config: Path | None, topology: Path | None, streams_config: Path | None) -> None:
+    from taskassign.api.watch import parse_until, watch_group
+
+    console = stdout_console()
+    limit = parse_until(until)
+    errors = stderr_console()
+    errors.print(f"[dim]watching group {escape(group)} at {escape(bootstrap)} (Ctrl-C stops; every file written "
+                 "stays)[/]")
+    result = watch_group(bootstrap, group, output, protocol=protocol, limit=limit, interval=interval,
+                         timeout=timeout, command_config_file=command_config, topology_file=topology,
+                         streams_config_file=streams_config, now_ms=_wall_clock_ms,
+                         on_written=lambda p: console.print(f"recorded {escape(str(p))}"))
+    how = "interrupted" if result.interrupted else "stopped"
+    console.print(Text(f"{how}: {len(result.written)} {result.protocol} assignment(s) recorded in {output}; replay "
+                       f"them with: taskassign rebalance {output}", style="dim"))
+
+
+def _streams_summary(doc: dict[str, object], notes: tuple[str, ...], output: Path) -> RenderableType:
+    members = doc["members"]
+    capture = doc["capture"]
+    assert isinstance(members, list) and isinstance(capture, dict)
+    processes = {m["processId"] for m in members}
+    line = capture.get("brokerReleaseLine")
+    lines: list[RenderableType] = [Text.assemble(
+        ("captured streams group ", "dim"), (str(doc["name"]), "bold"), ("  ", ""),
+        (f"{len(members)} members in {len(processes)} processes, {len(doc['subtopologies'])} subtopologies "  # type: ignore[arg-type]
+         f"(target assignment epoch {capture['assignmentEpoch']}, group epoch {capture['groupEpoch']}, "
+         f"{capture['groupState']}; Kafka {line or 'older than 3.9'})", ""),
+    )]
+    lines.extend(Text(f"note: {n}", style="yellow") for n in notes)
+    lines.append(Text(f"wrote {output}; replay the broker's assignor with: taskassign rebalance {output}",
+                      style="dim"))
+    return Group(*lines)
+
+
+def _fleet_summary(fleet: FleetCapture, *, hide: set[str] | frozenset[str] = frozenset()) -> RenderableType:
     table = new_table()
     table.add_column("group")
     table.add_column("captured")
@@ -101,6 +197,8 @@ def _fleet_summary(fleet: FleetCapture) -> RenderableType:
     for g in fleet.captured:
         table.add_row(escape(g), "yes", "")
     for s in fleet.skipped:
+        if s.app_id in hide:  # a streams group: captured (or reported) by the streams side
+            continue
         table.add_row(escape(s.app_id), "[red]no[/]", escape(s.reason))
     written = fleet.written
     rows = ", ".join(f"{name} {count:,}" for name, count in sorted(written.rows.items()))

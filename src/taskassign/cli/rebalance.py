@@ -34,6 +34,7 @@ from taskassign.cli._options import (
     out_option,
 )
 from taskassign.cli._what_if import announce_what_if, what_if_from_flags
+from taskassign.errors import UserInputError
 
 if TYPE_CHECKING:
     from taskassign.analysis.recorded_outcome import OutcomeComparison
@@ -58,20 +59,43 @@ def rebalance(
     add_clients: AddClients = None,
     remove_clients: RemoveClients = None,
     racks_down: RacksDown = None,
+    previous: Path | None = typer.Option(
+        None, "--previous",
+        help="Streams groups: the capture of the epoch before GROUP (its targets are the assignor's input)."),
 ) -> None:
     """Run Kafka Streams' group leader on GROUP.json: every member's assignment bytes and what it does next.
 
     On a captured file (taskassign capture) the result is compared with what Kafka's leader sent, member by
     member: exit code 0 only when every member's bytes match.
+
+    On a streams group's captures (a history directory of `capture --watch`, or one streams-group file,
+    with --previous the capture before it) the broker's assignor is replayed for every target-assignment
+    epoch and compared with the broker's targets: exit code 0 only when every epoch matches.
     """
     from taskassign.analysis.recorded_outcome import SETS_NOTE
     from taskassign.api.rebalance import group_result_to_document, rebalance_group_file
     from taskassign.api.what_if import apply_what_if_to_group
     from taskassign.assignors.registry import resolve_assignor_class
+    from taskassign.cli._streams_replay import is_streams_capture_input, replay_streams, write_and_render
     from taskassign.formats.group import group_with_config_overrides, read_group
     from taskassign.formats.json_io import dump_json, to_json_text
     from taskassign.wire.versions import AssignorError
 
+    if is_streams_capture_input(group):
+        replays = replay_streams(group, previous)
+        text, rendered = write_and_render(replays, as_json=as_json, output=output)
+        if text is not None:
+            stdout_console().out(text, end="")
+        if rendered is not None:
+            stdout_console().print(rendered)
+        if not all(r.matches for r in replays):
+            raise typer.Exit(EXIT_FAILED)
+        return
+    if previous is not None:
+        raise UserInputError("--previous goes with a streams group's capture")
+    if group.is_dir():
+        _classic_history(group, assignor)
+        return
     if assignor is not None:
         resolve_assignor_class(assignor)
     spec = read_group(group)
@@ -101,6 +125,33 @@ def rebalance(
     if result.failure is not None or result.error_code is not AssignorError.NONE:
         raise typer.Exit(EXIT_FAILED)
     if comparison is not None and not comparison.all_match:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _classic_history(directory: Path, assignor: str | None) -> None:
+    """A classic group's watch history: every generation's file rebalanced and compared with Kafka's bytes."""
+    from taskassign.api.rebalance import rebalance_group_file
+    from taskassign.cli._streams_replay import classic_history
+    from taskassign.formats.group import read_group
+
+    console = stdout_console()
+    files = classic_history(directory)
+    matched = 0
+    for path in files:
+        spec = read_group(path)
+        chosen = assignor or (spec.capture.assignor if spec.capture is not None else DEFAULT_ASSIGNOR)
+        comparison = rebalance_group_file(spec, chosen).comparison
+        ok = comparison is not None and comparison.all_match
+        matched += ok
+        console.print(Text.assemble((f"{path.name}: ", "bold"), (
+            "no recorded outcome" if comparison is None else
+            f"{comparison.matching} of {len(comparison.members)} members match byte for byte",
+            "green" if ok else "red")))
+        if comparison is not None and not ok:
+            console.print(comparison_text(comparison))
+    console.print(Text(f"{matched} of {len(files)} generation(s) reproduced",
+                       style="bold green" if matched == len(files) else "bold red"))
+    if matched != len(files):
         raise typer.Exit(EXIT_FAILED)
 
 

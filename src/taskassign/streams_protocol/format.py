@@ -4,6 +4,9 @@ The input format is the one of Kafka's own streams-group goldens (camelCase keys
 ``GroupSpec`` names them); a ``format`` tag marks taskassign's files, and a document without one is read
 as a streams group when it has ``subtopologies`` and ``members``, so the goldens are read as they are.
 Every malformed value raises ScenarioError naming its JSON path (``$.members[2].taskOffsets.0.7``).
+An optional ``capture`` object holds what ``taskassign capture`` read from a broker (``capture.
+streams_group_capture``: epochs, current assignments, the broker's topology and configs, its release line);
+files without it read as before, and it is written back as read.
 
 The output document is the goldens' too: ``{"assignor", "error", "members"}``, canonical (members,
 subtopologies and partitions sorted, empty subtopology entries left out, every member present); on an
@@ -93,9 +96,14 @@ def parse_streams_group(doc: Any, *, source: str | None = None, default_name: st
     configs = _string_map(root, "configs")
     subtopologies = _subtopologies(root.array("subtopologies"), source)
     members = _members(root.array("members"), source)
+    capture = root.raw("capture", None)
+    if capture is not None and not isinstance(capture, dict):
+        root.fail("capture", f"expected an object (what `taskassign capture` read from the broker), got "
+                             f"{describe(capture)}")
     root.finish()
     return StreamsGroup(name=name, subtopologies=subtopologies, members=members, configs=configs,
-                        assignor=assignor, note=note)
+                        assignor=assignor, note=note,
+                        capture=None if capture is None else MappingProxyType(dict(capture)))
 
 
 def _string_map(obj: JsonObject, key: str) -> Mapping[str, str]:
@@ -215,6 +223,8 @@ def streams_group_to_dict(group: StreamsGroup) -> dict[str, Any]:
         }
         for m in group.members
     ]
+    if group.capture is not None:
+        doc["capture"] = dict(group.capture)
     return doc
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 from taskassign.internals.java_order import java_string_key
 
@@ -107,6 +108,9 @@ class StreamsGroup:
     configs: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     assignor: str = DEFAULT_ASSIGNOR_NAME
     note: str | None = None
+    #: What ``taskassign capture`` read from the broker (the file's optional ``capture`` section: epochs,
+    #: current assignments, the broker's topology and configs, its release line); None for other files.
+    capture: Mapping[str, Any] | None = None
 
     @property
     def task_count(self) -> int:

@@ -1,0 +1,239 @@
+"""Replaying a streams group's broker-side assignor against captured target assignments.
+
+Under the streams protocol the coordinator recomputes the target assignment when the group epoch moves: its
+assignor gets the members of the new epoch, each with its *previous target* assignment (new members: none),
+the topology and the group's configs, and its answer becomes the target of the new assignment epoch. A capture
+(``taskassign capture``) records one epoch's targets; two captures of one group, in epoch order, let the
+assignor be checked: from the earlier epoch's targets and the later epoch's membership, the assignor must
+compute the later targets exactly, member by member.
+
+Epochs the capture did not see. The assignment epoch may move more than once between two captures (members
+joined or left one at a time, and each change made its own computation), and a 4.3+ broker batches
+computations (at most one per ``group.streams.assignment.interval.ms``), so several changes may make one.
+When the direct replay (all changes in one computation) differs, the replay tries every way the membership
+changes can have been grouped into successive computations (up to ``MAX_SEARCH_CHANGES`` changes, which
+keeps the search under a few thousand runs) and reports the first sequence that reproduces the capture.
+A first capture has no previous state: it is replayed from nothing, which matches only when the group's
+first computation saw every member (Kafka's initial rebalance delay, ``group.streams.initial.rebalance.
+delay.ms``, lets them join first).
+
+Warm-up tasks are not part of the modelled assignors' answer: recorded warm-ups are reported, not compared.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from taskassign.errors import StreamsAssignorError
+from taskassign.streams_protocol.assignors import STREAMS_ASSIGNORS, run_assignor
+from taskassign.streams_protocol.model import EMPTY_TASKS, GroupMember, StreamsGroup, TaskMap, task_name
+
+__all__ = ("MAX_SEARCH_CHANGES", "EpochReplay", "MemberDifference", "replay_history", "replay_step")
+
+MAX_SEARCH_CHANGES = 5
+
+Targets = dict[str, tuple[TaskMap, TaskMap]]
+
+
+@dataclass(frozen=True, slots=True)
+class MemberDifference:
+    member_id: str
+    kind: str  # "active" or "standby"
+    missing: tuple[str, ...]  # recorded by the broker, not computed
+    extra: tuple[str, ...]  # computed, not recorded
+
+    def __str__(self) -> str:
+        parts = []
+        if self.missing:
+            parts.append(f"broker has {', '.join(self.missing)}")
+        if self.extra:
+            parts.append(f"replay has {', '.join(self.extra)}")
+        return f"{self.member_id} {self.kind}: {'; '.join(parts)}"
+
+
+@dataclass(frozen=True, slots=True)
+class EpochReplay:
+    """One captured epoch replayed: ``matches`` when the assignor's targets equal the broker's for every member.
+    ``steps``: the computations replayed (one = direct; more = through epochs the capture did not see, each
+    step naming the membership change it took)."""
+
+    name: str
+    epoch: int | None
+    previous_epoch: int | None
+    members: int
+    matches: bool
+    differences: tuple[MemberDifference, ...]
+    steps: tuple[str, ...]
+    notes: tuple[str, ...]
+    error: str | None = None
+
+
+def _assignment_epoch(group: StreamsGroup) -> int | None:
+    value = (group.capture or {}).get("assignmentEpoch")
+    return value if isinstance(value, int) else None
+
+
+def _release_line(group: StreamsGroup) -> str | None:
+    value = (group.capture or {}).get("brokerReleaseLine")
+    return value if isinstance(value, str) else None
+
+
+def _run(group: StreamsGroup, line: str | None) -> Targets:
+    """The group's assignor, of the captured release line where the assignor takes one (``kafka_line``)."""
+    assign = STREAMS_ASSIGNORS.get(group.assignor)
+    if assign is not None and line is not None and "kafka_line" in inspect.signature(assign).parameters:
+        result = assign(group, kafka_line=line)  # type: ignore[call-arg]
+    else:
+        result = run_assignor(group)
+    return {mid: (a.active_tasks, a.standby_tasks) for mid, a in result.members.items()}
+
+
+def _with_targets(member: GroupMember, targets: Targets) -> GroupMember:
+    active, standby = targets.get(member.member_id, (EMPTY_TASKS, EMPTY_TASKS))
+    return dataclasses.replace(member, active_tasks=active, standby_tasks=standby, warmup_tasks=EMPTY_TASKS)
+
+
+def _compute(group: StreamsGroup, members: Sequence[GroupMember], targets: Targets, line: str | None) -> Targets:
+    return _run(dataclasses.replace(group, members=tuple(_with_targets(m, targets) for m in members)), line)
+
+
+def _names(tasks: TaskMap) -> set[str]:
+    return {task_name(sid, p) for sid, parts in tasks.items() for p in parts}
+
+
+def _differences(recorded: StreamsGroup, computed: Targets) -> tuple[MemberDifference, ...]:
+    out: list[MemberDifference] = []
+    for m in recorded.members:
+        active, standby = computed.get(m.member_id, (EMPTY_TASKS, EMPTY_TASKS))
+        for kind, want, got in (("active", m.active_tasks, active), ("standby", m.standby_tasks, standby)):
+            w, g = _names(want), _names(got)
+            if w != g:
+                out.append(MemberDifference(m.member_id, kind, tuple(sorted(w - g)), tuple(sorted(g - w))))
+    return tuple(out)
+
+
+def _ordered_partitions(items: Sequence[str]) -> Iterator[list[list[str]]]:
+    """Every ordered set partition of ``items`` (blocks in order), fewest blocks first."""
+    n = len(items)
+    for blocks in range(1, n + 1):
+        for labels in itertools.product(range(blocks), repeat=n):
+            if len(set(labels)) == blocks:
+                yield [[items[i] for i in range(n) if labels[i] == b] for b in range(blocks)]
+
+
+def replay_step(previous: StreamsGroup | None, current: StreamsGroup) -> EpochReplay:
+    """Replay the computation(s) from ``previous``'s targets (None: nothing) to ``current``'s."""
+    line = _release_line(current)
+    epoch, prev_epoch = _assignment_epoch(current), (None if previous is None else _assignment_epoch(previous))
+    notes: list[str] = []
+    warmups = sum(len(_names(m.warmup_tasks)) for m in current.members)
+    if warmups:
+        notes.append(f"the broker's target holds {warmups} warm-up task(s): placed outside the modelled assignor, "
+                     "not compared")
+    before: Targets = ({} if previous is None else
+                       {m.member_id: (m.active_tasks, m.standby_tasks) for m in previous.members})
+    try:
+        direct = _compute(current, current.members, before, line)
+    except StreamsAssignorError as exc:
+        return EpochReplay(current.name, epoch, prev_epoch, len(current.members), False, (), (), tuple(notes),
+                           f"{exc.java_type}: {exc.message}")
+    differences = _differences(current, direct)
+    if not differences:
+        return EpochReplay(current.name, epoch, prev_epoch, len(current.members), True, (), ("one computation",),
+                           tuple(notes))
+    gap = None if epoch is None or prev_epoch is None else epoch - prev_epoch
+    now = {m.member_id: m for m in current.members}
+    was = {} if previous is None else {m.member_id: m for m in previous.members}
+    changes = [f"+{mid}" for mid in now if mid not in was] + [f"-{mid}" for mid in was if mid not in now]
+    searchable = 1 < len(changes) <= MAX_SEARCH_CHANGES and (gap is None or gap > 1)
+    if searchable:
+        found = _search(previous, current, before, changes, line, gap)
+        if found is not None:
+            notes.append(f"the broker computed {len(found)} times between the two captures (epochs the capture did "
+                         "not see); replayed in that order")
+            return EpochReplay(current.name, epoch, prev_epoch, len(current.members), True, (), tuple(found),
+                               tuple(notes))
+    if previous is None:
+        found = _first_epoch(current, line)
+        if found is not None:
+            notes.append(f"no previous capture: the members joined in their client ids' order, {len(found)} "
+                         "computations (epochs the capture did not see)")
+            return EpochReplay(current.name, epoch, prev_epoch, len(current.members), True, (), tuple(found),
+                               tuple(notes))
+        notes.append("no previous capture: replayed from nothing; the group may have computed targets before this "
+                     f"epoch{f' (assignment epoch {epoch})' if epoch else ''} that the capture did not see")
+    elif gap is not None and gap > 1:
+        notes.append(f"{gap - 1} epoch(s) between the captures were not seen"
+                     + ("" if searchable else f" and {len(changes)} membership change(s) are too many to search "
+                                                  f"(at most {MAX_SEARCH_CHANGES})"))
+    return EpochReplay(current.name, epoch, prev_epoch, len(current.members), False, differences,
+                       ("one computation",), tuple(notes))
+
+
+def _search(previous: StreamsGroup | None, current: StreamsGroup, before: Targets, changes: list[str],
+            line: str | None, gap: int | None) -> list[str] | None:
+    now = {m.member_id: m for m in current.members}
+    start = [] if previous is None else [now.get(m.member_id, m) for m in previous.members]
+    for blocks in _ordered_partitions(changes):
+        if len(blocks) < 2 or (gap is not None and len(blocks) > gap):
+            continue
+        members = {m.member_id: m for m in start}
+        targets = before
+        for block in blocks:
+            for change in block:
+                if change[0] == "+":
+                    members[change[1:]] = now[change[1:]]
+                else:
+                    members.pop(change[1:], None)
+            targets = _compute(current, list(members.values()), targets, line)
+        if not _differences(current, targets):
+            return [", ".join(("joined " if c[0] == "+" else "left ") + c[1:] for c in block) for block in blocks]
+    return None
+
+
+def _first_epoch(current: StreamsGroup, line: str | None) -> list[str] | None:
+    """A first capture: the group's members joined from nothing in some order the capture did not see. Tried:
+    one join per computation in client id order (Kafka Streams names a thread's client
+    ``<client.id>-StreamThread-<n>``, so instances started one after another sort in start order), then one
+    computation per process in that order."""
+    members = (current.capture or {}).get("members")
+    if not isinstance(members, Mapping):
+        return None
+
+    def client(m: GroupMember) -> str:
+        entry = members.get(m.member_id)
+        return str(entry.get("clientId", "")) if isinstance(entry, Mapping) else ""
+
+    ordered = sorted(current.members, key=lambda m: (client(m), m.member_id))
+    by_process: dict[str, list[GroupMember]] = {}
+    for m in ordered:
+        by_process.setdefault(m.process_id, []).append(m)
+    for blocks in ([[m] for m in ordered], list(by_process.values())):
+        joined: list[GroupMember] = []
+        targets: Targets = {}
+        for block in blocks:
+            joined += block
+            targets = _compute(current, joined, targets, line)
+        if not _differences(current, targets):
+            return ["joined " + ", ".join(client(m) or m.member_id for m in block) for block in blocks]
+    return None
+
+
+def replay_history(groups: Sequence[StreamsGroup]) -> list[EpochReplay]:
+    """Every capture of one group replayed from the one before it (the first from nothing), in the order
+    given (the caller sorts by assignment epoch)."""
+    result = []
+    previous: StreamsGroup | None = None
+    for group in groups:
+        result.append(replay_step(previous, group))
+        previous = group
+    return result
+
+
+def sort_by_epoch(groups: Mapping[str, StreamsGroup]) -> list[tuple[str, StreamsGroup]]:
+    """Captures by assignment epoch (then name)."""
+    return sorted(groups.items(), key=lambda item: (_assignment_epoch(item[1]) or 0, item[0]))
