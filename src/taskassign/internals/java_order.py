@@ -10,6 +10,9 @@ taskassign reproduces Kafka bit for bit, it takes those orders from here and now
   16 (or the pre-sized capacity) and doubles when size exceeds 0.75 x capacity. Bins that Java turns
   into trees (8+ entries in one bucket of a 64+ table) are not emulated: practically never reached
   by task or process ids.
+* ``compute_if_absent_order``: the order of a HashMap filled by ``computeIfAbsent`` calls, which differs
+  from ``put``'s: a new key goes to the *head* of its bucket's chain, and the table grows at the start of the
+  call after the one that passed the threshold (every call, present key or not), not right after the put.
 * ``HashSubsetOrder``: the same order for many HashSets filled from subsets of one fixed key sequence
   (e.g. "the clients that do not hold task t", built once per task): one sort per table size, then
   each subset is a filter.
@@ -51,6 +54,7 @@ __all__ = (
     "JavaPriorityQueue",
     "KeyedJavaPriorityQueue",
     "UniqueJavaPriorityQueue",
+    "compute_if_absent_order",
     "grown_capacity",
     "hash_iteration_order",
     "hashmap_copy_capacity",
@@ -200,6 +204,49 @@ def hash_iteration_order(
         buckets.append((h ^ (h >> 16)) & mask)
     # a stable sort keeps insertion order within a bucket
     return [items[i] for i in sorted(range(len(items)), key=buckets.__getitem__)]
+
+
+def compute_if_absent_order(
+    calls: Iterable[K], *, initial_capacity: int | None = None, hash_of: Callable[[K], int] = java_hash
+) -> list[K]:
+    """Iteration order of ``new HashMap<>(initial_capacity)`` (None: the default) after
+    ``map.computeIfAbsent(key, ...)`` for each key of ``calls`` in order (repeats included: each call may grow
+    the table). JDK 17's ``HashMap.computeIfAbsent``: the table is allocated or doubled first when the size
+    exceeds the threshold; an absent key is linked in *ahead* of its bucket's chain; a chain that already had
+    7+ nodes makes ``treeifyBin`` double a table under 64 buckets (real tree bins, 64+ buckets, are not
+    emulated). Doubling splits every chain into its low and high halves, keeping their order."""
+    capacity = _table_size_for(initial_capacity) if initial_capacity is not None else DEFAULT_CAPACITY
+    table: list[list[K]] | None = None
+    threshold = capacity  # the pre-sized capacity waits in the threshold until the first allocation
+    seen: set[K] = set()
+    size = 0
+
+    def grow(old: list[list[K]] | None) -> list[list[K]]:
+        nonlocal capacity, threshold
+        if old is None:
+            grown: list[list[K]] = [[] for _ in range(capacity)]
+        else:
+            capacity = len(old) * 2
+            grown = [[] for _ in range(capacity)]
+            half = len(old)
+            for j, chain_ in enumerate(old):
+                for key in chain_:
+                    grown[j + half if _bucket(hash_of(key), 2 * half) >= half else j].append(key)
+        threshold = int(capacity * LOAD_FACTOR)
+        return grown
+
+    for key in calls:
+        if table is None or size > threshold:
+            table = grow(table)
+        if key in seen:
+            continue
+        seen.add(key)
+        chain_ = table[_bucket(hash_of(key), len(table))]
+        chain_.insert(0, key)
+        size += 1
+        if len(chain_) > 7 and len(table) < 64:
+            table = grow(table)
+    return [key for chain_ in (table or ()) for key in chain_]
 
 
 def hashset_copy_order(keys: Iterable[K], *, hash_of: Callable[[K], int] = java_hash) -> list[K]:
