@@ -216,37 +216,39 @@ def compute_if_absent_order(
     7+ nodes makes ``treeifyBin`` double a table under 64 buckets (real tree bins, 64+ buckets, are not
     emulated). Doubling splits every chain into its low and high halves, keeping their order."""
     capacity = _table_size_for(initial_capacity) if initial_capacity is not None else DEFAULT_CAPACITY
-    table: list[list[K]] | None = None
     threshold = capacity  # the pre-sized capacity waits in the threshold until the first allocation
-    seen: set[K] = set()
-    size = 0
-
-    def grow(old: list[list[K]] | None) -> list[list[K]]:
-        nonlocal capacity, threshold
-        if old is None:
-            grown: list[list[K]] = [[] for _ in range(capacity)]
-        else:
-            capacity = len(old) * 2
-            grown = [[] for _ in range(capacity)]
-            half = len(old)
-            for j, chain_ in enumerate(old):
-                for key in chain_:
-                    grown[j + half if _bucket(hash_of(key), 2 * half) >= half else j].append(key)
-        threshold = int(capacity * LOAD_FACTOR)
-        return grown
-
+    allocated = False
+    spread: dict[K, int] = {}  # each new key's spread hash, in first-call order
+    chains: dict[int, int] = {}  # chain lengths while the table is under 64 buckets (treeifyBin grows it)
     for key in calls:
-        if table is None or size > threshold:
-            table = grow(table)
-        if key in seen:
+        if not allocated or len(spread) > threshold:
+            if allocated:
+                capacity *= 2
+                if capacity < 64:
+                    chains = {}
+                    for h in spread.values():
+                        chains[h & (capacity - 1)] = chains.get(h & (capacity - 1), 0) + 1
+            allocated = True
+            threshold = int(capacity * LOAD_FACTOR)
+        if key in spread:
             continue
-        seen.add(key)
-        chain_ = table[_bucket(hash_of(key), len(table))]
-        chain_.insert(0, key)
-        size += 1
-        if len(chain_) > 7 and len(table) < 64:
-            table = grow(table)
-    return [key for chain_ in (table or ()) for key in chain_]
+        h = hash_of(key) & 0xFFFFFFFF
+        h ^= h >> 16
+        spread[key] = h
+        if capacity < 64:
+            bucket = h & (capacity - 1)
+            chains[bucket] = length = chains.get(bucket, 0) + 1
+            if length > 7:  # treeifyBin on a small table: doubled instead
+                capacity *= 2
+                threshold = int(capacity * LOAD_FACTOR)
+                chains = {}
+                if capacity < 64:
+                    for g in spread.values():
+                        chains[g & (capacity - 1)] = chains.get(g & (capacity - 1), 0) + 1
+    # a doubling keeps each chain's order, and every new key went to its chain's head: newest first per bucket
+    mask = capacity - 1
+    keys = list(spread)
+    return [keys[i] for i in sorted(range(len(keys)), key=lambda i: (spread[keys[i]] & mask, -i))]
 
 
 def hashset_copy_order(keys: Iterable[K], *, hash_of: Callable[[K], int] = java_hash) -> list[K]:
