@@ -273,10 +273,13 @@ def _assign_standbys(
     run: _Run, stateful: list[int], num_standby: int, prev_active: list[int], prev_standby: dict[int, list[int]],
     total_quota: _Quota,
 ) -> None:
-    """Standbys: previous active's process, then previous standby / offset holders, within the total quota;
-    the rest to the least loaded process without the task. Tasks in descending order (Appendix A.6)."""
+    """Standbys: previous active's process, then previous standby / offset holders, within the total quota,
+    tasks by (partition, subtopology) descending; the rest to the least loaded process without the task, tasks
+    by (subtopology, partition) descending (``StickyTaskAssignor#assignStandby``'s two sorts)."""
     records: list[tuple[int, int]] = []
-    for t in reversed(stateful):
+    index = run.index
+    partition, rank = index.task_partition, index.task_rank
+    for t in sorted(stateful, key=lambda t: (partition[t], rank[t]), reverse=True):
         if prev_active[t] < 0 and t not in prev_standby:  # nobody held it: every replica goes to the fill step
             records.append((t, num_standby))
             continue
@@ -295,6 +298,7 @@ def _assign_standbys(
                 continue
             records.append((t, num_standby - replica))
             break
+    records.sort(reverse=True)  # by task: (subtopology, partition) descending
     queue = run.process_queue()
     head, requeue, place = queue.peek_item, queue.replace_head, run.add_to_least_loaded_member
     process_tasks, process_count, capacity = run.process_tasks, run.process_count, run.capacity
