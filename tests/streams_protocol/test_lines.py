@@ -23,6 +23,7 @@ from taskassign.streams_protocol.lines import (
     STREAMS_LINES,
     StreamsProtocolError,
 )
+from taskassign.streams_protocol.model import StreamsGroup, Subtopology
 from taskassign.streams_protocol.sticky import assign_sticky
 from taskassign.streams_protocol.sticky41 import IdentityHashes, assign_sticky_41
 from tests.helpers import GOLDEN_DIR
@@ -148,3 +149,19 @@ def test_the_proposed_kafka_20719_form_is_only_asked_for_by_name() -> None:
     assert KAFKA_20719_PROPOSED not in STREAMS_LINES
     group = read_streams_group(LINES / "4.4" / "sticky_hash_colliding_process_ids_cold.input.json")
     assert assign_sticky(group, KAFKA_20719_PROPOSED) != assign_sticky(group)
+
+
+def test_41_fails_on_the_actives_before_reading_the_configs() -> None:
+    """4.1 places actives before it parses ``num.standby.replicas`` and names the task by the record's
+    ``toString``; 4.2 parses first; 4.4 reads a missing key as 0."""
+    group = StreamsGroup("g", (Subtopology("0", 2, True),), (), {"other.config": "1"})
+    expected = {
+        "4.1": ("TaskAssignorException",
+                "No member available to assign active task {}.TaskId[subtopologyId=0, partition=0]"),
+        "4.2": ("NumberFormatException", "Cannot parse null string"),
+        "4.4": ("TaskAssignorException", "No process available to assign active task 0_0."),
+    }
+    for line, (java_type, message) in expected.items():
+        with pytest.raises(StreamsAssignorError) as caught:
+            assign_sticky(group, line)
+        assert (caught.value.java_type, caught.value.message) == (java_type, message), line
