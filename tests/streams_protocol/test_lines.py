@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from taskassign.errors import StreamsAssignorError
-from taskassign.streams_protocol import assignment_document, read_streams_group, run_assignor
+from taskassign.streams_protocol import assignment_document, parse_streams_group, read_streams_group, run_assignor
 from taskassign.streams_protocol.lines import (
     DEFAULT_STREAMS_LINE,
     KAFKA_20719_PROPOSED,
@@ -165,3 +165,20 @@ def test_41_fails_on_the_actives_before_reading_the_configs() -> None:
         with pytest.raises(StreamsAssignorError) as caught:
             assign_sticky(group, line)
         assert (caught.value.java_type, caught.value.message) == (java_type, message), line
+
+
+RANDOM_41 = json.loads((LINES / "4.1-jvm" / "random.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", sorted(RANDOM_41))
+def test_41_on_seeded_random_groups(name: str) -> None:
+    """Seeded random groups (previous tasks in every role, colliding process ids, 0-2 standbys) through 4.1's
+    class on a known identity-hash stream, and through taskassign's port on the same stream."""
+    case = RANDOM_41[name]
+    group = parse_streams_group(case["input"], default_name=name)
+    try:
+        got = assignment_document("sticky", assign_sticky_41(group, IdentityHashes(skip=case["skip"])))
+    except StreamsAssignorError as exc:
+        assert f"{exc.java_type}: {exc.message}" == case["error"]
+        return
+    assert got["members"] == case["members"]
