@@ -25,6 +25,12 @@ Python's cyclic garbage collector paused, because at 10^4 tasks its full collect
 scenario, are a large part of the time (taskassign does not pause it: that is the embedding process's call).
 
     PYTHONPATH=src python -m benchmarks.bench_streams_protocol [--repeat 15] [--no-write]
+
+``--kafka-line LINE`` (repeatable; ``all``: 4.1 to trunk) times the sticky assignor of those Kafka lines instead,
+at 1,000 and 10,000 members (10 tasks per member, processes of 4 members; cold and previous), into
+results/streams_protocol_lines.json. 4.1's assignor is quadratic in the tasks (task pairs, and a fresh
+``HashSet`` of every member per task): it is timed at 1,000 members x 1,000 tasks (the goldens' largest case
+Kafka 4.1 finished) and not at 10,000 members.
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ from taskassign.ids import ProcessId, TaskId
 from taskassign.leader.streams import streams_rebalance
 from taskassign.model import ApplicationState, KafkaStreamsState, TaskInfo, TaskTopicPartition
 from taskassign.streams_protocol import StreamsGroup, StreamsGroupAssignment, run_assignor
+from taskassign.streams_protocol.lines import STREAMS_LINES
 from taskassign.streams_protocol.model import GroupMember, Subtopology
 
 SUBTOPOLOGIES = 10
@@ -123,11 +130,55 @@ def measure(fn: Any, repeat: int) -> dict[str, Any]:
     return {**timed(run, repeat), "cpu_ms_min": round(min(cpus), 2)}
 
 
+#: The per-line shapes: 10 tasks per member at 10^3 and 10^4 members; 4.1 at 10^3 tasks (see the docstring).
+LINE_SHAPES = (
+    Shape("10000 tasks x 1000 members", 10_000, 1_000, 4, (20.0, 20.0)),
+    Shape("100000 tasks x 10000 members", 100_000, 10_000, 4, (0.0, 0.0)),
+)
+LINE_41_SHAPES = (Shape("1000 tasks x 1000 members", 1_000, 1_000, 4, (0.0, 0.0)),)
+
+
+def main_lines(lines: list[str], repeat: int, write: bool, argv: list[str]) -> int:
+    """The sticky assignor of each of ``lines`` at the per-line shapes, cold and with a previous assignment."""
+    load_before = load_average()
+    rows: list[dict[str, Any]] = []
+    for line in lines:
+        for shape in LINE_41_SHAPES if line == "4.1" else LINE_SHAPES:
+            cold = cold_group(shape, "sticky")
+            answer = run_assignor(cold, kafka_line=line)
+            previous = previous_group(cold, answer)
+            for round_, group in (("cold", cold), ("previous", previous)):
+                runs = repeat if shape.members < 10_000 else max(3, repeat // 5)
+                timing = measure(lambda group=group, line=line: run_assignor(group, kafka_line=line), runs)
+                rows.append({"kafka_line": line, "shape": shape.name, "members": shape.members, "tasks": shape.tasks,
+                             "round": round_, **timing, "load_average": load_average()})
+                print(f"{line:6} {shape.name:30} {round_:9} {timing['cpu_ms']:10.2f} ms cpu (fastest "
+                      f"{timing['cpu_ms_min']:.2f}, {timing['ms']:.2f} wall)", file=sys.stderr, flush=True)
+    result = {
+        "benchmark": "the streams-group sticky assignor of each Kafka line (kafka_line) at 10^3 and 10^4 members, "
+                     "cold and with a previous assignment",
+        "command": "PYTHONPATH=src python -m benchmarks.bench_streams_protocol " + " ".join(argv),
+        "python": platform.python_version(),
+        "machine": "x86_64, 2 cores shared with other jobs",
+        "load_average": {"before": load_before, "after": load_average()},
+        "note": f"medians of {repeat} runs after a warm-up ({max(3, repeat // 5)} at 10^4 members; cpu_ms_min: the "
+                "fastest); 4.1 only at 10^3 members x 10^3 tasks (quadratic, as Kafka's)",
+        "results": rows,
+    }
+    report("streams_protocol_lines", result, write=write)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=15, help="timed runs per measurement (medians kept)")
     parser.add_argument("--no-write", action="store_true", help="print only; keep results/streams_protocol.json")
+    parser.add_argument("--kafka-line", action="append", choices=[*STREAMS_LINES, "all"],
+                        help="time the sticky assignor of this Kafka line (repeatable; all: every line)")
     args = parser.parse_args(argv)
+    if args.kafka_line:
+        lines = list(STREAMS_LINES) if "all" in args.kafka_line else list(dict.fromkeys(args.kafka_line))
+        return main_lines(lines, args.repeat, not args.no_write, list(argv or sys.argv[1:]))
     load_before = load_average()
     rows: list[dict[str, Any]] = []
     for shape in SHAPES:

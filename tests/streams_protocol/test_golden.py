@@ -1,5 +1,7 @@
 """Kafka's own outputs (tests/golden/streams_group/, 74 cases): each input through its assignor, the output
-document compared whole (every member's actives and standbys, or the error's type and message)."""
+document compared whole (every member's actives and standbys, or the error's type and message). The sticky
+ones are the outputs of the unmerged KAFKA-20719 revision, run here as ``kafka-20719-proposed``; each release
+line's are in test_lines.py."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import pytest
 
 from taskassign.errors import StreamsAssignorError
 from taskassign.streams_protocol import assignment_document, read_streams_group, run_assignor
+from taskassign.streams_protocol.lines import KAFKA_20719_PROPOSED
 from tests.helpers import GOLDEN_DIR
 
 CASES = sorted(p.name.removesuffix(".input.json") for p in (GOLDEN_DIR / "streams_group").glob("*.input.json"))
@@ -18,7 +21,7 @@ CASES = sorted(p.name.removesuffix(".input.json") for p in (GOLDEN_DIR / "stream
 def output_of(path: Path) -> dict[str, object]:
     group = read_streams_group(path)
     try:
-        result = run_assignor(group)
+        result = run_assignor(group, kafka_line=KAFKA_20719_PROPOSED)
     except StreamsAssignorError as exc:
         return assignment_document(group.assignor, exc)
     return assignment_document(group.assignor, result)

@@ -12,7 +12,12 @@ from pathlib import Path
 import pytest
 
 from taskassign.errors import JavaNumberFormatException
-from taskassign.internals.java_order import KeyedJavaPriorityQueue, hash_iteration_order, java_string_key
+from taskassign.internals.java_order import (
+    KeyedJavaPriorityQueue,
+    compute_if_absent_order,
+    hash_iteration_order,
+    java_string_key,
+)
 from taskassign.streams_protocol.configs import java_parse_int
 from tests.java_oracle import JavaOracle
 
@@ -93,6 +98,28 @@ def test_string_hash_map_order_is_javas(java: JavaOracle, capacity: int, count: 
     order = hash_iteration_order(keys, initial_capacity=capacity if capacity > 0 else None)
     answer = java.ask(f"hashmap {capacity} {' '.join(hex_of(k) for k in keys)}")
     assert [keys.index(k) for k in order] == answer["order"]
+
+
+@pytest.mark.parametrize(("capacity", "count"), [(-1, 5), (-1, 13), (0, 1), (1, 3), (3, 7), (8, 8), (13, 13),
+                                                 (40, 40), (100, 400), (1000, 300)])
+def test_compute_if_absent_order_is_javas(java: JavaOracle, capacity: int, count: int) -> None:
+    """Keys repeat (members of one process) and collide ("Aa"/"BB" and their concatenations hash alike):
+    computeIfAbsent links new keys at the bucket's head and grows the table a call late. (No chain reaches 8 in a
+    table of 64+, where Java makes a tree bin: not emulated.)"""
+    rng = random.Random(capacity * 7 + count)
+    pool = ["Aa", "BB", "AaAa", "BBBB", "AaBB", "BBAa", "p", "q"] + [f"p{rng.randint(0, 5_000)}" for _ in range(count)]
+    calls = [rng.choice(pool[: max(2, count)]) for _ in range(count)]
+    order = compute_if_absent_order(calls, initial_capacity=capacity if capacity >= 0 else None)
+    answer = java.ask(f"computeIfAbsent {capacity} {' '.join(hex_of(k) for k in calls)}")
+    assert [calls.index(k) for k in order] == answer["order"]
+
+
+def test_compute_if_absent_grows_a_small_table_for_a_long_chain(java: JavaOracle) -> None:
+    colliding = ["AaAaAa", "AaAaBB", "AaBBAa", "AaBBBB", "BBAaAa", "BBAaBB", "BBBBAa", "BBBBBB", "AaAa", "x"]
+    for capacity in (-1, 4, 16):  # 64+ buckets turn the chain into a tree bin: not emulated
+        order = compute_if_absent_order(colliding, initial_capacity=capacity if capacity >= 0 else None)
+        answer = java.ask(f"computeIfAbsent {capacity} {' '.join(hex_of(k) for k in colliding)}")
+        assert [colliding.index(k) for k in order] == answer["order"], capacity
 
 
 @pytest.mark.parametrize(("a", "b"), [("10", "9"), ("sub-a", "sub-b"), ("a", "ab"), ("\uffff", "\U00010000"),

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics
+from taskassign.api.kafka_line import source_kafka_line, streams_kafka_line
 from taskassign.assignors.registry import STREAMS_GROUP_ASSIGNORS, streams_group_assignor
 from taskassign.errors import StreamsAssignorError, UserInputError
 from taskassign.formats.scenario import Scenario
@@ -55,8 +56,11 @@ def streams_assignor_for(source: Scenario | StreamsGroup, assignor: str | None) 
 
 
 def assign_streams(source: Scenario | StreamsGroup, assignor: str | None = None, *,
-                   with_metrics: bool = False) -> StreamsOutcome:
-    """Run the broker-side assignor on a streams group, or on a scenario put under the streams protocol."""
+                   with_metrics: bool = False, kafka_version: str | None = None) -> StreamsOutcome:
+    """Run the broker-side assignor on a streams group, or on a scenario put under the streams protocol, as the
+    broker of the Kafka line ``kafka_version`` (else the source's ``kafka.version``, else the default) does."""
+    configs = source.configs if isinstance(source, StreamsGroup) else source.raw_configs
+    kafka_line = streams_kafka_line(source_kafka_line(configs, kafka_version))
     name = streams_assignor_for(source, assignor)
     kafka_name = streams_group_assignor(name)
     assert kafka_name is not None
@@ -69,7 +73,7 @@ def assign_streams(source: Scenario | StreamsGroup, assignor: str | None = None,
     else:
         group, scenario = scenario_to_streams_group(source, kafka_name), source
     try:
-        assignment = run_assignor(group, kafka_name)
+        assignment = run_assignor(group, kafka_name, kafka_line=kafka_line)
     except StreamsAssignorError as exc:
         return StreamsOutcome(name, group, None, exc, assignment_document(kafka_name, exc), scenario)
     document = assignment_document(kafka_name, assignment)

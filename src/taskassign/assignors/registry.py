@@ -74,10 +74,11 @@ BUILTIN_ASSIGNORS: Mapping[str, tuple[str, str]] = {
 #: does). Names only: ``streams_protocol`` has them (spec streams-group-assignors.md).
 STREAMS_GROUP_ASSIGNORS: Mapping[str, tuple[str, str]] = {
     "streams_sticky": ("sticky", "streams protocol (KIP-1071): Kafka's broker-side sticky assignor, the default "
-                                 "(members = threads; previous owners and reported offsets first, within quotas)"),
-    "streams_balanced": ("balanced", "streams protocol (KIP-1071): a PROPOSED broker-side balanced assignor "
-                                     "(KAFKA-20998, an open proposal: on no Kafka line; the high-availability "
-                                     "placement on the broker, sticky only within a process)"),
+                                 "(members = threads; previous owners, and from Kafka 4.4 reported task offsets, "
+                                 "first, within quotas)"),
+    "streams_balanced": ("balanced", "PROPOSAL, in no Kafka release (KAFKA-20998, open): streams protocol (KIP-1071), "
+                                     "a broker-side balanced assignor (the high-availability placement on the broker; "
+                                     "sticky only within a process)"),
 }
 
 #: Kafka's internal assignors (StreamsPartitionAssignor's legacy path, ``internal.task.assignor.class``):

@@ -24,13 +24,13 @@ __all__ = ("assign_streams_command",)
 
 def assign_streams_command(
     source: Scenario | StreamsGroup, assignor: str | None, *, output: Path | None, as_json: bool, with_metrics: bool,
-    explain: bool,
+    explain: bool, kafka_version: str | None = None,
 ) -> int:
     """Run, print (``--json``: the output document) and write (``-o``); returns the exit code."""
     if explain:
         raise UserInputError("--explain is for the classic assignors; under the streams protocol the broker's "
                              "assignors give no reasons (compare with --metrics or `taskassign streams-migration`)")
-    outcome = assign_streams(source, assignor, with_metrics=with_metrics)
+    outcome = assign_streams(source, assignor, with_metrics=with_metrics, kafka_version=kafka_version)
     console = stdout_console()
     if output is not None:
         dump_json(outcome.document, output)

@@ -138,7 +138,8 @@ def _assign(
         configs = source.configs if isinstance(source, StreamsGroup) else source.raw_configs
         streams_kafka_line(source_kafka_line(configs, overrides.get(KAFKA_VERSION)))  # 3.9 and 4.0: no KIP-1071
         raise typer.Exit(assign_streams_command(source, assignor, output=output, as_json=as_json,
-                                                with_metrics=with_metrics, explain=explain))
+                                                with_metrics=with_metrics, explain=explain,
+                                                kafka_version=overrides.get(KAFKA_VERSION)))
     loaded = with_config_overrides(source, overrides)
     chosen = chosen_assignor(assignor, loaded, what_if, default=DEFAULT_ASSIGNOR, allow_plugins=allow_plugins)
     outcome = api_assign(loaded, chosen, with_metrics=with_metrics, explain=explain)

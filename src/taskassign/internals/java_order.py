@@ -10,6 +10,9 @@ taskassign reproduces Kafka bit for bit, it takes those orders from here and now
   16 (or the pre-sized capacity) and doubles when size exceeds 0.75 x capacity. Bins that Java turns
   into trees (8+ entries in one bucket of a 64+ table) are not emulated: practically never reached
   by task or process ids.
+* ``compute_if_absent_order``: the order of a HashMap filled by ``computeIfAbsent`` calls, which differs
+  from ``put``'s: a new key goes to the *head* of its bucket's chain, and the table grows at the start of the
+  call after the one that passed the threshold (every call, present key or not), not right after the put.
 * ``HashSubsetOrder``: the same order for many HashSets filled from subsets of one fixed key sequence
   (e.g. "the clients that do not hold task t", built once per task): one sort per table size, then
   each subset is a filter.
@@ -51,6 +54,7 @@ __all__ = (
     "JavaPriorityQueue",
     "KeyedJavaPriorityQueue",
     "UniqueJavaPriorityQueue",
+    "compute_if_absent_order",
     "grown_capacity",
     "hash_iteration_order",
     "hashmap_copy_capacity",
@@ -200,6 +204,51 @@ def hash_iteration_order(
         buckets.append((h ^ (h >> 16)) & mask)
     # a stable sort keeps insertion order within a bucket
     return [items[i] for i in sorted(range(len(items)), key=buckets.__getitem__)]
+
+
+def compute_if_absent_order(
+    calls: Iterable[K], *, initial_capacity: int | None = None, hash_of: Callable[[K], int] = java_hash
+) -> list[K]:
+    """Iteration order of ``new HashMap<>(initial_capacity)`` (None: the default) after
+    ``map.computeIfAbsent(key, ...)`` for each key of ``calls`` in order (repeats included: each call may grow
+    the table). JDK 17's ``HashMap.computeIfAbsent``: the table is allocated or doubled first when the size
+    exceeds the threshold; an absent key is linked in *ahead* of its bucket's chain; a chain that already had
+    7+ nodes makes ``treeifyBin`` double a table under 64 buckets (real tree bins, 64+ buckets, are not
+    emulated). Doubling splits every chain into its low and high halves, keeping their order."""
+    capacity = _table_size_for(initial_capacity) if initial_capacity is not None else DEFAULT_CAPACITY
+    threshold = capacity  # the pre-sized capacity waits in the threshold until the first allocation
+    allocated = False
+    spread: dict[K, int] = {}  # each new key's spread hash, in first-call order
+    chains: dict[int, int] = {}  # chain lengths while the table is under 64 buckets (treeifyBin grows it)
+    for key in calls:
+        if not allocated or len(spread) > threshold:
+            if allocated:
+                capacity *= 2
+                if capacity < 64:
+                    chains = {}
+                    for h in spread.values():
+                        chains[h & (capacity - 1)] = chains.get(h & (capacity - 1), 0) + 1
+            allocated = True
+            threshold = int(capacity * LOAD_FACTOR)
+        if key in spread:
+            continue
+        h = hash_of(key) & 0xFFFFFFFF
+        h ^= h >> 16
+        spread[key] = h
+        if capacity < 64:
+            bucket = h & (capacity - 1)
+            chains[bucket] = length = chains.get(bucket, 0) + 1
+            if length > 7:  # treeifyBin on a small table: doubled instead
+                capacity *= 2
+                threshold = int(capacity * LOAD_FACTOR)
+                chains = {}
+                if capacity < 64:
+                    for g in spread.values():
+                        chains[g & (capacity - 1)] = chains.get(g & (capacity - 1), 0) + 1
+    # a doubling keeps each chain's order, and every new key went to its chain's head: newest first per bucket
+    mask = capacity - 1
+    keys = list(spread)
+    return [keys[i] for i in sorted(range(len(keys)), key=lambda i: (spread[keys[i]] & mask, -i))]
 
 
 def hashset_copy_order(keys: Iterable[K], *, hash_of: Callable[[K], int] = java_hash) -> list[K]:

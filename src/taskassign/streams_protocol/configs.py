@@ -1,10 +1,11 @@
 """The configs each broker-side assignor reads, read the way Kafka's classes read them.
 
-The sticky assignor (api-v1) gets the coordinator's ``Map<String, String>`` and reads
+The sticky assignor of 4.1-4.3 (api-v1) gets the coordinator's ``Map<String, String>`` and reads
 ``Integer.parseInt(configs.get("num.standby.replicas"))`` unless the map is empty, so a non-empty map
-without the key throws Java's ``NumberFormatException("Cannot parse null string")`` (``Integer.parseInt(null)``, a quirk
-the goldens keep). The balanced assignor (api-v2) gets ``AssignmentConfigs``: ``numStandbyReplicas`` (default
-0) and ``rackAwareAssignmentTags`` (unused by this revision), validated before it runs.
+without the key throws Java's ``NumberFormatException("Cannot parse null string")`` (a quirk the goldens
+keep). From 4.4 it reads ``AssignmentConfigs.numStandbyReplicas()``: a missing key is 0. The balanced
+assignor (api-v2, a proposal: KAFKA-20998) gets ``AssignmentConfigs``: ``numStandbyReplicas`` (default 0)
+and ``rackAwareAssignmentTags`` (unused by this revision), validated before it runs.
 """
 
 from __future__ import annotations
@@ -53,9 +54,11 @@ def java_parse_int(text: str | None) -> int:
     return value
 
 
-def sticky_num_standby(configs: Mapping[str, str]) -> int:
-    """The sticky assignor's standby count: 0 for an empty map, else ``Integer.parseInt`` of the key."""
-    if not configs:
+def sticky_num_standby(configs: Mapping[str, str], *, typed: bool = False) -> int:
+    """The sticky assignor's standby count. A string map (4.1-4.3): 0 for an empty map, else
+    ``Integer.parseInt`` of the key (so a non-empty map without it throws). A typed ``AssignmentConfigs``
+    (4.4 and later, ``typed``): the key's value, 0 when it is absent."""
+    if not configs or (typed and NUM_STANDBY_REPLICAS not in configs):
         return 0
     return java_parse_int(configs.get(NUM_STANDBY_REPLICAS))
 

@@ -39,6 +39,7 @@ from taskassign.streams_protocol.model import (
 )
 
 __all__ = (
+    "PROPOSALS",
     "STREAMS_GROUP_FORMAT",
     "AssignmentDocument",
     "assignment_document",
@@ -232,13 +233,20 @@ def write_streams_group(group: StreamsGroup, path: str | Path) -> None:
     dump_json(streams_group_to_dict(group), path)
 
 
+#: Assignors in no Kafka line: the open proposal each reproduces, said in every output document that names them.
+PROPOSALS = MappingProxyType({"balanced": "KAFKA-20998 (an open proposal, in no Kafka release)"})
+
+
 def assignment_document(assignor: str, outcome: StreamsGroupAssignment | StreamsAssignorError) -> dict[str, Any]:
-    """The goldens' output document of one assignor run (``assignor`` is Kafka's name)."""
+    """The goldens' output document of one assignor run (``assignor`` is Kafka's name); an assignor that is only
+    a proposal gets a ``proposal`` key naming it."""
+    label = {"proposal": PROPOSALS[assignor]} if assignor in PROPOSALS else {}
     if isinstance(outcome, StreamsAssignorError):
-        return {"assignor": assignor, "error": {"type": outcome.java_type, "message": outcome.message},
+        return {"assignor": assignor, **label, "error": {"type": outcome.java_type, "message": outcome.message},
                 "members": None}
     return {
         "assignor": assignor,
+        **label,
         "error": None,
         "members": {
             member_id: {"activeTasks": _tasks_to_dict(a.active_tasks), "standbyTasks": _tasks_to_dict(a.standby_tasks)}
@@ -253,7 +261,7 @@ def parse_assignment_document(doc: Any, *, source: str | None = None) -> Assignm
     assignor = root.string("assignor")
     error = root.raw("error", None)
     members = root.raw("members", None)
-    root.finish()
+    root.finish(allowed_extra=("proposal",))
     if error is not None:
         err = JsonObject(error, "$.error", source)
         result: tuple[str, str] = (err.string("type", non_empty=True), err.string("message"))

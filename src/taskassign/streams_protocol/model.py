@@ -72,7 +72,9 @@ class Subtopology:
 
 @dataclass(frozen=True, slots=True)
 class GroupMember:
-    """One member (a stream thread) with its current *target* assignment and what it reported.
+    """One member (a stream thread) with its tasks and what it reported. Which tasks depends on the Kafka line
+    being reproduced (``lines.StickyRevision.member_tasks``): its current *target* assignment up to 4.3, the
+    tasks it currently owns (reconciled) from 4.4; the task offsets are read from 4.4 only.
 
     Both pinned assignors read only ``process_id`` of the metadata; rack, instance id and client tags are
     kept because the group has them (and newer sticky revisions read the tags). Task maps may name tasks

@@ -1,11 +1,16 @@
-"""Kafka's broker-side ``StickyTaskAssignor`` (``"sticky"``, the streams group's default), exactly.
+"""Kafka's broker-side ``StickyTaskAssignor`` (``"sticky"``, the streams group's default), exactly, per line.
 
-The pinned revision (docs/streams-protocol.md): KAFKA-17125 plus the PriorityQueue rewrite, the
-KAFKA-20899 standby fix and KAFKA-20719 (reported task offsets make a restarted member the preferred owner
-of its local state). Its decisions hang on Java's collection orders, reproduced here:
+``assign_sticky(group, kafka_line)``: 4.2 to trunk here; 4.1's task-pairs assignor is ``sticky41``
+(``lines.STICKY_REVISIONS`` says what differs). From 4.2 on (KAFKA-19478, KAFKA-19661, KAFKA-20899): heaps
+for the least-loaded process and member, actives visited partition-major, standbys below the total quota;
+4.4 and trunk add KAFKA-20719 (reported task offsets make a restarted member the preferred owner of its
+local state) and fill the process map with ``computeIfAbsent``. ``kafka-20719-proposed`` is the unmerged
+revision the pinned goldens come from (offsets, ``putIfAbsent``, string configs). Decisions hang on Java's
+collection orders, reproduced here:
 
 * members are visited in the coordinator's ``HashMap<memberId, ...>`` order, processes in a
-  ``HashMap<processId, ...>`` pre-sized to the member count, and each process's members in a default
+  ``HashMap<processId, ...>`` pre-sized to the member count (``putIfAbsent`` up to 4.3, ``computeIfAbsent``
+  from 4.4: colliding process ids iterate newest first), and each process's members in a default
   ``HashMap`` pre-filled with every member at 0 tasks;
 * the fill steps poll processes from a ``PriorityQueue`` keyed by load alone and a process's members from one
   keyed by task count alone, so ties leave in Java's heap order (``KeyedJavaPriorityQueue``).
@@ -23,12 +28,14 @@ from collections.abc import Callable, Collection
 from taskassign.errors import TaskAssignorException
 from taskassign.internals.java_order import (
     KeyedJavaPriorityQueue,
+    compute_if_absent_order,
     hash_iteration_order,
     java_hash,
     java_string_key,
 )
 from taskassign.streams_protocol._tasks import TaskIndex
 from taskassign.streams_protocol.configs import sticky_num_standby
+from taskassign.streams_protocol.lines import DEFAULT_STREAMS_LINE, StickyRevision, sticky_revision
 from taskassign.streams_protocol.model import (
     GroupMember,
     MemberAssignment,
@@ -64,7 +71,7 @@ class _Quota:
 class _Run:
     """One ``assign`` call: members and processes as ints, their counts, and what each member got."""
 
-    def __init__(self, group: StreamsGroup, index: TaskIndex) -> None:
+    def __init__(self, group: StreamsGroup, index: TaskIndex, compute_if_absent: bool = False) -> None:
         self.index = index
         by_id = {m.member_id: m for m in group.members}
         hashes = {member_id: java_hash(member_id) for member_id in by_id}  # each id is hashed once
@@ -73,7 +80,11 @@ class _Run:
         first_seen: dict[str, list[int]] = {}
         for i, member in enumerate(self.members):
             first_seen.setdefault(member.process_id, []).append(i)
-        self.process_ids = hash_iteration_order(first_seen, initial_capacity=n or None)
+        if compute_if_absent:  # one call per member, in member order
+            self.process_ids = compute_if_absent_order(
+                (m.process_id for m in self.members), initial_capacity=n)
+        else:
+            self.process_ids = hash_iteration_order(first_seen, initial_capacity=n or None)
         process_of = {pid: j for j, pid in enumerate(self.process_ids)}
         self.member_process = [process_of[m.process_id] for m in self.members]
         self.process_members = [first_seen[pid] for pid in self.process_ids]
@@ -156,12 +167,21 @@ class _Run:
         return queue
 
 
-def assign_sticky(group: StreamsGroup) -> StreamsGroupAssignment:
-    """Kafka's sticky assignor on ``group``; raises TaskAssignorException / JavaNumberFormatException where
-    Kafka's throws."""
-    num_standby = sticky_num_standby(group.configs)
+def assign_sticky(group: StreamsGroup, kafka_line: str = DEFAULT_STREAMS_LINE) -> StreamsGroupAssignment:
+    """Kafka's sticky assignor of ``kafka_line`` ("4.1" ... "4.4", "trunk", or "kafka-20719-proposed") on
+    ``group``; raises TaskAssignorException / JavaNumberFormatException where Kafka's throws, and
+    StreamsProtocolError for a line without streams groups (3.9, 4.0)."""
+    revision = sticky_revision(kafka_line)
+    if revision.task_pairs:
+        from taskassign.streams_protocol.sticky41 import assign_sticky_41
+        return assign_sticky_41(group)
+    return _assign(group, revision)
+
+
+def _assign(group: StreamsGroup, revision: StickyRevision) -> StreamsGroupAssignment:
+    num_standby = sticky_num_standby(group.configs, typed=revision.typed_configs)
     index = TaskIndex(group.subtopologies)
-    run = _Run(group, index)
+    run = _Run(group, index, revision.compute_if_absent)
     n = len(run.members)
     total_active = index.count
     stateful = index.stateful_tasks()
@@ -172,7 +192,7 @@ def assign_sticky(group: StreamsGroup) -> StreamsGroupAssignment:
     for i, member in enumerate(run.members):
         for t in index.tasks_of(member.active_tasks):
             prev_active[t] = i  # the last writer in member order wins
-    prev_standby = _ranked_previous_holders(run, index)
+    prev_standby = _ranked_previous_holders(run, index, revision.task_offsets)
 
     # actives: previous owner, then previous standby / offset holder, each within the active quota
     unplaced: list[int] = []
@@ -219,13 +239,15 @@ def assign_sticky(group: StreamsGroup) -> StreamsGroupAssignment:
     return StreamsGroupAssignment(dict(sorted(members.items(), key=lambda item: java_string_key(item[0]))))
 
 
-def _ranked_previous_holders(run: _Run, index: TaskIndex) -> dict[int, list[int]]:
+def _ranked_previous_holders(run: _Run, index: TaskIndex, task_offsets: bool) -> dict[int, list[int]]:
     """Per task, the members that held it as standby (first) or reported offsets for it, highest offset sum
-    first; a stable sort, so ties stay in member order."""
+    first; a stable sort, so ties stay in member order. Without ``task_offsets`` (4.1-4.3: the coordinator
+    passes none and the assignor reads none) the previous standbys in member order."""
     entries: dict[int, list[tuple[int, int, int]]] = {}
     rank, base, partitions = index.rank, index.base, index.partitions
+    no_offsets: dict[str, dict[int, int]] = {}
     for i, member in enumerate(run.members):
-        offsets = member.task_offsets
+        offsets = member.task_offsets if task_offsets else no_offsets
         for sid, standby in member.standby_tasks.items():
             r = rank.get(sid)
             if r is None:
@@ -251,11 +273,13 @@ def _assign_standbys(
     run: _Run, stateful: list[int], num_standby: int, prev_active: list[int], prev_standby: dict[int, list[int]],
     total_quota: _Quota,
 ) -> None:
-    """Standbys: previous active's process, then previous standby / offset holders, within the total quota;
-    the rest to the least loaded process without the task. Tasks in descending order: subtopology id, then partition,
-    both descending."""
+    """Standbys: previous active's process, then previous standby / offset holders, within the total quota,
+    tasks by (partition, subtopology) descending; the rest to the least loaded process without the task, tasks
+    by (subtopology, partition) descending (``StickyTaskAssignor#assignStandby``'s two sorts)."""
     records: list[tuple[int, int]] = []
-    for t in reversed(stateful):
+    index = run.index
+    partition, rank = index.task_partition, index.task_rank
+    for t in sorted(stateful, key=lambda t: (partition[t], rank[t]), reverse=True):
         if prev_active[t] < 0 and t not in prev_standby:  # nobody held it: every replica goes to the fill step
             records.append((t, num_standby))
             continue
@@ -274,6 +298,7 @@ def _assign_standbys(
                 continue
             records.append((t, num_standby - replica))
             break
+    records.sort(reverse=True)  # by task: (subtopology, partition) descending
     queue = run.process_queue()
     head, requeue, place = queue.peek_item, queue.replace_head, run.add_to_least_loaded_member
     process_tasks, process_count, capacity = run.process_tasks, run.process_count, run.capacity

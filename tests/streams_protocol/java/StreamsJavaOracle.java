@@ -19,6 +19,9 @@ import java.util.PriorityQueue;
  *                         "array": [offer index, ...]} (the backing array at the end)
  *   hashmap CAP HEX...    keys put in order into new HashMap<>(CAP) (CAP -1: new HashMap<>()):
  *                         {"order": [position of each key in iteration order]}
+ *   computeIfAbsent CAP HEX...  map.computeIfAbsent(key, ...) for each key in order (repeats too) on
+ *                         new HashMap<>(CAP) (CAP -1: new HashMap<>()): {"order": [first call of each key
+ *                         in iteration order]}
  *   compare HEX HEX       Integer.signum(a.compareTo(b)): {"sign": s}
  *
  * Answers are ASCII JSON lines.
@@ -77,6 +80,15 @@ public final class StreamsJavaOracle {
                 Map<String, Integer> map = capacity < 0 ? new HashMap<>() : new HashMap<>(capacity);
                 for (int i = 2; i < words.length; i++) {
                     map.put(decode(words[i]), i - 2);
+                }
+                return "{\"order\": " + new ArrayList<>(map.values()) + "}";
+            }
+            case "computeIfAbsent": {
+                int capacity = Integer.parseInt(words[1]);
+                Map<String, Integer> map = capacity < 0 ? new HashMap<>() : new HashMap<>(capacity);
+                for (int i = 2; i < words.length; i++) {
+                    final int call = i - 2;
+                    map.computeIfAbsent(decode(words[i]), key -> call);
                 }
                 return "{\"order\": " + new ArrayList<>(map.values()) + "}";
             }
