@@ -21,7 +21,8 @@ COMMAND_MODULES: dict[str, str] = {
     "assign": "assign", "assignors": "assignors", "capture": "capture", "check-assignor": "check_assignor",
     "compare": "compare", "diff": "diff", "fleet": "fleet", "optimize": "optimize", "pipeline": "pipeline",
     "rebalance": "rebalance", "report": "report", "simulate": "simulate", "streams-migration": "streams_migration",
-    "validate": "validate", "decode": "wire", "encode": "wire",
+    "validate": "validate", "decode": "wire", "encode": "wire", "bridge": "bridge", "serve": "serve", "plan": "plan",
+    "approve": "plan",
 }
 
 __all__ = ("app", "main")
