@@ -125,3 +125,5 @@ def test_serve_answers_approve_hands_it_a_plan_and_replay_reproduces_a_decision(
     finally:
         process.terminate()
         process.wait(timeout=10)
+        if process.stderr is not None:
+            process.stderr.close()

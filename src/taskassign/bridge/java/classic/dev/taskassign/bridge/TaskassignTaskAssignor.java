@@ -68,7 +68,7 @@ public class TaskassignTaskAssignor implements TaskAssignor {
         try {
             final BridgeClient client = BridgeClient.fromConfigs(configs, PATH, DEFAULT_TIMEOUT_MS);
             final String request = Json.write(request(applicationState));
-            final Map<String, Object> answer = client.post(request);
+            final Map<String, Object> answer = client.post(request, start);
             final TaskAssignment assignment = toTaskAssignment(applicationState, answer);
             LOG.info("taskassign: applied the service's assignment for application {} (decision {}, assignor {}, {}) in {} ms",
                 applicationId, answer.get("decision_id"), answer.get("assignor"), answer.get("source"),
@@ -77,13 +77,18 @@ public class TaskassignTaskAssignor implements TaskAssignor {
         } catch (final Throwable e) {
             final String reason = e instanceof BridgeException ? e.getMessage()
                 : e.getClass().getName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
-            LOG.warn("taskassign: falling back to Kafka's StickyTaskAssignor for this rebalance of application {}: {}",
-                applicationId, reason.replace('\n', ' '));
+            onFallback(reason.replace('\n', ' '));
             if (e instanceof VirtualMachineError && !(e instanceof StackOverflowError)) {
                 throw (VirtualMachineError) e;
             }
             return fallback(applicationState);
         }
+    }
+
+    /** The one line saying why this rebalance falls back (a subclass may also count it). */
+    protected void onFallback(final String reason) {
+        LOG.warn("taskassign: falling back to Kafka's StickyTaskAssignor for this rebalance of application {}: {}",
+            applicationId, reason);
     }
 
     /** Kafka's own KIP-924 assignor (org.apache.kafka.streams.processor.assignment.assignors.StickyTaskAssignor). */

@@ -81,6 +81,7 @@ public class TaskassignStreamsAssignor implements TaskAssignor, Configurable {
     @Override
     public GroupAssignment assign(final GroupSpec groupSpec, final TopologyDescriber topologyDescriber)
         throws TaskAssignorException {
+        final long start = System.nanoTime();
         try {
             final BridgeClient c = client;
             if (c == null) {
@@ -88,19 +89,23 @@ public class TaskassignStreamsAssignor implements TaskAssignor, Configurable {
             }
             final Map<String, Integer> partitions = new TreeMap<>();
             final Map<String, Object> request = request(groupSpec, topologyDescriber, partitions);
-            final Map<String, Object> answer = c.post(Json.write(request));
+            final Map<String, Object> answer = c.post(Json.write(request), start);
             return toGroupAssignment(groupSpec, partitions, topologyDescriber, answer);
         } catch (final Throwable e) {
             fallbacks.incrementAndGet();
             final String reason = e instanceof BridgeException ? e.getMessage()
                 : e.getClass().getName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
-            LOG.warn("taskassign: falling back to the broker's sticky assignor for this streams group assignment: {}",
-                String.valueOf(reason).replace('\n', ' '));
+            onFallback(String.valueOf(reason).replace('\n', ' '));
             if (e instanceof VirtualMachineError && !(e instanceof StackOverflowError)) {
                 throw (VirtualMachineError) e;
             }
             return fallback(groupSpec, topologyDescriber);
         }
+    }
+
+    /** The one line saying why this assignment falls back (a subclass may also count it). */
+    protected void onFallback(final String reason) {
+        LOG.warn("taskassign: falling back to the broker's sticky assignor for this streams group assignment: {}", reason);
     }
 
     /** The broker's own assignor, exactly as a group without streams.assignor.name would get it. */
