@@ -148,3 +148,29 @@ def test_a_tampered_plan_is_refused(start_service) -> None:
     plan["clients"][second]["active"] += plan["clients"][first]["active"]
     status, body = service.post("/v1/plans", plan)
     assert status == 400 and "active on" in body["error"]
+
+
+STREAMS_GROUPS = sorted((EXAMPLES / "streams-groups").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", STREAMS_GROUPS[:3], ids=lambda p: p.name)
+def test_a_streams_group_gets_the_services_streams_assignor(start_service, tmp_path: Path, path: Path) -> None:
+    from taskassign.formats.json_io import load_json_file
+    from taskassign.streams_protocol.assignors import run_assignor
+    from taskassign.streams_protocol.format import assignment_document, parse_streams_group
+
+    service = start_service({"streams_assignor": "streams_balanced"})
+    doc = load_json_file(path)
+    status, answer = service.post("/v1/streams-assign", doc)
+    group = parse_streams_group(doc)
+    assert status == 200, answer
+    expected = assignment_document("balanced", run_assignor(group, "balanced"))
+    assert answer["members"] == expected["members"] and answer["assignor"] == "streams_balanced"
+    record = list(read_audit(tmp_path / "state" / "audit.jsonl"))[-1]
+    assert record["protocol"] == "streams" and record["assignment"]["members"] == expected["members"]
+
+
+def test_a_malformed_streams_group_gets_400(start_service) -> None:
+    service = start_service()
+    status, body = service.post("/v1/streams-assign", {"subtopologies": [{"id": "0"}], "members": []})
+    assert status == 400 and "$.subtopologies[0]" in body["error"]
