@@ -63,3 +63,18 @@ def test_a_malformed_request_names_the_bad_value(mutate, where) -> None:
     with pytest.raises(ScenarioError) as caught:
         parse_classic_request(bad)
     assert where in str(caught.value)
+
+
+def test_a_single_running_active_keeps_its_lag_of_minus_2() -> None:
+    request = request_from_scenario(read_scenario(EXAMPLES / "scenarios" / "two-racks-one-standby.scenario.json"))
+    request["clients"] = request["clients"][:1]
+    client = request["clients"][0]
+    for task in request["tasks"]:
+        if "max_lag" in task:
+            task["max_lag"] = -2
+    client["lags"] = {}
+    client["previous_active"] = [t["id"] for t in request["tasks"]]
+    client["previous_standby"] = []
+    rebuilt = parse_classic_request(request).scenario
+    lags = next(iter(rebuilt.state.clients.values())).stateful_tasks_to_lag_sums()
+    assert lags and set(lags.values()) == {-2}

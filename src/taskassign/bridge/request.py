@@ -6,7 +6,8 @@ offset sums a scenario keeps. The scenario is built so that the engine sees the 
 end offset sum is the largest lag any client reports on it, and a client holding state for the task reports
 ``end - lag`` as its offset sum (-2, a running active, and -3, unknown, stay as they are). Kafka computes the
 lag of a client without the task's state as the full end offset sum, which is then the largest lag, so every
-client's lag on every task is the same on both sides.
+client's lag on every task is the same on both sides. To keep requests small, the Java side sends each task's
+largest lag once (``max_lag``) and per client only the lags that differ from it.
 """
 
 from __future__ import annotations
@@ -77,13 +78,20 @@ def request_to_scenario_document(doc: Any, overrides: Mapping[str, Any] | None =
         if not isinstance(raw, dict) or not all(isinstance(v, int) and not isinstance(v, bool) for v in raw.values()):
             fail(f"$.clients[{i}].lags", "expected an object of task id -> integer lag", "request")
         lags.append(raw)
-    out_tasks, changelog = _tasks(tasks)
-    ends = {t: max([lag[t] for lag in lags if lag.get(t, -1) >= 0], default=0) for t in changelog}
+    out_tasks, changelog, max_lags = _tasks(tasks)
+    # a task's end offset sum: its largest lag (sent as max_lag, or the largest a client lists), at least 0
+    ends = {t: max(max_lags.get(t, 0), 0) for t in changelog}
+    for i, lag in enumerate(lags):
+        for t, value in lag.items():
+            if t not in ends:
+                fail(f"$.clients[{i}].lags.{t}", f"task {t!r} has no changelog partition in $.tasks", "request")
+            if value > ends[t]:
+                ends[t] = value
     for task in out_tasks:
         if task["id"] in ends:
             task["changelog_end_offset_sum"] = ends[task["id"]]
     consumers_unique = _consumers_unique(clients)
-    out_clients = [_client(item, lags[i], ends, i, consumers_unique) for i, item in enumerate(clients)]
+    out_clients = [_client(item, lags[i], ends, max_lags, i, consumers_unique) for i, item in enumerate(clients)]
     return {"format": SCENARIO_FORMAT, "name": app_id, "now_ms": now_ms, "configs": configs, "tasks": out_tasks,
             "clients": out_clients}
 
@@ -108,14 +116,18 @@ def _configs(assignment: JsonObject, app: JsonObject, overrides: Mapping[str, An
     return result
 
 
-def _tasks(items: list[Any]) -> tuple[list[dict[str, Any]], set[str]]:
+def _tasks(items: list[Any]) -> tuple[list[dict[str, Any]], set[str], dict[str, int]]:
     out: list[dict[str, Any]] = []
     changelog: set[str] = set()
+    max_lags: dict[str, int] = {}
     for i, item in enumerate(items):
         obj = JsonObject(item, f"$.tasks[{i}]", "request")
         tid = obj.string("id", non_empty=True)
         obj.boolean("stateful", False)
         stores = obj.string_list("stores", [])
+        most = obj.integer("max_lag", None, nullable=True)
+        if most is not None:
+            max_lags[tid] = most
         partitions = []
         for j, p in enumerate(obj.array("partitions", [])):
             part = JsonObject(p, f"$.tasks[{i}].partitions[{j}]", "request")
@@ -131,7 +143,7 @@ def _tasks(items: list[Any]) -> tuple[list[dict[str, Any]], set[str]]:
             partitions.append(entry)
         obj.finish()
         out.append({"id": tid, "stores": stores, "partitions": partitions})
-    return out, changelog
+    return out, changelog, max_lags
 
 
 def _consumers_unique(clients: list[Any]) -> bool:
@@ -147,8 +159,8 @@ def _consumers_unique(clients: list[Any]) -> bool:
     return True
 
 
-def _client(item: dict[str, Any], lags: dict[str, int], ends: Mapping[str, int], i: int,
-            use_consumers: bool) -> dict[str, Any]:
+def _client(item: dict[str, Any], listed: dict[str, int], ends: Mapping[str, int], max_lags: Mapping[str, int],
+            i: int, use_consumers: bool) -> dict[str, Any]:
     obj = JsonObject(item, f"$.clients[{i}]", "request")
     pid = obj.string("process_id", non_empty=True)
     threads = obj.integer("threads", 1, minimum=1)
@@ -163,10 +175,11 @@ def _client(item: dict[str, Any], lags: dict[str, int], ends: Mapping[str, int],
     if use_consumers and len(consumers) != threads:
         use_consumers = False
     held = set(previous_active) | set(previous_standby)
+    # the lags the client lists, and the task's largest lag for a task it holds without listing it
+    lags = {t: max_lags[t] for t in held if t in max_lags and t not in listed}
+    lags.update(listed)
     offsets: dict[str, int] = {}
     for task, lag in lags.items():
-        if task not in ends:
-            fail(f"$.clients[{i}].lags.{task}", f"task {task!r} has no changelog partition in $.tasks", "request")
         if lag in (LATEST_OFFSET, UNKNOWN_OFFSET_SUM):
             offsets[task] = lag
         elif lag < 0:
@@ -204,24 +217,33 @@ def answer_clients(clients: Mapping[ProcessId, KafkaStreamsAssignment]) -> dict[
 
 def request_from_scenario(scenario: Scenario, application_id: str | None = None) -> dict[str, Any]:
     """The request the Java assignor would post for ``scenario``'s ApplicationState (KIP-924's view: lags, not
-    offset sums): what the tests and benchmarks/bench_bridge.py send, and a way to try a service by hand."""
+    offset sums; per task its largest lag, per client the lags that differ from it): what the tests and
+    benchmarks/bench_bridge.py send, and a way to try a service by hand."""
     state = scenario.state
     props = state.configs.to_properties()
     assignment_configs = {key: props.get(key, CONFIG_KEYS[key].default) for key in _KIP924_CONFIGS}
     tags = assignment_configs["rack.aware.assignment.tags"]
     assignment_configs["rack.aware.assignment.tags"] = (
         [t for t in tags.split(",") if t] if isinstance(tags, str) else list(tags or []))
+    all_lags = {pid: client.stateful_tasks_to_lag_sums() for pid, client in state.clients.items()}
+    max_lag: dict[Any, int] = {}
+    for lags_of in all_lags.values():
+        for t, lag in lags_of.items():
+            max_lag[t] = max(max_lag.get(t, lag), lag)
     tasks = []
     for info in state.tasks.values():
-        tasks.append({
+        task: dict[str, Any] = {
             "id": str(info.id), "stateful": info.is_stateful, "stores": list(info.state_store_names),
             "partitions": [{"topic": p.topic, "partition": p.partition, "source": p.is_source,
                             "changelog": p.is_changelog, "racks": list(p.rack_ids) if p.rack_ids is not None else None}
                            for p in info.topic_partitions],
-        })
+        }
+        if info.id in max_lag:
+            task["max_lag"] = max_lag[info.id]
+        tasks.append(task)
     clients = []
-    for client in state.clients.values():
-        lags = {str(t): lag for t, lag in client.stateful_tasks_to_lag_sums().items()}
+    for pid, client in state.clients.items():
+        lags = {str(t): lag for t, lag in all_lags[pid].items() if lag != max_lag[t]}
         clients.append({
             "process_id": str(client.process_id), "threads": client.num_processing_threads,
             "consumers": list(client.consumer_client_ids),

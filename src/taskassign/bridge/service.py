@@ -34,7 +34,6 @@ from taskassign.bridge.plans import answer_problem, load_approved, parse_plan, p
 from taskassign.bridge.request import ANSWER_FORMAT, answer_clients, parse_classic_request
 from taskassign.errors import StreamsAssignorError, TaskassignError, UserInputError
 from taskassign.formats.json_io import JsonObject, load_json_file
-from taskassign.formats.scenario import scenario_to_dict
 from taskassign.leader.assign import assign_scenario, result_to_document
 from taskassign.model import AssignmentError
 from taskassign.streams_protocol.assignors import run_assignor
@@ -280,7 +279,7 @@ class Decider:
         except TaskassignError as exc:
             return self._finish(_error(400, f"bad request: {exc}", record), started, "error")
         scenario = request.scenario
-        record["scenario"] = scenario_to_dict(scenario)
+        record["scenario"] = request.scenario_document  # what the scenario was parsed from
         answer: dict[str, Any] = {"format": ANSWER_FORMAT, "decision_id": decision_id,
                                   "application_id": request.application_id, "assignor": settings.assignor}
         try:

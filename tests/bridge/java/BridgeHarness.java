@@ -99,9 +99,13 @@ public final class BridgeHarness {
                 : OptionalInt.of(((Long) ac.get("rack.aware.assignment.non_overlap_cost")).intValue()),
             (String) ac.get("rack.aware.assignment.strategy"));
         final Map<TaskId, TaskInfo> tasks = new TreeMap<>();
+        final Map<TaskId, Long> maxLag = new TreeMap<>();
         for (final Object o : (List<Object>) doc.get("tasks")) {
             final Map<String, Object> t = (Map<String, Object>) o;
             final TaskId id = TaskId.parse((String) t.get("id"));
+            if (t.get("max_lag") != null) {
+                maxLag.put(id, (Long) t.get("max_lag"));
+            }
             final Set<String> stores = new TreeSet<>((List<String>) t.get("stores"));
             final Set<TaskTopicPartition> parts = new java.util.HashSet<>();
             for (final Object po : (List<Object>) t.get("partitions")) {
@@ -134,7 +138,8 @@ public final class BridgeHarness {
             final SortedSet<String> consumers = new TreeSet<>((List<String>) c.get("consumers"));
             final SortedSet<TaskId> prevActive = ids((List<String>) c.get("previous_active"));
             final SortedSet<TaskId> prevStandby = ids((List<String>) c.get("previous_standby"));
-            final Map<TaskId, Long> lags = new TreeMap<>();
+            // the request lists only the lags that differ from the task's largest (max_lag): expand them back
+            final Map<TaskId, Long> lags = new TreeMap<>(maxLag);
             for (final Map.Entry<String, Object> e : ((Map<String, Object>) c.get("lags")).entrySet()) {
                 lags.put(TaskId.parse(e.getKey()), (Long) e.getValue());
             }
