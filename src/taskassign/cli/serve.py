@@ -44,6 +44,13 @@ def serve(
               f"{escape(cfg.default.assignor)}, {len(cfg.applications)} configured applications, deadline "
               f"{cfg.deadline_ms} ms, token {'required' if cfg.token else 'off'}, audit log "
               f"{escape(str(cfg.audit_log)) if cfg.audit_log else 'off'})")
+    import signal
+    import threading
+
+    def stop(signum: int, frame: object) -> None:  # SIGTERM: finish the request under way, then exit 0
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
     try:
         server.serve_forever(poll_interval=0.2)
     except KeyboardInterrupt:
