@@ -1,6 +1,7 @@
 """Live: real Kafka Streams instances with the bridge on a real broker (marked ``kafka``).
 
-Needs ``KAFKA_HOME`` (a Kafka 3.8+ distribution: bin/, config/, libs/) and a JDK; skipped with the reason otherwise.
+Needs ``KAFKA_HOME`` (a Kafka 3.8+ distribution, or a build's libs/ and config/; the broker runs from libs/) and a
+JDK; skipped with the reason otherwise.
 One KRaft broker on free loopback ports; the application (tests/bridge/java/BridgeStreamsApp.java: input -> count,
 6 partitions, one standby, one thread per instance) runs with the properties `taskassign bridge properties` prints.
 
@@ -42,12 +43,19 @@ PARTITIONS = 6
 
 def _skip_reason() -> str | None:
     if HOME is None:
-        return "set KAFKA_HOME to a Kafka 3.8+ distribution to run the live bridge tests"
-    if not (HOME / "bin" / "kafka-server-start.sh").exists() or not any((HOME / "libs").glob("kafka-streams-*.jar")):
-        return f"KAFKA_HOME={HOME} has no bin/kafka-server-start.sh or libs/kafka-streams-*.jar"
-    if shutil.which("javac") is None:
-        return "no javac on PATH"
+        return "set KAFKA_HOME to a Kafka 3.8+ distribution (or a build with libs/) to run the live bridge tests"
+    libs = HOME / "libs"
+    if not any(libs.glob("kafka-streams-[0-9]*.jar")) or not any(libs.glob("kafka_2.1[23]-*.jar")):
+        return f"KAFKA_HOME={HOME}: libs/ lacks kafka-streams-*.jar or the broker's kafka_2.13-*.jar"
+    if shutil.which("javac") is None or shutil.which("java") is None:
+        return "no JDK (javac, java) on PATH"
     return None
+
+
+def _java(main: str, *args: str) -> list[str]:
+    """A Kafka tool or the broker, run from libs/ as bin/kafka-run-class.sh would (a built tree may have no bin/)."""
+    return ["java", "-XX:TieredStopAtLevel=1", f"-Dlog4j2.configurationFile={HOME}/config/log4j2.yaml",
+            f"-Dlog4j.configuration=file:{HOME}/config/log4j.properties", "-cp", f"{HOME}/libs/*", main, *args]
 
 
 if (_why := _skip_reason()) is not None:
@@ -86,21 +94,21 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "offsets.topic.replication.factor=1", "offsets.topic.num.partitions=1",
         "transaction.state.log.replication.factor=1", "transaction.state.log.min.isr=1", "num.partitions=1",
     ]) + "\n")
-    storage = subprocess.run([str(HOME / "bin" / "kafka-storage.sh"), "format", "-t", str(uuid.uuid4()), "-c",
-                              str(config), "--standalone"], capture_output=True, text=True, check=False)
-    if storage.returncode != 0:  # before 3.9 there is no --standalone
-        subprocess.run([str(HOME / "bin" / "kafka-storage.sh"), "format", "-t", str(uuid.uuid4()), "-c",
-                        str(config)], capture_output=True, text=True, check=True)
+    subprocess.run(_java("kafka.tools.StorageTool", "format", "-t", str(uuid.uuid4()), "-c", str(config)),
+                   capture_output=True, text=True, check=True, timeout=300)
     log = (work / "broker.log").open("w")
-    process = subprocess.Popen([str(HOME / "bin" / "kafka-server-start.sh"), str(config)], stdout=log,
-                               stderr=subprocess.STDOUT, start_new_session=True)
+    process = subprocess.Popen(_java("kafka.Kafka", str(config)), stdout=log, stderr=subprocess.STDOUT,
+                               start_new_session=True)
     bootstrap = f"127.0.0.1:{port}"
     try:
         _wait("the broker", lambda: "Kafka Server started" in (work / "broker.log").read_text(), 120)
-        for topic in ("bridge-input", "bridge-output"):
-            subprocess.run([str(HOME / "bin" / "kafka-topics.sh"), "--bootstrap-server", bootstrap, "--create",
-                            "--topic", topic, "--partitions", str(PARTITIONS), "--replication-factor", "1"],
-                           capture_output=True, text=True, check=True)
+        from kafka.admin import KafkaAdminClient, NewTopic
+
+        admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+        try:
+            admin.create_topics([NewTopic(t, PARTITIONS, 1) for t in ("bridge-input", "bridge-output")])
+        finally:
+            admin.close()
         yield bootstrap
     finally:
         os.killpg(process.pid, signal.SIGTERM)
@@ -132,6 +140,7 @@ class Instance:
         extra.write_text(properties)
         state = work / f"{name}-state"
         state.mkdir(exist_ok=True)
+        # WARN and above on stderr (Kafka 4's log4j2 config, or 3.x's log4j 1 one): the bridge's fallback line
         log4j = [f"-Dlog4j.configuration=file:{HOME}/config/tools-log4j.properties",
                  f"-Dlog4j2.configurationFile={HOME}/config/tools-log4j2.yaml"]
         self._log = self.log_path.open("a")
