@@ -80,28 +80,33 @@ def _wait(what: str, check: Callable[[], Any], timeout: float = 90.0) -> Any:
     raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
 
 
-@pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    work = tmp_path_factory.mktemp("broker")
+@contextlib.contextmanager
+def _broker(work: Path, classpath_extra: str = "", overrides: dict[str, str] | None = None) -> Iterator[str]:
+    """One KRaft broker (combined mode) on free loopback ports; yields its bootstrap address."""
     port, controller = _free_port(), _free_port()
     config = work / "server.properties"
-    config.write_text("\n".join([
-        "process.roles=broker,controller", "node.id=1", f"controller.quorum.voters=1@127.0.0.1:{controller}",
-        f"listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller}",
-        f"advertised.listeners=PLAINTEXT://127.0.0.1:{port}", "controller.listener.names=CONTROLLER",
-        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT", f"log.dirs={work / 'data'}",
-        "group.initial.rebalance.delay.ms=0", "group.min.session.timeout.ms=1000",
-        "offsets.topic.replication.factor=1", "offsets.topic.num.partitions=1",
-        "transaction.state.log.replication.factor=1", "transaction.state.log.min.isr=1", "num.partitions=1",
-    ]) + "\n")
+    settings = {
+        "process.roles": "broker,controller", "node.id": "1",
+        "controller.quorum.voters": f"1@127.0.0.1:{controller}",
+        "listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller}",
+        "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}", "controller.listener.names": "CONTROLLER",
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT", "log.dirs": str(work / "data"),
+        "group.initial.rebalance.delay.ms": "0", "group.min.session.timeout.ms": "1000",
+        "offsets.topic.replication.factor": "1", "offsets.topic.num.partitions": "1",
+        "transaction.state.log.replication.factor": "1", "transaction.state.log.min.isr": "1",
+        "num.partitions": "1", **(overrides or {}),
+    }
+    config.write_text("".join(f"{k}={v}\n" for k, v in settings.items()))
     subprocess.run(_java("kafka.tools.StorageTool", "format", "-t", str(uuid.uuid4()), "-c", str(config)),
                    capture_output=True, text=True, check=True, timeout=300)
     log = (work / "broker.log").open("w")
-    process = subprocess.Popen(_java("kafka.Kafka", str(config)), stdout=log, stderr=subprocess.STDOUT,
-                               start_new_session=True)
+    command = _java("kafka.Kafka", str(config))
+    if classpath_extra:
+        command[command.index("-cp") + 1] += os.pathsep + classpath_extra
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     bootstrap = f"127.0.0.1:{port}"
     try:
-        _wait("the broker", lambda: "Kafka Server started" in (work / "broker.log").read_text(), 120)
+        _wait("the broker", lambda: "Kafka Server started" in (work / "broker.log").read_text(), 180)
         from kafka.admin import KafkaAdminClient, NewTopic
 
         admin = KafkaAdminClient(bootstrap_servers=bootstrap)
@@ -114,6 +119,12 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=60)
         log.close()
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with _broker(tmp_path_factory.mktemp("broker")) as bootstrap:
+        yield bootstrap
 
 
 @pytest.fixture(scope="module")
@@ -301,3 +312,70 @@ def test_the_application_keeps_running_on_kafkas_assignment(broker: str, app_cla
         if server is not None:
             server.shutdown()
             server.server_close()
+
+
+def _streams_skip_reason() -> str | None:
+    libs = HOME / "libs"  # type: ignore[operator]
+    if not any(libs.glob("kafka-group-coordinator-api-[0-9]*.jar")):
+        return "the streams-protocol plug-in needs a Kafka 4.4 broker (kafka-group-coordinator-api jar in libs/)"
+    return None
+
+
+def test_a_streams_group_on_a_4_4_broker_uses_the_plug_in_and_falls_back(tmp_path: Path, instances: list) -> None:
+    """KIP-1357: the broker runs the bridge's plug-in for the group that chose it (streams.assignor.name=taskassign):
+    with `serve` (streams_balanced) the members run the service's answer; once the service is stopped, the next
+    assignment is the broker's sticky one (logged on the broker) and the application keeps running."""
+    if (why := _streams_skip_reason()) is not None:
+        pytest.skip(why)
+    jar = tmp_path / "taskassign-bridge.jar"
+    subprocess.run([sys.executable, "-m", "taskassign", "bridge", "build", "--kafka-libs", str(HOME / "libs"), "-o",
+                    str(jar), "--protocol", "both"], capture_output=True, text=True, check=True)
+    classes = tmp_path / "classes"
+    classes.mkdir()
+    subprocess.run(["javac", "-nowarn", "-cp", f"{HOME}/libs/*", "-d", str(classes), str(APP_SOURCE)],
+                   capture_output=True, text=True, check=True)
+    classpath = os.pathsep.join([f"{HOME}/libs/*", str(classes)])
+    state = tmp_path / "serve"
+    (tmp_path / "serve.json").write_text(json.dumps({"streams_assignor": "streams_balanced", "deadline_ms": 1000}))
+    serve = subprocess.Popen([sys.executable, "-m", "taskassign", "serve", "--listen", "127.0.0.1:0", "--config",
+                              str(tmp_path / "serve.json"), "--state-dir", str(state)], stderr=subprocess.PIPE,
+                             text=True)
+    assert serve.stderr is not None
+    url = re.search(r"listening on (http://[0-9.]+:[0-9]+)", serve.stderr.readline())[1]  # type: ignore[index]
+    broker_props = subprocess.run([sys.executable, "-m", "taskassign", "bridge", "properties", "--url", url,
+                                   "--protocol", "streams", "--timeout-ms", "1000"], capture_output=True, text=True,
+                                  check=True).stdout
+    overrides = dict(line.split("=", 1) for line in broker_props.splitlines() if line and not line.startswith("#"))
+    app_id = f"bridge-streams-{uuid.uuid4().hex[:8]}"
+    broker_dir = tmp_path / "broker"
+    broker_dir.mkdir()
+    try:
+        with _broker(broker_dir, str(jar), overrides) as bootstrap:
+            subprocess.run([str(HOME / "bin" / "kafka-configs.sh"), "--bootstrap-server", bootstrap, "--alter",
+                            "--entity-type", "groups", "--entity-name", app_id, "--add-config",
+                            "streams.assignor.name=taskassign"], capture_output=True, text=True, check=True)
+            props = "group.protocol=streams\n"
+            group = [Instance(n, tmp_path, bootstrap, app_id, classpath, props) for n in ("a", "b")]
+            instances.extend(group)
+            audit = state / "audit.jsonl"
+
+            def served() -> bool:
+                statuses = _all_running(group)
+                if statuses is None or not audit.exists() or not _covered(statuses):
+                    return False
+                return any(r.get("protocol") == "streams" and r.get("source") == "computed" for r in read_audit(audit))
+
+            _wait("the plug-in's first assignment from the service", served, 180)
+            serve.terminate()
+            serve.wait(timeout=10)
+            group.append(Instance("c", tmp_path, bootstrap, app_id, classpath, props))
+            instances.append(group[-1])
+            _wait("the broker's sticky assignment with the service stopped",
+                  lambda: (s := _all_running(group)) is not None and _covered(s), 180)
+            assert "falling back to the broker's sticky assignor" in (broker_dir / "broker.log").read_text()
+            assert all(i.status()["state"] == "RUNNING" for i in group)  # type: ignore[index]
+    finally:
+        if serve.poll() is None:
+            serve.terminate()
+            serve.wait(timeout=10)
+        serve.stderr.close()
