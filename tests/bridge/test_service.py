@@ -174,3 +174,22 @@ def test_a_malformed_streams_group_gets_400(start_service) -> None:
     service = start_service()
     status, body = service.post("/v1/streams-assign", {"subtopologies": [{"id": "0"}], "members": []})
     assert status == 400 and "$.subtopologies[0]" in body["error"]
+
+
+def test_an_approved_streams_plan_is_answered_while_it_fits(start_service, tmp_path: Path) -> None:
+    from taskassign.bridge.plans import make_streams_plan, streams_members_answer
+    from taskassign.formats.json_io import load_json_file
+    from taskassign.streams_protocol.assignors import run_assignor
+    from taskassign.streams_protocol.format import parse_streams_group
+
+    service = start_service({"streams_assignor": "streams_sticky"})
+    doc = load_json_file(STREAMS_GROUPS[0])
+    group = parse_streams_group(doc)
+    plan = make_streams_plan(group, "orders", "streams_balanced", run_assignor(group, "balanced"), 1)
+    assert service.post("/v1/plans", plan)[0] == 200
+    status, answer = service.post("/v1/streams-assign", doc)
+    assert status == 200 and answer["source"] == "plan" and answer["members"] == streams_members_answer(plan)
+    doc["members"] = doc["members"][:-1]  # a member left: the plan no longer fits
+    status, answer = service.post("/v1/streams-assign", doc)
+    assert status == 200 and answer["source"] == "computed" and answer["assignor"] == "streams_sticky"
+    assert "no" in list(read_audit(tmp_path / "state" / "audit.jsonl"))[-1]["plan_misfit"]

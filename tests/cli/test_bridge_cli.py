@@ -127,3 +127,15 @@ def test_serve_answers_approve_hands_it_a_plan_and_replay_reproduces_a_decision(
         process.wait(timeout=10)
         if process.stderr is not None:
             process.stderr.close()
+
+
+def test_plan_for_a_streams_group_and_approve(tmp_path: Path) -> None:
+    group = EXAMPLES_DIR / "streams-groups" / "two-racks-one-standby.streams-group.json"
+    plan_file = tmp_path / "g.plan.json"
+    result = runner.invoke(app, ["plan", str(group), "-a", "streams_balanced", "-o", str(plan_file)])
+    assert result.exit_code == 0, result.output
+    plan = json.loads(plan_file.read_text())
+    assert plan["protocol"] == "streams" and "active after" in result.stdout
+    assert runner.invoke(app, ["approve", str(plan_file), "--state-dir", str(tmp_path)]).exit_code == 0
+    bad = runner.invoke(app, ["plan", str(group), "-a", "state_aware", "-o", str(plan_file)])
+    assert bad.exit_code == 2 and "streams-protocol" in bad.stderr and "state_aware" in bad.stderr

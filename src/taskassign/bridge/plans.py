@@ -19,15 +19,19 @@ from taskassign.errors import UserInputError
 from taskassign.formats.json_io import JsonObject, dump_json, fail, load_json_file
 from taskassign.formats.scenario import Scenario
 from taskassign.ids import ProcessId
+from taskassign.streams_protocol.model import StreamsGroup, StreamsGroupAssignment
 
 __all__ = (
     "PLAN_FORMAT",
     "answer_problem",
+    "approved_streams_plans",
     "load_approved",
     "make_plan",
+    "make_streams_plan",
     "parse_plan",
     "plan_misfit",
     "store_approved",
+    "streams_members_answer",
 )
 
 PLAN_FORMAT = "taskassign/bridge-plan/v1"
@@ -44,13 +48,48 @@ def make_plan(scenario: Scenario, application_id: str, assignor: str, clients: M
     """A plan document for ``scenario``'s application (``clients``: the answer's per-process tasks)."""
     tasks = sorted(str(t) for t in scenario.state.tasks)
     processes = sorted(str(p) for p in scenario.state.clients)
+    return _plan("classic", tasks, processes, application_id, assignor, clients, diff, created_ms)
+
+
+def make_streams_plan(group: StreamsGroup, application_id: str, assignor: str, assignment: StreamsGroupAssignment,
+                      created_ms: int) -> dict[str, Any]:
+    """A plan for a streams group (KIP-1071): its "clients" are the members, tasks named ``subtopology:partition``.
+    Kafka 4.4's GroupSpec carries no group id, so the service matches a streams plan by fit alone (the same
+    members, the same tasks)."""
+    tasks = sorted(streams_task(s.id, p) for s in group.subtopologies for p in range(s.partitions))
+    members = sorted(m.member_id for m in group.members)
+    clients = {member: {"active": sorted(streams_task(sid, p) for sid, ps in a.active_tasks.items() for p in ps),
+                        "standby": sorted(streams_task(sid, p) for sid, ps in a.standby_tasks.items() for p in ps)}
+               for member, a in assignment.members.items()}
+    return _plan("streams", tasks, members, application_id, assignor, clients, None, created_ms)
+
+
+def streams_task(subtopology: str, partition: int) -> str:
+    return f"{subtopology}:{partition}"
+
+
+def streams_members_answer(plan: Mapping[str, Any]) -> dict[str, Any]:
+    """A streams plan's assignment as the broker plug-in reads an answer: ``{member: {"activeTasks": ...}}``."""
+    def task_map(names: list[str]) -> dict[str, list[int]]:
+        result: dict[str, list[int]] = {}
+        for name in names:
+            sid, _, partition = name.rpartition(":")
+            result.setdefault(sid, []).append(int(partition))
+        return {sid: sorted(ps) for sid, ps in sorted(result.items())}
+
+    return {member: {"activeTasks": task_map(c["active"]), "standbyTasks": task_map(c["standby"])}
+            for member, c in sorted(plan["clients"].items())}
+
+
+def _plan(protocol: str, tasks: list[str], processes: list[str], application_id: str, assignor: str,
+          clients: Mapping[str, Any], diff: Mapping[str, Any] | None, created_ms: int) -> dict[str, Any]:
     plain = {pid: {"active": list(c["active"]), "standby": list(c["standby"])} for pid, c in sorted(clients.items())}
     problem = answer_problem(plain, tasks, processes)
     if problem is not None:
         raise UserInputError(f"the assignment {assignor} computed is not a valid plan: {problem}")
     return {"format": PLAN_FORMAT, "plan_id": plan_id(tasks, processes, plain), "application_id": application_id,
-            "assignor": assignor, "created_ms": created_ms, "tasks": tasks, "processes": processes,
-            "clients": plain, "diff": dict(diff) if diff is not None else None}
+            "protocol": protocol, "assignor": assignor, "created_ms": created_ms, "tasks": tasks,
+            "processes": processes, "clients": plain, "diff": dict(diff) if diff is not None else None}
 
 
 def parse_plan(doc: Any, *, source: str | None = None) -> dict[str, Any]:
@@ -61,6 +100,9 @@ def parse_plan(doc: Any, *, source: str | None = None) -> dict[str, Any]:
     app = root.string("application_id", non_empty=True)
     root.string("assignor")
     root.integer("created_ms", 0, minimum=0)
+    protocol = root.string("protocol", "classic")
+    if protocol not in ("classic", "streams"):
+        root.fail("protocol", f"expected 'classic' or 'streams', got {protocol!r}")
     tasks = root.string_list("tasks")
     processes = root.string_list("processes")
     clients = root.obj("clients")
@@ -79,7 +121,7 @@ def parse_plan(doc: Any, *, source: str | None = None) -> dict[str, Any]:
              source)
     if _SAFE.sub("", app) == "":
         fail("$.application_id", "needs at least one letter, digit, '.', '_' or '-'", source)
-    return dict(doc)
+    return {**doc, "protocol": protocol}
 
 
 def answer_problem(clients: Mapping[str, Any], tasks: list[str], processes: list[str]) -> str | None:
@@ -142,6 +184,18 @@ def load_approved(state_dir: Path | None, application_id: str) -> dict[str, Any]
     if not path.exists():
         return None
     return parse_plan(load_json_file(path), source=str(path))
+
+
+def approved_streams_plans(state_dir: Path | None) -> list[dict[str, Any]]:
+    """Every approved streams-group plan (newest first): the service answers the first that fits."""
+    if state_dir is None or not (state_dir / "plans").is_dir():
+        return []
+    plans = []
+    for path in sorted((state_dir / "plans").glob("*.plan.json")):
+        doc = load_json_file(path)
+        if isinstance(doc, dict) and doc.get("protocol") == "streams":
+            plans.append(parse_plan(doc, source=str(path)))
+    return sorted(plans, key=lambda p: -int(p.get("created_ms", 0)))
 
 
 def withdraw_approved(state_dir: Path, application_id: str) -> bool:

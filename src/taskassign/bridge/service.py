@@ -30,7 +30,16 @@ from typing import Any
 
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, check_assignor, streams_group_assignor
 from taskassign.bridge.audit import AuditLog
-from taskassign.bridge.plans import answer_problem, load_approved, parse_plan, plan_misfit, store_approved
+from taskassign.bridge.plans import (
+    answer_problem,
+    approved_streams_plans,
+    load_approved,
+    parse_plan,
+    plan_misfit,
+    store_approved,
+    streams_members_answer,
+    streams_task,
+)
 from taskassign.bridge.request import ANSWER_FORMAT, answer_clients, parse_classic_request
 from taskassign.errors import StreamsAssignorError, TaskassignError, UserInputError
 from taskassign.formats.json_io import JsonObject, load_json_file
@@ -333,6 +342,21 @@ class Decider:
             return self._finish(_error(400, f"bad request: {exc}", record), started, "error")
         record["application_id"] = group.name
         record["streams_group"] = streams_group_to_dict(group)
+        tasks = [streams_task(s.id, p) for s in group.subtopologies for p in range(s.partitions)]
+        members = [m.member_id for m in group.members]
+        try:
+            plans = approved_streams_plans(self.config.state_dir)
+        except TaskassignError as exc:
+            plans, record["plan_problem"] = [], f"an approved plan is unreadable: {exc}"
+        for plan in plans:
+            if plan_misfit(plan, tasks, members) is None:
+                answer = {"format": ANSWER_FORMAT, "decision_id": decision_id, "assignor": plan["assignor"],
+                          "source": "plan", "plan_id": plan["plan_id"], "members": streams_members_answer(plan)}
+                record.update(source="plan", plan_id=plan["plan_id"], assignor=plan["assignor"],
+                              application_id=plan["application_id"], answer=answer)
+                return self._finish(Decision(200, answer, record), started, "plan")
+        if plans:
+            record["plan_misfit"] = f"none of the {len(plans)} approved streams plans fits this group; computed afresh"
         kafka_name = streams_group_assignor(assignor)
         assert kafka_name is not None
         try:

@@ -9,13 +9,17 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.markup import escape
 
 from taskassign.cli._app import app
-from taskassign.cli._common import handle_errors, stdout_console
+from taskassign.cli._common import handle_errors, new_table, stdout_console
 from taskassign.errors import UserInputError
+
+if TYPE_CHECKING:
+    from taskassign.streams_protocol.model import StreamsGroup
 
 
 @app.command()
@@ -46,8 +50,8 @@ def plan(
     check_assignor(assignor)
     source = read_input(capture)
     if isinstance(source, StreamsGroup):
-        raise UserInputError(f"{capture}: a streams-group file; plans are made for classic applications (give the "
-                             "application's GROUP.json or scenario)")
+        _streams_plan(source, assignor, output, application_id)
+        return
     state = source.state
     result = assign_scenario(source, assignor)
     if result.error is not AssignmentError.NONE:
@@ -66,6 +70,34 @@ def plan(
         return
     console.print(diff_text(diff, title=f"{document['application_id']}: now -> {assignor}",
                             in_bytes=state_in_bytes(state)))
+    console.print(f"wrote plan {document['plan_id']} to {escape(str(output))}; approve it with "
+                  f"`taskassign approve {escape(str(output))} --service URL`")
+
+
+def _streams_plan(group: StreamsGroup, assignor: str, output: Path, application_id: str | None) -> None:
+    """A plan for a streams group (KIP-1071) with a broker-side assignor; the service matches it by fit."""
+    from taskassign.assignors.registry import streams_group_assignor
+    from taskassign.bridge.plans import make_streams_plan
+    from taskassign.formats.json_io import dump_json
+    from taskassign.streams_protocol.assignors import run_assignor
+
+    kafka_name = streams_group_assignor(assignor)
+    if kafka_name is None:
+        raise UserInputError(f"{group.name}: a streams group is planned with a streams-protocol assignor "
+                             f"(streams_sticky, streams_balanced), not {assignor!r}")
+    assignment = run_assignor(group, kafka_name)
+    document = make_streams_plan(group, application_id or group.name, assignor, assignment, int(time.time() * 1000))
+    dump_json(document, output)
+    console = stdout_console()
+    table = new_table()
+    for column in ("member", "active before", "active after", "standby after"):
+        table.add_column(column)
+    for member in group.members:
+        after = document["clients"].get(member.member_id, {"active": [], "standby": []})
+        before = sorted(f"{sid}:{p}" for sid, ps in member.active_tasks.items() for p in ps)
+        table.add_row(escape(member.member_id), escape(" ".join(before)), escape(" ".join(after["active"])),
+                      escape(" ".join(after["standby"])))
+    console.print(table)
     console.print(f"wrote plan {document['plan_id']} to {escape(str(output))}; approve it with "
                   f"`taskassign approve {escape(str(output))} --service URL`")
 
