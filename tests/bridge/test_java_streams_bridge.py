@@ -106,3 +106,19 @@ def test_with_a_broken_answer_it_returns_the_brokers_sticky_assignment(work: Pat
         server.server_close()
     assert out["result"] == out["sticky"]
     assert len(out["fallbacks"]) == 1 and "active on" in out["fallbacks"][0]
+
+
+def test_one_jar_for_both_protocols_keeps_the_classic_side_on_java_11(tmp_path: Path) -> None:
+    import zipfile
+
+    assert LIBS is not None
+    jar = tmp_path / "both.jar"
+    subprocess.run([sys.executable, "-m", "taskassign", "bridge", "build", "--kafka-libs", str(LIBS), "-o", str(jar),
+                    "--protocol", "both"], check=True, capture_output=True)
+    with zipfile.ZipFile(jar) as archive:
+        def major(name: str) -> int:
+            return int.from_bytes(archive.read(f"dev/taskassign/bridge/{name}.class")[6:8], "big")
+
+        # Java 11 (55) for what a 3.8+ application loads, Java 17 (61) for the 4.4 broker's plug-in
+        assert [major(n) for n in ("Json", "BridgeClient", "TaskassignTaskAssignor")] == [55, 55, 55]
+        assert major("TaskassignStreamsAssignor") == 61

@@ -107,11 +107,11 @@ def build_jar(kafka_libs: Path, output: Path, protocol: str = "auto") -> BuildRe
     with tempfile.TemporaryDirectory(prefix="taskassign-bridge-") as tmp:
         classes = Path(tmp) / "classes"
         classes.mkdir()
-        for part in wanted:
-            release = "11" if part == "classic" else "17"
-            sources = [str(p) for p in java_sources("common") + java_sources(part)]
-            _run([javac, "--release", release, "-nowarn", "-encoding", "UTF-8", "-cp", classpath,
-                  "-d", str(classes), *sources], f"javac ({part})")
+        # the shared classes once, for Java 11 (a classic application may run on 11); each side against them
+        for part, release in (("common", "11"), *((p, "11" if p == "classic" else "17") for p in wanted)):
+            sources = [str(p) for p in java_sources(part)]
+            _run([javac, "--release", release, "-nowarn", "-encoding", "UTF-8", "-cp",
+                  classpath + os.pathsep + str(classes), "-d", str(classes), *sources], f"javac ({part})")
         output.parent.mkdir(parents=True, exist_ok=True)
         tmp_jar = Path(tmp) / "bridge.jar"
         _run([jar, "--create", "--file", str(tmp_jar), "-C", str(classes), "."], "jar")
