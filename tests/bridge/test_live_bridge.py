@@ -332,8 +332,8 @@ def test_a_streams_group_on_a_4_4_broker_uses_the_plug_in_and_falls_back(tmp_pat
                     str(jar), "--protocol", "both"], capture_output=True, text=True, check=True)
     classes = tmp_path / "classes"
     classes.mkdir()
-    subprocess.run(["javac", "-nowarn", "-cp", f"{HOME}/libs/*", "-d", str(classes), str(APP_SOURCE)],
-                   capture_output=True, text=True, check=True)
+    subprocess.run(["javac", "-nowarn", "-cp", f"{HOME}/libs/*", "-d", str(classes), str(APP_SOURCE),
+                    str(APP_SOURCE.parent / "GroupConfig.java")], capture_output=True, text=True, check=True)
     classpath = os.pathsep.join([f"{HOME}/libs/*", str(classes)])
     state = tmp_path / "serve"
     (tmp_path / "serve.json").write_text(json.dumps({"streams_assignor": "streams_balanced", "deadline_ms": 1000}))
@@ -351,9 +351,9 @@ def test_a_streams_group_on_a_4_4_broker_uses_the_plug_in_and_falls_back(tmp_pat
     broker_dir.mkdir()
     try:
         with _broker(broker_dir, str(jar), overrides) as bootstrap:
-            subprocess.run([str(HOME / "bin" / "kafka-configs.sh"), "--bootstrap-server", bootstrap, "--alter",
-                            "--entity-type", "groups", "--entity-name", app_id, "--add-config",
-                            "streams.assignor.name=taskassign"], capture_output=True, text=True, check=True)
+            # the group chooses the plug-in (kafka-configs --entity-type groups, through the Admin API)
+            subprocess.run(["java", "-cp", classpath, "GroupConfig", bootstrap, app_id, "streams.assignor.name",
+                            "taskassign"], capture_output=True, text=True, check=True, timeout=120)
             props = "group.protocol=streams\n"
             group = [Instance(n, tmp_path, bootstrap, app_id, classpath, props) for n in ("a", "b")]
             instances.extend(group)
