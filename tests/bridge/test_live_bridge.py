@@ -97,12 +97,17 @@ def _broker(work: Path, classpath_extra: str = "", overrides: dict[str, str] | N
         "num.partitions": "1", **(overrides or {}),
     }
     config.write_text("".join(f"{k}={v}\n" for k, v in settings.items()))
-    subprocess.run(_java("kafka.tools.StorageTool", "format", "-t", str(uuid.uuid4()), "-c", str(config)),
+    def with_extra(command: list[str]) -> list[str]:
+        if classpath_extra:
+            command[command.index("-cp") + 1] += os.pathsep + classpath_extra
+        return command
+
+    # the storage tool validates the broker's configs too, instantiating group.streams.assignors: the jar goes on
+    # its classpath as well
+    subprocess.run(with_extra(_java("kafka.tools.StorageTool", "format", "-t", str(uuid.uuid4()), "-c", str(config))),
                    capture_output=True, text=True, check=True, timeout=300)
     log = (work / "broker.log").open("w")
-    command = _java("kafka.Kafka", str(config))
-    if classpath_extra:
-        command[command.index("-cp") + 1] += os.pathsep + classpath_extra
+    command = with_extra(_java("kafka.Kafka", str(config)))
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     bootstrap = f"127.0.0.1:{port}"
     try:
