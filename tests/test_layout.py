@@ -25,7 +25,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("assignors",),  # the assignors
     ("formats", "analysis", "streams_protocol"),  # the files; judging assignments; KIP-1071 streams groups
     ("leader",),  # one rebalance on the group leader
-    ("simulate", "fleet", "capture", "report", "pipeline"),  # runs over time, fleets, clusters, reports
+    ("simulate", "fleet", "capture", "report", "pipeline", "bridge"),  # runs over time, fleets, clusters, reports
     ("api",),  # the calls the CLI and users make
     ("cli",),  # the command
     ("__init__", "__main__"),  # the package's face

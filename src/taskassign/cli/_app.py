@@ -66,6 +66,14 @@ COMMANDS: dict[str, CommandEntry] = {
         "wire", "Encode a message from its JSON form (as taskassign decode prints it) into Kafka's bytes."),
     "fleet": CommandEntry("fleet", "Synthetic fleets of Kafka Streams applications."),
     "pipeline": CommandEntry("pipeline", "Run the engine over a fleet snapshot on Spark."),
+    "bridge": CommandEntry("bridge", "Run taskassign's assignors in real applications (docs/bridge.md)."),
+    "serve": CommandEntry(
+        "serve",
+        "Answer the bridge's rebalances: the application's assignor on its ApplicationState, or its approved plan."),
+    "plan": CommandEntry(
+        "plan", "Compute an assignment for a captured application and show what would move (before -> after)."),
+    "approve": CommandEntry(
+        "plan", "Hand a plan to the service: it answers the application's rebalances with it while it fits the group."),
 }
 
 

@@ -1,0 +1,145 @@
+"""``taskassign plan`` and ``taskassign approve``: propose, review, approve; the service then answers the
+application's rebalances with the approved plan for as long as it fits the group (docs/bridge.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.markup import escape
+
+from taskassign.cli._app import app
+from taskassign.cli._common import handle_errors, new_table, stdout_console
+from taskassign.errors import UserInputError
+
+if TYPE_CHECKING:
+    from taskassign.streams_protocol.model import StreamsGroup
+
+
+@app.command()
+@handle_errors
+def plan(
+    capture: Path = typer.Argument(..., help="The application: a GROUP.json from `taskassign capture`, or a "
+                                   "scenario (a decision replayed from the audit log, too)."),
+    assignor: str = typer.Option(..., "--assignor", "-a", help="The assignor that computes the plan."),
+    output: Path = typer.Option(..., "--out", "-o", "--output", help="The plan file to write."),
+    application_id: str | None = typer.Option(None, "--application-id", help="The application id the plan is for "
+                                              "(default: the capture's group id / scenario name)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the diff as JSON instead of tables."),
+) -> None:
+    """Compute an assignment for a captured application and show what would move (before -> after)."""
+    from taskassign.analysis.diff import diff_assignments
+    from taskassign.analysis.metrics import compute_metrics
+    from taskassign.api.application import read_input
+    from taskassign.assignors.registry import check_assignor
+    from taskassign.bridge.plans import make_plan
+    from taskassign.bridge.request import answer_clients
+    from taskassign.cli._diff_render import diff_text
+    from taskassign.cli._metrics_render import state_in_bytes
+    from taskassign.formats.json_io import dump_json, to_json_text
+    from taskassign.leader.assign import assign_scenario
+    from taskassign.model import AssignmentError, KafkaStreamsAssignment
+    from taskassign.streams_protocol.model import StreamsGroup
+
+    check_assignor(assignor)
+    source = read_input(capture)
+    if isinstance(source, StreamsGroup):
+        _streams_plan(source, assignor, output, application_id)
+        return
+    state = source.state
+    result = assign_scenario(source, assignor)
+    if result.error is not AssignmentError.NONE:
+        raise UserInputError(f"{assignor} made an invalid assignment for {capture} ({result.error.name}); no plan")
+    before = {pid: KafkaStreamsAssignment.of_tasks(pid, c.previous_active_tasks, c.previous_standby_tasks)
+              for pid, c in state.clients.items()}
+    after = dict(result.group.clients)
+    diff = diff_assignments(before, after, state=state, before_metrics=compute_metrics(state, before),
+                            after_metrics=compute_metrics(state, after))
+    document = make_plan(source, application_id or source.name, assignor, answer_clients(after),
+                         diff.to_document(), int(time.time() * 1000))
+    dump_json(document, output)
+    console = stdout_console()
+    if as_json:
+        console.out(to_json_text(diff.to_document()), end="")
+        return
+    console.print(diff_text(diff, title=f"{document['application_id']}: now -> {assignor}",
+                            in_bytes=state_in_bytes(state)))
+    console.print(f"wrote plan {document['plan_id']} to {escape(str(output))}; approve it with "
+                  f"`taskassign approve {escape(str(output))} --service URL`")
+
+
+def _streams_plan(group: StreamsGroup, assignor: str, output: Path, application_id: str | None) -> None:
+    """A plan for a streams group (KIP-1071) with a broker-side assignor; the service matches it by fit."""
+    from taskassign.assignors.registry import streams_group_assignor
+    from taskassign.bridge.plans import make_streams_plan
+    from taskassign.formats.json_io import dump_json
+    from taskassign.streams_protocol.assignors import run_assignor
+
+    kafka_name = streams_group_assignor(assignor)
+    if kafka_name is None:
+        raise UserInputError(f"{group.name}: a streams group is planned with a streams-protocol assignor "
+                             f"(streams_sticky, streams_balanced), not {assignor!r}")
+    assignment = run_assignor(group, kafka_name)
+    document = make_streams_plan(group, application_id or group.name, assignor, assignment, int(time.time() * 1000))
+    dump_json(document, output)
+    console = stdout_console()
+    table = new_table()
+    for column in ("member", "active before", "active after", "standby after"):
+        table.add_column(column)
+    for member in group.members:
+        after = document["clients"].get(member.member_id, {"active": [], "standby": []})
+        before = sorted(f"{sid}:{p}" for sid, ps in member.active_tasks.items() for p in ps)
+        table.add_row(escape(member.member_id), escape(" ".join(before)), escape(" ".join(after["active"])),
+                      escape(" ".join(after["standby"])))
+    console.print(table)
+    console.print(f"wrote plan {document['plan_id']} to {escape(str(output))}; approve it with "
+                  f"`taskassign approve {escape(str(output))} --service URL`")
+
+
+@app.command()
+@handle_errors
+def approve(
+    plan_file: Path = typer.Argument(..., help="The plan `taskassign plan` wrote."),
+    service: str | None = typer.Option(None, "--service", help="The service's URL (it keeps the plan in its state "
+                                       "directory)."),
+    state_dir: Path | None = typer.Option(None, "--state-dir", help="Or write the plan straight into the service's "
+                                          "state directory."),
+    token_file: Path | None = typer.Option(None, "--token-file", help="The service's bearer token (or set "
+                                           "TASKASSIGN_TOKEN)."),
+    timeout_s: float = typer.Option(10.0, "--timeout", help="Seconds to wait for the service."),
+) -> None:
+    """Hand a plan to the service: it answers the application's rebalances with it while it fits the group."""
+    from taskassign.bridge.plans import parse_plan, store_approved
+    from taskassign.formats.json_io import load_json_file
+
+    plan_doc = parse_plan(load_json_file(plan_file), source=str(plan_file))
+    console = stdout_console()
+    if (service is None) == (state_dir is None):
+        raise UserInputError("give --service URL or --state-dir DIR (one of them)")
+    if state_dir is not None:
+        path = store_approved(state_dir, plan_doc)
+        console.print(f"approved plan {plan_doc['plan_id']} for {escape(plan_doc['application_id'])}: "
+                      f"{escape(str(path))}")
+        return
+    assert service is not None
+    token = token_file.read_text(encoding="utf-8").strip() if token_file else os.environ.get("TASKASSIGN_TOKEN")
+    request = urllib.request.Request(service.rstrip("/") + "/v1/plans", data=json.dumps(plan_doc).encode(),
+                                     headers={"Content-Type": "application/json"}, method="POST")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:
+            answer = json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        body = exc.read().decode(errors="replace")
+        raise UserInputError(f"{service}: HTTP {exc.code}: {body.strip()[:300]}") from None
+    except (urllib.error.URLError, OSError) as exc:
+        raise UserInputError(f"{service}: cannot reach the service ({getattr(exc, 'reason', exc)})") from None
+    console.print(f"approved plan {answer.get('approved')} for {escape(str(answer.get('application_id')))} at "
+                  f"{escape(service)}")
