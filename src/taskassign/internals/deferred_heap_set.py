@@ -130,6 +130,10 @@ class DeferredJavaPrioritySet:
     def offer(self, client: int) -> None:
         self.offer_all((client,))
 
+    def offer_everyone(self, clients: Sequence[int]) -> None:
+        """Every client again, as Kafka does: this heap replays Kafka's, so no offer may be skipped."""
+        self.offer_all(clients)
+
     def offer_all(self, clients: Iterable[int]) -> None:
         """Offer each client in turn, after observing the new weights of all of them (see Precondition)."""
         listed = clients if isinstance(clients, tuple) else tuple(clients)

@@ -95,7 +95,7 @@ class ClientTagAwareStandbyTaskAssignor:
             for owner in owners.get(task, ()):
                 if task not in remaining:  # a second active owner (invalid input): nothing left to place
                     break
-                pool.offer_all(everyone)
+                pool.offer_everyone(everyone)
                 left = self._place_with_different_tags(
                     clients, tags, values, clients_with, pool, task, owner, remaining[task])
                 if left > 0:
@@ -105,7 +105,7 @@ class ClientTagAwareStandbyTaskAssignor:
                     remaining_order.remove(task)
 
         if remaining:
-            pool.offer_all(everyone)
+            pool.offer_everyone(everyone)
             short = []
             for task in remaining_order:
                 if remaining[task] > 0 and place_least_loaded(clients, pool, task, remaining[task]) > 0:
