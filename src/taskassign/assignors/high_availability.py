@@ -43,6 +43,7 @@ from taskassign.rack.cost import (
 )
 from taskassign.rack.internal import RackAwareTaskAssignor, make_rack_aware_assignor
 from taskassign.standby import choose_standby_assignor
+from taskassign.standby.client_tag_aware import ClientTagAwareStandbyTaskAssignor
 from taskassign.standby.base import StandbyMovePredicate
 
 __all__ = (
@@ -92,8 +93,11 @@ def assign_high_availability(application_state: ApplicationState, *, java_heap: 
     if rack is not None:
         rack.optimize_actives(clients, stateful, rack.traffic_cost, rack.non_overlap_cost)
 
+    standby_tags = None
     if configs.num_standby_replicas != 0:
         standby_assignor = choose_standby_assignor(configs)
+        if not configs.kafka_compat and isinstance(standby_assignor, ClientTagAwareStandbyTaskAssignor):
+            standby_tags = standby_assignor.tag_entries(clients)
         standby_assignor.assign(clients, stateful, configs.num_standby_replicas, make_pool, task_ids)
         balance_tasks_over_threads(clients, standby=True, allowed=standby_assignor.is_allowed_task_movement)
         if rack is not None:
@@ -103,7 +107,10 @@ def assign_high_availability(application_state: ApplicationState, *, java_heap: 
     lags = LagTable(application_state, numbers)
     warmups: dict[int, set[int]] = {}
     active_movements = assign_active_task_movements(clients, lags, warmups, budget, make_pool)
-    standby_movements = assign_standby_task_movements(clients, lags, warmups, budget, make_pool)
+    # Kafka sends a standby that must move to a client whose lag only ties its holder's, ignoring tags: the
+    # lowest ProcessId collects them (docs/kafka-differences.md, H8, H10); replayed under kafka_compat.
+    standby_movements = assign_standby_task_movements(clients, lags, warmups, budget, make_pool,
+                                                      kafka_ties=standby_tags is None, tags=standby_tags)
 
     stateless = [n for n in range(len(task_ids)) if n not in lags.ends]
     _assign_stateless_by_active_load(clients, stateless, make_pool)

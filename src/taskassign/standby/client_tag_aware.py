@@ -153,6 +153,10 @@ class ClientTagAwareStandbyTaskAssignor:
                 break
         return remaining
 
+    def tag_entries(self, clients: Sequence[ClientState]) -> list[frozenset[TagEntry]]:
+        """Each client's tag entries (key, value), as the tag-diversity checks count them."""
+        return [frozenset(self._tags_of(c).items()) for c in clients]
+
     def is_allowed_task_movement(self, source: ClientState, destination: ClientState) -> bool:
         """Thread balancing may move a standby only to a client with all of the source's tag values."""
         destination_tags = self._tags_of(destination)
