@@ -175,21 +175,20 @@ def assign_standby_task_movements(
     poll, offer_all = pool.poll, pool.offer_all
     first_eligible = walks.first_eligible_before if kafka_ties else walks.first_strictly_ahead
     holders = _Holders(clients) if tags is not None else None
+    tag_of: Sequence[frozenset[tuple[str, str]]] = tags if tags is not None else ()
     moved = 0
     for task, dest in _in_heap_order(movements, lags, held >= full):
         if copies[task] >= full:
             continue
 
-        if holders is None:
-            def eligible(c: int, t: int = task) -> bool:
-                return t not in actives[c] and t not in standbys[c]
-        else:
-            assert tags is not None
-            others = holders.tag_entries_without(task, dest, tags)
-            here = len(others | tags[dest])
+        others: frozenset[tuple[str, str]] | None = None
+        here = 0
+        if holders is not None:
+            others = holders.tag_entries_without(task, dest, tag_of)
+            here = len(others | tag_of[dest])
 
-            def eligible(c: int, t: int = task, o: frozenset[tuple[str, str]] = others, n: int = here) -> bool:
-                return t not in actives[c] and t not in standbys[c] and len(o | tags[c]) >= n
+        def eligible(c: int, t: int = task, o: frozenset[tuple[str, str]] | None = others, n: int = here) -> bool:
+            return t not in actives[c] and t not in standbys[c] and (o is None or len(o | tag_of[c]) >= n)
 
         source = poll(task, eligible)
         if source is None:
@@ -289,8 +288,7 @@ class _LagOrderWalks:
         (clients that only tie it are no more caught up)."""
         lags = self._lags
         limit = lags.lag(dest, task)
-        ahead, behind, outside = lags.lag_order_parts(task)
-        for client in ahead:
+        for client in lags.lag_order_parts(task)[0]:
             if lags.lag(client, task) >= limit:
                 return None
             if eligible(client):

@@ -43,8 +43,8 @@ from taskassign.rack.cost import (
 )
 from taskassign.rack.internal import RackAwareTaskAssignor, make_rack_aware_assignor
 from taskassign.standby import choose_standby_assignor
-from taskassign.standby.client_tag_aware import ClientTagAwareStandbyTaskAssignor
 from taskassign.standby.base import StandbyMovePredicate
+from taskassign.standby.client_tag_aware import ClientTagAwareStandbyTaskAssignor
 
 __all__ = (
     "DEFAULT_NON_OVERLAP_COST",
