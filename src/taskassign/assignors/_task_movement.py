@@ -287,8 +287,14 @@ class _LagOrderWalks:
         """The first eligible client in ``byLag[t]`` order with a lag strictly below the destination's
         (clients that only tie it are no more caught up)."""
         lags = self._lags
+        ahead, _, outside = lags.lag_order_parts(task)
+        if dest not in outside:  # the destination sits in the block at lag = end: only ``ahead`` is below it
+            for client in ahead:
+                if eligible(client):
+                    return client
+            return None
         limit = lags.lag(dest, task)
-        for client in lags.lag_order_parts(task)[0]:
+        for client in ahead:
             if lags.lag(client, task) >= limit:
                 return None
             if eligible(client):
