@@ -70,7 +70,8 @@ class HighAvailabilityTaskAssignor(BaseTaskAssignor):
 
 def assign_high_availability(application_state: ApplicationState, *, java_heap: bool = False) -> TaskAssignment:
     """Run the high-availability assignment. ``java_heap`` runs every constrained priority set on the
-    emulated Java heap (slow; the reference the default is tested against)."""
+    emulated Java heap (slow; the reference the default is tested against) and moves standbys as Kafka does
+    (docs/kafka-differences.md, H10), as kafka_compat does."""
     configs = application_state.configs
     clients = client_states(application_state)
     task_ids = application_state.task_ids.items
@@ -96,7 +97,8 @@ def assign_high_availability(application_state: ApplicationState, *, java_heap: 
     standby_tags = None
     if configs.num_standby_replicas != 0:
         standby_assignor = choose_standby_assignor(configs)
-        if not configs.kafka_compat and isinstance(standby_assignor, ClientTagAwareStandbyTaskAssignor):
+        # (java_heap is the reference for Kafka's mechanism: it moves standbys as Kafka does too)
+        if not (configs.kafka_compat or java_heap) and isinstance(standby_assignor, ClientTagAwareStandbyTaskAssignor):
             standby_tags = standby_assignor.tag_entries(clients)
         standby_assignor.assign(clients, stateful, configs.num_standby_replicas, make_pool, task_ids)
         balance_tasks_over_threads(clients, standby=True, allowed=standby_assignor.is_allowed_task_movement)
