@@ -11,6 +11,9 @@ Runs: high_availability with rack strategy none, min_traffic and balance_subtopo
 legacy_sticky, fallback_prior and the KIP-924 sticky assignor, in the default mode; under
 ``taskassign.kafka.compat`` high_availability with strategy none (Kafka's heap replayed,
 docs/kafka-differences.md H9) and, at the sizes Kafka's exact rack solver can do, with min_traffic.
+Runs labelled ``tags`` use issue 33's shape (``scale_app --zones 3``: client tags over 3 zones and
+``rack.aware.assignment.tags=zone``, so standbys go through the client-tag-aware standby assignor), in
+the default mode and under kafka_compat (Kafka's pile-up replayed, docs/kafka-differences.md H10).
 The curve fits ``time = a * tasks^k`` by least squares on log-log (``k`` = the growth exponent; 1 is
 linear) over 10^3 .. 10^5 tasks: for the whole CLI (CPU and wall; at 10^3 tasks its ~0.5 s of start-up
 dominates, which flattens the curve) and, measured in another fresh process, for reading the file plus
@@ -47,6 +50,8 @@ SIZES = (1_000, 3_000, 10_000, 30_000, 100_000)
 #: (label, assignor, rack strategy, kafka_compat, largest size it runs at)
 RUNS: tuple[tuple[str, str, str, bool, int], ...] = (
     ("high_availability/none", "high_availability", "none", False, 100_000),
+    ("high_availability/tags", "high_availability", "none", False, 100_000),
+    ("high_availability/tags kafka_compat", "high_availability", "none", True, 100_000),
     ("high_availability/min_traffic", "high_availability", "min_traffic", False, 100_000),
     ("high_availability/balance_subtopology", "high_availability", "balance_subtopology", False, 100_000),
     ("state_aware", "state_aware", "none", False, 100_000),
@@ -179,9 +184,10 @@ def main(argv: list[str] | None = None) -> int:
                 if tasks > largest:
                     continue
                 clients = max(2, tasks // 100)
-                path = workdir / f"app-{tasks}-{strategy}-{compat}.scenario.json"
+                zones = 3 if "tags" in label else 0
+                path = workdir / f"app-{tasks}-{strategy}-{compat}-zones{zones}.scenario.json"
                 if not path.exists():
-                    write(path, scenario(tasks, clients, strategy=strategy, kafka_compat=compat))
+                    write(path, scenario(tasks, clients, strategy=strategy, kafka_compat=compat, zones=zones))
                 runs, loads_before = [], []
                 for _ in range(args.repeat):
                     if args.quiet_load is not None:
@@ -192,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
                 engine = [run_engine(path, assignor) for _ in range(args.repeat)]
                 loads = load_average()
                 row = {"run": label, "assignor": assignor, "strategy": strategy, "kafka_compat": compat,
-                       "tasks": tasks, "clients": clients,
+                       "zones": zones, "tasks": tasks, "clients": clients,
                        "wall_s": round(statistics.median(r["wall_s"] for r in runs), 3),
                        "cpu_s": round(statistics.median(r["cpu_s"] for r in runs), 3),
                        "peak_rss_mb": round(max(r["peak_rss_mb"] for r in runs), 1),

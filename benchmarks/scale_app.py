@@ -15,7 +15,12 @@ previous clients left (their tasks are orphaned; they are not in the scenario), 
 task's standby reports a random lag of up to twice ``acceptable.recovery.lag``, so some are caught up
 and some are not. ``taskassign.kafka.compat`` is not set (the default mode).
 
+``--zones Z`` (issue 33's tags shape, as KIP-708 users run it) gives client ``c`` the client tag
+``zone=zone-{c mod Z}`` and sets ``rack.aware.assignment.tags=zone``, so standbys are placed by Kafka's
+client-tag-aware standby assignor; with ``Z = 3`` the zones follow the racks.
+
     python -m benchmarks.scale_app --tasks 100000 --clients 1000 --strategy min_traffic -o app.scenario.json
+    python -m benchmarks.scale_app --tasks 100000 --clients 1000 --zones 3 -o tags.scenario.json
 """
 
 from __future__ import annotations
@@ -59,7 +64,7 @@ def _tasks(tasks: int, rng: random.Random) -> list[dict[str, Any]]:
 
 
 def scenario(tasks: int, clients: int, *, strategy: str = "none", seed: int = 20,
-             kafka_compat: bool = False) -> dict[str, Any]:
+             kafka_compat: bool = False, zones: int = 0) -> dict[str, Any]:
     """The scenario document of ``tasks`` tasks on ``clients`` clients (see the module docstring)."""
     rng = random.Random(seed)
     task_docs = _tasks(tasks, rng)
@@ -74,7 +79,7 @@ def scenario(tasks: int, clients: int, *, strategy: str = "none", seed: int = 20
             standbys[(k + 1) % previous][task["id"]] = END_OFFSET - rng.randint(0, 2 * RECOVERY_LAG)
     stateful = frozenset(t["id"] for t in task_docs if t["stores"])
     pids = _process_ids(previous + new, rng)
-    client_docs = []
+    client_docs: list[dict[str, Any]] = []
     for c in range(previous):
         if c in left:
             continue
@@ -87,9 +92,15 @@ def scenario(tasks: int, clients: int, *, strategy: str = "none", seed: int = 20
         client_docs.append({"process_id": pids[c], "threads": 2, "rack": f"rack-{c % RACKS}"})
     configs: dict[str, Any] = {"num.standby.replicas": 1, "acceptable.recovery.lag": RECOVERY_LAG,
                                "rack.aware.assignment.strategy": strategy}
+    if zones > 0:
+        for c, doc in zip([c for c in range(previous) if c not in left] + list(range(previous, previous + new)),
+                          client_docs, strict=True):
+            doc["tags"] = {"zone": f"zone-{c % zones}"}
+        configs["rack.aware.assignment.tags"] = ["zone"]
     if kafka_compat:
         configs["taskassign.kafka.compat"] = True
-    return {"format": "taskassign/scenario/v1", "name": f"scale-{tasks}x{clients}-{strategy}", "now_ms": 0,
+    name = f"scale-{tasks}x{clients}-{strategy}" + (f"-zones{zones}" if zones > 0 else "")
+    return {"format": "taskassign/scenario/v1", "name": name, "now_ms": 0,
             "configs": configs, "tasks": task_docs, "clients": client_docs}
 
 
@@ -105,10 +116,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--strategy", default="none", choices=["none", "min_traffic", "balance_subtopology"])
     parser.add_argument("--kafka-compat", action="store_true")
     parser.add_argument("--seed", type=int, default=20)
+    parser.add_argument("--zones", type=int, default=0, help="client tags zone=zone-{c mod Z}, tags=zone")
     parser.add_argument("-o", "--output", type=Path, required=True)
     args = parser.parse_args(argv)
     write(args.output, scenario(args.tasks, args.clients, strategy=args.strategy, seed=args.seed,
-                                kafka_compat=args.kafka_compat))
+                                kafka_compat=args.kafka_compat, zones=args.zones))
 
 
 if __name__ == "__main__":

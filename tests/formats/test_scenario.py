@@ -33,7 +33,7 @@ def test_minimal_scenario_derives_previous_tasks_and_lags() -> None:
 
 def test_every_golden_scenario_reads() -> None:
     files = sorted(GOLDEN_DIR.glob("*/*.scenario.json"))
-    assert len(files) == 497
+    assert len(files) == 498
     for path in files:
         scenario = read_scenario(path)
         assert scenario.state.tasks

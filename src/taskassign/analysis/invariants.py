@@ -6,20 +6,24 @@ so tests, the convergence harness and the simulator can all report *why* an assi
 * ``validity_problems``: Kafka's ``assertValidAssignment`` (P1-P4: every task active exactly once, no standby of a
   stateless task, never active and standby on one client, min(clients, 1 + replicas) holders per stateful task).
 * ``balance_problems``: Kafka's ``verifyBalancedAssignment`` (P5-P7), read off ``AssignmentMetrics``.
+* ``standby_pile_up_problems``: one client holding far more standbys than the median client (Kafka's
+  standby movement piles them on the lowest ProcessId, docs/kafka-differences.md H8, H10).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 
-from taskassign.analysis.metrics import AssignmentLike, AssignmentMetrics, compute_metrics
+from taskassign.analysis.metrics import AssignmentLike, AssignmentMetrics, compute_metrics, standby_pile_up
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import ApplicationState, GroupAssignment, TaskAssignment
 
-__all__ = ("balance_problems", "validity_problems")
+__all__ = ("PILE_UP_FACTOR", "balance_problems", "standby_pile_up_problems", "validity_problems")
 
 #: Kafka's bound on active and stateful load differences between clients (per thread).
 LOAD_SKEW_BOUND = 1.0
+#: A client holding at least this many times the median client's standbys per thread (and 2 more) is a pile-up.
+PILE_UP_FACTOR = 2.0
 
 
 def validity_problems(
@@ -86,3 +90,14 @@ def balance_problems(
         if skew > subtopology_skew_threshold:
             problems.append(f"subtopology {sub}: active tasks per client skew {skew} > {subtopology_skew_threshold}")
     return tuple(problems)
+
+
+def standby_pile_up_problems(metrics: AssignmentMetrics) -> tuple[str, ...]:
+    """A standby pile-up: the client with the most standbys per thread holds at least ``PILE_UP_FACTOR`` x
+    the median client's (taken as at least 1) and at least 2 more."""
+    factor, top, median = standby_pile_up(metrics.client_metrics)
+    if top is None or factor < PILE_UP_FACTOR or top.standby / max(top.threads, 1) - median < 2:
+        return ()
+    total = sum(r.standby for r in metrics.client_metrics)
+    return (f"standby pile-up: client {top.process_id} holds {top.standby} of {total} standbys, {factor:.1f} x the "
+            f"median client's per thread ({median:g})",)

@@ -23,8 +23,9 @@ Terms used in the definitions:
 
 from __future__ import annotations
 
+import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
@@ -55,6 +56,7 @@ __all__ = (
     "compute_metrics",
     "even_spread",
     "metric_fields",
+    "standby_pile_up",
     "state_weight_unit",
     "subtopology_name",
 )
@@ -217,6 +219,11 @@ class AssignmentMetrics:
         "without state); a thread's state load is the state weights of the tasks dealt to it (the thread-level "
         "assignment when the leader computed it, else each client's state load dealt evenly over its threads)",
         0.0)
+    # -- standby pile-up (added last: keys are only ever appended) -----------------------------
+    standby_pile_up: float = _metric(
+        "most standbys per thread on one client / the median client's standbys per thread (taken as at least "
+        "1); 0.0 without standbys. Kafka's standby movement can pile standbys on the lowest ProcessId "
+        "(docs/kafka-differences.md, H8, H10)", 0.0)
     # -- details (not in to_dict) -------------------------------------------------------------
     client_metrics: tuple[ClientMetrics, ...] = ()
     #: Subtopology name ("0", or "name__0" for named topologies) -> its skew (see subtopology_skew_max).
@@ -240,6 +247,7 @@ SECTION_STARTS = MappingProxyType({
     "standby_shortfall_tasks": "standbys",
     "cross_rack_active_partitions": "racks and tags",
     "thread_state_imbalance": "state per thread",
+    "standby_pile_up": "standby pile-up",
 })
 
 
@@ -287,6 +295,7 @@ def compute_metrics(state: ApplicationState, assignment: AssignmentLike) -> Assi
         **totals.racks(state),
         **_spread(view),
         "subtopology_skew_max": max(skews.values(), default=0),
+        "standby_pile_up": standby_pile_up(client_rows)[0],
     }
     return AssignmentMetrics(
         **summary,
@@ -580,6 +589,17 @@ def _state_load(rows: tuple[ClientMetrics, ...]) -> dict[str, int | float]:
         "state_load_imbalance": float(imbalance), "thread_state_imbalance": float(thread_imbalance),
         "active_state_load_max": int(a_max), "active_state_load_min": int(a_min),
     }
+
+
+def standby_pile_up(rows: Sequence[ClientMetrics]) -> tuple[float, ClientMetrics | None, float]:
+    """(the ``standby_pile_up`` metric, the client holding the most standbys per thread, the median client's
+    standbys per thread); (0.0, None, 0.0) without standbys."""
+    per_thread = [r.standby / r.threads if r.threads else float(r.standby) for r in rows]
+    if not rows or not any(per_thread):
+        return 0.0, None, 0.0
+    top = max(range(len(rows)), key=per_thread.__getitem__)
+    median = statistics.median(per_thread)
+    return per_thread[top] / max(median, 1.0), rows[top], median
 
 
 def _standbys(view: _View) -> dict[str, int]:

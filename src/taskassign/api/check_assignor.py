@@ -15,7 +15,9 @@ instance each time). What fails the check:
 
 Noted, not failed (Kafka's own assignors reach these only after convergence, or not at all):
 ``balance`` (``analysis.invariants.balance_problems``: P5-P7 of Kafka's verifyBalancedAssignment),
-``warmups`` (more standbys beyond ``num.standby.replicas`` than ``max.warmup.replicas`` allows).
+``warmups`` (more standbys beyond ``num.standby.replicas`` than ``max.warmup.replicas`` allows),
+``pile_up`` (``analysis.invariants.standby_pile_up_problems``: one client holds far more standbys than the
+median client, as Kafka's standby movement can do, docs/kafka-differences.md H8, H10).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from taskassign.analysis.invariants import balance_problems
+from taskassign.analysis.invariants import balance_problems, standby_pile_up_problems
 from taskassign.analysis.metrics import compute_metrics
 from taskassign.api.application import read_application
 from taskassign.errors import PluginAssignorError, UserInputError
@@ -57,6 +59,7 @@ CHECKS: dict[str, str] = {
     "balance": "outside Kafka's balance bounds after this rebalance (P5-P7; Kafka's own assignors reach "
                "them after convergence)",
     "warmups": "more standbys beyond num.standby.replicas than max.warmup.replicas",
+    "pile_up": "one client holds at least twice the median client's standbys per thread (standby pile-up)",
 }
 #: The checks whose findings fail the run (the others are noted).
 FAILING_CHECKS = frozenset({"raised", "invalid", "unassigned", "standbys", "deterministic"})
@@ -191,6 +194,7 @@ def _judge(scenario: Scenario, result: RebalanceResult) -> list[tuple[str, str]]
     if metrics.extra_standby_replicas > warmups:
         found.append(("warmups", f"{metrics.extra_standby_replicas} standby replica(s) beyond "
                                  f"num.standby.replicas, max.warmup.replicas is {warmups}"))
+    found += [("pile_up", problem) for problem in standby_pile_up_problems(metrics)]
     return found
 
 

@@ -144,12 +144,22 @@ def assign_standby_task_movements(
     warmups: Mapping[int, set[int]],
     budget: WarmupBudget,
     make_pool: PoolFactory,
+    *,
+    kafka_ties: bool = True,
+    tags: Sequence[frozenset[tuple[str, str]]] | None = None,
 ) -> int:
     """Move standbys off clients that are not caught up (warm-ups made by active movements stay).
 
     The new holder is the least loaded caught-up client not holding the task, else the most caught-up
     such client ahead of the current holder in lag order. While the warm-up budget lasts the current
     holder keeps its copy. Returns the number of standbys moved.
+
+    ``kafka_ties`` (Kafka's rule): the lag-order walk takes a client whose lag only ties the holder's;
+    every client that never held the task ties at the end offset, so the lowest ProcessId collects
+    those standbys (docs/kafka-differences.md, H8, H10). Without it, only a strictly more caught-up
+    client takes the standby, else it stays. ``tags`` (each client's tag entries, default mode with
+    client tags): a standby moves only to a client that keeps as many distinct tag entries among the
+    task's replicas (KIP-708's spread), as the rack optimisation's check does.
     """
     pool = caught_up_pool(clients, lags, make_pool)
     movements = _movements(clients, lags, pool, standby=True, skip=warmups)
@@ -162,29 +172,74 @@ def assign_standby_task_movements(
                        minlength=lags.num_tasks)
     full = len(clients) - 1
     copies: list[int] = held.tolist()
-    poll, offer_all, first_eligible_before = pool.poll, pool.offer_all, walks.first_eligible_before
+    poll, offer_all = pool.poll, pool.offer_all
+    first_eligible = walks.first_eligible_before if kafka_ties else walks.first_strictly_ahead
+    holders = _Holders(clients) if tags is not None else None
+    tag_of: Sequence[frozenset[tuple[str, str]]] = tags if tags is not None else ()
     moved = 0
     for task, dest in _in_heap_order(movements, lags, held >= full):
         if copies[task] >= full:
             continue
 
-        def eligible(c: int, t: int = task) -> bool:
-            return t not in actives[c] and t not in standbys[c]
+        others: frozenset[tuple[str, str]] | None = None
+        here = 0
+        if holders is not None:
+            others = holders.tag_entries_without(task, dest, tag_of)
+            here = len(others | tag_of[dest])
+
+        def eligible(c: int, t: int = task, o: frozenset[tuple[str, str]] | None = others, n: int = here) -> bool:
+            return t not in actives[c] and t not in standbys[c] and (o is None or len(o | tag_of[c]) >= n)
 
         source = poll(task, eligible)
         if source is None:
-            source = first_eligible_before(task, dest, eligible)
+            source = first_eligible(task, dest, eligible)
             if source is None:
                 continue
         standbys[source].add(task)  # eligible: it holds no copy
         copies[task] += 1
+        if holders is not None:
+            holders.add(task, source)
         if not budget.take():
             standbys[dest].remove(task)
             copies[task] -= 1
             walks.released(task, dest)
+            if holders is not None:
+                holders.remove(task, dest)
         offer_all((source, dest))  # both at once: the destination may have changed weight in the pool
         moved += 1
     return moved
+
+
+class _Holders:
+    """Which clients hold each task (active or standby), for the tag-diversity check of standby moves."""
+
+    __slots__ = ("_of",)
+
+    def __init__(self, clients: Sequence[ClientState]) -> None:
+        of: dict[int, list[int]] = {}
+        for client in clients:
+            for task in chain(client.active, client.standby):
+                found = of.get(task)
+                if found is None:
+                    of[task] = [client.index]
+                else:
+                    found.append(client.index)
+        self._of = of
+
+    def tag_entries_without(self, task: int, client: int, tags: Sequence[frozenset[tuple[str, str]]],
+                            ) -> frozenset[tuple[str, str]]:
+        """The tag entries of the task's holders other than ``client``."""
+        entries: set[tuple[str, str]] = set()
+        for holder in self._of.get(task, ()):
+            if holder != client:
+                entries.update(tags[holder])
+        return frozenset(entries)
+
+    def add(self, task: int, client: int) -> None:
+        self._of.setdefault(task, []).append(client)
+
+    def remove(self, task: int, client: int) -> None:
+        self._of[task].remove(client)
 
 
 class _LagOrderWalks:
@@ -227,6 +282,27 @@ class _LagOrderWalks:
             if eligible(client):
                 return client
         raise AssertionError(f"client {dest} holds task #{task} but is not in its lag order")
+
+    def first_strictly_ahead(self, task: int, dest: int, eligible: Callable[[int], bool]) -> int | None:
+        """The first eligible client in ``byLag[t]`` order with a lag strictly below the destination's
+        (clients that only tie it are no more caught up)."""
+        lags = self._lags
+        ahead, _, outside = lags.lag_order_parts(task)
+        if dest not in outside:  # the destination sits in the block at lag = end: only ``ahead`` is below it
+            for client in ahead:
+                if eligible(client):
+                    return client
+            return None
+        limit = lags.lag(dest, task)
+        for client in ahead:
+            if lags.lag(client, task) >= limit:
+                return None
+            if eligible(client):
+                return client
+        if lags.ends[task] >= limit:
+            return None
+        found = self.first_eligible_before(task, dest, eligible)  # the block and behind, up to dest
+        return found if found is not None and lags.lag(found, task) < limit else None
 
     def released(self, task: int, client: int) -> None:
         """``client`` no longer holds ``task``: it may be the first eligible block client again."""

@@ -43,6 +43,7 @@ from taskassign.rack.cost import (
 from taskassign.rack.internal import RackAwareTaskAssignor, make_rack_aware_assignor
 from taskassign.standby import choose_standby_assignor
 from taskassign.standby.base import StandbyMovePredicate
+from taskassign.standby.client_tag_aware import ClientTagAwareStandbyTaskAssignor
 
 __all__ = (
     "DEFAULT_NON_OVERLAP_COST",
@@ -68,7 +69,8 @@ class HighAvailabilityTaskAssignor(BaseTaskAssignor):
 
 def assign_high_availability(application_state: ApplicationState, *, java_heap: bool = False) -> TaskAssignment:
     """Run the high-availability assignment. ``java_heap`` runs every constrained priority set on the
-    emulated Java heap (slow; the reference the default is tested against)."""
+    emulated Java heap (slow; the reference the default is tested against) and moves standbys as Kafka does
+    (docs/kafka-differences.md, H10), as kafka_compat does."""
     configs = application_state.configs
     clients = client_states(application_state)
     task_ids = application_state.task_ids.items
@@ -91,8 +93,12 @@ def assign_high_availability(application_state: ApplicationState, *, java_heap: 
     if rack is not None:
         rack.optimize_actives(clients, stateful, rack.traffic_cost, rack.non_overlap_cost)
 
+    standby_tags = None
     if configs.num_standby_replicas != 0:
         standby_assignor = choose_standby_assignor(configs)
+        # (java_heap is the reference for Kafka's mechanism: it moves standbys as Kafka does too)
+        if not (configs.kafka_compat or java_heap) and isinstance(standby_assignor, ClientTagAwareStandbyTaskAssignor):
+            standby_tags = standby_assignor.tag_entries(clients)
         standby_assignor.assign(clients, stateful, configs.num_standby_replicas, make_pool, task_ids)
         balance_tasks_over_threads(clients, standby=True, allowed=standby_assignor.is_allowed_task_movement)
         if rack is not None:
@@ -102,7 +108,10 @@ def assign_high_availability(application_state: ApplicationState, *, java_heap: 
     lags = LagTable(application_state, numbers)
     warmups: dict[int, set[int]] = {}
     active_movements = assign_active_task_movements(clients, lags, warmups, budget, make_pool)
-    standby_movements = assign_standby_task_movements(clients, lags, warmups, budget, make_pool)
+    # Kafka sends a standby that must move to a client whose lag only ties its holder's, ignoring tags: the
+    # lowest ProcessId collects them (docs/kafka-differences.md, H8, H10); replayed under kafka_compat.
+    standby_movements = assign_standby_task_movements(clients, lags, warmups, budget, make_pool,
+                                                      kafka_ties=standby_tags is None, tags=standby_tags)
 
     stateless = [n for n in range(len(task_ids)) if n not in lags.ends]
     _assign_stateless_by_active_load(clients, stateless, make_pool)

@@ -53,6 +53,11 @@ class ClientPool(Protocol):
 
     def offer_all(self, clients: Iterable[int]) -> None: ...
 
+    def offer_everyone(self, clients: Sequence[int]) -> None:
+        """``offer_all(clients)`` where ``clients`` are all the pool's clients and, since the previous call,
+        only clients this pool polled may have changed weight (Kafka's tag-aware standby assignor offers
+        every client again before each task; a true-minimum set need only offer back what it gave out)."""
+
     def poll(self, task: int, extra: Extra | None = None) -> int | None: ...
 
 
@@ -167,6 +172,10 @@ class ConstrainedPrioritySet(Generic[C, T]):
         for client in clients:
             self.offer(client)
 
+    def offer_everyone(self, clients: Sequence[C]) -> None:
+        """Every client again, one by one, as Kafka does (each re-offer moves a member in Java's heap)."""
+        self.offer_all(clients)
+
     def poll(self, task: T, extra: Callable[[C], bool] | None = None) -> C | None:
         """Remove and return the first client in heap order that satisfies both predicates."""
         rejected: JavaHashMap[C] = JavaHashMap(hash_of=self._hash_of)
@@ -193,7 +202,7 @@ class IndexedConstrainedPrioritySet:
     member's weight must offer it again before the next poll.
     """
 
-    __slots__ = ("_candidates", "_constraint", "_heap", "_member", "_offered", "_weight")
+    __slots__ = ("_candidates", "_constraint", "_filled", "_heap", "_member", "_offered", "_polled", "_weight")
 
     def __init__(
         self,
@@ -208,6 +217,9 @@ class IndexedConstrainedPrioritySet:
         self._member = [False] * size
         self._offered: list[float] = [-1.0] * size
         self._heap: list[tuple[float, int]] = []
+        #: Clients polled since the last ``offer_everyone``, and whether one has filled the set yet.
+        self._polled: list[int] = []
+        self._filled = False
 
     def __len__(self) -> int:
         return sum(self._member)
@@ -222,6 +234,16 @@ class IndexedConstrainedPrioritySet:
     def offer_all(self, clients: Iterable[int]) -> None:
         for client in clients:
             self.offer(client)
+
+    def offer_everyone(self, clients: Sequence[int]) -> None:
+        """The first call offers every client; later ones only those polled since (every other client is
+        still a member under its offered weight, so offering it again would change nothing)."""
+        if not self._filled:
+            self._filled = True
+            self.offer_all(clients)
+        else:
+            self.offer_all(self._polled)
+        self._polled.clear()
 
     def poll(self, task: int, extra: Extra | None = None) -> int | None:
         found = self._candidates(task) if self._candidates is not None else None
@@ -240,6 +262,8 @@ class IndexedConstrainedPrioritySet:
         if best is None:
             return None
         member[best[1]] = False
+        if self._filled:  # (tracked only for offer_everyone's callers)
+            self._polled.append(best[1])
         return best[1]
 
     def _poll_heap(self, task: int, extra: Extra | None) -> int | None:
@@ -253,6 +277,8 @@ class IndexedConstrainedPrioritySet:
                 continue  # superseded by a later offer, or polled
             if constraint(client, task) and (extra is None or extra(client)):
                 member[client] = False
+                if self._filled:
+                    self._polled.append(client)
                 result = client
                 break
             aside.append(entry)

@@ -79,11 +79,10 @@ class ClientTagAwareStandbyTaskAssignor:
         remaining_order.put_all(tasks)
         tags = [self._tags_of(c) for c in clients]
         values: dict[str, set[str]] = {}
-        clients_with: dict[TagEntry, set[int]] = {}
-        for index, client_tag_map in enumerate(tags):
+        for client_tag_map in tags:
             for key, value in client_tag_map.items():
                 values.setdefault(key, set()).add(value)
-                clients_with.setdefault((key, value), set()).add(index)
+        entries = [frozenset(client_tag_map.items()) for client_tag_map in tags]
         owners: dict[int, list[int]] = {}
         for client in clients:
             for task in client.active:
@@ -95,9 +94,9 @@ class ClientTagAwareStandbyTaskAssignor:
             for owner in owners.get(task, ()):
                 if task not in remaining:  # a second active owner (invalid input): nothing left to place
                     break
-                pool.offer_all(everyone)
+                pool.offer_everyone(everyone)
                 left = self._place_with_different_tags(
-                    clients, tags, values, clients_with, pool, task, owner, remaining[task])
+                    clients, tags, values, entries, pool, task, owner, remaining[task])
                 if left > 0:
                     remaining[task] = left
                 elif task in remaining:
@@ -105,7 +104,7 @@ class ClientTagAwareStandbyTaskAssignor:
                     remaining_order.remove(task)
 
         if remaining:
-            pool.offer_all(everyone)
+            pool.offer_everyone(everyone)
             short = []
             for task in remaining_order:
                 if remaining[task] > 0 and place_least_loaded(clients, pool, task, remaining[task]) > 0:
@@ -117,7 +116,7 @@ class ClientTagAwareStandbyTaskAssignor:
         clients: Sequence[ClientState],
         tags: Sequence[Mapping[str, str]],
         values: Mapping[str, set[str]],
-        clients_with: Mapping[TagEntry, set[int]],
+        entries: Sequence[frozenset[TagEntry]],
         pool: ClientPool,
         task: int,
         owner: int,
@@ -126,11 +125,11 @@ class ClientTagAwareStandbyTaskAssignor:
         """Place standbys of ``task`` (active on ``owner``) on clients with unused tag values; returns
         how many are still missing (Kafka's do-while: one placement is tried even when none is wanted)."""
         used = 1
-        blocked: dict[TagEntry, set[int]] = {}
+        blocked: set[TagEntry] = set()  # a client is blocked when it has one of these tag entries
         last = owner
 
         def unblocked(client: int) -> bool:
-            return not any(client in group for group in blocked.values())
+            return blocked.isdisjoint(entries[client])
 
         while True:
             for key, value in tags[last].items():
@@ -139,9 +138,9 @@ class ClientTagAwareStandbyTaskAssignor:
                     continue
                 if len(values[key]) <= used:  # every value of the key is taken: stop diversifying it
                     for any_value in values[key]:
-                        blocked.pop((key, any_value), None)
+                        blocked.discard((key, any_value))
                 else:
-                    blocked[(key, value)] = clients_with[(key, value)]
+                    blocked.add((key, value))
             chosen = pool.poll(task, unblocked)
             if chosen is None:
                 break
@@ -152,6 +151,10 @@ class ClientTagAwareStandbyTaskAssignor:
             if remaining <= 0:
                 break
         return remaining
+
+    def tag_entries(self, clients: Sequence[ClientState]) -> list[frozenset[TagEntry]]:
+        """Each client's tag entries (key, value), as the tag-diversity checks count them."""
+        return [frozenset(self._tags_of(c).items()) for c in clients]
 
     def is_allowed_task_movement(self, source: ClientState, destination: ClientState) -> bool:
         """Thread balancing may move a standby only to a client with all of the source's tag values."""
