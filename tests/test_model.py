@@ -103,3 +103,14 @@ def test_task_assignment_by_process_keeps_later_entry() -> None:
 def test_lag_computation_flag() -> None:
     assert app_state([task("0_0", end=5)], [client(PID_1)]).lag_computation_successful
     assert not app_state([task("0_0", end=-3)], [client(PID_1)]).lag_computation_successful
+
+
+def test_only_new_task_info_builds_a_task_info() -> None:
+    """One factory (model.new_task_info) builds every TaskInfo in src/, so its checks hold everywhere."""
+    import re
+    from pathlib import Path
+
+    src = Path(__file__).parents[1] / "src" / "taskassign"
+    callers = sorted(str(p.relative_to(src)) for p in src.rglob("*.py")
+                     if p.name != "model.py" and re.search(r"\bTaskInfo\(", p.read_text(encoding="utf-8")))
+    assert not callers, f"build TaskInfo through model.new_task_info: {callers}"

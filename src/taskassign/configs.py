@@ -235,16 +235,6 @@ DEFAULT_MAX_WARMUP_REPLICAS: int = CONFIG_KEYS[MAX_WARMUP_REPLICAS].default
 DEFAULT_PROBING_REBALANCE_INTERVAL_MS: int = CONFIG_KEYS[PROBING_REBALANCE_INTERVAL_MS].default
 
 
-def register_config_key(key: ConfigKey) -> None:
-    """Add an extension key (must live under ``taskassign.``) to the known configs."""
-    if not key.name.startswith("taskassign."):
-        raise ValueError(f"extension config keys must start with 'taskassign.', got {key.name!r}")
-    global CONFIG_KEYS
-    table = dict(CONFIG_KEYS)
-    table[key.name] = key
-    CONFIG_KEYS = MappingProxyType(table)
-
-
 def _coerce(key: ConfigKey, value: Any, coerce_strings: bool) -> Any:
     """Check the JSON type of ``value`` for ``key`` (optionally parsing strings, as Kafka's ConfigDef)."""
     kind = key.kind
@@ -467,7 +457,3 @@ class AssignmentConfigs:
     def kafka_version(self) -> str:
         """The Kafka release line reproduced (``kafka.version``; default DEFAULT_KAFKA_LINE)."""
         return str(self.extension(KAFKA_VERSION))
-
-    @property
-    def rack_awareness_configured(self) -> bool:
-        return self.rack_aware_assignment_strategy != STRATEGY_NONE

@@ -45,6 +45,7 @@ __all__ = (
     "compute_lag",
     "new_assigned_task",
     "new_consumer_assignment",
+    "new_task_info",
 )
 
 class _Comparable(Protocol):
@@ -214,6 +215,25 @@ class TaskInfo:
     def state_weight(self) -> int:
         """The task's state size for state-aware balance: ``state_bytes``, else its number of stores."""
         return self.state_bytes if self.state_bytes is not None else len(self.state_store_names)
+
+
+def new_task_info(
+    task_id: TaskId,
+    stores: Iterable[str] = (),
+    partitions: Iterable[TaskTopicPartition] = (),
+    changelog_end_offset_sum: int = 0,
+    state_bytes: int | None = None,
+) -> TaskInfo:
+    """The one way taskassign builds a TaskInfo (readers, generators, the leader): ``stores`` and
+    ``partitions`` in any order. A changelog end offset sum belongs to a task with a changelog partition;
+    anything else is a ValueError (the scenario readers check it first, to name the JSON path)."""
+    info = TaskInfo(task_id, stores if isinstance(stores, SortedFrozenSet) else SortedFrozenSet(stores),
+                    partitions if type(partitions) is tuple else tuple(partitions), changelog_end_offset_sum,
+                    state_bytes)
+    if changelog_end_offset_sum != 0 and not info.has_changelog:
+        raise ValueError(f"task {task_id} has a changelog end offset sum ({changelog_end_offset_sum}) but no "
+                         "changelog partition")
+    return info
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ import pytest
 from taskassign.errors import ScenarioError
 from taskassign.formats import scenario as scenario_module
 from taskassign.formats._scenario_fast import FastReader
+from taskassign.formats._scenario_fields import PARTITION_FIELDS, TASK_FIELDS
 from taskassign.formats.scenario import parse_scenario
 from tests.helpers import GOLDEN_DIR
 
@@ -68,3 +69,33 @@ def test_malformed_tasks_raise_the_general_readers_error(changes: dict[str, Any]
     with pytest.raises(ScenarioError) as general:
         parse_scenario(_doc(**changes))
     assert str(fast.value) == str(general.value)
+
+
+#: A well-formed value, other than the default, for every field of _scenario_fields' tables.
+_TASK_SAMPLES = {"id": "0_0", "stores": ["a", "b"], "changelog_end_offset_sum": 7, "state_bytes": 1_000,
+                 "partitions": [{"topic": "cl", "partition": 0, "changelog": True}]}
+_PARTITION_SAMPLES = {"topic": "in", "partition": 3, "source": True, "changelog": True, "racks": ["r1", "r2"]}
+
+
+def test_every_field_of_the_table_has_a_sample() -> None:
+    """A new field in _scenario_fields needs a sample here, so the tests below cover it."""
+    assert {f.key for f in TASK_FIELDS} == _TASK_SAMPLES.keys()
+    assert {f.key for f in PARTITION_FIELDS} == _PARTITION_SAMPLES.keys()
+
+
+@pytest.mark.parametrize("key", [f.key for f in TASK_FIELDS] + [f"partitions.{f.key}" for f in PARTITION_FIELDS])
+def test_both_readers_read_every_field_of_the_table(key: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each field set to a non-default value: the fast reader takes the task (it does not hand it to the
+    general reader) and builds what the general reader builds."""
+    task: dict[str, Any] = {"id": "0_0", "partitions": [{"topic": "cl", "partition": 0, "changelog": True}]}
+    if key.startswith("partitions."):
+        task["partitions"] = [{"topic": "cl", "partition": 0, "changelog": True,
+                               key.removeprefix("partitions."): _PARTITION_SAMPLES[key.removeprefix("partitions.")]}]
+    else:
+        task[key] = _TASK_SAMPLES[key]
+    assert FastReader().task(task) is not None, f"the fast reader refuses a well-formed {key!r}"
+    doc = {"format": "taskassign/scenario/v1", "tasks": [task],
+           "clients": [{"process_id": "00000000-0000-0000-0000-000000000001", "threads": 1}]}
+    fast = parse_scenario(doc)
+    _without_fast_paths(monkeypatch)
+    assert parse_scenario(doc) == fast

@@ -112,8 +112,8 @@ def test_the_parquet_path_computes_what_sparks_path_computes(spark: Any) -> None
     tables = read_snapshot(spark, EXAMPLE_FLEET)
     tasks = plan_scatter({name: (t.path, t.format) for name, t in tables.items()}, 3)
     assert tasks is not None
-    scattered = stages.process_scattered(stages.scatter(spark, tasks, 4), None, False)
-    gathered = stages.process_applications(stages.gather({n: t.df for n, t in tables.items()}, 4), None, False)
+    scattered = stages.process_scattered(stages.scatter(spark, tasks, 4))
+    gathered = stages.process_applications(stages.gather({n: t.df for n, t in tables.items()}, 4))
     expected = _results(gathered)
     assert set(expected) == {"app", "client", "consumer", "error"} and len(expected["error"]) > 0
     assert _results(scattered) == expected
@@ -127,8 +127,8 @@ def test_bucket_files_compute_what_sparks_path_computes(spark: Any, tmp_path: Pa
     assert tasks is not None
     write_bucket_files(tasks, 4, tmp_path / "buckets")
     assert sorted(p.name for p in (tmp_path / "buckets").iterdir()) == [bucket_file("", b).name for b in range(4)]
-    filed = stages.process_bucket_files(spark, str(tmp_path / "buckets"), 4, None, False)
-    gathered = stages.process_applications(stages.gather({n: t.df for n, t in tables.items()}, 4), None, False)
+    filed = stages.process_bucket_files(spark, str(tmp_path / "buckets"), 4)
+    gathered = stages.process_applications(stages.gather({n: t.df for n, t in tables.items()}, 4))
     assert _results(filed) == _results(gathered)
 
 

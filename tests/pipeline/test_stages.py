@@ -57,7 +57,7 @@ def test_gather_puts_every_row_of_an_application_in_one_partition(spark: Any, sn
 
 def test_process_applications_returns_results_errors_and_timings(spark: Any, snapshot: Path) -> None:
     tables = {name: t.df for name, t in read_snapshot(spark, snapshot).items()}
-    processed = stages.process_applications(stages.gather(tables, 2), None, False)
+    processed = stages.process_applications(stages.gather(tables, 2))
     found = _decoded(processed)
     assert {kind: len(rows) for kind, rows in found.items()} == {"app": 2, "client": 2, "consumer": 3, "error": 2,
                                                                 "bucket": 2}
@@ -92,7 +92,7 @@ def test_buckets_stage_their_results_as_files_and_strays_are_removed(spark: Any,
     assert files and "part-00099-0.parquet" not in files and all(f.startswith("part-0") for f in files)
     apps = rows_of_kind(read_staged(staged), "app").to_pylist()
     expected = _decoded(stages.process_applications(
-        stages.gather({name: t.df for name, t in read_snapshot(spark, snapshot).items()}, 2), None, False))["app"]
+        stages.gather({name: t.df for name, t in read_snapshot(spark, snapshot).items()}, 2)))["app"]
     timings = ("build_seconds", "engine_seconds", "metrics_seconds")
     assert (sorted(({k: v for k, v in r.items() if k not in timings} for r in apps), key=repr)
             == sorted(({k: v for k, v in r.items() if k not in timings} for r in expected), key=repr))

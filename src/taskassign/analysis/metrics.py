@@ -58,7 +58,6 @@ __all__ = (
     "metric_fields",
     "standby_pile_up",
     "state_weight_unit",
-    "subtopology_name",
 )
 
 #: Row/column label of the rack traffic matrix when a client's or a partition's rack is unknown.
@@ -266,11 +265,6 @@ _FIELDS = tuple(
 def state_weight_unit(state: ApplicationState) -> str:
     """``"bytes"`` when state weights are sizes (some task gives ``state_bytes``), else ``"stores"`` (counts)."""
     return "bytes" if any(t.state_bytes is not None for t in state.tasks.values()) else "stores"
-
-
-def subtopology_name(task: TaskId) -> str:
-    """``"0"`` for subtopology 0, ``"name__0"`` for a named topology's."""
-    return str(task.subtopology) if task.topology_name is None else f"{task.topology_name}__{task.subtopology}"
 
 
 def compute_metrics(state: ApplicationState, assignment: AssignmentLike) -> AssignmentMetrics:

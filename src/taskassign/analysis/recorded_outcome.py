@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from taskassign.errors import DecodeError
 from taskassign.wire.assignment_info import AssignmentInfo
 from taskassign.wire.consumer_protocol import Assignment
-from taskassign.wire.versions import NO_FOLLOWUP_MS
+from taskassign.wire.versions import MIN_NEXT_REBALANCE_VERSION, NO_FOLLOWUP_MS
 
 __all__ = ("SETS_NOTE", "MemberComparison", "OutcomeComparison", "compare_outcome", "compare_outcome_by_client")
 
@@ -90,7 +90,7 @@ def _compare_member(member: str, kafka: bytes, mine: bytes) -> MemberComparison:
 
 
 def _timed(info: AssignmentInfo) -> bool:
-    return info.version >= 7 and info.next_rebalance_ms not in (0, NO_FOLLOWUP_MS)
+    return info.version >= MIN_NEXT_REBALANCE_VERSION and info.next_rebalance_ms not in (0, NO_FOLLOWUP_MS)
 
 
 def _differences(k_asg: Assignment, k: AssignmentInfo, m_asg: Assignment, m: AssignmentInfo) -> list[str]:
@@ -140,7 +140,7 @@ def _host_map(label: str, kafka: Sequence[tuple[object, Sequence[object]]],
 
 
 def _followup(info: AssignmentInfo) -> str:
-    if info.version < 7 or info.next_rebalance_ms == NO_FOLLOWUP_MS:
+    if info.version < MIN_NEXT_REBALANCE_VERSION or info.next_rebalance_ms == NO_FOLLOWUP_MS:
         return "none"
     return "immediately" if info.next_rebalance_ms == 0 else f"at {info.next_rebalance_ms}"
 

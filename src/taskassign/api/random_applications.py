@@ -30,6 +30,7 @@ from taskassign.model import (
     KafkaStreamsState,
     SortedFrozenSet,
     TaskInfo,
+    new_task_info,
 )
 from taskassign.model import TaskTopicPartition as Partition
 
@@ -82,7 +83,7 @@ def _tasks(rng: random.Random, racks: bool) -> list[TaskInfo]:
                     parts.append(Partition(f"{store}-changelog", part, False, True, _rack_ids(rng, racks)))
                 end = min(LONG_MAX, sum(rng.choice(_END_OFFSETS) for _ in stores))
             state_bytes = rng.choice((None, 0, 1_000, 10**6, 10**9)) if stores else None
-            out.append(TaskInfo(TaskId(sub, part), SortedFrozenSet(stores), tuple(parts), end, state_bytes))
+            out.append(new_task_info(TaskId(sub, part), stores, parts, end, state_bytes))
     return out
 
 

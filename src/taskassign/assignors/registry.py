@@ -97,7 +97,7 @@ KAFKA_ASSIGNOR_CLASSES: Mapping[str, str] = {
     "org.apache.kafka.streams.processor.assignment.assignors.StickyTaskAssignor": "sticky",
 }
 
-DEFAULT_ASSIGNOR = "high_availability" if "high_availability" in BUILTIN_ASSIGNORS else "identity"
+DEFAULT_ASSIGNOR = "high_availability"
 
 
 def _normalise(name: str) -> str:

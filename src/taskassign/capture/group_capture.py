@@ -42,7 +42,7 @@ from taskassign.ids import TaskId
 from taskassign.wire.assignment_info import AssignmentInfo
 from taskassign.wire.consumer_protocol import Assignment, Subscription
 from taskassign.wire.subscription_info import SubscriptionInfo
-from taskassign.wire.versions import NO_FOLLOWUP_MS
+from taskassign.wire.versions import MIN_NEXT_REBALANCE_VERSION, NO_FOLLOWUP_MS
 
 __all__ = ("CapturedGroup", "capture_group", "check_capturable")
 
@@ -187,7 +187,8 @@ def _leader_and_clock(members: Sequence[_Member], interval_ms: int, captured_at_
     assignors put their probing follow-up (at now + probing interval) on the leader's own client; a KIP-924
     assignor's follow-ups say nothing about the leader."""
     timed = sorted((m.assignment_info.next_rebalance_ms, m.described.member_id) for m in members
-                   if m.assignment_info.version >= 7 and m.assignment_info.next_rebalance_ms not in (0, NO_FOLLOWUP_MS))
+                   if m.assignment_info.version >= MIN_NEXT_REBALANCE_VERSION
+                   and m.assignment_info.next_rebalance_ms not in (0, NO_FOLLOWUP_MS))
     if timed and probing_on_leader:
         deadline, member = timed[0]
         return (member, "inferred: its client carries the probing rebalance Kafka's leader scheduled on the leader's "

@@ -117,7 +117,7 @@ from taskassign.leader.partition_grouper import (
 from taskassign.leader.partition_grouper import SubtopologySpec as GrouperSubtopology
 from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM, KafkaStreamsState
 from taskassign.wire.types import HostInfo, TopicPartition
-from taskassign.wire.versions import LATEST_SUPPORTED_VERSION, AssignorError
+from taskassign.wire.versions import LATEST_SUPPORTED_VERSION, MIN_CLIENT_TAGS_VERSION, AssignorError
 
 __all__ = (
     "MARKER_FILE",
@@ -313,7 +313,7 @@ def _members(spec: GroupSpec) -> list[_Member]:
                           "member SHUTDOWN_REQUESTED instead of assigning")
         if _blank(m.member_id):
             raise _Cannot(f"member id {m.member_id!r} is blank, which the pipeline rejects")
-        tags = info.tags() if info.version >= 11 else None
+        tags = info.tags() if info.version >= MIN_CLIENT_TAGS_VERSION else None
         _check_tags(m.member_id, tags or {}, required)
         host = _host(m.member_id, info.user_endpoint)
         members.append(_Member(m.member_id, str(info.process_id), m.subscription.rack, host, tags, info.offset_sums(),

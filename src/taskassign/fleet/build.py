@@ -31,6 +31,7 @@ from taskassign.model import (
     TaskInfo,
     TaskTopicPartition,
     compute_lag,
+    new_task_info,
 )
 
 __all__ = (
@@ -182,7 +183,7 @@ def _tasks(blocks: Sequence[SubtopologyInput]) -> dict[TaskId, TaskInfo]:
                 elif t["is_changelog"]:
                     parts.append(TaskTopicPartition(t["topic"], p, False, True, rack_ids))
             state_bytes = sizes[p] if p < len(sizes) else None
-            tasks[tid] = TaskInfo(tid, stores, tuple(parts), ends[p] if logged else 0, state_bytes)
+            tasks[tid] = new_task_info(tid, stores, parts, ends[p] if logged else 0, state_bytes)
     return tasks
 
 

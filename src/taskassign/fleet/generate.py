@@ -35,6 +35,11 @@ from taskassign.fleet.tables import INPUT_TABLES, OWNERSHIP_ACTIVE, OWNERSHIP_ST
 from taskassign.formats.json_io import to_json_text, write_output_text
 from taskassign.ids import ProcessId, TaskId
 from taskassign.wire.subscription_info import SubscriptionInfo
+from taskassign.wire.versions import (
+    LATEST_SUPPORTED_VERSION,
+    MIN_CLIENT_TAGS_VERSION,
+    MIN_VERSION_OFFSET_SUM_SUBSCRIPTION,
+)
 
 __all__ = (
     "BAD_RECORD_KINDS",
@@ -312,7 +317,8 @@ def _as_subscription_bytes(rng: random.Random, app: GeneratedApp, tagged: bool) 
     """Members that send their raw SubscriptionInfo (v7-11; v11 when tags are needed) instead of columns:
     process id, host, tags and offset sums move into the bytes; member_tasks keeps the ownership-only rows
     (previous actives without a changelog, which no subscription carries)."""
-    version = 11 if tagged else rng.randint(7, 11)
+    version = (MIN_CLIENT_TAGS_VERSION if tagged
+               else rng.randint(MIN_VERSION_OFFSET_SUM_SUBSCRIPTION, LATEST_SUPPORTED_VERSION))
     offsets: dict[str, dict[TaskId, int]] = {}
     kept = []
     for row in app.rows["member_tasks"]:
@@ -325,7 +331,7 @@ def _as_subscription_bytes(rng: random.Random, app: GeneratedApp, tagged: bool) 
         info = SubscriptionInfo.of(version, ProcessId(member["process_id"]), offsets.get(member["consumer_id"], {}),
                                    user_endpoint=member["host"], client_tags=member["client_tags"])
         member.update(subscription_info=info.encode(), process_id=None, host=None,
-                      client_tags=None if version >= 11 else member["client_tags"])
+                      client_tags=None if version >= MIN_CLIENT_TAGS_VERSION else member["client_tags"])
 
 
 BAD_RECORD_KINDS = ("task_id", "unknown_app", "end_offset", "config")

@@ -6,7 +6,7 @@ from typing import Any
 
 from taskassign.errors import DecodeError
 from taskassign.wire.subscription_info import SubscriptionInfo
-from taskassign.wire.versions import LATEST_SUPPORTED_VERSION
+from taskassign.wire.versions import LATEST_SUPPORTED_VERSION, MIN_CLIENT_TAGS_VERSION
 
 __all__ = ("decode_subscription",)
 
@@ -30,6 +30,6 @@ def decode_subscription(data: bytes | None) -> dict[str, Any]:
         "_sub_error": None,
         "_sub_process_id": str(info.process_id),
         "_sub_host": info.user_endpoint,
-        "_sub_tags": list(info.tags().items()) if info.version >= 11 else None,
+        "_sub_tags": list(info.tags().items()) if info.version >= MIN_CLIENT_TAGS_VERSION else None,
         "_sub_offsets": [{"task_id": str(t), "offset_sum": o} for t, o in sorted(info.offset_sums().items())],
     }

@@ -10,34 +10,114 @@ before. Equal values are shared (rack sets, store sets), which is safe: they are
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import inspect
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from taskassign.errors import TaskIdFormatError
+from taskassign.formats._scenario_fields import PARTITION_FIELDS, TASK_FIELDS, Field
 from taskassign.ids import TaskId
-from taskassign.model import UNKNOWN_OFFSET_SUM, SortedFrozenSet, TaskInfo, TaskTopicPartition
+from taskassign.model import UNKNOWN_OFFSET_SUM, SortedFrozenSet, TaskInfo, TaskTopicPartition, new_task_info
 
 __all__ = ("FastReader",)
 
-INT_MAX = 2**31 - 1
 LONG_MAX = 2**63 - 1
-_TASK_KEYS = frozenset({"id", "stores", "changelog_end_offset_sum", "state_bytes", "partitions"})
-_PARTITION_KEYS = frozenset({"topic", "partition", "source", "changelog", "racks"})
+LONG_MIN = -(2**63)
+_TASK_KEYS = frozenset(f.key for f in TASK_FIELDS)
+_PARTITION_KEYS = frozenset(f.key for f in PARTITION_FIELDS)
+#: What a field's check returns for a value the general reader must look at.
+_BAD: Any = object()
+
+#: A field as the fast reader runs it: key, default, check (the value, or _BAD).
+_Compiled = tuple[str, Any, Callable[[Any], Any]]
 
 
 def _is_int(value: Any) -> bool:
     return type(value) is int  # JSON integers only: bool is a subclass of int, floats are not ints
 
 
+def _int_check(f: Field) -> Callable[[Any], Any]:
+    low = LONG_MIN if f.minimum is None else f.minimum
+    high, allowed, nullable = f.maximum, f.allowed, f.nullable
+
+    def check(value: Any) -> Any:
+        if type(value) is int and (low <= value <= high or value in allowed):
+            return value
+        return None if value is None and nullable else _BAD
+    return check
+
+
+def _bool_check(value: Any) -> Any:
+    return value if type(value) is bool else _BAD
+
+
+def _string_check(value: Any) -> Any:
+    return value if type(value) is str and value else _BAD
+
+
+def _task_id_check(text: Any) -> Any:
+    if type(text) is not str:
+        return _BAD
+    sub, underscore, part = text.partition("_")
+    if underscore and 0 < len(sub) < 10 and 0 < len(part) < 10 and sub.isascii() and part.isascii() \
+            and sub.isdigit() and part.isdigit():  # "<sub>_<part>" below 2^31: what the pattern accepts
+        return TaskId(int(sub), int(part))
+    try:
+        return TaskId.parse(text)
+    except TaskIdFormatError:
+        return _BAD
+
+
 class FastReader:
     """Per-file caches: interned string sets and every task id by the text the file spells it with."""
 
-    __slots__ = ("_sets", "task_by_text")
+    __slots__ = ("_partition_fields", "_sets", "_task_fields", "task_by_text")
 
     def __init__(self) -> None:
         self._sets: dict[tuple[str, ...], SortedFrozenSet[str]] = {}
         #: Task ids as spelt in ``$.tasks[*].id``: a later spelling that matches is that task.
         self.task_by_text: dict[str, TaskId] = {}
+        self._task_fields = self._compile(TASK_FIELDS, new_task_info)
+        self._partition_fields = self._compile(PARTITION_FIELDS, TaskTopicPartition)
+
+    def _compile(self, fields: tuple[Field, ...], build: Callable[..., Any]) -> tuple[_Compiled, ...]:
+        """The fields in the order of ``build``'s parameters (the values are passed positionally)."""
+        params = list(inspect.signature(build).parameters)
+        order = sorted(fields, key=lambda f: params.index(f.arg))
+        assert [f.arg for f in order] == params[:len(order)], f"{build.__name__}: fields {params[:len(order)]}"
+        checks: dict[str, Callable[[Field], Callable[[Any], Any]]] = {
+            "task_id": lambda f: _task_id_check,
+            "string": lambda f: _string_check,
+            "int": _int_check,
+            "bool": lambda f: _bool_check,
+            "string_set": self._string_set_check,
+            "partitions": lambda f: self._partitions,
+        }
+        return tuple((f.key, f.default, checks[f.kind](f)) for f in order)
+
+    def _string_set_check(self, f: Field) -> Callable[[Any], Any]:
+        nullable, string_set = f.nullable, self._string_set
+
+        def check(value: Any) -> Any:
+            if value is None and nullable:
+                return None
+            found = string_set(value)
+            return _BAD if found is None else found
+        return check
+
+    @staticmethod
+    def _values(item: Any, keys: frozenset[str], fields: tuple[_Compiled, ...]) -> list[Any] | None:
+        """The object's fields as positional arguments when every one is well formed, else None."""
+        if type(item) is not dict or not item.keys() <= keys:
+            return None
+        values = []
+        get = item.get
+        for key, default, check in fields:
+            value = check(get(key, default))  # REQUIRED fails every check
+            if value is _BAD:
+                return None
+            values.append(value)
+        return values
 
     def _string_set(self, items: Any) -> SortedFrozenSet[str] | None:
         """A list of distinct strings as a shared SortedFrozenSet, else None."""
@@ -57,58 +137,32 @@ class FastReader:
 
     def task(self, item: Any) -> TaskInfo | None:
         """A well-formed task object as TaskInfo (duplicates and id styles are the caller's checks)."""
-        if type(item) is not dict or not item.keys() <= _TASK_KEYS:
+        values = self._values(item, _TASK_KEYS, self._task_fields)
+        if values is None:
             return None
-        text = item.get("id")
-        if type(text) is not str:
+        try:
+            info = new_task_info(*values)
+        except ValueError:  # an end offset sum without a changelog partition
             return None
-        sub, underscore, part = text.partition("_")
-        if underscore and 0 < len(sub) < 10 and 0 < len(part) < 10 and sub.isascii() and part.isascii() \
-                and sub.isdigit() and part.isdigit():  # "<sub>_<part>" below 2^31: what the pattern accepts
-            tid = TaskId(int(sub), int(part))
-        else:
-            try:
-                tid = TaskId.parse(text)
-            except TaskIdFormatError:
-                return None
-        stores = self._string_set(item.get("stores", []))
-        end_sum = item.get("changelog_end_offset_sum", 0)
-        state_bytes = item.get("state_bytes")
-        if (stores is None or not _is_int(end_sum) or not (0 <= end_sum <= LONG_MAX or end_sum == UNKNOWN_OFFSET_SUM)
-                or (state_bytes is not None and (not _is_int(state_bytes) or not 0 <= state_bytes <= LONG_MAX))):
-            return None
-        partitions = self._partitions(item.get("partitions", []))
-        if partitions is None:
-            return None
-        info = TaskInfo(tid, stores, partitions, end_sum, state_bytes)
-        if end_sum != 0 and not info.has_changelog:
-            return None
-        self.task_by_text.setdefault(text, tid)
+        self.task_by_text.setdefault(item["id"], info.id)
         return info
 
-    def _partitions(self, items: Any) -> tuple[TaskTopicPartition, ...] | None:
+    def _partitions(self, items: Any) -> Any:
         if type(items) is not list:
-            return None
+            return _BAD
         result = []
         seen = set()
+        keys, fields = _PARTITION_KEYS, self._partition_fields
         for item in items:
-            if type(item) is not dict or not item.keys() <= _PARTITION_KEYS:
-                return None
-            topic: Any = item.get("topic")
-            partition: Any = item.get("partition")
-            is_source, is_changelog = item.get("source", False), item.get("changelog", False)
-            if (type(topic) is not str or not topic or not _is_int(partition) or not 0 <= partition <= INT_MAX
-                    or type(is_source) is not bool or type(is_changelog) is not bool
-                    or not (is_source or is_changelog) or (topic, partition) in seen):
-                return None
-            racks = item.get("racks")
-            rack_ids = None
-            if racks is not None:
-                rack_ids = self._string_set(racks)
-                if rack_ids is None:
-                    return None
-            seen.add((topic, partition))
-            result.append(TaskTopicPartition(topic, partition, is_source, is_changelog, rack_ids))
+            values = self._values(item, keys, fields)
+            if values is None:
+                return _BAD
+            part = TaskTopicPartition(*values)
+            topic_partition = (part.topic, part.partition)
+            if not (part.is_source or part.is_changelog) or topic_partition in seen:
+                return _BAD
+            seen.add(topic_partition)
+            result.append(part)
         return tuple(result)
 
     def task_list(self, items: Any, tasks: Mapping[TaskId, TaskInfo]) -> set[TaskId] | None:

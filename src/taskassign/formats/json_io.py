@@ -19,7 +19,7 @@ import re
 import stat
 import sys
 import uuid
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -375,10 +375,6 @@ def check_int(
         extra = f" (or one of {', '.join(map(str, sorted(allowed)))})" if allowed else ""
         fail(path, f"must be between {low} and {maximum}{extra}, got {value}", source)
     return value
-
-
-def as_mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
 
 
 # --- writing ----------------------------------------------------------------------------------------

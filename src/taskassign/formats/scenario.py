@@ -17,6 +17,7 @@ from typing import Any
 from taskassign.configs import CONFIG_KEYS, TASK_ASSIGNOR_CLASS, AssignmentConfigs, parse_config_value
 from taskassign.errors import ConfigError, ProcessIdFormatError, TaskIdFormatError
 from taskassign.formats._scenario_fast import FastReader
+from taskassign.formats._scenario_fields import PARTITION_FIELDS, TASK_FIELDS, Field
 from taskassign.formats.json_io import JsonObject, check_int, describe, dump_json, fail, load_json_file
 from taskassign.ids import ProcessId, TaskId
 from taskassign.internals.gc_pause import gc_paused
@@ -29,6 +30,7 @@ from taskassign.model import (
     SortedFrozenSet,
     TaskInfo,
     TaskTopicPartition,
+    new_task_info,
 )
 
 __all__ = (
@@ -167,27 +169,29 @@ def _parse_tasks(items: list[Any], source: str | None, fast: FastReader | None =
             tasks[quick.id] = quick
             continue
         obj = JsonObject(item, f"$.tasks[{i}]", source)
-        tid = _task_id(obj.raw("id"), obj.sub("id"), source)
-        if tid in tasks:
-            obj.fail("id", f"duplicate task id {str(tid)!r}")
-        is_named = tid.topology_name is not None
-        if named is None:
-            named = is_named
-        elif named != is_named:
-            obj.fail("id", "tasks mix named-topology ids ('name__0_1') with plain ids ('0_1'); "
-                           "Kafka cannot order them")
-        stores = obj.string_list("stores", [])
-        end_sum = obj.integer("changelog_end_offset_sum", 0, minimum=0, allowed=(UNKNOWN_OFFSET_SUM,))
-        state_bytes = obj.integer("state_bytes", None, minimum=0, nullable=True)
-        partitions = _parse_partitions(obj, source)
+        values: dict[str, Any] = {}
+        for f in TASK_FIELDS:
+            values[f.arg] = _read_field(obj, f, source)
+            if f.kind == "task_id":
+                tid = values[f.arg]
+                if tid in tasks:
+                    obj.fail("id", f"duplicate task id {str(tid)!r}")
+                is_named = tid.topology_name is not None
+                if named is None:
+                    named = is_named
+                elif named != is_named:
+                    obj.fail("id", "tasks mix named-topology ids ('name__0_1') with plain ids ('0_1'); "
+                                   "Kafka cannot order them")
         obj.finish()
-        for j, p in enumerate(partitions):
+        tid = values["task_id"]
+        for j, p in enumerate(values["partitions"]):
             other = owner.setdefault((p.topic, p.partition), tid)
             if other != tid:
                 fail(f"{obj.sub('partitions')}[{j}]", f"partition {p.topic}-{p.partition} is also a partition of "
                      f"task {other}: a topic partition belongs to one task", source)
-        info = TaskInfo(tid, SortedFrozenSet(stores), partitions, end_sum, state_bytes)
-        if end_sum != 0 and not info.has_changelog:
+        try:
+            info = new_task_info(**values)
+        except ValueError:
             obj.fail("changelog_end_offset_sum", "the task has no changelog partition, so it has no "
                                                  "changelog end offset; remove it or add a changelog partition")
         tasks[tid] = info
@@ -205,22 +209,37 @@ def _parse_partitions(task: JsonObject, source: str | None) -> tuple[TaskTopicPa
     seen: set[tuple[str, int]] = set()
     for j, item in enumerate(task.array("partitions", [])):
         obj = JsonObject(item, f"{task.sub('partitions')}[{j}]", source)
-        topic = obj.string("topic", non_empty=True)
-        partition = obj.integer("partition", minimum=0, maximum=INT_MAX)
-        is_source = obj.boolean("source", False)
-        is_changelog = obj.boolean("changelog", False)
-        racks = obj.raw("racks", None)
-        rack_ids = None
-        if racks is not None:
-            rack_ids = SortedFrozenSet(obj.string_list("racks"))
+        values = {f.arg: _read_field(obj, f, source) for f in PARTITION_FIELDS}
         obj.finish()
-        if not is_source and not is_changelog:
+        topic, partition = values["topic"], values["partition"]
+        if not values["is_source"] and not values["is_changelog"]:
             obj.fail(None, "a task partition must be a source partition, a changelog partition, or both")
         if (topic, partition) in seen:
             obj.fail(None, f"partition {topic}-{partition} is listed twice for this task")
         seen.add((topic, partition))
-        result.append(TaskTopicPartition(topic, partition, is_source, is_changelog, rack_ids))
+        result.append(TaskTopicPartition(**values))
     return tuple(result)
+
+
+def _read_field(obj: JsonObject, f: Field, source: str | None) -> Any:
+    """One field of a task or partition object (``_scenario_fields``), checked; errors name its path."""
+    kind = f.kind
+    if kind == "task_id":
+        return _task_id(obj.raw(f.key), obj.sub(f.key), source)
+    if kind == "string":
+        return obj.string(f.key, f.default, non_empty=True)
+    if kind == "int":
+        return obj.integer(f.key, f.default, minimum=f.minimum, maximum=f.maximum, nullable=f.nullable,
+                           allowed=f.allowed)
+    if kind == "bool":
+        return obj.boolean(f.key, f.default)
+    if kind == "string_set":
+        if f.nullable and obj.raw(f.key, None) is None:
+            return None
+        return SortedFrozenSet(obj.string_list(f.key, f.default))
+    if kind == "partitions":
+        return _parse_partitions(obj, source)
+    raise AssertionError(f"field {f.key!r}: unknown kind {kind!r}")
 
 
 def _parse_clients(

@@ -25,7 +25,7 @@ from taskassign.wire.codec import ANY_VERSION_ABOVE, Field
 from taskassign.wire.consumer_protocol import Assignment, Subscription
 from taskassign.wire.subscription_info import SubscriptionInfo
 from taskassign.wire.types import HostInfo, TopicPartition
-from taskassign.wire.versions import LATEST_SUPPORTED_VERSION, UNKNOWN_VERSION
+from taskassign.wire.versions import EARLIEST_PROBEABLE_VERSION, LATEST_SUPPORTED_VERSION, UNKNOWN_VERSION
 
 __all__ = (
     "MESSAGE_KINDS",
@@ -333,7 +333,7 @@ def message_from_json(doc: Any, *, path: str = "$", source: str | None = None) -
             values[attr] = _user_data_in(obj, SubscriptionInfo if cls is Subscription else AssignmentInfo)
         elif attr == "process_id" or obj.has(attr):
             values[attr] = converters[attr].read(obj.raw(attr), obj.sub(attr), source)
-    if cls is SubscriptionInfo and version < 3:
+    if cls is SubscriptionInfo and version < EARLIEST_PROBEABLE_VERSION:
         values["latest_supported_version"] = UNKNOWN_VERSION
     obj.finish()
     return cls(version, **values)  # type: ignore[no-any-return]

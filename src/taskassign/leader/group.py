@@ -48,6 +48,7 @@ from taskassign.model import (
     SortedFrozenSet,
     TaskInfo,
     TaskTopicPartition,
+    new_task_info,
 )
 from taskassign.wire.assignment_info import AssignmentInfo
 from taskassign.wire.consumer_protocol import Assignment
@@ -316,7 +317,7 @@ def _tasks(spec: GroupSpec, source_counts: Mapping[int, Mapping[str, int]]) -> d
                     parts[topic] = TaskTopicPartition(topic, p, False, True, _racks(spec, topic, p))
             end = _end_offset_sum(spec, s, p) if s.changelog_topics else 0
             tid = TaskId(s.id, p)
-            tasks[tid] = TaskInfo(tid, SortedFrozenSet(s.stores), tuple(parts.values()), end)
+            tasks[tid] = new_task_info(tid, s.stores, parts.values(), end)
     return tasks
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,14 +41,35 @@ from taskassign.pipeline.schemas import (
     STAGED_FILE,
 )
 
-__all__ = ("TABLE", "bucket_file_processor", "bucket_processor", "over_bucket_numbers", "scattered_processor",
-           "scattered_tables", "split_tables", "stage_file")
+__all__ = ("DEFAULT_SETTINGS", "TABLE", "EngineSettings", "bucket_file_processor", "bucket_processor",
+           "over_bucket_numbers", "scattered_processor", "scattered_tables", "split_tables", "stage_file")
 
 ArrowBatches = Iterator[pa.RecordBatch]
 Row = dict[str, Any]
 #: A pass-through over a bucket's PROCESSED rows (the run's progress count, pipeline.progress).
 RowsHook = Callable[[ArrowBatches], ArrowBatches]
 
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """What every bucket's Python call runs with, as one value (the stage functions and processors pass it on
+    to ``process_bucket``; sent to the workers with the function, so picklable: no slots)."""
+
+    #: The run's --assignor for every application (the user's choice), else None: each application's own.
+    assignor_override: str | None = None
+    kafka_compat: bool = False
+    #: The run's --kafka-version for every application, else None: each application's own kafka.version.
+    kafka_version: str | None = None
+    #: The applications' own assignors may be plug-ins (--allow-plugins).
+    allow_plugins: bool = False
+    #: A directory the buckets write their PROCESSED rows to as Parquet files (returning STAGED_FILE rows).
+    staged: str | None = None
+    #: Sees each bucket's PROCESSED rows, before any staging (the progress count, pipeline.progress).
+    on_rows: RowsHook | None = None
+
+
+#: Each application's own assignor, no Kafka bugs, no plug-ins from data, rows returned.
+DEFAULT_SETTINGS = EngineSettings()
 #: The column of gathered rows that says which input table a row is from (its position in INPUT_TABLES).
 TABLE = "_table"
 #: Applications per IPC stream of each kind (their client rows hold all their task ids): bounds a stream's
@@ -78,15 +100,10 @@ def _chunks(result: BucketResult) -> Iterator[dict[str, list[dict[str, Any]]]]:
     yield chunk | {KIND_ERROR: [dict(error) for error in result.errors]}
 
 
-def bucket_processor(
-    schema: StructType, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False,
-    staged: str | None = None, on_rows: RowsHook | None = None, *, kafka_version: str | None = None,
-) -> Callable[[ArrowBatches], ArrowBatches]:
+def bucket_processor(schema: StructType, settings: EngineSettings) -> Callable[[ArrowBatches], ArrowBatches]:
     """Gathered rows of one bucket in; its results and errors rows (as IPC streams) and its timings out
     (``schema``: pipeline.schemas.PROCESSED); with ``staged``, written there instead (``stage_file``)."""
-    return _processor(lambda gathered: (split_tables(gathered), 0.0),
-                      _bucket_runner(schema, assignor_override, kafka_compat, allow_plugins, staged, on_rows,
-                                     kafka_version))
+    return _processor(lambda gathered: (split_tables(gathered), 0.0), _bucket_runner(schema, settings))
 
 
 def _processor(
@@ -128,20 +145,13 @@ def scattered_tables(scattered: pa.Table) -> tuple[dict[str, pa.Table], float]:
     return tables, read_seconds
 
 
-def scattered_processor(
-    schema: StructType, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False,
-    staged: str | None = None, on_rows: RowsHook | None = None, *, kafka_version: str | None = None,
-) -> Callable[[ArrowBatches], ArrowBatches]:
+def scattered_processor(schema: StructType, settings: EngineSettings) -> Callable[[ArrowBatches], ArrowBatches]:
     """``bucket_processor`` for a bucket's scattered streams (pipeline.scatter) instead of gathered rows."""
-    return _processor(scattered_tables,
-                      _bucket_runner(schema, assignor_override, kafka_compat, allow_plugins, staged, on_rows,
-                                     kafka_version))
+    return _processor(scattered_tables, _bucket_runner(schema, settings))
 
 
 def bucket_file_processor(
-    schema: StructType, directory: str, assignor_override: str | None, kafka_compat: bool,
-    allow_plugins: bool = False, staged: str | None = None, on_rows: RowsHook | None = None, *,
-    kafka_version: str | None = None,
+    schema: StructType, directory: str, settings: EngineSettings
 ) -> Callable[[ArrowBatches], ArrowBatches]:
     """``scattered_processor`` for buckets the driver wrote to files in ``directory`` (pipeline.local_scatter):
     its partition's rows name the buckets (``id``) whose files it reads."""
@@ -150,8 +160,7 @@ def bucket_file_processor(
         parts = [read_bucket(directory, bucket) for bucket in ids.column("id").to_pylist()]
         return scattered_tables(pa.concat_tables(parts))
 
-    return _processor(read, _bucket_runner(schema, assignor_override, kafka_compat, allow_plugins, staged, on_rows,
-                                     kafka_version))
+    return _processor(read, _bucket_runner(schema, settings))
 
 
 def over_bucket_numbers(process: Callable[[ArrowBatches], ArrowBatches]) -> Callable[[Iterable[int]], Iterator[Row]]:
@@ -190,8 +199,7 @@ def stage_file(batches: ArrowBatches, directory: str, schema: pa.Schema) -> Arro
 
 
 def _bucket_runner(
-    schema: StructType, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool, staged: str | None,
-    on_rows: RowsHook | None, kafka_version: str | None = None,
+    schema: StructType, settings: EngineSettings
 ) -> Callable[[Mapping[str, pa.Table], float, float], ArrowBatches]:
     """The bucket's work once its input tables are split out: process_bucket, then its output rows as IPC
     streams, then one row with its timings (``spent``: the worker's time so far; ``read_seconds``: the
@@ -199,6 +207,7 @@ def _bucket_runner(
     sees those rows first (before any staging)."""
     arrow_schema_ = to_arrow_schema(schema)
     kind_schemas = {kind: to_arrow_schema(struct) for kind, struct in KIND_SCHEMAS.items()}
+    staged, on_rows = settings.staged, settings.on_rows
 
     def run(tables: Mapping[str, pa.Table], spent: float, read_seconds: float) -> ArrowBatches:
         rows = results(tables, spent, read_seconds)
@@ -208,8 +217,9 @@ def _bucket_runner(
 
     def results(tables: Mapping[str, pa.Table], spent: float, read_seconds: float) -> ArrowBatches:
         started = time.perf_counter()
-        result = process_bucket(tables, assignor_override=assignor_override, kafka_compat=kafka_compat,
-                                allow_plugins=allow_plugins, kafka_version=kafka_version)
+        result = process_bucket(tables, assignor_override=settings.assignor_override,
+                                kafka_compat=settings.kafka_compat, allow_plugins=settings.allow_plugins,
+                                kafka_version=settings.kafka_version)
         spent += time.perf_counter() - started
         for chunk in _chunks(result):
             converting = time.perf_counter()

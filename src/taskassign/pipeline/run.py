@@ -25,6 +25,7 @@ from taskassign.errors import UserInputError
 from taskassign.pipeline import stages
 from taskassign.pipeline.assemble import assemble_outputs
 from taskassign.pipeline.compare import assemble_comparison
+from taskassign.pipeline.engine_udf import EngineSettings
 from taskassign.pipeline.local_scatter import LocalScatter
 from taskassign.pipeline.manifest import build_comparison_manifest, build_manifest
 from taskassign.pipeline.output import OutputDirectory
@@ -132,19 +133,16 @@ def processed(
     """Every application of the snapshot checked, derived and assigned (schemas.PROCESSED), lazily; with
     ``staged``, the buckets write those rows there and return the files' names (schemas.STAGED_FILE);
     with ``local``, the buckets read the files it writes, waiting for them."""
-    on_rows = counter.row_counter() if counter is not None else None
+    settings = EngineSettings(assignor_override=options.assignor, kafka_compat=options.kafka_compat,
+                              kafka_version=options.kafka_version, allow_plugins=options.allow_plugins,
+                              staged=staged, on_rows=counter.row_counter() if counter is not None else None)
     if local is not None:
-        return stages.process_bucket_files(spark, str(local.directory), buckets, options.assignor,
-                                           options.kafka_compat, options.allow_plugins, staged, on_rows,
-                                           kafka_version=options.kafka_version)
+        return stages.process_bucket_files(spark, str(local.directory), buckets, settings)
     if snapshot.scatter is not None:
-        scattered = stages.scatter(spark, snapshot.scatter, buckets)
-        return stages.process_scattered(scattered, options.assignor, options.kafka_compat, options.allow_plugins,
-                                        staged, on_rows, kafka_version=options.kafka_version)
+        return stages.process_scattered(stages.scatter(spark, snapshot.scatter, buckets), settings)
     assert snapshot.tables is not None
     gathered = stages.gather({name: t.df for name, t in snapshot.tables.items()}, buckets)
-    return stages.process_applications(gathered, options.assignor, options.kafka_compat, options.allow_plugins,
-                                       staged, on_rows, kafka_version=options.kafka_version)
+    return stages.process_applications(gathered, settings)
 
 
 def stage_results(spark: Any, options: PipelineOptions, snapshot: Snapshot, buckets: int, staged: Path,

@@ -30,6 +30,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
 from taskassign.pipeline import engine_udf
+from taskassign.pipeline.engine_udf import DEFAULT_SETTINGS, EngineSettings
 from taskassign.pipeline.scatter import SCATTERED_FIELDS, Piece, scatter_reader
 from taskassign.pipeline.schemas import PROCESSED, STAGED_FILE
 from taskassign.pipeline.spark_hash import partition_keys
@@ -53,17 +54,13 @@ def gather(tables: Mapping[str, DataFrame], buckets: int | None) -> DataFrame:
 
 # -- 2. the Python side -----------------------------------------------------------------------------------------
 
-def process_applications(
-    gathered: DataFrame, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False,
-    staged: str | None = None, on_rows: engine_udf.RowsHook | None = None, *, kafka_version: str | None = None,
-) -> DataFrame:
+def process_applications(gathered: DataFrame, settings: EngineSettings = DEFAULT_SETTINGS) -> DataFrame:
     """PROCESSED rows: every bucket (partition of ``gathered``) is one Python call over all its rows; its
     output tables' rows come back as Arrow IPC streams (pipeline.assemble reads them). With ``staged``
     (a directory), each bucket writes its rows there as a Parquet file and returns a STAGED_FILE row.
     ``on_rows``: sees each bucket's PROCESSED rows (the progress count, pipeline.progress)."""
-    processor = engine_udf.bucket_processor(PROCESSED, assignor_override, kafka_compat, allow_plugins, staged,
-                                            on_rows, kafka_version=kafka_version)
-    return gathered.mapInArrow(processor, PROCESSED if staged is None else STAGED_FILE)
+    processor = engine_udf.bucket_processor(PROCESSED, settings)
+    return gathered.mapInArrow(processor, PROCESSED if settings.staged is None else STAGED_FILE)
 
 
 # -- the Parquet path: Python reads, Spark shuffles Arrow streams ------------------------------------------------
@@ -77,26 +74,19 @@ def scatter(spark: Any, tasks: Sequence[tuple[Piece, ...]], buckets: int) -> Dat
     return scattered.repartition(buckets, "key")
 
 
-def process_scattered(
-    scattered: DataFrame, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False,
-    staged: str | None = None, on_rows: engine_udf.RowsHook | None = None, *, kafka_version: str | None = None,
-) -> DataFrame:
+def process_scattered(scattered: DataFrame, settings: EngineSettings = DEFAULT_SETTINGS) -> DataFrame:
     """As process_applications, from the buckets' scattered streams."""
-    processor = engine_udf.scattered_processor(PROCESSED, assignor_override, kafka_compat, allow_plugins, staged,
-                                               on_rows, kafka_version=kafka_version)
-    return scattered.mapInArrow(processor, PROCESSED if staged is None else STAGED_FILE)
+    processor = engine_udf.scattered_processor(PROCESSED, settings)
+    return scattered.mapInArrow(processor, PROCESSED if settings.staged is None else STAGED_FILE)
 
 
 def process_bucket_files(
-    spark: Any, directory: str, buckets: int, assignor_override: str | None, kafka_compat: bool,
-    allow_plugins: bool = False, staged: str | None = None, on_rows: engine_udf.RowsHook | None = None, *,
-    kafka_version: str | None = None,
+    spark: Any, directory: str, buckets: int, settings: EngineSettings = DEFAULT_SETTINGS
 ) -> RDD[dict[str, Any]]:
     """As process_scattered, for buckets the driver wrote to files in ``directory`` (pipeline.local_scatter):
     one task per bucket, no scatter stage and no shuffle; its rows come back as dicts. An RDD of the bucket
     numbers, not a DataFrame: nothing for Spark SQL to plan nor for the JVM to convert to Arrow, whose
     first use in a fresh session held the first bucket back (docs/pipeline.md, Performance)."""
-    processor = engine_udf.bucket_file_processor(PROCESSED, directory, assignor_override, kafka_compat, allow_plugins,
-                                                 staged, on_rows, kafka_version=kafka_version)
+    processor = engine_udf.bucket_file_processor(PROCESSED, directory, settings)
     numbers: RDD[int] = spark.sparkContext.parallelize(range(buckets), buckets)
     return numbers.mapPartitions(engine_udf.over_bucket_numbers(processor))

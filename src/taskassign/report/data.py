@@ -16,12 +16,10 @@ from taskassign.analysis.compare import RunTotals, run_totals
 from taskassign.analysis.metrics import AssignmentMetrics, even_spread
 from taskassign.errors import UserInputError
 from taskassign.formats.json_io import JsonObject, describe, fail, load_json_file
+from taskassign.simulate.result import SIMULATION_FILE, SIMULATION_FORMAT
 
 __all__ = ("ClientLoad", "RebalanceRow", "ReportData", "SampleRow", "assignment_data", "client_loads",
            "parse_simulation", "read_simulation")
-
-SIMULATION_FORMAT = "taskassign/simulation/v1"
-SIMULATION_FILE = "simulation.json"
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from taskassign.model import (
     TaskAssignment,
     TaskInfo,
     TaskTopicPartition,
+    new_task_info,
 )
 from taskassign.simulate.java_random import JavaRandom
 
@@ -96,7 +97,7 @@ class ConvergenceHarness:
         if task in self.stateful:
             stores = (f"store_{task.subtopology}",)
             parts.append(TaskTopicPartition(f"changelog-topic_{task.subtopology}", task.partition, False, True, racks))
-        return TaskInfo(task, SortedFrozenSet(stores), tuple(parts), END_OFFSET_SUM if stores else 0)
+        return new_task_info(task, stores, parts, END_OFFSET_SUM if stores else 0)
 
     # -- membership (Kafka's addNode / dropNode / dropRandomNodes / addOrResurrectNodesRandomly) -----
 

@@ -24,9 +24,10 @@ from taskassign.leader.run import RebalanceResult
 from taskassign.model import ApplicationState
 from taskassign.simulate.world import Sample
 
-__all__ = ("SIMULATION_FORMAT", "RebalanceRecord", "SimulationResult")
+__all__ = ("SIMULATION_FILE", "SIMULATION_FORMAT", "RebalanceRecord", "SimulationResult")
 
 SIMULATION_FORMAT = "taskassign/simulation/v1"
+SIMULATION_FILE = "simulation.json"
 #: Why a rebalance happened (a rebalance may have several reasons at once).
 REASONS = ("initial", "join", "leave", "crash", "rejoin", "probing", "followup", "revocation", "forced")
 
@@ -194,7 +195,7 @@ class SimulationResult:
         """Write simulation.json, rebalances.csv, final.scenario.json and final.assignment.json."""
         target = Path(out_dir)
         prepare_output_dir(target)
-        written = [target / "simulation.json", target / "rebalances.csv"]
+        written = [target / SIMULATION_FILE, target / "rebalances.csv"]
         dump_json(self.to_document(), written[0])
         write_output_text(self.rebalances_csv(), written[1])
         final = target / "final.scenario.json"

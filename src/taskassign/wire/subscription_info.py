@@ -45,6 +45,7 @@ from taskassign.wire.codec import (
 from taskassign.wire.versions import (
     EARLIEST_PROBEABLE_VERSION,
     LATEST_SUPPORTED_VERSION,
+    MIN_CLIENT_TAGS_VERSION,
     MIN_VERSION_OFFSET_SUM_SUBSCRIPTION,
     UNKNOWN_VERSION,
 )
@@ -168,7 +169,7 @@ class SubscriptionInfo(DecodableMessage):
             user_endpoint=user_endpoint if version >= 2 else None,
             unique_field=unique_field if version >= 8 else 0,
             error_code=error_code if version >= 9 else 0,
-            client_tags=tuple(sorted((client_tags or {}).items())) if version >= 11 else (),
+            client_tags=tuple(sorted((client_tags or {}).items())) if version >= MIN_CLIENT_TAGS_VERSION else (),
             **fields,
         )
 

@@ -21,6 +21,7 @@ __all__ = (
     "CONSUMER_PROTOCOL_LATEST_VERSION",
     "EARLIEST_PROBEABLE_VERSION",
     "LATEST_SUPPORTED_VERSION",
+    "MIN_CLIENT_TAGS_VERSION",
     "MIN_NAMED_TOPOLOGY_VERSION",
     "MIN_NEXT_REBALANCE_VERSION",
     "MIN_PARTITIONS_BY_HOST_VERSION",
@@ -37,6 +38,8 @@ LATEST_SUPPORTED_VERSION = 11
 EARLIEST_PROBEABLE_VERSION = 3
 #: First version whose TaskIds can carry a named topology.
 MIN_NAMED_TOPOLOGY_VERSION = 10
+#: First SubscriptionInfo version that carries the client's tags (``client.tag.*``).
+MIN_CLIENT_TAGS_VERSION = 11
 #: First subscription version with per-task offset sums instead of previous/standby task sets.
 MIN_VERSION_OFFSET_SUM_SUBSCRIPTION = 7
 #: First AssignmentInfo version with ``nextRebalanceMs`` (follow-up deadlines).
