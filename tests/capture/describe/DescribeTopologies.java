@@ -7,8 +7,8 @@
  *
  * Build and run (never commit the classes):
  *   tmp=$(mktemp -d)
- *   javac -d "$tmp" -cp "/work/shared/kafka/libs/*" tests/capture/describe/DescribeTopologies.java
- *   java -cp "$tmp:/work/shared/kafka/libs/*" DescribeTopologies tests/capture/data/describe
+ *   javac -d "$tmp" -cp "$KAFKA_HOME/libs/*" tests/capture/describe/DescribeTopologies.java
+ *   java -cp "$tmp:$KAFKA_HOME/libs/*" DescribeTopologies tests/capture/data/describe
  *
  * The expected files are read by reflection from Kafka's internals (Topology.internalTopologyBuilder,
  * InternalTopologyBuilder.subtopologyToTopicsInfo() / copartitionGroups() after buildTopology()), exactly
