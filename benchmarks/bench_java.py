@@ -9,7 +9,7 @@ balance_subtopology, and its standby optimisation), the latter in the default mo
 ``taskassign.kafka.compat`` (Kafka's exact solver).
 
 Every case is written as a ``taskassign/scenario/v1`` file. ``benchmarks/java/SideBySide.java`` (compiled
-at run time with ``javac -cp "$KAFKA_HOME/libs/*"``; KAFKA_HOME defaults to ../shared/kafka) reads the
+at run time with ``javac -cp "$KAFKA_HOME/libs/*"``; KAFKA_HOME must be set: no default) reads the
 same file and runs Kafka's ``HighAvailabilityTaskAssignor``, ``LegacyStickyTaskAssignor`` or
 ``FallbackPriorTaskAssignor`` through their internal API (ClientStates with lags), the KIP-924
 ``StickyTaskAssignor`` on an ApplicationState, or ``TaskAssignmentUtils.optimizeRackAware*Tasks``. Per case,
@@ -186,9 +186,11 @@ def agreement(java: Clients, python: Clients) -> dict[str, bool]:
             "standbys_agree": {p: s for p, (_, s) in java.items()} == {p: s for p, (_, s) in python.items()}}
 
 
-def why_skipped(kafka_home: Path) -> str | None:
+def why_skipped(kafka_home: Path | None) -> str | None:
     if shutil.which("javac") is None or shutil.which("java") is None:
         return "needs a JDK (`javac` and `java` on PATH)"
+    if kafka_home is None:
+        return "needs Kafka's jars: set KAFKA_HOME=/path/to/kafka (a Kafka distribution with libs/)"
     if not list((kafka_home / "libs").glob("kafka-streams-*.jar")):
         return f"needs Kafka's jars in {kafka_home / 'libs'} (set KAFKA_HOME)"
     return None
@@ -207,9 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-wait", type=float, default=600.0, help="longest wait for --quiet-load, s")
     parser.add_argument("--write", action="store_true", help="save benchmarks/results/java_side_by_side.json")
     args = parser.parse_args(argv)
-    kafka_home = Path(os.environ.get("KAFKA_HOME", REPO.parent / "shared" / "kafka"))
+    kafka_home = Path(os.environ["KAFKA_HOME"]) if os.environ.get("KAFKA_HOME") else None
     skipped = why_skipped(kafka_home)
-    if skipped:
+    if skipped or kafka_home is None:
         print(f"bench_java skipped: {skipped}")
         return 0
     logging.disable(logging.WARNING)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.capture.lab_env import ENABLE_HINT, kafka_home, lab_unavailable_reason
+from tests.capture.lab_env import ENABLE_HINT, lab_unavailable_reason, require_kafka_home
 
 if TYPE_CHECKING:
     from tests.capture.kafka_cluster import KafkaBroker
@@ -54,13 +54,13 @@ def kafka_cluster() -> Iterator[KafkaBroker]:
 
 @pytest.fixture(scope="session")
 def lab_app_classes(tmp_path_factory: pytest.TempPathFactory) -> Callable[[], Path]:
-    """The lab's Java apps, compiled on first use only (a word-count-only run never pays for javac)."""
+    """The lab's Java apps, compiled on first use only (a run without Streams instances never pays for javac)."""
     from tests.capture.streams_apps import compile_lab_apps
 
     def compile_once() -> Path:
         if shutil.which("javac") is None:
             pytest.skip(f"live-Kafka test skipped: `javac` is not on PATH (the lab's apps are compiled). {ENABLE_HINT}")
-        return compile_lab_apps(kafka_home(), tmp_path_factory.mktemp("lab-classes"))
+        return compile_lab_apps(require_kafka_home(), tmp_path_factory.mktemp("lab-classes"))
 
     return functools.cache(compile_once)
 
@@ -72,7 +72,9 @@ def streams_lab(
     """Streams instances for one test; their state and logs live in the test's tmp_path, kept for debugging."""
     from tests.capture.streams_apps import StreamsLab
 
-    lab = StreamsLab(bootstrap=kafka_cluster.bootstrap, home=kafka_home(), workdir=tmp_path, classes=lab_app_classes)
+    lab = StreamsLab(
+        bootstrap=kafka_cluster.bootstrap, home=require_kafka_home(), workdir=tmp_path, classes=lab_app_classes
+    )
     try:
         yield lab
     finally:

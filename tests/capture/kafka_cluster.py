@@ -1,18 +1,21 @@
 """One real KRaft broker for live-Kafka tests, and the few client calls the tests need around it.
 
-The broker comes from a Kafka distribution at `KAFKA_HOME` (default: `../shared/kafka` beside the project) and
-runs on free loopback ports with a temporary data directory: the distribution itself is read-only in CI and
-another broker (a developer's, a parallel run's) may hold the default ports. Its overrides make consumer-group
-rebalances fast: no initial rebalance delay, and session timeouts down to one second allowed, so that a crashed
-Streams instance is noticed within seconds instead of the default 45.
+The broker comes from a plain Kafka distribution at `KAFKA_HOME` (4.x; nothing but its `libs/` and
+`config/server.properties` is used) and runs on free loopback ports with a temporary data directory: the
+distribution itself is read-only in CI and another broker (a developer's, a parallel run's) may hold the default
+ports. Its start is the distribution's own two steps: `kafka-storage format` (kafka.tools.StorageTool) on a copy of
+`config/server.properties` with the lab's settings, then `kafka-server-start` (kafka.Kafka) on that file, both run
+with `java -cp libs/*` directly (no script in the distribution, so that the JVM options stay the lab's).
+
+Its overrides make consumer-group rebalances fast: no initial rebalance delay, and session timeouts down to one
+second allowed, so that a crashed Streams instance is noticed within seconds instead of the default 45.
 
 With `sasl_users`, the broker also has a SASL_PLAINTEXT listener (mechanisms PLAIN and SCRAM-SHA-256, the same
 users and passwords for both) and enforces ACLs: Kafka's StandardAuthorizer with no ACL meaning no access, and
 `User:ANONYMOUS` as super user, so that the PLAINTEXT and CONTROLLER listeners (the broker itself, the Streams
 instances, the lab's helpers) keep full access. SCRAM credentials are written into the cluster metadata when the
 storage is formatted (`kafka-storage format --add-scram`): kafka-python has no AlterUserScramCredentials, and the
-format step runs anyway (here instead of in `start-broker.sh`), so this costs no start time. `grant_acls` gives a
-user what it needs.
+format step runs anyway, so this costs no start time. `grant_acls` gives a user what it needs.
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ import atexit
 import base64
 import contextlib
 import os
-import re
 import shutil
 import socket
 import subprocess
@@ -46,13 +48,15 @@ from kafka.admin import (
 from kafka.errors import KafkaError, TopicAlreadyExistsError
 from kafka.structs import TopicPartition
 
-from tests.capture.lab_env import kafka_home
+from tests.capture.lab_env import require_kafka_home
 from tests.capture.processes import ManagedProcess, wait_for
 
 # Broker settings for tests: single node, and group rebalances as fast as the broker allows.
 FAST_BROKER_OVERRIDES: Mapping[str, str] = {
     # A new group's first rebalance starts at once instead of waiting 3 s for more members.
     "group.initial.rebalance.delay.ms": "0",
+    # The same for streams groups (KIP-1071; a broker before 4.2 ignores the name, with a warning).
+    "group.streams.initial.rebalance.delay.ms": "0",
     # Lets Streams run with session.timeout.ms=2000: a SIGKILLed member is noticed in ~2 s, not 45 s.
     "group.min.session.timeout.ms": "1000",
     "offsets.topic.replication.factor": "1",
@@ -96,12 +100,7 @@ def free_ports(count: int) -> list[int]:
 
 
 def random_cluster_id() -> str:
-    """A KRaft cluster id (a Kafka Uuid in URL-safe base64).
-
-    Given to `start-broker.sh` as CLUSTER_ID because the script, left alone, captures the log line that
-    `StorageTool random-uuid` prints along with the id, and the broker then reports that whole text as its
-    cluster id.
-    """
+    """A KRaft cluster id (a Kafka Uuid in URL-safe base64), as `kafka-storage random-uuid` prints one."""
     while True:
         text = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
         if not text.startswith("-"):  # Kafka's Uuid.randomUuid() rejects these too (they read as options)
@@ -117,11 +116,11 @@ class KafkaBroker:
     (TASKASSIGN_KAFKA_KEEP_DIR=1).
     """
 
-    home: Path = field(default_factory=kafka_home)
+    home: Path = field(default_factory=require_kafka_home)
     rack: str | None = "rack-a"
     overrides: Mapping[str, str] = field(default_factory=dict)
-    # Passed as KAFKA_HEAP_OPTS (the script puts it first on the JVM's command line). C1 only: the broker
-    # reaches "started" in ~3 s instead of ~5 s on two cores, and a test's load needs no optimising compiler.
+    # The broker JVM's options (kafka-server-start's KAFKA_HEAP_OPTS). C1 only: the broker reaches "started" in
+    # ~3 s instead of ~5 s on two cores, and a test's load needs no optimising compiler.
     jvm_opts: str = "-Xmx512m -Xms128m -XX:TieredStopAtLevel=1"
     start_timeout: float = 60.0
     stop_timeout: float = 20.0
@@ -191,63 +190,79 @@ class KafkaBroker:
         # A run that ends without stop() still stops the broker cleanly and removes its directory (this hook runs
         # before the processes module's SIGKILL net, atexit being last in, first out).
         atexit.register(self.stop)
-        cluster_id = random_cluster_id()
-        if self.sasl_users:
-            self._format_storage(cluster_id)
+        config = self._write_config()
+        self._format_storage(random_cluster_id(), config)
         self.process = ManagedProcess(
             "kafka-broker",
-            ["bash", str(self.home / "bin" / "start-broker.sh"), str(self.workdir / "data"), *self._override_args()],
+            [*self._java(self.jvm_opts.split()), "kafka.Kafka", str(config)],
             self.log_path,
-            env={"CLUSTER_ID": cluster_id, "KAFKA_HEAP_OPTS": self.jvm_opts},
         )
 
-    def _format_storage(self, cluster_id: str) -> None:
-        """Format the data directory as `start-broker.sh` would, plus the SCRAM credentials of `sasl_users` (the
-        script then sees a formatted directory and goes straight to the broker)."""
+    def _java(self, jvm_opts: list[str]) -> list[str]:
+        """`java` with the distribution's classpath and log4j2 configuration, as kafka-run-class would run it."""
+        config = self.home / "config"
+        names = ("log4j2.yaml", "log4j2.properties")
+        log4j = next((config / name for name in names if (config / name).is_file()), None)
+        return [
+            os.environ.get("JAVA", "java"),
+            *jvm_opts,
+            *([f"-Dlog4j2.configurationFile={log4j}"] if log4j is not None else []),
+            f"-Dkafka.logs.dir={self.workdir}",
+            "-cp",
+            str(self.home / "libs" / "*"),
+        ]
+
+    def _write_config(self) -> Path:
+        """The distribution's config/server.properties with the lab's settings in place of its own (every key the
+        lab sets is dropped from the copy, as is the dynamic quorum's bootstrap: the lab's quorum is static)."""
         assert self.workdir is not None
-        data = self.workdir / "data"
-        data.mkdir()
-        config = self.workdir / "format.properties"
-        server = (self.home / "config" / "server.properties").read_text()
-        config.write_text(re.sub(r"(?m)^log\.dirs=.*$", f"log.dirs={data}/kraft-combined-logs", server))
+        settings = self._settings()
+        dropped = {*settings, "controller.quorum.bootstrap.servers"}
+        kept = [
+            line
+            for line in (self.home / "config" / "server.properties").read_text().splitlines()
+            if line.partition("=")[0].strip() not in dropped
+        ]
+        config = self.workdir / "server.properties"
+        config.write_text("\n".join([*kept, "", "# the live-Kafka lab's settings", *(
+            f"{key}={_escape(value)}" for key, value in settings.items()
+        )]) + "\n")
+        return config
+
+    def _format_storage(self, cluster_id: str, config: Path) -> None:
+        """`kafka-storage format` of the data directory, with the SCRAM credentials of `sasl_users`."""
         scram = [
             arg
             for user, password in sorted(self.sasl_users.items())
             for arg in ("--add-scram", f"SCRAM-SHA-256=[name={user},password={password}]")
         ]
         formatted = subprocess.run(
-            [
-                os.environ.get("JAVA", "java"),
-                "-XX:TieredStopAtLevel=1",
-                f"-Dlog4j2.configurationFile={self.home / 'config' / 'log4j2.properties'}",
-                "-cp",
-                str(self.home / "libs" / "*"),
-                "kafka.tools.StorageTool",
-                "format",
-                "-t",
-                cluster_id,
-                "-c",
-                str(config),
-                *scram,
-            ],
+            [*self._java(["-XX:TieredStopAtLevel=1"]), "kafka.tools.StorageTool", "format", "-t", cluster_id,
+             "-c", str(config), *scram],
             capture_output=True,
             text=True,
             timeout=self.start_timeout,
-        )
+        )  # fmt: skip
         if formatted.returncode != 0:
-            raise AssertionError(f"kafka-storage format failed ({formatted.returncode}):\n{formatted.stdout[-3000:]}")
+            output = (formatted.stdout + formatted.stderr)[-3000:]
+            raise AssertionError(f"kafka-storage format failed ({formatted.returncode}):\n{output}")
 
-    def _override_args(self) -> list[str]:
-        settings = {
+    def _settings(self) -> dict[str, str]:
+        assert self.workdir is not None
+        return {
+            "process.roles": "broker,controller",
+            "node.id": "1",
+            "log.dirs": str(self.workdir / "data"),
             "listeners": f"PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{self.controller_port}",
             "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
+            "controller.listener.names": "CONTROLLER",
+            "inter.broker.listener.name": "PLAINTEXT",
             "controller.quorum.voters": f"1@127.0.0.1:{self.controller_port}",
             **FAST_BROKER_OVERRIDES,
             **({"broker.rack": self.rack} if self.rack else {}),
             **(self._sasl_settings() if self.sasl_users else {}),
             **self.overrides,
         }
-        return [arg for key, value in settings.items() for arg in ("--override", f"{key}={value}")]
 
     def _sasl_settings(self) -> dict[str, str]:
         """The SASL listener next to PLAINTEXT, and ACLs enforced for everyone but ANONYMOUS (PLAINTEXT)."""
@@ -297,6 +312,11 @@ class KafkaBroker:
 
     def _output(self) -> str:
         return self.process.output() if self.process is not None else ""
+
+
+def _escape(value: str) -> str:
+    """A value as a java.util.Properties file reads it back (backslashes doubled, no line breaks)."""
+    return value.replace("\\", "\\\\").replace("\n", "\\n")
 
 
 @contextlib.contextmanager

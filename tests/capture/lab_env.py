@@ -11,20 +11,27 @@ import os
 import shutil
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_KAFKA_HOME = PROJECT_ROOT.parent / "shared" / "kafka"
-
 ENABLE_HINT = (
     "install Java 17+ (a JDK: `java` and `javac` on PATH, e.g. `apt-get install openjdk-17-jdk-headless`), "
-    "set KAFKA_HOME to a Kafka distribution that has bin/start-broker.sh and libs/ "
-    f"(default: {DEFAULT_KAFKA_HOME}), and install the project's dependencies (`pip install -e .`: kafka-python 2.x)"
+    "set KAFKA_HOME=/path/to/kafka (a plain Kafka distribution, 4.x: libs/ with the broker, Kafka Streams and "
+    "their dependencies, and config/server.properties), and install the project's dependencies "
+    "(`pip install -e .`: kafka-python 2.x)"
 )
 
 
-def kafka_home() -> Path:
-    """The Kafka distribution the lab runs: `$KAFKA_HOME`, else the project's shared one."""
+def kafka_home() -> Path | None:
+    """The Kafka distribution the lab runs: `$KAFKA_HOME`, or None when it is not set (the live tests are opt-in:
+    there is no default, so the default test suite never starts a broker)."""
     configured = os.environ.get("KAFKA_HOME")
-    return Path(configured).expanduser().resolve() if configured else DEFAULT_KAFKA_HOME
+    return Path(configured).expanduser().resolve() if configured else None
+
+
+def require_kafka_home() -> Path:
+    """`$KAFKA_HOME`, for code that runs only once `lab_unavailable_reason()` said the lab can run."""
+    home = kafka_home()
+    if home is None:
+        raise RuntimeError("KAFKA_HOME is not set. To enable the live-Kafka tests: " + ENABLE_HINT)
+    return home
 
 
 def lab_unavailable_reason(home: Path | None = None) -> str | None:
@@ -33,10 +40,16 @@ def lab_unavailable_reason(home: Path | None = None) -> str | None:
     missing = []
     if shutil.which("java") is None:
         missing.append("`java` is not on PATH")
-    if not (home / "bin" / "start-broker.sh").is_file():
-        missing.append(f"{home}/bin/start-broker.sh does not exist")
-    if not any((home / "libs").glob("kafka-streams-*.jar")):
-        missing.append(f"{home}/libs has no Kafka Streams jar")
+    if home is None:
+        missing.append("KAFKA_HOME is not set")
+    else:
+        libs = home / "libs"
+        if not any(libs.glob("kafka_2.13-*.jar")):
+            missing.append(f"{libs} has no Kafka broker jar (kafka_2.13-*.jar)")
+        if not any(libs.glob("kafka-streams-*.jar")):
+            missing.append(f"{libs} has no Kafka Streams jar")
+        if not (home / "config" / "server.properties").is_file():
+            missing.append(f"{home}/config/server.properties does not exist")
     if importlib.util.find_spec("kafka") is None:
         missing.append("the Python client kafka-python is not installed")
     if not missing:

@@ -1,10 +1,9 @@
 """Child processes of the live-Kafka lab (a broker, Streams instances) that can never outlive the test run.
 
-Every process is started in its own session, so that stopping it reaches the JVM behind a wrapper script too
-(`start-broker.sh` forks a `StorageTool` JVM before it `exec`s the broker). Every live process is kept in a
-registry that an `atexit` hook empties with SIGKILL, and is told to die with its parent where Linux allows it:
-a test that dies half-way, a Ctrl-C or a killed test run must not leave JVMs holding ports and hundreds of
-megabytes behind.
+Every process is started in its own session, so that stopping it reaches a JVM behind a wrapper script too.
+Every live process is kept in a registry that an `atexit` hook empties with SIGKILL, and is told to die with its
+parent where Linux allows it: a test that dies half-way, a Ctrl-C or a killed test run must not leave JVMs
+holding ports and hundreds of megabytes behind.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Real Kafka Streams instances for live-Kafka tests: the shared word-count app and the lab's own topologies.
+"""Real Kafka Streams instances for live-Kafka tests: the lab's own topologies (a word count among them).
 
 The lab's topologies are Java sources under `apps/`, compiled once per test run against `$KAFKA_HOME/libs`
 (no compiled class or jar is ever committed). Every instance is a JVM subprocess with its own state directory
@@ -32,9 +32,10 @@ FAST_STREAMS_DEFAULTS: Mapping[str, str] = {
     # (the lab's broker allows it: group.min.session.timeout.ms=1000).
     "consumer.session.timeout.ms": "2000",
     "consumer.heartbeat.interval.ms": "500",
-    # Streams sets this internal consumer config to false, so that a closed instance keeps its place in the group
-    # until its session times out; true makes a clean close (SIGTERM) send LeaveGroup and rebalance at once.
-    "consumer.internal.leave.group.on.close": "true",
+    # A clean close (SIGTERM) leaves the group at once (LeaveGroup) instead of keeping the instance's place until its
+    # session times out, Streams' default. Read by the lab app (KafkaStreams.close with leaveGroup), not by Streams:
+    # the internal consumer config that did this before (internal.leave.group.on.close) is gone from Kafka 4.4.
+    "lab.leave.group.on.close": "true",
 }
 
 # Small heap, one GC thread, C1 only: these JVMs live for seconds, and CI machines have few cores.
@@ -247,7 +248,7 @@ class StreamsLab:
         topic_prefix: str = "",
         state_dir: Path | None = None,
     ) -> StreamsInstance:
-        """Start one instance. `topology` is `wordcount` (the shared app) or one of the lab's own.
+        """Start one instance. `topology` is `wordcount` or one of the lab's other topologies.
 
         `props` add to and override FAST_STREAMS_DEFAULTS. An instance started again under the same app and
         name reuses its state directory (so it reports its previous tasks' offsets), unless `state_dir` says
@@ -256,7 +257,7 @@ class StreamsLab:
         if topology not in TOPOLOGIES:
             raise ValueError(f"unknown topology {topology!r}; known: {sorted(TOPOLOGIES)}")
         if topic_prefix and topology == WORDCOUNT:
-            raise ValueError("the shared word-count app has fixed topic names (wc-input, wc-output)")
+            raise ValueError("the word-count app has fixed topic names (wc-input, wc-output)")
         home_dir = self.workdir / app_id / name
         state_dir = state_dir or home_dir / "state"
         state_dir.mkdir(parents=True, exist_ok=True)
@@ -283,12 +284,13 @@ class StreamsLab:
         jvm_tmp = self.workdir / "jvm-tmp"
         jvm_tmp.mkdir(parents=True, exist_ok=True)
         jvm_opts = f"{STREAMS_JVM_OPTS} -Djava.io.tmpdir={jvm_tmp}"
-        if topology == WORDCOUNT:
-            script = str(self.home / "bin" / "run-streams-app.sh")
-            return ["bash", script, *operands], {"STREAMS_HEAP_OPTS": jvm_opts, "STREAMS_LOGLEVEL": "WARN"}
-        log_config = self.home / "config" / "log4j2.properties"
+        # The distribution's tools logging (WARN and above, to stderr), so that stdout keeps the app's own lines.
+        config = self.home / "config"
+        log_config = next(
+            (config / name for name in ("tools-log4j2.yaml", "log4j2.properties") if (config / name).is_file()), None
+        )
         jvm = [*jvm_opts.split(), "-Dkafka.root.loglevel=WARN"]
-        if log_config.is_file():
+        if log_config is not None:
             jvm.append(f"-Dlog4j2.configurationFile={log_config}")
         classpath = f"{self._classes()}:{self.home}/libs/*"
         return ["java", *jvm, "-cp", classpath, LAB_MAIN_CLASS, topology, *operands], {}

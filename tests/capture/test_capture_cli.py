@@ -34,10 +34,10 @@ def run(*args: str) -> tuple[int, str]:
 def streams_app(kafka_cluster: KafkaBroker, lab_app_classes: object, tmp_path_factory: pytest.TempPathFactory
                 ) -> Iterator[tuple[str, Path]]:
     """One small running application (two instances of the word-count shape) and its describe() text."""
-    from tests.capture.lab_env import kafka_home
+    from tests.capture.lab_env import require_kafka_home
 
     work = tmp_path_factory.mktemp("cli-app")
-    lab = StreamsLab(bootstrap=kafka_cluster.bootstrap, home=kafka_home(), workdir=work,
+    lab = StreamsLab(bootstrap=kafka_cluster.bootstrap, home=require_kafka_home(), workdir=work,
                      classes=lab_app_classes)  # type: ignore[arg-type]
     create_topics(kafka_cluster.bootstrap, {"cli-ms-input": 3, "cli-ms-word-agg": 1, "cli-ms-length-counts": 1})
     try:

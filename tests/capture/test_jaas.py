@@ -95,9 +95,12 @@ def test_repr_shows_option_names_only() -> None:
 
 @pytest.fixture(scope="module")
 def oracle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JavaOracle]:
-    libs = kafka_home() / "libs"
+    home = kafka_home()
+    if home is None:
+        pytest.skip("needs Kafka's client jar: set KAFKA_HOME=/path/to/kafka")
+    libs = home / "libs"
     if not any(libs.glob("kafka-clients-*.jar")):
-        pytest.skip(f"needs Kafka's client jar in {libs} (set KAFKA_HOME)")
+        pytest.skip(f"needs Kafka's client jar in {libs} (set KAFKA_HOME=/path/to/kafka)")
     java = JavaOracle(ORACLE_SOURCE, tmp_path_factory.mktemp("jaas-oracle"), (f"{libs}/*",))
     try:
         yield java

@@ -27,11 +27,13 @@ import org.apache.kafka.streams.kstream.StreamJoined;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * Kafka Streams applications for taskassign's live-Kafka tests: topologies that the shared word-count app lacks.
+ * Kafka Streams applications for taskassign's live-Kafka tests.
  *
  * <p>args: TOPOLOGY BOOTSTRAP APPLICATION_ID STATE_DIR INSTANCE_NAME [STREAMS_PROPERTIES]
  *
  * <ul>
+ *   <li>{@code wordcount}: lines of wc-input split into words, re-keyed by word (repartition topic
+ *       {@code by-word-repartition}) and counted ({@code counts-store}) into wc-output; ignores the topic prefix.
  *   <li>{@code multi-store}: three sub-topologies, two repartition topics, an aggregation, a reduce and a count
  *       (stores {@code word-agg-store}, {@code length-reduce-store}, {@code length-count-store}).
  *   <li>{@code join}: a windowed stream-stream join of two co-partitioned input topics (two window stores).
@@ -40,13 +42,15 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *       {@code topology.optimization=all} its source topic doubles as its changelog.
  * </ul>
  *
- * <p>Like the shared word-count app, it prints {@code Topology#describe()} on start and every state change as
+ * <p>It prints {@code Topology#describe()} on start and every state change as
  * {@code [INSTANCE_NAME] STATE A -> B}. The properties file adds or overrides any Streams config; its
  * {@code lab.topic.prefix} (not a Streams config, removed before Streams sees it) prefixes every topic name so that
- * one broker can host several differently partitioned copies of a topology.
+ * one broker can host several differently partitioned copies of a topology; its {@code lab.leave.group.on.close}
+ * (likewise the lab's own) makes a clean stop leave the group at once.
  */
 public final class LabApp {
     static final String TOPIC_PREFIX_CONFIG = "lab.topic.prefix";
+    static final String LEAVE_GROUP_ON_CLOSE_CONFIG = "lab.leave.group.on.close";
 
     private static final Serde<String> STRING = Serdes.String();
     private static final Serde<Long> LONG = Serdes.Long();
@@ -63,6 +67,7 @@ public final class LabApp {
         String name = args[4];
         Properties props = streamsProperties(args[1], args[2], args[3], name, args.length > 5 ? args[5] : "");
         String prefix = (String) props.remove(TOPIC_PREFIX_CONFIG);
+        boolean leaveGroupOnClose = Boolean.parseBoolean((String) props.remove(LEAVE_GROUP_ON_CLOSE_CONFIG));
 
         StreamsBuilder builder = new StreamsBuilder();
         build(topologyName, prefix == null ? "" : prefix, builder);
@@ -84,14 +89,24 @@ public final class LabApp {
             return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
         });
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            streams.close(Duration.ofSeconds(20));
+            close(streams, leaveGroupOnClose);
             latch.countDown();
         }));
         streams.start();
         latch.await();
     }
 
-    /** The same base configuration as the shared word-count app, then the properties file on top. */
+    /**
+     * Close within 20 s; with {@code leaveGroup}, the members leave the group at once (LeaveGroup, or a leaving
+     * heartbeat under the streams protocol) instead of staying until their session times out. The options class of
+     * Kafka 3.3 to 4.1, deprecated but kept since 4.2, so that the app compiles against every 4.x.
+     */
+    @SuppressWarnings("deprecation")
+    static void close(KafkaStreams streams, boolean leaveGroup) {
+        streams.close(new KafkaStreams.CloseOptions().timeout(Duration.ofSeconds(20)).leaveGroup(leaveGroup));
+    }
+
+    /** The lab's base configuration, then the properties file on top. */
     static Properties streamsProperties(String bootstrap, String appId, String stateDir, String name, String file)
             throws Exception {
         Properties props = new Properties();
@@ -116,13 +131,26 @@ public final class LabApp {
 
     static void build(String topologyName, String prefix, StreamsBuilder builder) {
         switch (topologyName) {
+            case "wordcount" -> wordCount(builder);
             case "multi-store" -> multiStore(prefix, builder);
             case "join" -> join(prefix, builder);
             case "stateless" -> stateless(prefix, builder);
             case "source-table" -> sourceTable(prefix, builder);
             default -> throw new IllegalArgumentException(
-                "unknown topology '" + topologyName + "' (multi-store, join, stateless, source-table)");
+                "unknown topology '" + topologyName + "' (wordcount, multi-store, join, stateless, source-table)");
         }
+    }
+
+    /** Input wc-input; output wc-output. Sub-topologies: 0 split and re-key, 1 count by word. */
+    static void wordCount(StreamsBuilder builder) {
+        builder.stream("wc-input", Consumed.with(STRING, STRING))
+            .flatMapValues(line -> java.util.Arrays.asList(line.toLowerCase(Locale.ROOT).split("\\W+")))
+            .filter((key, word) -> !word.isEmpty())
+            .groupBy((key, word) -> word, Grouped.with("by-word", STRING, STRING))
+            .count(Materialized.<String, Long, KeyValueStore<Bytes, byte[]>>as("counts-store")
+                .withKeySerde(STRING).withValueSerde(LONG))
+            .toStream()
+            .to("wc-output", Produced.with(STRING, LONG));
     }
 
     /** Input ms-input; outputs ms-word-agg and ms-length-counts. Sub-topologies: 0 source, 1 by-word, 2 by-length. */
