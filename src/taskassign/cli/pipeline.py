@@ -30,7 +30,7 @@ from taskassign.errors import UserInputError
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-pipeline_app = typer.Typer(help="Run the engine over a fleet snapshot on Spark.", no_args_is_help=True,
+pipeline_app = typer.Typer(rich_markup_mode=None, help="Run the engine over a fleet snapshot on Spark.", no_args_is_help=True,
                            cls=CommandGroup)
 app.add_typer(pipeline_app, name="pipeline")
 
