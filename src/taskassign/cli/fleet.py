@@ -12,8 +12,9 @@ from taskassign.cli._common import handle_errors, new_table, stderr_console, std
 from taskassign.cli._options import out_option
 from taskassign.errors import UserInputError
 
-fleet_app = typer.Typer(rich_markup_mode=None, help="Synthetic fleets of Kafka Streams applications.", no_args_is_help=True,
-                        cls=CommandGroup)
+fleet_app = typer.Typer(
+    rich_markup_mode=None, help="Synthetic fleets of Kafka Streams applications.", no_args_is_help=True,
+    cls=CommandGroup)
 app.add_typer(fleet_app, name="fleet")
 
 

@@ -30,8 +30,9 @@ from taskassign.errors import UserInputError
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-pipeline_app = typer.Typer(rich_markup_mode=None, help="Run the engine over a fleet snapshot on Spark.", no_args_is_help=True,
-                           cls=CommandGroup)
+pipeline_app = typer.Typer(
+    rich_markup_mode=None, help="Run the engine over a fleet snapshot on Spark.", no_args_is_help=True,
+    cls=CommandGroup)
 app.add_typer(pipeline_app, name="pipeline")
 
 _ASSIGNOR_HELP = ("Assignor for every application (default: each application's own, else the built-in default); "
