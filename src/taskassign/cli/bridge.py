@@ -13,7 +13,7 @@ from taskassign.cli._common import handle_errors, stderr_console, stdout_console
 
 bridge_app = typer.Typer(
     rich_markup_mode=None, help="Run taskassign's assignors in real applications (docs/bridge.md).",
-                         no_args_is_help=True)
+    no_args_is_help=True)
 app.add_typer(bridge_app, name="bridge")
 
 
