@@ -1,5 +1,5 @@
-"""Issue 26 point 4: an assignor spec is resolved once per run (``assignors.registry.resolve``), then the resolved
-object travels: the registry is not re-read by the api, the leader, the fleet or the CLI."""
+"""Issue 26 point 4: the text naming an assignor is resolved once per run (``assignors.registry.resolve``), then
+the resolved object travels: the registry is not re-read by the api, the leader, the fleet or the CLI."""
 
 from __future__ import annotations
 

@@ -107,7 +107,7 @@ def _normalise(name: str) -> str:
 
 @dataclass(frozen=True)
 class ResolvedAssignor:
-    """An assignor spec resolved once (``resolve``): everything the engine reads of it afterwards.
+    """The text naming an assignor, resolved once (``resolve``): everything the engine reads of it afterwards.
 
     ``spec`` is the text as given (error messages quote it); ``name`` the name written into assignment files
     (the short name for built-ins, else the stripped text); ``protocol`` ``"classic"`` for a KIP-924 assignor
