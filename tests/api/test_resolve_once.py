@@ -3,6 +3,7 @@ the resolved object travels: the registry is not re-read by the api, the leader,
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,10 +16,14 @@ from taskassign.api.application import read_application
 from taskassign.api.assign import assign
 from taskassign.api.compare import compare
 from taskassign.cli import app
+from taskassign.fleet import reasons as R
 from taskassign.fleet.application import assign_application
+from taskassign.fleet.bucket import bucket_table, process_bucket
+from taskassign.fleet.tables import INPUT_TABLES
 from taskassign.formats.group import read_group
 from taskassign.leader.group import rebalance_group
 from tests.fleet.inputs import app_input
+from tests.fleet.snapshots import base_rows
 from tests.helpers import EXAMPLES_DIR
 
 SCENARIO = EXAMPLES_DIR / "scenarios" / "new-client-joins.scenario.json"
@@ -45,7 +50,7 @@ def resolutions(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     for module in ("taskassign.assignors.registry", "taskassign.leader.assign", "taskassign.leader.streams",
                    "taskassign.leader.group", "taskassign.api.compare", "taskassign.api.what_if",
                    "taskassign.api.streams", "taskassign.api.rebalance", "taskassign.fleet.application",
-                   "taskassign.simulate.runner"):
+                   "taskassign.simulate.runner", "taskassign.fleet.bucket"):
         monkeypatch.setattr(f"{module}.resolve", counting_resolve)
     yield seen
 
@@ -75,6 +80,18 @@ def test_compare_resolves_each_assignor_once(resolutions: list[str]) -> None:
     compare(read_application(SCENARIO), ["high_availability", "state_aware", "streams_sticky"])
     assert resolutions == ["high_availability", "load high_availability", "state_aware", "load state_aware",
                            "streams_sticky"]
+
+
+def test_a_bucket_resolves_the_runs_assignor_once(resolutions: list[str]) -> None:
+    rows = base_rows()
+    second = copy.deepcopy(rows)  # the same application under another id: two applications in the bucket
+    for table in second.values():
+        for row in table:
+            row["app_id"] = "payments-app"
+    tables = {n: bucket_table(spec, rows[n] + second[n]) for n, spec in INPUT_TABLES.items()}
+    result = process_bucket(tables, assignor_override="sticky")
+    assert [r["status"] for r in result.results] == [R.STATUS_ASSIGNED] * 2
+    assert resolutions == ["sticky", "load sticky"]
 
 
 def test_a_fleet_application_resolves_its_assignor_once(resolutions: list[str]) -> None:

@@ -50,13 +50,14 @@ def streams_assignor_for(source: Scenario | StreamsGroup, assignor: ResolvedAssi
             return resolve(next(short for short, (kafka, _) in STREAMS_GROUP_ASSIGNORS.items()
                                 if kafka == source.assignor))
         raise UserInputError("name a streams-protocol assignor: -a streams_sticky or -a streams_balanced")
-    if isinstance(assignor, str) and builtin_name(assignor) not in STREAMS_GROUP_ASSIGNORS:
-        assignor = ResolvedAssignor(assignor, assignor.strip(), "classic", False)  # not resolved: refused below
-    resolved = resolve(assignor)
-    if not resolved.is_streams:
-        raise UserInputError(f"{source.name}: a streams group (KIP-1071) runs under Kafka's broker-side assignors: "
-                             f"-a {' or -a '.join(STREAMS_GROUP_ASSIGNORS)}, not {resolved.spec!r}")
-    return resolved
+    # A classic name is refused without resolving it (a plug-in is not imported just to be turned down).
+    spec = assignor if isinstance(assignor, str) else assignor.spec
+    if isinstance(assignor, ResolvedAssignor) and assignor.is_streams:
+        return assignor
+    if isinstance(assignor, str) and builtin_name(assignor) in STREAMS_GROUP_ASSIGNORS:
+        return resolve(assignor)
+    raise UserInputError(f"{source.name}: a streams group (KIP-1071) runs under Kafka's broker-side assignors: "
+                         f"-a {' or -a '.join(STREAMS_GROUP_ASSIGNORS)}, not {spec!r}")
 
 
 def assign_streams(source: Scenario | StreamsGroup, assignor: ResolvedAssignor | str | None = None, *,
