@@ -42,7 +42,9 @@ def test_with_events_each_assignor_runs_the_simulation_and_gets_its_totals() -> 
 
 
 def test_assignor_lists_are_checked_before_anything_runs() -> None:
-    assert parse_assignor_list(" high_availability, state-aware ") == ("high_availability", "state-aware")
+    parsed = parse_assignor_list(" high_availability, state-aware ")
+    assert [a.spec for a in parsed] == ["high_availability", "state-aware"]
+    assert [a.name for a in parsed] == ["high_availability", "state_aware"]
     with pytest.raises(UserInputError, match="name the same assignor"):
         parse_assignor_list("state_aware,state-aware")
     with pytest.raises(UserInputError, match="separated by commas"):

@@ -12,6 +12,7 @@ from taskassign.api.what_if import (
     chosen_assignor,
     parse_what_if,
 )
+from taskassign.assignors.registry import resolve
 from taskassign.errors import PluginNotAllowedError, UserInputError
 from taskassign.formats.group import read_group
 from taskassign.formats.scenario import parse_scenario, with_config_overrides
@@ -112,13 +113,15 @@ def test_task_assignor_class_chooses_the_assignor_and_plugins_need_the_opt_in() 
     kafka_sticky = "org.apache.kafka.streams.processor.assignment.assignors.StickyTaskAssignor"
     what_if = parse_what_if(sets=[f"task.assignor.class={kafka_sticky}"])
     altered, _ = apply_what_if(scenario, what_if)
-    assert chosen_assignor(None, altered, what_if, default="high_availability", allow_plugins=False) == "sticky"
-    assert chosen_assignor("identity", altered, what_if, default="high_availability", allow_plugins=False) == "identity"
-    from_data = with_config_overrides(scenario, {"task.assignor.class": "my_company.assignors.Mine"})
+    assert chosen_assignor(None, altered, what_if, default="high_availability", allow_plugins=False).name == "sticky"
+    identity = resolve("identity")
+    assert chosen_assignor(identity, altered, what_if, default="high_availability", allow_plugins=False) is identity
+    plugin = "taskassign.assignors.identity.IdentityTaskAssignor"  # module.Class: a plug-in spec, as Kafka writes it
+    from_data = with_config_overrides(scenario, {"task.assignor.class": plugin})
     with pytest.raises(PluginNotAllowedError, match="--allow-plugins"):
         chosen_assignor(None, from_data, WhatIf(), default="high_availability", allow_plugins=False)
-    assert chosen_assignor(None, from_data, WhatIf(), default="high_availability",
-                           allow_plugins=True) == "my_company.assignors.Mine"
+    chosen = chosen_assignor(None, from_data, WhatIf(), default="high_availability", allow_plugins=True)
+    assert chosen.is_plugin and chosen.name == plugin
 
 
 def test_a_group_loses_members_and_its_recorded_outcome() -> None:

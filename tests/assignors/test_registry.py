@@ -8,13 +8,12 @@ from taskassign.assignors.identity import IdentityTaskAssignor
 from taskassign.assignors.registry import (
     BUILTIN_ASSIGNORS,
     DEFAULT_ASSIGNOR,
-    assignor_display_name,
-    check_assignor,
+    ResolvedAssignor,
+    builtin_name,
     create_assignor,
-    resolve_assignor_class,
-    streams_group_assignor,
+    resolve,
 )
-from taskassign.errors import AssignorNotFoundError
+from taskassign.errors import AssignorNotFoundError, PluginNotAllowedError
 from tests.helpers import EXAMPLES_DIR
 
 
@@ -26,17 +25,17 @@ def test_every_builtin_resolves_and_assigns_something() -> None:
 
 
 def test_short_names_are_forgiving() -> None:
-    assert resolve_assignor_class("Identity") is IdentityTaskAssignor
-    assert assignor_display_name(" IDENTITY ") == "identity"
+    assert resolve("Identity").assignor_class is IdentityTaskAssignor
+    assert resolve(" IDENTITY ").name == "identity"
 
 
 def test_module_paths() -> None:
-    assert resolve_assignor_class("taskassign.assignors.identity:IdentityTaskAssignor") is IdentityTaskAssignor
-    assert resolve_assignor_class("taskassign.assignors.identity.IdentityTaskAssignor") is IdentityTaskAssignor
+    assert resolve("taskassign.assignors.identity:IdentityTaskAssignor").assignor_class is IdentityTaskAssignor
+    assert resolve("taskassign.assignors.identity.IdentityTaskAssignor").assignor_class is IdentityTaskAssignor
 
 
 def test_file_path() -> None:
-    cls = resolve_assignor_class(f"{EXAMPLES_DIR / 'custom_assignor.py'}:StateWeightedStickyAssignor")
+    cls = resolve(f"{EXAMPLES_DIR / 'custom_assignor.py'}:StateWeightedStickyAssignor").classic_class()
     assert cls.__name__ == "StateWeightedStickyAssignor"
 
 
@@ -74,14 +73,14 @@ def test_configure_receives_configs() -> None:
 )
 def test_resolution_errors(spec: str, message: str) -> None:
     with pytest.raises(AssignorNotFoundError, match=message):
-        resolve_assignor_class(spec)
+        resolve(spec)
 
 
 def test_file_that_fails_to_import(tmp_path: Path) -> None:
     bad = tmp_path / "broken.py"
     bad.write_text("raise RuntimeError('boom')\n")
     with pytest.raises(AssignorNotFoundError, match="boom"):
-        resolve_assignor_class(f"{bad}:X")
+        resolve(f"{bad}:X")
 
 
 class NeedsArguments(IdentityTaskAssignor):
@@ -98,17 +97,68 @@ def test_module_that_fails_to_import(tmp_path: Path, monkeypatch: pytest.MonkeyP
     (tmp_path / "taskassign_test_broken_module.py").write_text("raise ValueError('boom')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(AssignorNotFoundError, match="importing module 'taskassign_test_broken_module' failed"):
-        resolve_assignor_class("taskassign_test_broken_module:X")
+        resolve("taskassign_test_broken_module:X")
 
 
 def test_streams_protocol_assignors_are_names_not_classes() -> None:
-    assert streams_group_assignor("streams_sticky") == "sticky"
-    assert streams_group_assignor("Streams-Balanced") == "balanced"
-    assert streams_group_assignor("sticky") is None  # the classic KIP-924 StickyTaskAssignor
-    check_assignor("streams_balanced")
-    check_assignor("high_availability")
+    assert resolve("streams_sticky").kafka_name == "sticky"
+    assert resolve("Streams-Balanced").kafka_name == "balanced"
+    assert resolve("sticky").kafka_name is None  # the classic KIP-924 StickyTaskAssignor
+    assert resolve("streams_balanced").is_streams and not resolve("high_availability").is_streams
     with pytest.raises(AssignorNotFoundError, match="broker-side assignor of the streams protocol"):
-        resolve_assignor_class("streams_sticky")
+        resolve("streams_sticky").classic_class()
+    with pytest.raises(AssignorNotFoundError, match="broker-side assignor of the streams protocol"):
+        create_assignor("streams_sticky")
     with pytest.raises(AssignorNotFoundError, match=r"streams protocol \(KIP-1071\): streams_balanced, streams_sticky"):
-        check_assignor("nonsense")
-    assert assignor_display_name("streams-sticky") == "streams_sticky"
+        resolve("nonsense")
+    assert resolve("streams-sticky").name == "streams_sticky"
+
+
+def test_resolve_builds_one_object_per_kind() -> None:
+    builtin = resolve("high-availability")
+    assert isinstance(builtin, ResolvedAssignor)
+    assert (builtin.spec, builtin.name, builtin.protocol, builtin.builtin, builtin.kafka_name) == (
+        "high-availability", "high_availability", "classic", True, None)
+    assert builtin.assignor_class is not None and builtin.assignor_class.__name__ == "HighAvailabilityTaskAssignor"
+    assert resolve(builtin) is builtin  # an already resolved assignor is not resolved again
+    module = resolve(" taskassign.assignors.identity:IdentityTaskAssignor ")
+    assert module.is_plugin and module.name == "taskassign.assignors.identity:IdentityTaskAssignor"
+    assert module.assignor_class is IdentityTaskAssignor
+    file_spec = f"{EXAMPLES_DIR / 'custom_assignor.py'}:StateWeightedStickyAssignor"
+    from_file = resolve(file_spec)
+    assert from_file.is_plugin and from_file.protocol == "classic" and from_file.name == file_spec
+    streams = resolve("Streams-Sticky")
+    assert (streams.name, streams.protocol, streams.builtin, streams.assignor_class, streams.kafka_name) == (
+        "streams_sticky", "streams", True, None, "sticky")
+    assert builtin_name("Streams-Sticky") == "streams_sticky" and builtin_name("a.b:C") is None
+
+
+def test_resolve_unknown_name_error_text() -> None:
+    with pytest.raises(AssignorNotFoundError) as info:
+        resolve("nonsense")
+    assert str(info.value) == (
+        "unknown assignor 'nonsense'; built-in assignors: fallback_prior, high_availability, identity, legacy_sticky, "
+        "state_aware, sticky, sticky_preserve; streams protocol (KIP-1071): streams_balanced, streams_sticky; or give "
+        "'module:Class' or 'path/to/file.py:Class'")
+
+
+def test_resolve_refuses_a_plugin_from_data_before_importing_it(tmp_path: Path) -> None:
+    sentinel = tmp_path / "imported"
+    plugin = tmp_path / "plugin.py"
+    plugin.write_text(f"open({str(sentinel)!r}, 'w').close()\nclass A:\n    def assign(self, state): ...\n")
+    with pytest.raises(PluginNotAllowedError, match=r"from the snapshot is a plug-in .*--allow-plugins"):
+        resolve(f"{plugin}:A", allow_plugins=False, source="the snapshot")
+    assert not sentinel.exists()
+    assert resolve("streams_balanced", allow_plugins=False).is_streams  # built-ins need no opt-in
+    assert resolve(f"{plugin}:A", allow_plugins=True).is_plugin and sentinel.exists()
+
+
+def test_a_plugin_file_is_imported_once_and_instantiated_per_rebalance(tmp_path: Path) -> None:
+    plugin = tmp_path / "counting.py"
+    plugin.write_text("from taskassign.assignors.identity import IdentityTaskAssignor\n"
+                      "IMPORTS = globals().get('IMPORTS', 0) + 1\n"
+                      "class A(IdentityTaskAssignor):\n    pass\n")
+    resolved = resolve(f"{plugin}:A")
+    first, second = resolved.create({}), resolved.create({})
+    assert first is not second and first.plugin is not second.plugin  # type: ignore[attr-defined]
+    assert type(first.plugin).__module__ == "taskassign_user_counting"  # type: ignore[attr-defined]

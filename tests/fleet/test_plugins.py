@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from taskassign.assignors.registry import create_assignor, resolve_assignor_class
+from taskassign.assignors.registry import create_assignor, resolve
 from taskassign.errors import PluginNotAllowedError, ScenarioError
 from taskassign.fleet import reasons as R
 from taskassign.fleet.application import check_application
@@ -45,10 +45,10 @@ def specs(directory: Path) -> list[str]:
 def test_a_plugin_spec_from_data_is_refused_before_anything_is_imported(sentinel: Path) -> None:
     for plugin in specs(sentinel.parent):
         with pytest.raises(PluginNotAllowedError, match=r"plug-in.*--allow-plugins"):
-            resolve_assignor_class(plugin, allow_plugins=False)
+            resolve(plugin, allow_plugins=False)
         assert check_application(None, plugin).code == R.PLUGIN_NOT_ALLOWED
     assert not sentinel.exists() and MODULE not in sys.modules
-    assert resolve_assignor_class("high-availability", allow_plugins=False).__name__ == "HighAvailabilityTaskAssignor"
+    assert resolve("high-availability", allow_plugins=False).classic_class().__name__ == "HighAvailabilityTaskAssignor"
 
 
 def test_opting_in_loads_the_plugin(sentinel: Path) -> None:

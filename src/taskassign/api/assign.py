@@ -8,7 +8,7 @@ from typing import Any
 
 from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics
 from taskassign.analysis.moves import EXPLANATIONS, explanations
-from taskassign.assignors.registry import DEFAULT_ASSIGNOR
+from taskassign.assignors.registry import DEFAULT_ASSIGNOR, ResolvedAssignor
 from taskassign.formats.scenario import Scenario
 from taskassign.leader.assign import assign_scenario, result_to_document
 from taskassign.leader.run import RebalanceResult
@@ -28,7 +28,8 @@ class AssignOutcome:
 
 
 def assign(
-    scenario: Scenario, assignor: str = DEFAULT_ASSIGNOR, *, with_metrics: bool = False, explain: bool = False
+    scenario: Scenario, assignor: ResolvedAssignor | str = DEFAULT_ASSIGNOR, *, with_metrics: bool = False,
+    explain: bool = False,
 ) -> AssignOutcome:
     """Run one leader rebalance of ``scenario`` (``assign_scenario``) and build its assignment document."""
     result = assign_scenario(scenario, assignor)

@@ -30,6 +30,7 @@ from typing import Any
 from taskassign.analysis.invariants import balance_problems, standby_pile_up_problems
 from taskassign.analysis.metrics import compute_metrics
 from taskassign.api.application import read_application
+from taskassign.assignors.registry import ResolvedAssignor, resolve
 from taskassign.errors import PluginAssignorError, UserInputError
 from taskassign.formats.scenario import Scenario
 from taskassign.leader.assign import assign_scenario, result_to_document
@@ -150,14 +151,17 @@ def scenario_files(paths: Iterable[Path]) -> list[Path]:
     return found
 
 
-def check_cases(spec: str, scenarios: Iterable[Scenario | Path]) -> AssignorCheckReport:
+def check_cases(spec: ResolvedAssignor | str, scenarios: Iterable[Scenario | Path]) -> AssignorCheckReport:
     """``check_case`` on every scenario (a Path is read first: a scenario or group file)."""
-    cases = tuple(check_case(spec, read_application(s) if isinstance(s, Path) else s) for s in scenarios)
-    return AssignorCheckReport(spec, cases)
+    assignor = resolve(spec)
+    cases = tuple(check_case(assignor, read_application(s) if isinstance(s, Path) else s) for s in scenarios)
+    return AssignorCheckReport(assignor.spec, cases)
 
 
-def check_case(spec: str, scenario: Scenario) -> CaseReport:
-    """Run the assignor named ``spec`` twice on ``scenario`` and hold its result to every check."""
+def check_case(spec: ResolvedAssignor | str, scenario: Scenario) -> CaseReport:
+    """Run the assignor ``spec`` (resolved here if a spec) twice on ``scenario`` and hold its result to every
+    check."""
+    assignor = resolve(spec)
     state = scenario.state
     name = scenario.name
 
@@ -165,8 +169,8 @@ def check_case(spec: str, scenario: Scenario) -> CaseReport:
         return CaseReport(name, len(state.tasks), len(state.clients), tuple(findings), exception)
 
     try:
-        first = assign_scenario(scenario, spec)
-        second = assign_scenario(scenario, spec)
+        first = assign_scenario(scenario, assignor)
+        second = assign_scenario(scenario, assignor)
     except UserInputError:
         raise  # the input is wrong, not the assignor
     except Exception as exc:  # a checker: whatever the assignor does is a finding

@@ -15,7 +15,7 @@ from typing import Any
 
 from taskassign.analysis.compare import Comparison, RunTotals, run_totals
 from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics, state_weight_unit
-from taskassign.assignors.registry import assignor_display_name, check_assignor
+from taskassign.assignors.registry import ResolvedAssignor, resolve
 from taskassign.errors import UserInputError
 from taskassign.formats.events import EventsFile
 from taskassign.formats.json_io import dump_json, prepare_output_dir, write_output_text
@@ -66,21 +66,22 @@ class CompareOutcome:
                 "simulated": self.simulated, **doc}
 
 
-def parse_assignor_list(text: str) -> tuple[str, ...]:
-    """``"a,b,c"`` -> the assignor specs, each checked as ``assign -a`` checks it; an empty item or the same
+def parse_assignor_list(text: str) -> tuple[ResolvedAssignor, ...]:
+    """``"a,b,c"`` -> the assignors, each resolved as ``assign -a`` resolves it; an empty item or the same
     assignor twice is a UserInputError."""
     specs = tuple(part.strip() for part in text.split(","))
     if not text.strip() or any(not s for s in specs):
         raise UserInputError(f"--assignors {text!r}: give assignor names separated by commas, e.g. "
                              "-a high_availability,state_aware")
     seen: dict[str, str] = {}
+    resolved = []
     for spec in specs:
-        name = assignor_display_name(spec)
-        if name in seen:
-            raise UserInputError(f"--assignors {text!r}: {seen[name]!r} and {spec!r} name the same assignor")
-        seen[name] = spec
-        check_assignor(spec, allow_plugins=True, source="--assignors")
-    return specs
+        assignor = resolve(spec, allow_plugins=True, source="--assignors")
+        if assignor.name in seen:
+            raise UserInputError(f"--assignors {text!r}: {seen[assignor.name]!r} and {spec!r} name the same assignor")
+        seen[assignor.name] = spec
+        resolved.append(assignor)
+    return tuple(resolved)
 
 
 def simulation_totals(result: SimulationResult) -> RunTotals:
@@ -89,18 +90,18 @@ def simulation_totals(result: SimulationResult) -> RunTotals:
                       settled_at_ms=result.settled_at_ms, converged=result.converged)
 
 
-def _once(scenario: Scenario, spec: str) -> AssignorRun:
-    result = assign_scenario(scenario, spec)
+def _once(scenario: Scenario, assignor: ResolvedAssignor) -> AssignorRun:
+    result = assign_scenario(scenario, assignor)
     metrics = compute_metrics(scenario.state, result.group)
-    return AssignorRun(assignor_display_name(spec), result.error.name, metrics, result=result)
+    return AssignorRun(assignor.name, result.error.name, metrics, result=result)
 
 
-def _simulated(scenario: Scenario, spec: str, events: EventsFile, seed: int | None,
+def _simulated(scenario: Scenario, assignor: ResolvedAssignor, events: EventsFile, seed: int | None,
                on_rebalance: Callable[[str, RebalanceRecord], None] | None) -> AssignorRun:
-    name = assignor_display_name(spec)
+    name = assignor.name
     callback = None if on_rebalance is None else (lambda record: on_rebalance(name, record))
     try:
-        result = simulate(scenario, events, spec, seed=seed, on_rebalance=callback)
+        result = simulate(scenario, events, assignor, seed=seed, on_rebalance=callback)
     except UserInputError as exc:
         raise UserInputError(f"assignor {name}: {exc}") from None
     error = result.rebalances[-1].error if result.rebalances else "NONE"
@@ -109,7 +110,7 @@ def _simulated(scenario: Scenario, spec: str, events: EventsFile, seed: int | No
 
 def compare(
     scenario: Scenario,
-    assignors: Sequence[str],
+    assignors: Sequence[ResolvedAssignor | str],
     *,
     events: EventsFile | None = None,
     seed: int | None = None,
@@ -122,10 +123,11 @@ def compare(
         raise UserInputError("name at least one assignor to compare (-a A,B)")
     runs = []
     for spec in assignors:
+        assignor = resolve(spec)
         if on_assignor is not None:
-            on_assignor(assignor_display_name(spec))
-        runs.append(_once(scenario, spec) if events is None else _simulated(scenario, spec, events, seed,
-                                                                            on_rebalance))
+            on_assignor(assignor.name)
+        runs.append(_once(scenario, assignor) if events is None else _simulated(scenario, assignor, events, seed,
+                                                                                on_rebalance))
     metrics = {run.name: (run.metrics.to_dict() if run.metrics is not None else {}) for run in runs}
     totals = {run.name: simulation_totals(run.simulation) for run in runs if run.simulation is not None}
     return CompareOutcome(scenario, tuple(runs), Comparison(metrics, totals), events is not None)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics
-from taskassign.assignors.registry import DEFAULT_ASSIGNOR, STREAMS_GROUP_ASSIGNORS, streams_group_assignor
+from taskassign.assignors.registry import DEFAULT_ASSIGNOR, STREAMS_GROUP_ASSIGNORS, ResolvedAssignor, resolve
 from taskassign.errors import StreamsAssignorError, UserInputError
 from taskassign.formats.scenario import Scenario
 from taskassign.leader.assign import assign_scenario
@@ -77,26 +77,28 @@ class MigrationWhatIf:
                 "runs": [r.to_dict() for r in self.runs], "notes": list(self.notes)}
 
 
-def migration_what_if(scenario: Scenario, classic: str = DEFAULT_ASSIGNOR) -> MigrationWhatIf:
+def migration_what_if(scenario: Scenario, classic: ResolvedAssignor | str = DEFAULT_ASSIGNOR) -> MigrationWhatIf:
     """``scenario`` under ``classic`` (a KIP-924 assignor) and under both broker-side assignors."""
-    if streams_group_assignor(classic) is not None:
-        raise UserInputError(f"--classic names the classic side's assignor; {classic!r} is a streams-protocol one")
-    runs = [_run(scenario, classic, "classic")]
-    runs += [_run(scenario, name, "streams") for name in STREAMS_GROUP_ASSIGNORS]
+    resolved = resolve(classic)
+    if resolved.is_streams:
+        raise UserInputError(f"--classic names the classic side's assignor; {resolved.spec!r} is a streams-protocol "
+                             "one")
+    runs = [_run(scenario, resolved, "classic")]
+    runs += [_run(scenario, resolve(name), "streams") for name in STREAMS_GROUP_ASSIGNORS]
     return MigrationWhatIf(scenario.name, tuple(runs), tuple(_notes(scenario, runs[0])),
                            scenario.state.configs.kafka_version)
 
 
-def _run(scenario: Scenario, assignor: str, protocol: str) -> ProtocolRun:
+def _run(scenario: Scenario, assignor: ResolvedAssignor, protocol: str) -> ProtocolRun:
     try:
         result = assign_scenario(scenario, assignor)
     except StreamsAssignorError as exc:
-        return ProtocolRun(assignor, protocol, None, None, str(exc))
+        return ProtocolRun(assignor.spec, protocol, None, None, str(exc))
     try:
         metrics = compute_metrics(scenario.state, result.group)
     except UserInputError:
         metrics = None  # an invalid assignment (a custom classic assignor) names clients or tasks it cannot measure
-    return ProtocolRun(assignor, protocol, result, metrics)
+    return ProtocolRun(assignor.spec, protocol, result, metrics)
 
 
 def _notes(scenario: Scenario, classic: ProtocolRun) -> list[str]:

@@ -16,6 +16,7 @@ from taskassign.analysis.recorded_outcome import (
     compare_outcome,
     compare_outcome_by_client,
 )
+from taskassign.assignors.registry import ResolvedAssignor, resolve
 from taskassign.formats.group import GroupSpec
 from taskassign.formats.wire_documents import message_to_json
 from taskassign.leader.assign import result_to_document
@@ -33,14 +34,15 @@ class GroupRebalance:
     comparison: OutcomeComparison | None
 
 
-def rebalance_group_file(spec: GroupSpec, assignor: str) -> GroupRebalance:
+def rebalance_group_file(spec: GroupSpec, assignor: ResolvedAssignor | str) -> GroupRebalance:
     """Run the leader over ``spec``; compare with Kafka's recorded bytes when the file has them."""
+    assignor = resolve(assignor)
     result = rebalance_group(spec, assignor)
     comparison = None
     if spec.has_recorded_outcome:
         recorded = {m.member_id: m.recorded_assignment for m in spec.members if m.recorded_assignment is not None}
         ours = {mid: o.assignment_bytes for mid, o in result.members.items()}
-        if compared_as_sets(assignor):
+        if compared_as_sets(assignor.spec):
             clients = {m.member_id: str(m.info.process_id) for m in spec.members}
             comparison = compare_outcome_by_client(recorded, ours, clients)
         else:

@@ -15,7 +15,7 @@ from typing import Any
 
 from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics
 from taskassign.api.kafka_line import source_kafka_line, streams_kafka_line
-from taskassign.assignors.registry import STREAMS_GROUP_ASSIGNORS, streams_group_assignor
+from taskassign.assignors.registry import STREAMS_GROUP_ASSIGNORS, ResolvedAssignor, builtin_name, resolve
 from taskassign.errors import StreamsAssignorError, UserInputError
 from taskassign.formats.scenario import Scenario
 from taskassign.leader.run import RebalanceResult
@@ -43,26 +43,31 @@ class StreamsOutcome:
     metrics: AssignmentMetrics | None = None
 
 
-def streams_assignor_for(source: Scenario | StreamsGroup, assignor: str | None) -> str:
-    """The streams assignor to run (taskassign's name): the one named, else a streams-group file's own."""
+def streams_assignor_for(source: Scenario | StreamsGroup, assignor: ResolvedAssignor | str | None) -> ResolvedAssignor:
+    """The streams assignor to run: the one named, else a streams-group file's own."""
     if assignor is None:
         if isinstance(source, StreamsGroup):
-            return next(short for short, (kafka, _) in STREAMS_GROUP_ASSIGNORS.items() if kafka == source.assignor)
+            return resolve(next(short for short, (kafka, _) in STREAMS_GROUP_ASSIGNORS.items()
+                                if kafka == source.assignor))
         raise UserInputError("name a streams-protocol assignor: -a streams_sticky or -a streams_balanced")
-    if streams_group_assignor(assignor) is None:
-        raise UserInputError(f"{source.name}: a streams group (KIP-1071) runs under Kafka's broker-side assignors: "
-                             f"-a {' or -a '.join(STREAMS_GROUP_ASSIGNORS)}, not {assignor!r}")
-    return assignor
+    # A classic name is refused without resolving it (a plug-in is not imported just to be turned down).
+    spec = assignor if isinstance(assignor, str) else assignor.spec
+    if isinstance(assignor, ResolvedAssignor) and assignor.is_streams:
+        return assignor
+    if isinstance(assignor, str) and builtin_name(assignor) in STREAMS_GROUP_ASSIGNORS:
+        return resolve(assignor)
+    raise UserInputError(f"{source.name}: a streams group (KIP-1071) runs under Kafka's broker-side assignors: "
+                         f"-a {' or -a '.join(STREAMS_GROUP_ASSIGNORS)}, not {spec!r}")
 
 
-def assign_streams(source: Scenario | StreamsGroup, assignor: str | None = None, *,
+def assign_streams(source: Scenario | StreamsGroup, assignor: ResolvedAssignor | str | None = None, *,
                    with_metrics: bool = False, kafka_version: str | None = None) -> StreamsOutcome:
     """Run the broker-side assignor on a streams group, or on a scenario put under the streams protocol, as the
     broker of the Kafka line ``kafka_version`` (else the source's ``kafka.version``, else the default) does."""
     configs = source.configs if isinstance(source, StreamsGroup) else source.raw_configs
     kafka_line = streams_kafka_line(source_kafka_line(configs, kafka_version))
-    name = streams_assignor_for(source, assignor)
-    kafka_name = streams_group_assignor(name)
+    resolved = streams_assignor_for(source, assignor)
+    name, kafka_name = resolved.spec, resolved.kafka_name
     assert kafka_name is not None
     if isinstance(source, StreamsGroup):
         if with_metrics:
@@ -79,7 +84,7 @@ def assign_streams(source: Scenario | StreamsGroup, assignor: str | None = None,
     document = assignment_document(kafka_name, assignment)
     result = metrics = None
     if scenario is not None:
-        result = streams_result(scenario, group, assignment, name)
+        result = streams_result(scenario, group, assignment, resolved)
         if with_metrics:
             metrics = compute_metrics(scenario.state, result.group)
             document["metrics"] = metrics.to_dict()

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
-from taskassign.assignors.registry import assignor_from_class_config, check_plugin_allowed
+from taskassign.assignors.registry import ResolvedAssignor, assignor_from_class_config, resolve
 from taskassign.configs import TASK_ASSIGNOR_CLASS, AssignmentConfigs, parse_config_value
 from taskassign.errors import ConfigError, UserInputError
 from taskassign.formats.group import GroupSpec, group_with_config_overrides
@@ -179,20 +179,20 @@ def apply_what_if(scenario: Scenario, what_if: WhatIf) -> tuple[Scenario, tuple[
                    leader=leader), tuple(notes)
 
 
-def chosen_assignor(cli_choice: str | None, scenario: Scenario, what_if: WhatIf, *, default: str,
-                    allow_plugins: bool) -> str:
-    """The assignor to run: ``-a`` first, then ``--set task.assignor.class`` (both the user's), then the input's
-    own ``task.assignor.class`` (data: a plug-in there needs ``--allow-plugins``), else ``default``."""
+def chosen_assignor(cli_choice: ResolvedAssignor | None, scenario: Scenario, what_if: WhatIf, *, default: str,
+                    allow_plugins: bool) -> ResolvedAssignor:
+    """The assignor to run, resolved: ``-a`` first (resolved by the caller), then ``--set task.assignor.class``
+    (both the user's), then the input's own ``task.assignor.class`` (data: a plug-in there needs
+    ``--allow-plugins``, else PluginNotAllowedError before anything is imported), else ``default``."""
     if cli_choice is not None:
         return cli_choice
     if what_if.assignor is not None:
-        return what_if.assignor
+        return resolve(what_if.assignor)
     configured = scenario.raw_configs.get(TASK_ASSIGNOR_CLASS)
     if configured is None:
-        return default
+        return resolve(default)
     spec = assignor_from_class_config(str(configured))
-    check_plugin_allowed(spec, allow_plugins, source=f"{scenario.name}'s configs ({TASK_ASSIGNOR_CLASS})")
-    return spec
+    return resolve(spec, allow_plugins=allow_plugins, source=f"{scenario.name}'s configs ({TASK_ASSIGNOR_CLASS})")
 
 
 def new_process_ids(name: str, count: int, taken: Iterable[ProcessId]) -> list[ProcessId]:

@@ -11,6 +11,7 @@ from typing import Any
 from taskassign.analysis.compare import Comparison, RunTotals
 from taskassign.analysis.diff import AssignmentDiff, diff_assignments
 from taskassign.api.compare import AssignorRun, compare, simulation_totals
+from taskassign.assignors.registry import ResolvedAssignor, resolve
 from taskassign.formats.events import EventsFile
 from taskassign.formats.scenario import Scenario
 from taskassign.ids import ProcessId
@@ -50,13 +51,15 @@ class WhatIfComparison:
 
 
 def compare_what_if(
-    original: Scenario, altered: Scenario, notes: tuple[str, ...], spec: str, *, events: EventsFile | None = None,
+    original: Scenario, altered: Scenario, notes: tuple[str, ...], spec: ResolvedAssignor | str, *,
+    events: EventsFile | None = None,
     seed: int | None = None, on_rebalance: Callable[[str, RebalanceRecord], None] | None = None,
 ) -> WhatIfComparison:
     """Run ``spec`` on ``original`` and on ``altered`` (``events``: the same simulation on both) and diff the
     (last) assignments; the after side's data to move is priced on the application it was made for."""
-    before = compare(original, (spec,), events=events, seed=seed, on_rebalance=on_rebalance).runs[0]
-    after = compare(altered, (spec,), events=events, seed=seed, on_rebalance=on_rebalance).runs[0]
+    assignor = resolve(spec)
+    before = compare(original, (assignor,), events=events, seed=seed, on_rebalance=on_rebalance).runs[0]
+    after = compare(altered, (assignor,), events=events, seed=seed, on_rebalance=on_rebalance).runs[0]
     after_state = _last_state(after, altered)
     diff = diff_assignments(_last_assignment(before), _last_assignment(after), state=after_state,
                             before_metrics=before.metrics, after_metrics=after.metrics)

@@ -6,8 +6,11 @@ arguments and, if it has ``configure``, configured with the application's config
 
 The streams protocol's broker-side assignors (``streams_sticky``, ``streams_balanced``) are names here too,
 but not classes: they assign members (stream threads) on the broker, not clients on the group leader, so
-they are not KIP-924 assignors. ``check_assignor`` accepts them; ``leader.assign.assign_scenario`` runs them
-through ``streams_protocol``.
+they are not KIP-924 assignors. ``resolve`` accepts them (a ResolvedAssignor of protocol ``"streams"``);
+``leader.assign.assign_scenario`` runs them through ``streams_protocol``.
+
+``resolve`` is the one place a spec is read: it returns a frozen ResolvedAssignor (name, protocol, built-in or
+plug-in, class) that the api, the leader, the fleet and the CLI pass on, so a run consults the registry once.
 
 A plug-in spec (any form but a built-in name) is code execution: resolving it imports a module or runs a
 file. A spec the user typed (``--assignor``) is the user's choice; a spec that comes from data (a fleet
@@ -26,8 +29,9 @@ import importlib.util
 import inspect
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from taskassign.assignors.base import TaskAssignor
 from taskassign.errors import AssignorNotFoundError, PluginAssignorError, PluginNotAllowedError, TaskAssignmentException
@@ -40,14 +44,11 @@ __all__ = (
     "KAFKA_INTERNAL_ASSIGNORS",
     "STREAMS_GROUP_ASSIGNORS",
     "PluginAssignor",
-    "assignor_display_name",
+    "ResolvedAssignor",
     "assignor_from_class_config",
-    "check_assignor",
-    "check_plugin_allowed",
+    "builtin_name",
     "create_assignor",
-    "is_builtin_assignor",
-    "resolve_assignor_class",
-    "streams_group_assignor",
+    "resolve",
 )
 
 #: Built-in assignors: short name -> (import target, one-line description).
@@ -104,10 +105,98 @@ def _normalise(name: str) -> str:
     return name.strip().lower().replace("-", "_")
 
 
-def assignor_display_name(spec: str) -> str:
-    """The name written into assignment files: the short name for built-ins, else the text itself."""
+@dataclass(frozen=True)
+class ResolvedAssignor:
+    """The text naming an assignor, resolved once (``resolve``): everything the engine reads of it afterwards.
+
+    ``spec`` is the text as given (error messages quote it); ``name`` the name written into assignment files
+    (the short name for built-ins, else the stripped text); ``protocol`` ``"classic"`` for a KIP-924 assignor
+    run by the group leader, ``"streams"`` for a broker-side assignor of the streams protocol (KIP-1071);
+    ``builtin`` False for a plug-in (code the run imported); ``assignor_class`` the KIP-924 class (None under
+    the streams protocol); ``kafka_name`` Kafka's name of a broker-side assignor (``streams_sticky`` ->
+    ``sticky``, None for a classic one). No assignor has settings of its own at resolution: its configs are the
+    application's, given to ``create`` for each rebalance."""
+
+    spec: str
+    name: str
+    protocol: Literal["classic", "streams"]
+    builtin: bool
+    assignor_class: type[Any] | None = None
+    kafka_name: str | None = None
+
+    @property
+    def is_streams(self) -> bool:
+        """Whether this is a broker-side assignor of the streams protocol (KIP-1071)."""
+        return self.protocol == "streams"
+
+    @property
+    def is_plugin(self) -> bool:
+        """Whether this is a plug-in: the user's code, not one of taskassign's assignors."""
+        return not self.builtin
+
+    def classic_class(self) -> type[Any]:
+        """The KIP-924 class; AssignorNotFoundError for a broker-side assignor of the streams protocol."""
+        if self.assignor_class is None:
+            raise AssignorNotFoundError(
+                f"{self.spec!r} is a broker-side assignor of the streams protocol (KIP-1071): it assigns members "
+                "on the broker, not clients on the group leader, so it has no place here; `taskassign assign`, "
+                "`simulate`, `streams-migration` and `pipeline run` take it"
+            )
+        return self.assignor_class
+
+    def create(self, configs: Mapping[str, Any] | None = None) -> TaskAssignor:
+        """A fresh, configured instance (Kafka: one per rebalance); a plug-in comes wrapped in
+        ``PluginAssignor``."""
+        cls = self.classic_class()
+        if self.is_plugin:
+            plugin = PluginAssignor(self.spec.strip(), cls)
+            plugin.configure(dict(configs or {}))
+            return plugin
+        try:
+            assignor = cls()
+        except TypeError as exc:
+            raise AssignorNotFoundError(f"assignor {self.spec!r}: cannot construct {cls.__name__}() without "
+                                        f"arguments ({exc})") from None
+        configure = getattr(assignor, "configure", None)
+        if callable(configure):
+            configure(dict(configs or {}))
+        return assignor  # type: ignore[no-any-return]
+
+
+def resolve(spec: str | ResolvedAssignor, *, allow_plugins: bool = True, source: str = "data") -> ResolvedAssignor:
+    """Resolve ``spec`` once: AssignorNotFoundError (listing the valid names) for an unknown name or an
+    unloadable plug-in. ``allow_plugins=False`` (for a spec from data, ``source`` naming it): only built-in
+    assignors, a plug-in spec is a PluginNotAllowedError raised before anything is imported. An already
+    resolved assignor comes back as it is."""
+    if isinstance(spec, ResolvedAssignor):
+        return spec
     short = _normalise(spec)
-    return short if short in BUILTIN_ASSIGNORS or short in STREAMS_GROUP_ASSIGNORS else spec.strip()
+    streams = STREAMS_GROUP_ASSIGNORS.get(short)
+    if streams is not None:
+        return ResolvedAssignor(spec, short, "streams", True, kafka_name=streams[0])
+    if short in BUILTIN_ASSIGNORS:
+        return ResolvedAssignor(spec, short, "classic", True, _load(BUILTIN_ASSIGNORS[short][0], spec))
+    if ":" in spec or "." in spec:
+        if not allow_plugins:
+            raise PluginNotAllowedError(
+                f"assignor {spec!r} from {source} is a plug-in (module:Class or file.py:Class): loading it runs its "
+                f"code, so {source} may name built-in assignors only ({', '.join(sorted(BUILTIN_ASSIGNORS))}) "
+                "unless the run allows plug-ins (--allow-plugins)"
+            )
+        return ResolvedAssignor(spec, spec.strip(), "classic", False, _load(spec.strip(), spec))
+    raise AssignorNotFoundError(
+        f"unknown assignor {spec!r}; built-in assignors: {', '.join(sorted(BUILTIN_ASSIGNORS))}; "
+        f"streams protocol (KIP-1071): {', '.join(sorted(STREAMS_GROUP_ASSIGNORS))}; "
+        "or give 'module:Class' or 'path/to/file.py:Class'"
+    )
+
+
+def builtin_name(spec: str) -> str | None:
+    """The short name of the built-in assignor (streams-protocol ones included) ``spec`` names, else None (a
+    plug-in or an unknown name). A table look-up that imports nothing: for reading data, which may name
+    built-ins only; to run an assignor, ``resolve`` it."""
+    short = _normalise(spec)
+    return short if short in BUILTIN_ASSIGNORS or short in STREAMS_GROUP_ASSIGNORS else None
 
 
 def assignor_from_class_config(value: str) -> str:
@@ -115,62 +204,6 @@ def assignor_from_class_config(value: str) -> str:
     that reproduces them, anything else as given (a built-in name, or a plug-in ``module.Class`` as Kafka
     writes class names: code, so data naming one needs the run's --allow-plugins)."""
     return KAFKA_ASSIGNOR_CLASSES.get(value.strip(), value.strip())
-
-
-def streams_group_assignor(spec: str) -> str | None:
-    """Kafka's name of the broker-side assignor ``spec`` names (``streams_sticky`` -> ``sticky``), else None."""
-    entry = STREAMS_GROUP_ASSIGNORS.get(_normalise(spec))
-    return entry[0] if entry is not None else None
-
-
-def check_assignor(spec: str, *, allow_plugins: bool = True, source: str = "data") -> None:
-    """Fail fast on a name that is neither a streams-protocol assignor nor a resolvable KIP-924 one (a plug-in
-    from data, with ``allow_plugins=False``, is a PluginNotAllowedError before anything is imported)."""
-    if streams_group_assignor(spec) is None:
-        resolve_assignor_class(spec, allow_plugins=allow_plugins, source=source)
-
-
-def is_builtin_assignor(spec: str) -> bool:
-    """Whether ``spec`` names a built-in assignor, a streams-protocol one included (anything else is a
-    plug-in: code to import and run)."""
-    short = _normalise(spec)
-    return short in BUILTIN_ASSIGNORS or short in STREAMS_GROUP_ASSIGNORS
-
-
-def check_plugin_allowed(spec: str, allow_plugins: bool, *, source: str = "data") -> None:
-    """PluginNotAllowedError for a plug-in spec when plug-ins are not allowed; nothing is imported."""
-    if allow_plugins or is_builtin_assignor(spec):
-        return
-    if ":" not in spec and "." not in spec:
-        return  # not a plug-in spec either: resolution reports the unknown name
-    raise PluginNotAllowedError(
-        f"assignor {spec!r} from {source} is a plug-in (module:Class or file.py:Class): loading it runs its code, "
-        f"so {source} may name built-in assignors only ({', '.join(sorted(BUILTIN_ASSIGNORS))}) unless the run "
-        "allows plug-ins (--allow-plugins)"
-    )
-
-
-def resolve_assignor_class(spec: str, *, allow_plugins: bool = True, source: str = "data") -> type[Any]:
-    """The class named by ``spec``; AssignorNotFoundError lists the valid built-in names.
-    ``allow_plugins=False`` (for a spec from data, ``source`` naming it): only built-in assignors, a plug-in
-    spec is a PluginNotAllowedError raised before anything is imported."""
-    check_plugin_allowed(spec, allow_plugins, source=source)
-    short = _normalise(spec)
-    if short in BUILTIN_ASSIGNORS:
-        return _load(BUILTIN_ASSIGNORS[short][0], spec)
-    if short in STREAMS_GROUP_ASSIGNORS:
-        raise AssignorNotFoundError(
-            f"{spec!r} is a broker-side assignor of the streams protocol (KIP-1071): it assigns members on the "
-            "broker, not clients on the group leader, so it has no place here; `taskassign assign`, `simulate`, "
-            "`streams-migration` and `pipeline run` take it"
-        )
-    if ":" in spec or "." in spec:
-        return _load(spec.strip(), spec)
-    raise AssignorNotFoundError(
-        f"unknown assignor {spec!r}; built-in assignors: {', '.join(sorted(BUILTIN_ASSIGNORS))}; "
-        f"streams protocol (KIP-1071): {', '.join(sorted(STREAMS_GROUP_ASSIGNORS))}; "
-        "or give 'module:Class' or 'path/to/file.py:Class'"
-    )
 
 
 def _load(target: str, spec: str) -> type[Any]:
@@ -274,18 +307,5 @@ class PluginAssignor:
 
 def create_assignor(spec: str, configs: Mapping[str, Any] | None = None) -> TaskAssignor:
     """Instantiate the assignor named by ``spec`` and configure it (Kafka: a fresh instance per rebalance);
-    a plug-in comes wrapped in ``PluginAssignor``."""
-    cls = resolve_assignor_class(spec)
-    if not is_builtin_assignor(spec):
-        plugin = PluginAssignor(spec.strip(), cls)
-        plugin.configure(dict(configs or {}))
-        return plugin
-    try:
-        assignor = cls()
-    except TypeError as exc:
-        raise AssignorNotFoundError(f"assignor {spec!r}: cannot construct {cls.__name__}() without "
-                                    f"arguments ({exc})") from None
-    configure = getattr(assignor, "configure", None)
-    if callable(configure):
-        configure(dict(configs or {}))
-    return assignor  # type: ignore[no-any-return]
+    a plug-in comes wrapped in ``PluginAssignor``. Shorthand for ``resolve(spec).create(configs)``."""
+    return resolve(spec).create(configs)

@@ -28,7 +28,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from taskassign.assignors.registry import DEFAULT_ASSIGNOR, check_assignor, streams_group_assignor
+from taskassign.assignors.registry import DEFAULT_ASSIGNOR, STREAMS_GROUP_ASSIGNORS, builtin_name, resolve
 from taskassign.bridge.audit import AuditLog
 from taskassign.bridge.plans import (
     answer_problem,
@@ -96,7 +96,7 @@ class ServiceConfig:
 def _settings(obj: JsonObject, default: str) -> AppSettings:
     assignor = obj.string("assignor", default, non_empty=True)
     try:
-        check_assignor(assignor)
+        resolve(assignor)  # checked when the config is read; each request resolves the name it runs
     except UserInputError as exc:
         obj.fail("assignor", str(exc))
     configs = obj.obj("configs", {}).data
@@ -121,7 +121,7 @@ def read_service_config(path: Path | None, *, listen: str | None = None, assigno
     cfg_remote = root.boolean("allow_remote", False)
     default = _settings(root, DEFAULT_ASSIGNOR)
     if assignor is not None:
-        check_assignor(assignor)
+        resolve(assignor)
         default = AppSettings(assignor, default.configs)
     apps_obj = root.obj("applications", {})
     apps = {}
@@ -130,7 +130,7 @@ def read_service_config(path: Path | None, *, listen: str | None = None, assigno
         apps[app_id] = _settings(entry, default.assignor)
         entry.finish()
     streams = root.string("streams_assignor", DEFAULT_STREAMS_ASSIGNOR)
-    if streams_group_assignor(streams) is None:
+    if builtin_name(streams) not in STREAMS_GROUP_ASSIGNORS:
         root.fail("streams_assignor", f"expected a streams-protocol assignor (streams_sticky, streams_balanced), "
                                       f"got {streams!r}")
     cfg_token_file = root.string("token_file", None, nullable=True)
@@ -357,7 +357,7 @@ class Decider:
                 return self._finish(Decision(200, answer, record), started, "plan")
         if plans:
             record["plan_misfit"] = f"none of the {len(plans)} approved streams plans fits this group; computed afresh"
-        kafka_name = streams_group_assignor(assignor)
+        kafka_name = resolve(assignor).kafka_name
         assert kafka_name is not None
         try:
             outcome = run_assignor(group, kafka_name)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from taskassign.assignors.registry import KAFKA_ASSIGNOR_CLASSES, assignor_display_name, is_builtin_assignor
+from taskassign.assignors.registry import KAFKA_ASSIGNOR_CLASSES, builtin_name
 from taskassign.configs import CONFIG_KEYS, TASK_ASSIGNOR_CLASS, AssignmentConfigs
 from taskassign.errors import ConfigError, UserInputError
 
@@ -73,8 +73,8 @@ def _assignor(properties: Mapping[str, str], source: str, notes: list[str]) -> s
         if not value:
             continue
         name = KAFKA_ASSIGNOR_CLASSES.get(value)
-        if name is None and is_builtin_assignor(value):
-            name = assignor_display_name(value)
+        if name is None:
+            name = builtin_name(value)
         if name is None:
             notes.append(f"{source}: {key}={value} is a custom assignor taskassign does not know: the recorded "
                          "outcome is compared with high_availability unless you give -a module:Class")

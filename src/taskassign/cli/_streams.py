@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from taskassign.api.streams import StreamsOutcome, assign_streams
+from taskassign.assignors.registry import ResolvedAssignor
 from taskassign.cli._common import EXIT_FAILED, EXIT_OK, new_table, stdout_console
 from taskassign.cli._metrics_render import metrics_table
 from taskassign.cli._render import MAX_CLIENT_ROWS, task_preview
@@ -23,8 +24,8 @@ __all__ = ("assign_streams_command",)
 
 
 def assign_streams_command(
-    source: Scenario | StreamsGroup, assignor: str | None, *, output: Path | None, as_json: bool, with_metrics: bool,
-    explain: bool, kafka_version: str | None = None,
+    source: Scenario | StreamsGroup, assignor: ResolvedAssignor | None, *, output: Path | None, as_json: bool,
+    with_metrics: bool, explain: bool, kafka_version: str | None = None,
 ) -> int:
     """Run, print (``--json``: the output document) and write (``-o``); returns the exit code."""
     if explain:

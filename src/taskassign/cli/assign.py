@@ -37,10 +37,17 @@ from taskassign.cli._options import (
     strict_option,
 )
 from taskassign.cli._what_if import announce_what_if, what_if_from_flags
-from taskassign.errors import PluginAssignorError, TaskassignError, UserInputError
+from taskassign.errors import (
+    AssignorNotFoundError,
+    PluginAssignorError,
+    PluginNotAllowedError,
+    TaskassignError,
+    UserInputError,
+)
 
 if TYPE_CHECKING:
     from taskassign.api.what_if import WhatIf
+    from taskassign.assignors.registry import ResolvedAssignor
     from taskassign.leader.run import RebalanceResult
 
 _STRICT_HELP = ("Exit 1 when the completeness report finds unassigned tasks or missing standbys (Kafka's validation "
@@ -103,7 +110,7 @@ def _assign(
     from taskassign.api.assign import assign as api_assign
     from taskassign.api.kafka_line import source_kafka_line, streams_kafka_line
     from taskassign.api.what_if import apply_what_if, chosen_assignor
-    from taskassign.assignors.registry import check_assignor, streams_group_assignor
+    from taskassign.assignors.registry import resolve
     from taskassign.cli._metrics_render import metrics_table, state_in_bytes
     from taskassign.cli._render import explanation_text, result_summary
     from taskassign.cli._streams import assign_streams_command
@@ -114,12 +121,11 @@ def _assign(
     from taskassign.model import AssignmentError
     from taskassign.streams_protocol.model import StreamsGroup
 
-    if assignor is not None:
-        check_assignor(assignor)  # fail fast on a bad name, before reading anything
+    resolved = resolve(assignor) if assignor is not None else None  # fail fast on a bad name, before reading
     if scenario.is_dir():
         if out_dir is None:
             raise UserInputError(f"{scenario} is a directory: give --out-dir for the assignment files")
-        raise typer.Exit(_assign_directory(scenario, out_dir, assignor, overrides, with_metrics, what_if,
+        raise typer.Exit(_assign_directory(scenario, out_dir, resolved, overrides, with_metrics, what_if,
                                            allow_plugins, strict, debug))
     if out_dir is not None:
         raise UserInputError("--out-dir goes with a directory of scenarios; for one file use -o")
@@ -130,18 +136,18 @@ def _assign(
     notes: tuple[str, ...] = ()
     if not isinstance(source, StreamsGroup):
         source, notes = apply_what_if(source, what_if)
-    if isinstance(source, StreamsGroup) or (assignor is not None and streams_group_assignor(assignor)):
+    if isinstance(source, StreamsGroup) or (resolved is not None and resolved.is_streams):
         if strict:
             raise UserInputError("--strict checks the group leader's completeness report, which a streams-protocol "
                                  "assignor has no part in; its summary's 'unassigned' and 'standbys short' lines "
                                  "say what it leaves uncovered")
         configs = source.configs if isinstance(source, StreamsGroup) else source.raw_configs
         streams_kafka_line(source_kafka_line(configs, overrides.get(KAFKA_VERSION)))  # 3.9 and 4.0: no KIP-1071
-        raise typer.Exit(assign_streams_command(source, assignor, output=output, as_json=as_json,
+        raise typer.Exit(assign_streams_command(source, resolved, output=output, as_json=as_json,
                                                 with_metrics=with_metrics, explain=explain,
                                                 kafka_version=overrides.get(KAFKA_VERSION)))
     loaded = with_config_overrides(source, overrides)
-    chosen = chosen_assignor(assignor, loaded, what_if, default=DEFAULT_ASSIGNOR, allow_plugins=allow_plugins)
+    chosen = chosen_assignor(resolved, loaded, what_if, default=DEFAULT_ASSIGNOR, allow_plugins=allow_plugins)
     outcome = api_assign(loaded, chosen, with_metrics=with_metrics, explain=explain)
     if notes:
         outcome.document[WHAT_IF] = list(notes)
@@ -168,7 +174,7 @@ def _assign(
         raise typer.Exit(EXIT_FAILED)
 
 
-def _assign_directory(directory: Path, out_dir: Path, assignor: str | None, overrides: dict[str, Any],
+def _assign_directory(directory: Path, out_dir: Path, assignor: ResolvedAssignor | None, overrides: dict[str, Any],
                       with_metrics: bool, what_if: WhatIf, allow_plugins: bool, strict: bool = False,
                       debug: bool = False) -> int:
     """Assign every ``*.scenario.json`` of ``directory`` in one process; returns the exit code."""
@@ -203,6 +209,8 @@ def _assign_directory(directory: Path, out_dir: Path, assignor: str | None, over
                 chosen = chosen_assignor(assignor, loaded, what_if, default=DEFAULT_ASSIGNOR,
                                          allow_plugins=allow_plugins)
             except UserInputError as exc:
+                if isinstance(exc, AssignorNotFoundError) and not isinstance(exc, PluginNotAllowedError):
+                    raise  # an unknown or unloadable assignor fails the whole command, not one file
                 errors.print(f"[bold red]error:[/] {escape(str(exc))}")
                 bad_input += 1
                 progress.advance(job)

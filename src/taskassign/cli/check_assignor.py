@@ -72,11 +72,11 @@ def check_assignor(
     from taskassign.api.application import read_application
     from taskassign.api.check_assignor import AssignorCheckReport, check_case, scenario_files
     from taskassign.api.random_applications import random_applications
-    from taskassign.assignors.registry import check_assignor as check_assignor_spec
+    from taskassign.assignors.registry import resolve
     from taskassign.formats.json_io import prepare_output_dir, to_json_text
     from taskassign.formats.scenario import with_config_overrides, write_scenario
 
-    check_assignor_spec(spec)  # an unknown name or unloadable plug-in: exit 2 before anything runs
+    assignor = resolve(spec)  # an unknown name or unloadable plug-in: exit 2 before anything runs
     files = scenario_files(scenarios) if scenarios else shipped_scenarios()
     cases: list[Scenario | Path] = [*files, *random_applications(count, seed)]
     if not cases:
@@ -90,7 +90,7 @@ def check_assignor(
             scenario = read_application(case) if isinstance(case, Path) else case
             scenario = with_config_overrides(scenario, config_overrides(kafka_version=kafka_version))
             progress.update(job, description=f"checking {scenario.name}")
-            reports.append(check_case(spec, scenario))
+            reports.append(check_case(assignor, scenario))
             if save is not None and not reports[-1].ok:
                 prepare_output_dir(save)
                 write_scenario(scenario, save / f"{scenario.name}.scenario.json")

@@ -37,7 +37,10 @@ from taskassign.cli._what_if import announce_what_if, what_if_from_flags
 from taskassign.errors import UserInputError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from taskassign.analysis.compare import Comparison
+    from taskassign.assignors.registry import ResolvedAssignor
     from taskassign.formats.scenario import Scenario
     from taskassign.simulate import RebalanceRecord
 
@@ -101,8 +104,8 @@ def comparison_tables(comparison: Comparison, errors: dict[str, str] | None = No
     return Group(*parts)
 
 
-def run_compare(scenario: Scenario, assignors: str, *, events: Path | None = None, seed: int | None = None,
-                out: Path | None = None, as_json: bool = False) -> int:
+def run_compare(scenario: Scenario, assignors: str | Sequence[ResolvedAssignor], *, events: Path | None = None,
+                seed: int | None = None, out: Path | None = None, as_json: bool = False) -> int:
     """Compare ``assignors`` (``-a`` text) on a ready ``scenario``; print, write ``out``; returns the exit code.
     The one place compare's options are acted on, whatever built the scenario."""
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -112,7 +115,7 @@ def run_compare(scenario: Scenario, assignors: str, *, events: Path | None = Non
     from taskassign.formats.json_io import to_json_text
     from taskassign.simulate import read_events
 
-    specs = parse_assignor_list(assignors)
+    specs = parse_assignor_list(assignors) if isinstance(assignors, str) else tuple(assignors)
     if seed is not None and events is None:
         raise UserInputError("--seed goes with --events (it seeds the simulation's random choices)")
     script = read_events(events) if events is not None else None
@@ -186,10 +189,10 @@ def compare_command(
         raise typer.Exit(run_what_if_compare(original, altered, notes, specs[0], events=events, seed=seed,
                                              as_json=as_json))
     announce_what_if(stderr_console() if as_json else stdout_console(), notes)
-    raise typer.Exit(run_compare(altered, assignors, events=events, seed=seed, out=out, as_json=as_json))
+    raise typer.Exit(run_compare(altered, specs, events=events, seed=seed, out=out, as_json=as_json))
 
 
-def run_what_if_compare(original: Scenario, altered: Scenario, notes: tuple[str, ...], spec: str, *,
+def run_what_if_compare(original: Scenario, altered: Scenario, notes: tuple[str, ...], spec: ResolvedAssignor, *,
                         events: Path | None, seed: int | None, as_json: bool) -> int:
     """One assignor on the input as it is and on the altered input: the diff, then both runs side by side."""
     from taskassign.api.what_if_compare import compare_what_if

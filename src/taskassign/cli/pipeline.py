@@ -56,11 +56,13 @@ def _parse_conf(entries: list[str]) -> dict[str, str]:
 
 def _assignors(value: str | None) -> tuple[str | None, tuple[str, ...]]:
     """``--assignor``: one assignor (the override), or A,B,... (a comparison run)."""
-    from taskassign.assignors.registry import check_assignor
+    from taskassign.assignors.registry import resolve
 
+    # Checked here; each pass sends the name to the executors (a spec crosses process boundaries, a resolved
+    # class does not), where the engine resolves it once per application.
     if value is None or "," not in value:
         if value is not None:
-            check_assignor(value)
+            resolve(value)
         return value, ()
     names = tuple(name.strip() for name in value.split(","))
     if any(not name for name in names):
@@ -68,7 +70,7 @@ def _assignors(value: str | None) -> tuple[str | None, tuple[str, ...]]:
     if len(set(names)) < len(names):
         raise UserInputError(f"--assignor {value!r}: names an assignor twice")
     for name in names:
-        check_assignor(name)
+        resolve(name)
     return None, names
 
 

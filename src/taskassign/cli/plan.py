@@ -19,6 +19,7 @@ from taskassign.cli._common import handle_errors, new_table, stdout_console
 from taskassign.errors import UserInputError
 
 if TYPE_CHECKING:
+    from taskassign.assignors.registry import ResolvedAssignor
     from taskassign.streams_protocol.model import StreamsGroup
 
 
@@ -37,7 +38,7 @@ def plan(
     from taskassign.analysis.diff import diff_assignments
     from taskassign.analysis.metrics import compute_metrics
     from taskassign.api.application import read_input
-    from taskassign.assignors.registry import check_assignor
+    from taskassign.assignors.registry import resolve
     from taskassign.bridge.plans import make_plan
     from taskassign.bridge.request import answer_clients
     from taskassign.cli._diff_render import diff_text
@@ -47,13 +48,13 @@ def plan(
     from taskassign.model import AssignmentError, KafkaStreamsAssignment
     from taskassign.streams_protocol.model import StreamsGroup
 
-    check_assignor(assignor)
+    resolved = resolve(assignor)
     source = read_input(capture)
     if isinstance(source, StreamsGroup):
-        _streams_plan(source, assignor, output, application_id)
+        _streams_plan(source, resolved, output, application_id)
         return
     state = source.state
-    result = assign_scenario(source, assignor)
+    result = assign_scenario(source, resolved)
     if result.error is not AssignmentError.NONE:
         raise UserInputError(f"{assignor} made an invalid assignment for {capture} ({result.error.name}); no plan")
     before = {pid: KafkaStreamsAssignment.of_tasks(pid, c.previous_active_tasks, c.previous_standby_tasks)
@@ -74,19 +75,19 @@ def plan(
                   f"`taskassign approve {escape(str(output))} --service URL`")
 
 
-def _streams_plan(group: StreamsGroup, assignor: str, output: Path, application_id: str | None) -> None:
+def _streams_plan(group: StreamsGroup, assignor: ResolvedAssignor, output: Path, application_id: str | None) -> None:
     """A plan for a streams group (KIP-1071) with a broker-side assignor; the service matches it by fit."""
-    from taskassign.assignors.registry import streams_group_assignor
     from taskassign.bridge.plans import make_streams_plan
     from taskassign.formats.json_io import dump_json
     from taskassign.streams_protocol.assignors import run_assignor
 
-    kafka_name = streams_group_assignor(assignor)
+    kafka_name = assignor.kafka_name
     if kafka_name is None:
         raise UserInputError(f"{group.name}: a streams group is planned with a streams-protocol assignor "
-                             f"(streams_sticky, streams_balanced), not {assignor!r}")
+                             f"(streams_sticky, streams_balanced), not {assignor.spec!r}")
     assignment = run_assignor(group, kafka_name)
-    document = make_streams_plan(group, application_id or group.name, assignor, assignment, int(time.time() * 1000))
+    document = make_streams_plan(group, application_id or group.name, assignor.spec, assignment,
+                                 int(time.time() * 1000))
     dump_json(document, output)
     console = stdout_console()
     table = new_table()

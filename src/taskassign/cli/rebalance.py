@@ -75,7 +75,7 @@ def rebalance(
     from taskassign.analysis.recorded_outcome import SETS_NOTE
     from taskassign.api.rebalance import group_result_to_document, rebalance_group_file
     from taskassign.api.what_if import apply_what_if_to_group
-    from taskassign.assignors.registry import resolve_assignor_class
+    from taskassign.assignors.registry import resolve
     from taskassign.cli._streams_replay import is_streams_capture_input, replay_streams, write_and_render
     from taskassign.formats.group import group_with_config_overrides, read_group
     from taskassign.formats.json_io import dump_json, to_json_text
@@ -96,11 +96,12 @@ def rebalance(
     if group.is_dir():
         _classic_history(group, assignor)
         return
-    if assignor is not None:
-        resolve_assignor_class(assignor)
+    user = resolve(assignor) if assignor is not None else None
+    if user is not None:
+        user.classic_class()  # a streams-protocol name: no place here
     spec = read_group(group)
-    chosen = assignor or (spec.capture.assignor if spec.capture is not None else DEFAULT_ASSIGNOR)
-    resolve_assignor_class(chosen)
+    chosen = user or resolve(spec.capture.assignor if spec.capture is not None else DEFAULT_ASSIGNOR)
+    chosen.classic_class()
     if overrides := config_overrides(kafka_compat, kafka_version):
         spec = group_with_config_overrides(spec, overrides)
     spec, notes = apply_what_if_to_group(spec, what_if_from_flags(sets, add_clients, remove_clients, racks_down))
@@ -131,15 +132,17 @@ def rebalance(
 def _classic_history(directory: Path, assignor: str | None) -> None:
     """A classic group's watch history: every generation's file rebalanced and compared with Kafka's bytes."""
     from taskassign.api.rebalance import rebalance_group_file
+    from taskassign.assignors.registry import resolve
     from taskassign.cli._streams_replay import classic_history
     from taskassign.formats.group import read_group
 
     console = stdout_console()
     files = classic_history(directory)
+    user = resolve(assignor) if assignor is not None else None
     matched = 0
     for path in files:
         spec = read_group(path)
-        chosen = assignor or (spec.capture.assignor if spec.capture is not None else DEFAULT_ASSIGNOR)
+        chosen = user or resolve(spec.capture.assignor if spec.capture is not None else DEFAULT_ASSIGNOR)
         comparison = rebalance_group_file(spec, chosen).comparison
         ok = comparison is not None and comparison.all_match
         matched += ok

@@ -107,17 +107,16 @@ def simulate_command(
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from taskassign.api.what_if import chosen_assignor
-    from taskassign.assignors.registry import check_assignor
+    from taskassign.assignors.registry import resolve
     from taskassign.cli._render import clock
     from taskassign.formats.json_io import to_json_text
     from taskassign.simulate import read_events, simulate
 
-    if assignor is not None:
-        check_assignor(assignor)
+    resolved = resolve(assignor) if assignor is not None else None
     what_if = what_if_from_flags(sets, add_clients, remove_clients, racks_down)
     loaded, notes = load_altered(scenario, what_if, kafka_compat=kafka_compat,
         kafka_version=kafka_version)
-    chosen = chosen_assignor(assignor, loaded, what_if, default=DEFAULT_ASSIGNOR, allow_plugins=allow_plugins)
+    chosen = chosen_assignor(resolved, loaded, what_if, default=DEFAULT_ASSIGNOR, allow_plugins=allow_plugins)
     script = read_events(events)
     errors = stderr_console()
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=errors,

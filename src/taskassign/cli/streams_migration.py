@@ -69,14 +69,14 @@ def streams_migration(
     """What moving an application to the streams protocol (KIP-1071) would change: the classic assignor against
     Kafka's broker-side sticky and balanced assignors, on the same application."""
     from taskassign.api.migration import migration_what_if
-    from taskassign.assignors.registry import check_assignor
+    from taskassign.assignors.registry import resolve
     from taskassign.formats.json_io import dump_json, to_json_text
 
-    check_assignor(classic)
+    resolved = resolve(classic)
     loaded, notes = load_altered(
         application, what_if_from_flags(sets, add_clients, remove_clients, racks_down), kafka_compat=kafka_compat,
         kafka_version=kafka_version)
-    what_if = migration_what_if(loaded, classic)
+    what_if = migration_what_if(loaded, resolved)
     console = stdout_console()
     announce_what_if(stderr_console() if as_json else console, notes)
     document = what_if.to_document()

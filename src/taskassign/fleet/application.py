@@ -19,12 +19,7 @@ from typing import Any, TypedDict
 
 from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics
 from taskassign.assignors.base import BaseTaskAssignor
-from taskassign.assignors.registry import (
-    DEFAULT_ASSIGNOR,
-    assignor_display_name,
-    check_assignor,
-    check_plugin_allowed,
-)
+from taskassign.assignors.registry import DEFAULT_ASSIGNOR, ResolvedAssignor, builtin_name, resolve
 from taskassign.configs import KAFKA_COMPAT, KAFKA_VERSION, AssignmentConfigs
 from taskassign.errors import (
     AssignorNotFoundError,
@@ -102,7 +97,7 @@ class AppResult(TypedDict):
     consumers: list[ConsumerResult]
 
 
-def effective_assignor(app_assignor: str | None, override: str | None) -> str:
+def effective_assignor(app_assignor: str | None, override: ResolvedAssignor | str | None) -> ResolvedAssignor | str:
     """The run's ``--assignor`` wins over the application's; neither: the registry's default."""
     return override or app_assignor or DEFAULT_ASSIGNOR
 
@@ -121,7 +116,7 @@ class AppCheck:
 
 
 def check_application(
-    configs: Mapping[str, str] | None, assignor: str | None, *, assignor_override: str | None = None,
+    configs: Mapping[str, str] | None, assignor: str | None, *, assignor_override: ResolvedAssignor | str | None = None,
     kafka_compat: bool = False, allow_plugins: bool = False, kafka_version: str | None = None,
 ) -> AppCheck:
     """INVALID_CONFIG, PLUGIN_NOT_ALLOWED or UNKNOWN_ASSIGNOR with the reason, or no code and what later
@@ -137,8 +132,8 @@ def check_application(
     except ConfigError as exc:
         return AppCheck(INVALID_CONFIG, str(exc))
     try:
-        check_assignor(effective_assignor(assignor, assignor_override),
-                       allow_plugins=allow_plugins or assignor_override is not None, source="the snapshot")
+        resolve(effective_assignor(assignor, assignor_override),
+                allow_plugins=allow_plugins or assignor_override is not None, source="the snapshot")
     except PluginNotAllowedError as exc:
         return AppCheck(PLUGIN_NOT_ALLOWED, str(exc))
     except AssignorNotFoundError as exc:
@@ -157,18 +152,23 @@ class _FailedAssignor(BaseTaskAssignor):
 
 
 def assign_application(
-    app: AppInput, *, assignor_override: str | None = None, kafka_compat: bool = False, allow_plugins: bool = False,
-    kafka_version: str | None = None,
+    app: AppInput, *, assignor_override: ResolvedAssignor | str | None = None, kafka_compat: bool = False,
+    allow_plugins: bool = False, kafka_version: str | None = None,
 ) -> AppResult:
     """Run one application through the engine; never raises for a problem of the application itself (a
     plug-in assignor named by the application is refused, unimported, unless ``allow_plugins``)."""
     assignor = effective_assignor(app.get("assignor"), assignor_override)
-    result = _empty_result(app, assignor_display_name(assignor))
     started = time.perf_counter()
+    resolved: ResolvedAssignor | None = None
+    unresolved: AssignorNotFoundError | None = None
     try:
-        check_plugin_allowed(assignor, allow_plugins or assignor_override is not None, source="the snapshot")
+        resolved = resolve(assignor, allow_plugins=allow_plugins or assignor_override is not None,
+                           source="the snapshot")
     except PluginNotAllowedError as exc:
-        return _rejected(result, PLUGIN_NOT_ALLOWED, str(exc), started)
+        return _rejected(_empty_result(app, _unresolved_name(assignor)), PLUGIN_NOT_ALLOWED, str(exc), started)
+    except AssignorNotFoundError as exc:
+        unresolved = exc  # reported where the assignor runs, after the application's own checks
+    result = _empty_result(app, resolved.name if resolved is not None else _unresolved_name(assignor))
     try:
         built = build_scenario(app, kafka_compat=kafka_compat, kafka_version=kafka_version)
     except ConfigError as exc:
@@ -179,7 +179,10 @@ def assign_application(
     result["build_seconds"] = assigned_at - started
     scenario = built.scenario
     try:
-        outcome = assign_scenario(scenario, assignor)
+        if resolved is None:
+            assert unresolved is not None
+            raise unresolved
+        outcome = assign_scenario(scenario, resolved)
     except AssignorNotFoundError as exc:
         return _rejected(result, UNKNOWN_ASSIGNOR, str(exc), started)
     except UserInputError as exc:
@@ -195,6 +198,14 @@ def assign_application(
     result["source_rows"] = app.get("source_rows")
     result["metrics_seconds"] = time.perf_counter() - measured_at
     return result
+
+
+def _unresolved_name(assignor: ResolvedAssignor | str) -> str:
+    """The name a result carries for an assignor that did not resolve: the short name of a built-in, else the
+    text (what a resolved assignor's ``name`` would have been)."""
+    if isinstance(assignor, ResolvedAssignor):
+        return assignor.name
+    return builtin_name(assignor) or assignor.strip()
 
 
 def _empty_result(app: AppInput, assignor: str) -> AppResult:

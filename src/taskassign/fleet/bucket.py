@@ -30,6 +30,8 @@ from typing import Any, TypedDict
 import numpy as np
 import pyarrow as pa
 
+from taskassign.assignors.registry import ResolvedAssignor, resolve
+from taskassign.errors import AssignorNotFoundError
 from taskassign.fleet import reasons as R
 from taskassign.fleet.application import AppResult, assign_application
 from taskassign.fleet.build import AppInput, ClientInput
@@ -139,7 +141,8 @@ def process_bucket(
     (code named by the snapshot: see assignors.registry); otherwise such an application is rejected."""
     started = time.perf_counter()
     tables = {name: quarantine_invalid_text(t, INPUT_TABLES[name]) for name, t in tables.items()}
-    apps, status = check_applications(tables["applications"], assignor_override, kafka_compat, allow_plugins,
+    override = _resolved_override(assignor_override)
+    apps, status = check_applications(tables["applications"], override, kafka_compat, allow_plugins,
                                       kafka_version=kafka_version)
     checked = {"applications": _Checked(INPUT_TABLES["applications"], tables["applications"], apps.marks,
                                         apps.rows)}
@@ -147,7 +150,7 @@ def process_bucket(
     clients = _clients(tables, status, checked, blocks, metadata, rejected)
     inputs = _inputs(checked, metadata, clients)
     check_seconds = time.perf_counter() - started
-    results = _assign(inputs, checked, assignor_override, kafka_compat, allow_plugins,
+    results = _assign(inputs, checked, override, kafka_compat, allow_plugins,
                       kafka_version) if run_engine else []
     results += _rejected_before_engine(checked["applications"], status, set(inputs))
     results.sort(key=lambda r: r["app_id"])
@@ -261,8 +264,19 @@ def _clients(
     return client_inputs(usable_members, reports_table.filter(pa.array(usable)), process_ids[usable], ends)
 
 
+def _resolved_override(spec: str | None) -> ResolvedAssignor | str | None:
+    """The run's ``--assignor`` (the user's choice), resolved once for the whole bucket; a name that does not
+    resolve stays text, for each application's check to report (UNKNOWN_ASSIGNOR) as before."""
+    if spec is None:
+        return None
+    try:
+        return resolve(spec)
+    except AssignorNotFoundError:
+        return spec
+
+
 def _assign(
-    inputs: Mapping[str, AppInput], checked: Mapping[str, _Checked], assignor_override: str | None,
+    inputs: Mapping[str, AppInput], checked: Mapping[str, _Checked], assignor_override: ResolvedAssignor | str | None,
     kafka_compat: bool, allow_plugins: bool, kafka_version: str | None = None,
 ) -> list[AppResult]:
     """Step 5: every application through the engine; the rows of those it rejects are rejected too."""

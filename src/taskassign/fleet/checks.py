@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from taskassign.assignors.registry import ResolvedAssignor
 from taskassign.fleet import reasons as R
 from taskassign.fleet.application import check_application
 from taskassign.fleet.marks import Marks, Mask, Reason, Row, duplicate_counts
@@ -148,7 +149,8 @@ class CheckedRows:
 # -- applications -----------------------------------------------------------------------------------------------
 
 def check_applications(
-    table: pa.Table, assignor_override: str | None, kafka_compat: bool, allow_plugins: bool = False, *,
+    table: pa.Table, assignor_override: ResolvedAssignor | str | None, kafka_compat: bool, allow_plugins: bool = False,
+    *,
     kafka_version: str | None = None,
 ) -> tuple[CheckedRows, dict[str, AppStatus]]:
     """The applications rows (configs and assignor checked by the engine's own validation; a plug-in

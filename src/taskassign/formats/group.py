@@ -14,7 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, TypeVar
 
-from taskassign.assignors.registry import BUILTIN_ASSIGNORS, is_builtin_assignor
+from taskassign.assignors.registry import BUILTIN_ASSIGNORS, builtin_name
 from taskassign.configs import AssignmentConfigs
 from taskassign.errors import DecodeError, EncodeError
 from taskassign.formats.json_io import JsonObject, describe, fail, load_json_file
@@ -183,7 +183,7 @@ def _capture(obj: JsonObject) -> CaptureInfo:
         notes=tuple(obj.string_list("notes", [])),
         broker_kafka_line=_broker_kafka_line(obj),
     )
-    if not is_builtin_assignor(info.assignor):
+    if builtin_name(info.assignor) is None:
         # The file is data: naming a plug-in here would make `rebalance` import and run it. A plug-in is
         # the user's explicit choice: --assignor.
         obj.fail("assignor", f"must name a built-in assignor ({', '.join(sorted(BUILTIN_ASSIGNORS))}), got "

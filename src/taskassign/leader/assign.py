@@ -10,12 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from taskassign.assignors.registry import (
-    DEFAULT_ASSIGNOR,
-    assignor_display_name,
-    create_assignor,
-    streams_group_assignor,
-)
+from taskassign.assignors.registry import DEFAULT_ASSIGNOR, ResolvedAssignor, create_assignor, resolve
 from taskassign.formats.assignment import EXTRA_KEYS, assignment_to_dict
 from taskassign.formats.scenario import Scenario
 from taskassign.leader.run import RebalanceResult, rebalance
@@ -25,20 +20,21 @@ __all__ = ("assign_scenario", "result_to_document")
 
 
 def assign_scenario(
-    scenario: Scenario, assignor: str = DEFAULT_ASSIGNOR, *, raise_on_error: bool = False
+    scenario: Scenario, assignor: ResolvedAssignor | str = DEFAULT_ASSIGNOR, *, raise_on_error: bool = False
 ) -> RebalanceResult:
-    """Run one leader rebalance of ``scenario`` with the assignor named ``assignor``
-    (a built-in short name, ``module:Class`` or ``file.py:Class``)."""
-    if streams_group_assignor(assignor) is not None:
-        return streams_rebalance(scenario, assignor)
+    """Run one leader rebalance of ``scenario`` with ``assignor`` (resolved by ``assignors.registry.resolve``;
+    a spec, a built-in short name, ``module:Class`` or ``file.py:Class``, is resolved here)."""
+    resolved = resolve(assignor)
+    if resolved.is_streams:
+        return streams_rebalance(scenario, resolved)
 
-    def make(spec: str) -> Any:
+    def make(spec: str) -> Any:  # the assignor's own fallback_when_lags_unknown: a built-in name
         return create_assignor(spec, scenario.raw_configs)
 
     return rebalance(
         scenario.state,
-        make(assignor),
-        assignor_name=assignor_display_name(assignor),
+        resolved.create(scenario.raw_configs),
+        assignor_name=resolved.name,
         leader=scenario.leader_process_id,
         raise_on_error=raise_on_error,
         fallback_factory=make,

@@ -24,8 +24,9 @@ from typing import Any
 from taskassign.assignors.registry import (
     DEFAULT_ASSIGNOR,
     KAFKA_INTERNAL_ASSIGNORS,
-    assignor_display_name,
+    ResolvedAssignor,
     create_assignor,
+    resolve,
 )
 from taskassign.configs import KAFKA_COMPAT, REBALANCE_PROTOCOL, REBALANCE_PROTOCOL_EAGER, kafka_line_at_least
 from taskassign.errors import EncodeError, TaskAssignmentException, UserInputError
@@ -134,12 +135,13 @@ class _Client:
     consumer_tasks: dict[str, set[TaskId]] = field(default_factory=dict)
 
 
-def rebalance_group(spec: GroupSpec, assignor: str = DEFAULT_ASSIGNOR) -> GroupRebalanceResult:
-    """Run the leader over ``spec`` with the assignor named ``assignor``."""
+def rebalance_group(spec: GroupSpec, assignor: ResolvedAssignor | str = DEFAULT_ASSIGNOR) -> GroupRebalanceResult:
+    """Run the leader over ``spec`` with ``assignor`` (a spec is resolved here, by ``registry.resolve``)."""
     warnings: list[str] = []
     clients, member_client = _decode_members(spec)
     versions = group_versions(m.info for m in spec.members)
-    name = assignor_display_name(assignor)
+    resolved = resolve(assignor)
+    name = resolved.name
     warnings.extend(_rack_warnings(spec, member_client))
 
     def error(code: AssignorError, reason: str) -> GroupRebalanceResult:
@@ -193,7 +195,7 @@ def rebalance_group(spec: GroupSpec, assignor: str = DEFAULT_ASSIGNOR) -> GroupR
         warnings.append("the leader sent a future-version subscription: it cannot find its own client, so no "
                         "probing follow-up can be scheduled (as in Kafka)")
     try:
-        result = rebalance(app, make(assignor), assignor_name=name, leader=leader,
+        result = rebalance(app, resolved.create(spec.raw_configs), assignor_name=name, leader=leader,
                            raise_on_error=False, fallback_factory=make, ownership=ownership)
     except TaskAssignmentException as exc:
         return error(AssignorError.ASSIGNMENT_ERROR, f"TaskAssignmentException during thread distribution: {exc}")

@@ -11,7 +11,7 @@ that the broker's answer is a valid assignment (it always is).
 
 from __future__ import annotations
 
-from taskassign.assignors.registry import assignor_display_name, streams_group_assignor
+from taskassign.assignors.registry import ResolvedAssignor, resolve
 from taskassign.errors import AssignorNotFoundError
 from taskassign.formats.scenario import Scenario
 from taskassign.leader.run import RebalanceResult
@@ -24,22 +24,22 @@ from taskassign.validation import validate_and_check_completeness
 __all__ = ("streams_rebalance", "streams_result")
 
 
-def streams_rebalance(scenario: Scenario, assignor: str) -> RebalanceResult:
+def streams_rebalance(scenario: Scenario, assignor: ResolvedAssignor | str) -> RebalanceResult:
     """The target assignment the broker's ``assignor`` (``streams_sticky`` / ``streams_balanced``) computes for
     the scenario's application; raises StreamsAssignorError where Kafka's assignor throws."""
-    kafka_name = streams_group_assignor(assignor)
-    if kafka_name is None:
-        raise AssignorNotFoundError(f"{assignor!r} is not a streams-protocol assignor")
-    group = scenario_to_streams_group(scenario, kafka_name)
-    return streams_result(scenario, group, run_assignor(group), assignor)
+    resolved = resolve(assignor)
+    if resolved.kafka_name is None:
+        raise AssignorNotFoundError(f"{resolved.spec!r} is not a streams-protocol assignor")
+    group = scenario_to_streams_group(scenario, resolved.kafka_name)
+    return streams_result(scenario, group, run_assignor(group), resolved)
 
 
 def streams_result(
-    scenario: Scenario, group: StreamsGroup, assignment: StreamsGroupAssignment, assignor: str
+    scenario: Scenario, group: StreamsGroup, assignment: StreamsGroupAssignment, assignor: ResolvedAssignor | str
 ) -> RebalanceResult:
     """A streams assignor's answer for ``group`` (converted from ``scenario``) as a RebalanceResult."""
     group_assignment = classic_group_assignment(group, assignment, scenario.state.task_ids)
     task_assignment = TaskAssignment(tuple(group_assignment.clients.values()))
     error, completeness = validate_and_check_completeness(scenario.state, task_assignment)
-    return RebalanceResult(assignor_display_name(assignor), error, group_assignment, task_assignment, False,
+    return RebalanceResult(resolve(assignor).name, error, group_assignment, task_assignment, False,
                            completeness)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from taskassign.analysis.invariants import balance_problems, validity_problems
 from taskassign.analysis.metrics import compute_metrics
 from taskassign.assignors.base import TaskAssignor
-from taskassign.assignors.registry import create_assignor
+from taskassign.assignors.registry import resolve
 from taskassign.configs import AssignmentConfigs
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import (
@@ -182,7 +182,8 @@ AssignorFactory = Callable[[AssignmentConfigs], TaskAssignor]
 
 def assignor_factory(name: str) -> AssignorFactory:
     """A fresh, configured instance of a registered assignor per rebalance (as Kafka's leader does)."""
-    return lambda configs: create_assignor(name, configs.to_properties())
+    assignor = resolve(name)
+    return lambda configs: assignor.create(configs.to_properties())
 
 
 def converge(harness: ConvergenceHarness, make_assignor: AssignorFactory, configs: AssignmentConfigs,

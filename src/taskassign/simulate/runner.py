@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics
-from taskassign.assignors.registry import STREAMS_GROUP_ASSIGNORS, streams_group_assignor
+from taskassign.assignors.registry import STREAMS_GROUP_ASSIGNORS, ResolvedAssignor, resolve
 from taskassign.configs import REBALANCE_PROTOCOL
 from taskassign.errors import UserInputError
 from taskassign.formats.events import (
@@ -87,24 +87,25 @@ _Action = Event | _Down | _Up | _NoticeCrash
 def simulate(
     scenario: Scenario,
     events: EventsFile,
-    assignor: str,
+    assignor: ResolvedAssignor | str,
     *,
     seed: int | None = None,
     on_rebalance: Callable[[RebalanceRecord], None] | None = None,
 ) -> SimulationResult:
-    """Replay ``events`` on ``scenario`` with the assignor named ``assignor``; ``seed`` overrides the
-    events file's seed. Same inputs and seed, same result. A streams-protocol assignor runs the streams
-    protocol."""
-    streams = streams_group_assignor(assignor) is not None
+    """Replay ``events`` on ``scenario`` with ``assignor`` (a spec is resolved here, once for the whole run);
+    ``seed`` overrides the events file's seed. Same inputs and seed, same result. A streams-protocol assignor
+    runs the streams protocol."""
+    resolved = resolve(assignor)
+    streams = resolved.is_streams
     if events.protocol == STREAMS_PROTOCOL and not streams:
         raise UserInputError(f"$.protocol: 'streams' runs a broker-side assignor: give -a "
-                             f"{' or -a '.join(STREAMS_GROUP_ASSIGNORS)}, not {assignor!r}")
+                             f"{' or -a '.join(STREAMS_GROUP_ASSIGNORS)}, not {resolved.spec!r}")
     if streams and events.protocol not in (None, STREAMS_PROTOCOL):
-        raise UserInputError(f"$.protocol: {assignor} is an assignor of the streams protocol, not of the classic "
+        raise UserInputError(f"$.protocol: {resolved.spec} is an assignor of the streams protocol, not of the classic "
                              f"{events.protocol!r} one")
     if events.protocol is not None and not streams:
         scenario = with_config_overrides(scenario, {REBALANCE_PROTOCOL: events.protocol})
-    return _Run(scenario, events, assignor, events.seed if seed is None else seed, on_rebalance, streams).run()
+    return _Run(scenario, events, resolved, events.seed if seed is None else seed, on_rebalance, streams).run()
 
 
 
@@ -114,7 +115,7 @@ def simulate(
 MAX_SAMPLES = 100_000
 
 class _Run:
-    def __init__(self, scenario: Scenario, events: EventsFile, assignor: str, seed: int,
+    def __init__(self, scenario: Scenario, events: EventsFile, assignor: ResolvedAssignor, seed: int,
                  on_rebalance: Callable[[RebalanceRecord], None] | None, streams: bool) -> None:
         self.scenario = scenario
         self.streams = streams
@@ -457,7 +458,7 @@ class _Run:
                               "scenario with tasks has at least one client")
         return SimulationResult(
             scenario_name=self.scenario.name,
-            assignor=self.last.assignor if self.last is not None else self.assignor,
+            assignor=self.last.assignor if self.last is not None else self.assignor.spec,
             seed=self.seed,
             protocol=STREAMS_PROTOCOL if self.streams
             else str(self.scenario.state.configs.extension(REBALANCE_PROTOCOL)),
