@@ -10,14 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import typer
-from rich import box
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from taskassign.errors import InvalidAssignmentError, TaskassignError, UserInputError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # rich's console and tables load when a command prints, not for its -h (test_startup_imports)
+    from rich.console import Console
+    from rich.table import Table
+
     from taskassign.api.what_if import WhatIf
     from taskassign.formats.scenario import Scenario
 
@@ -28,8 +27,17 @@ R = TypeVar("R")
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
+def escape(text: str) -> str:
+    """rich's markup escape, imported when first used."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
 def stdout_console() -> Console:
     """Console for results; when piped (no terminal), wide enough that tables are not squeezed."""
+    from rich.console import Console
+
     console = Console(highlight=False, soft_wrap=False)
     if not console.is_terminal and "COLUMNS" not in os.environ:
         console = Console(highlight=False, soft_wrap=False, width=160)
@@ -39,11 +47,16 @@ def stdout_console() -> Console:
 def new_table(**options: Any) -> Table:
     """Every table of the command, in one style: a bold header, no outer edge; box-drawing lines only on a
     terminal (piped or redirected output gets plain columns that ``grep``, ``awk`` and diffs read)."""
+    from rich import box
+    from rich.table import Table
+
     plain = not stdout_console().is_terminal
     return Table(show_edge=False, header_style="bold", box=None if plain else box.HEAVY_HEAD, **options)
 
 
 def stderr_console() -> Console:
+    from rich.console import Console
+
     return Console(stderr=True, highlight=False)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.markup import escape
+from taskassign.cli._common import escape
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
 
 from taskassign.cli._app import app
 from taskassign.cli._common import (
@@ -15,6 +14,7 @@ from taskassign.cli._common import (
     EXIT_FAILED,
     case_name,
     config_overrides,
+    escape,
     handle_errors,
     new_table,
     print_traceback,
