@@ -171,6 +171,33 @@ def test_a_first_capture_without_its_history_is_reported_not_guessed(histories: 
     assert "2 of 3 epoch(s) reproduced" in output
 
 
+REPLAYS = Path(__file__).parent / "data" / "replays"
+
+
+@pytest.mark.parametrize(("pair", "epochs", "offsets"), [
+    # c (2 threads, a fresh process) joined a and b: c's members reported no offsets when they joined; the
+    # captured ones name the state their assignment created afterwards.
+    ("44-scale-out", (6, 8), "the previous capture's task offsets for the members it holds and no task offsets "
+                             "for the members that joined since"),
+    # c left: the members that took c's tasks reported new offsets after they reconciled.
+    ("44-leave", (8, 10), "the previous capture's task offsets for the members it holds"),
+])
+def test_a_44_replay_uses_the_task_offsets_the_broker_held_when_it_computed(pair: str, epochs: tuple[int, int],
+                                                                            offsets: str) -> None:
+    # Captures from the live test on a Kafka 4.4 broker (tests/capture/test_live_streams_capture.py): 4.4's
+    # sticky assignor ranks members by their reported task offsets, and the offsets captured after the
+    # rebalance are not the ones the coordinator computed with: replayed with them, two members swap tasks.
+    first, second = sorted((REPLAYS / pair).iterdir())
+    code, output = run("rebalance", str(second), "--previous", str(first), "--json")
+    assert code == 0, output
+    (epoch,) = json.loads(output)["epochs"]
+    assert (epoch["previous_epoch"], epoch["assignment_epoch"], epoch["matches"]) == (*epochs, True)
+    assert f"replayed with {offsets}" in epoch["notes"], epoch["notes"]
+    _, output = run("rebalance", str(REPLAYS / pair))  # a history: the same step, whatever the first does
+    assert f"epoch {epochs[1]} from epoch {epochs[0]}: {epoch['members']} of {epoch['members']} members match" \
+        in flat(output), output
+
+
 # --- bad input: each a clear message and exit code 2 ---------------------------------------------------------
 
 from taskassign.capture import kafka_codec as codec  # noqa: E402

@@ -17,6 +17,15 @@ A first capture has no previous state: it is replayed from nothing, which matche
 first computation saw every member (Kafka's initial rebalance delay, ``group.streams.initial.rebalance.
 delay.ms``, lets them join first).
 
+Task offsets. From 4.4 the coordinator also passes each member's reported task offsets (and gives the
+assignor the members' reconciled tasks, equal to the previous targets once a capture has settled), and the
+sticky assignor prefers a member holding a task's state. A member reports its offsets when it joins and again
+whenever its reconciled assignment changes, so a capture taken after the rebalance holds offsets newer than
+the ones the broker computed with. When the capture's own offsets do not reproduce the targets, the replay
+tries the previous capture's offsets for the members it holds, with the captured offsets or none for the
+members that joined since (``_offset_variants``), and says which reproduced. Intermediate computations of
+the search are fed the previous step's targets as if the members had reconciled them.
+
 Warm-up tasks are not part of the modelled assignors' answer: recorded warm-ups are reported, not compared.
 """
 
@@ -30,6 +39,7 @@ from dataclasses import dataclass
 
 from taskassign.errors import StreamsAssignorError
 from taskassign.streams_protocol.assignors import STREAMS_ASSIGNORS, run_assignor
+from taskassign.streams_protocol.lines import StreamsProtocolError, sticky_revision
 from taskassign.streams_protocol.model import EMPTY_TASKS, GroupMember, StreamsGroup, TaskMap, task_name
 
 __all__ = ("MAX_SEARCH_CHANGES", "EpochReplay", "MemberDifference", "replay_history", "replay_step")
@@ -125,7 +135,64 @@ def _ordered_partitions(items: Sequence[str]) -> Iterator[list[list[str]]]:
                 yield [[items[i] for i in range(n) if labels[i] == b] for b in range(blocks)]
 
 
+def _reads_offsets(group: StreamsGroup) -> bool:
+    """Whether the group's assignor, on the captured line, reads task offsets (the sticky assignor from 4.4;
+    an unknown line or assignor: assumed to)."""
+    line = _release_line(group)
+    if group.assignor not in STREAMS_ASSIGNORS or line is None:
+        return True
+    if group.assignor != "sticky":
+        return False
+    try:
+        return sticky_revision(line).task_offsets
+    except StreamsProtocolError:
+        return True
+
+
+def _offset_variants(previous: StreamsGroup | None, current: StreamsGroup) -> list[tuple[str | None, StreamsGroup]]:
+    """``current`` with each set of task offsets the broker may have held when it computed (4.4+ passes them to
+    the assignor): first the capture's own (label None); then the members of the previous capture with their
+    offsets from it, and the members new since then with their captured offsets or none. A member reports its
+    offsets when it joins and again each time its reconciled assignment changes (``StreamsGroupHeartbeat
+    RequestManager``), so offsets captured after a rebalance postdate the computation: they name the state the
+    new assignment created. The coordinator computed with the previous capture's offsets (the members had not
+    reconciled yet) and, for a joining member, the offsets of its join (a fresh instance: none). Variants equal
+    to an earlier one are dropped."""
+    variants: list[tuple[str | None, StreamsGroup]] = [(None, current)]
+    if previous is None or not _reads_offsets(current):
+        return variants
+    before = {m.member_id: m.task_offsets for m in previous.members}
+    empty: Mapping[str, Mapping[int, int]] = {}
+    for old, new in ((True, False), (True, True), (False, True)):
+        members = tuple(dataclasses.replace(m, task_offsets=(before[m.member_id] if old else m.task_offsets)
+                                            if m.member_id in before else (empty if new else m.task_offsets))
+                        for m in current.members)
+        if any(all(a.task_offsets == b.task_offsets for a, b in zip(members, g.members, strict=True))
+               for _, g in variants):
+            continue
+        label = " and ".join(part for part, on in (
+            ("the previous capture's task offsets for the members it holds", old),
+            ("no task offsets for the members that joined since", new)) if on)
+        variants.append((label, dataclasses.replace(current, members=members)))
+    return variants
+
+
 def replay_step(previous: StreamsGroup | None, current: StreamsGroup) -> EpochReplay:
+    """Replay the computation(s) from ``previous``'s targets (None: nothing) to ``current``'s, with the task
+    offsets of ``current``, else those of ``previous`` (``_offset_variants``); the first that reproduces the
+    capture is reported, else the first's differences."""
+    variants = _offset_variants(previous, current)
+    first = _replay_step(previous, current)
+    if first.matches or first.error is not None:
+        return first
+    for label, group in variants[1:]:
+        result = _replay_step(previous, group)
+        if result.matches:
+            return dataclasses.replace(result, notes=(*result.notes, f"replayed with {label}"))
+    return first
+
+
+def _replay_step(previous: StreamsGroup | None, current: StreamsGroup) -> EpochReplay:
     """Replay the computation(s) from ``previous``'s targets (None: nothing) to ``current``'s."""
     line = _release_line(current)
     epoch, prev_epoch = _assignment_epoch(current), (None if previous is None else _assignment_epoch(previous))
