@@ -4,16 +4,19 @@ the audit log's decisions replayed as files (docs/bridge.md)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.markup import escape
 
-from taskassign.cli._app import app
+from taskassign.cli._app import CommandGroup, app
 from taskassign.cli._common import handle_errors, stderr_console, stdout_console
+
+if TYPE_CHECKING:
+    pass
 
 bridge_app = typer.Typer(
     rich_markup_mode=None, help="Run taskassign's assignors in real applications (docs/bridge.md).",
-    no_args_is_help=True)
+    no_args_is_help=True, cls=CommandGroup)
 app.add_typer(bridge_app, name="bridge")
 
 
@@ -27,6 +30,8 @@ def build(
                                  "when the broker's group-coordinator jars are there)."),
 ) -> None:
     """Compile the bridge's Java with javac against your Kafka jars into one jar (no Kafka code is shipped)."""
+    from rich.markup import escape
+
     from taskassign.bridge.build import build_jar
 
     result = build_jar(kafka_libs, output, protocol)
@@ -66,6 +71,8 @@ def replay(
 ) -> None:
     """Turn one decision of the audit log back into its scenario (or streams group) and assignment files:
     `taskassign assign SCENARIO -a ASSIGNOR` reproduces the assignment byte for byte."""
+    from rich.markup import escape
+
     from taskassign.bridge.audit import find_record, record_files
 
     record = find_record(audit_log, decision)

@@ -8,9 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Group, RenderableType
-from rich.markup import escape
-from rich.text import Text
 
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, new_table, stderr_console, stdout_console
@@ -18,6 +15,8 @@ from taskassign.cli._options import DEFAULT_CAPTURE_TIMEOUT_S, out_option
 from taskassign.errors import UserInputError
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
     from taskassign.api.capture import FleetCapture
     from taskassign.capture.group_capture import CapturedGroup
 
@@ -68,6 +67,8 @@ def capture(
     A streams group (group.protocol=streams) is read with StreamsGroupDescribe into a streams-group file: the
     broker's topology, every member's current and target assignment, the group's configs.
     """
+    from rich.markup import escape
+
     from taskassign.api.capture import capture_application, capture_fleet, write_group_file
 
     if all_groups == (group is not None):
@@ -139,6 +140,8 @@ def capture(
 
 
 def _group_summary(result: CapturedGroup, output: Path) -> RenderableType:
+    from rich.console import Group
+    from rich.text import Text
     doc = result.document
     members = doc["members"]
     clients = {m["subscription"]["decoded"]["user_data"]["process_id"] for m in members}
@@ -155,6 +158,9 @@ def _group_summary(result: CapturedGroup, output: Path) -> RenderableType:
 
 def _watch(bootstrap: str, group: str, output: Path, *, protocol: str, until: str | None, interval: float,
            timeout: float, command_config: Path | None, topology: Path | None, streams_config: Path | None) -> None:
+    from rich.markup import escape
+    from rich.text import Text
+
     from taskassign.api.watch import parse_until, watch_group
 
     console = stdout_console()
@@ -172,6 +178,8 @@ def _watch(bootstrap: str, group: str, output: Path, *, protocol: str, until: st
 
 
 def _streams_summary(doc: dict[str, object], notes: tuple[str, ...], output: Path) -> RenderableType:
+    from rich.console import Group
+    from rich.text import Text
     members = doc["members"]
     capture = doc["capture"]
     assert isinstance(members, list) and isinstance(capture, dict)
@@ -190,6 +198,9 @@ def _streams_summary(doc: dict[str, object], notes: tuple[str, ...], output: Pat
 
 
 def _fleet_summary(fleet: FleetCapture, *, hide: set[str] | frozenset[str] = frozenset()) -> RenderableType:
+    from rich.console import Group
+    from rich.markup import escape
+    from rich.text import Text
     table = new_table()
     table.add_column("group")
     table.add_column("captured")

@@ -7,10 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Group, RenderableType
-from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
 
 from taskassign.cli._app import app
 from taskassign.cli._common import (
@@ -25,6 +21,8 @@ from taskassign.cli._options import DEFAULT_KAFKA_LINE, KafkaVersion, debug_opti
 from taskassign.errors import UserInputError
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
     from taskassign.api.check_assignor import AssignorCheckReport, CaseReport
     from taskassign.formats.scenario import Scenario
 
@@ -67,6 +65,7 @@ def check_assignor(
 
     Fails (exit 1) on an exception, an assignment Kafka's validation refuses, unassigned tasks, missing
     standbys, or different answers to the same input; notes balance and warm-ups."""
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from taskassign.api.application import read_application
@@ -113,6 +112,10 @@ def check_assignor(
 
 def summary(report: AssignorCheckReport, *, shipped: int, random: int, seed: int, show: int) -> RenderableType:
     """A header, one row per check (applications with a finding), and the first failing findings."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
     from taskassign.api.check_assignor import CHECKS, FAILING_CHECKS
 
     failed = sum(not c.ok for c in report.cases)

@@ -6,10 +6,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Group, RenderableType
-from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
 
 from taskassign.cli._app import app
 from taskassign.cli._common import (
@@ -39,6 +35,10 @@ from taskassign.errors import UserInputError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from rich.console import RenderableType
+    from rich.table import Table
+    from rich.text import Text
+
     from taskassign.analysis.compare import Comparison
     from taskassign.assignors.registry import ResolvedAssignor
     from taskassign.formats.scenario import Scenario
@@ -58,6 +58,7 @@ def _total_text(key: str, value: int | bool | None) -> str:
 
 
 def _cell(text: str, best: bool) -> Text:
+    from rich.text import Text
     return Text(text + " *", style="bold green") if best else Text(text + "  ")
 
 
@@ -73,6 +74,9 @@ def comparison_tables(comparison: Comparison, errors: dict[str, str] | None = No
                       in_bytes: bool = False) -> RenderableType:
     """Metrics as rows and assignors as columns (``*``: the better value of the row), and the run totals when
     the input was simulated."""
+    from rich.console import Group
+    from rich.text import Text
+
     from taskassign.analysis.compare import TOTAL_FIELDS
     from taskassign.analysis.metrics import SECTION_STARTS, metric_fields
     from taskassign.cli._metrics_render import metric_text
@@ -108,7 +112,9 @@ def run_compare(scenario: Scenario, assignors: str | Sequence[ResolvedAssignor],
                 seed: int | None = None, out: Path | None = None, as_json: bool = False) -> int:
     """Compare ``assignors`` (``-a`` text) on a ready ``scenario``; print, write ``out``; returns the exit code.
     The one place compare's options are acted on, whatever built the scenario."""
+    from rich.markup import escape
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.text import Text
 
     from taskassign.api.compare import compare, parse_assignor_list, write_compare_report
     from taskassign.cli._metrics_render import state_in_bytes
@@ -195,6 +201,8 @@ def compare_command(
 def run_what_if_compare(original: Scenario, altered: Scenario, notes: tuple[str, ...], spec: ResolvedAssignor, *,
                         events: Path | None, seed: int | None, as_json: bool) -> int:
     """One assignor on the input as it is and on the altered input: the diff, then both runs side by side."""
+    from rich.text import Text
+
     from taskassign.api.what_if_compare import compare_what_if
     from taskassign.cli._diff_render import diff_text
     from taskassign.cli._metrics_render import state_in_bytes

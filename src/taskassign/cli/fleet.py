@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.markup import escape
 
 from taskassign.cli._app import CommandGroup, app
 from taskassign.cli._common import handle_errors, new_table, stderr_console, stdout_console
 from taskassign.cli._options import out_option
 from taskassign.errors import UserInputError
+
+if TYPE_CHECKING:
+    pass
 
 fleet_app = typer.Typer(
     rich_markup_mode=None, help="Synthetic fleets of Kafka Streams applications.", no_args_is_help=True,
@@ -32,6 +35,7 @@ def generate(
         0, "--bad-records", min=0, help="Plant this many faulty rows, to see them land in the errors table."),
 ) -> None:
     """Write a realistic synthetic fleet snapshot: mixed sizes, racks, standbys, skewed state, churn."""
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from taskassign.fleet.generate import FleetSpec, write_fleet

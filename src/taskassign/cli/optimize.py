@@ -7,9 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Group, RenderableType
-from rich.markup import escape
-from rich.text import Text
 
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, load_altered, new_table, stderr_console, stdout_console
@@ -27,6 +24,8 @@ from taskassign.cli._what_if import announce_what_if, what_if_from_flags
 from taskassign.errors import UserInputError
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
     from taskassign.api.optimize import ScenarioOptimization
     from taskassign.formats.scenario import Scenario
 
@@ -82,6 +81,8 @@ def optimize(
     racks_down: RacksDown = None,
 ) -> None:
     """Improve the scenario's current_assignment for cross-rack traffic, keeping every client's task count."""
+    from rich.markup import escape
+
     from taskassign.api.optimize import Api, Role, TaskSelection, optimization_document, optimize_scenario
     from taskassign.configs import RACK_SOLVER
     from taskassign.formats.json_io import dump_json, to_json_text
@@ -112,6 +113,9 @@ def optimize(
 
 
 def _summary(scenario: Scenario, result: ScenarioOptimization) -> RenderableType:
+    from rich.console import Group
+    from rich.text import Text
+
     from taskassign.api.optimize import Role
     from taskassign.cli._render import task_preview
     from taskassign.formats.units import short_ids

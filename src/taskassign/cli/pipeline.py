@@ -9,9 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console, Group, RenderableType
-from rich.markup import escape
-from rich.text import Text
 
 from taskassign.cli._app import CommandGroup, app
 from taskassign.cli._common import EXIT_FAILED, handle_errors, new_table, stderr_console, stdout_console
@@ -28,6 +25,7 @@ from taskassign.cli._options import (
 from taskassign.errors import UserInputError
 
 if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
     from rich.progress import Progress
 
 pipeline_app = typer.Typer(
@@ -155,6 +153,8 @@ def fleet_summary(manifest: dict[str, Any], output_dir: Path) -> RenderableType:
     """The end-of-run summary: outcome per application, fleet metrics (a comparison run: the assignor
     comparison), the applications that need attention, row accounting, errors."""
     import pyarrow.parquet as pq
+    from rich.console import Group
+    from rich.text import Text
 
     from taskassign.cli._fleet_render import attention_table, comparison_table, fleet_metrics_table
     from taskassign.fleet.reasons import STATUSES
@@ -226,6 +226,8 @@ def export_scenario(
     allow_plugins: Annotated[bool, allow_plugins_option(_PLUGINS_HELP)] = False,
 ) -> None:
     """Write one application's scenario file: the exact input the pipeline gives the engine for it."""
+    from rich.markup import escape
+
     from taskassign.formats.json_io import dump_json
     from taskassign.formats.scenario import scenario_to_dict
     from taskassign.pipeline.export import export_scenarios

@@ -6,13 +6,10 @@ from __future__ import annotations
 import json
 import os
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.markup import escape
 
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, new_table, stdout_console
@@ -35,6 +32,8 @@ def plan(
     as_json: bool = typer.Option(False, "--json", help="Print the diff as JSON instead of tables."),
 ) -> None:
     """Compute an assignment for a captured application and show what would move (before -> after)."""
+    from rich.markup import escape
+
     from taskassign.analysis.diff import diff_assignments
     from taskassign.analysis.metrics import compute_metrics
     from taskassign.api.application import read_input
@@ -77,6 +76,8 @@ def plan(
 
 def _streams_plan(group: StreamsGroup, assignor: ResolvedAssignor, output: Path, application_id: str | None) -> None:
     """A plan for a streams group (KIP-1071) with a broker-side assignor; the service matches it by fit."""
+    from rich.markup import escape
+
     from taskassign.bridge.plans import make_streams_plan
     from taskassign.formats.json_io import dump_json
     from taskassign.streams_protocol.assignors import run_assignor
@@ -116,6 +117,8 @@ def approve(
     timeout_s: float = typer.Option(10.0, "--timeout", help="Seconds to wait for the service."),
 ) -> None:
     """Hand a plan to the service: it answers the application's rebalances with it while it fits the group."""
+    from rich.markup import escape
+
     from taskassign.bridge.plans import parse_plan, store_approved
     from taskassign.formats.json_io import load_json_file
 
@@ -129,6 +132,9 @@ def approve(
                       f"{escape(str(path))}")
         return
     assert service is not None
+    import urllib.error  # here: urllib.request imports http.client and email, which only approving needs
+    import urllib.request
+
     token = token_file.read_text(encoding="utf-8").strip() if token_file else os.environ.get("TASKASSIGN_TOKEN")
     request = urllib.request.Request(service.rstrip("/") + "/v1/plans", data=json.dumps(plan_doc).encode(),
                                      headers={"Content-Type": "application/json"}, method="POST")

@@ -7,10 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Group, RenderableType
-from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
 
 from taskassign.cli._app import app
 from taskassign.cli._common import (
@@ -37,6 +33,9 @@ from taskassign.cli._what_if import announce_what_if, what_if_from_flags
 from taskassign.errors import UserInputError
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+    from rich.table import Table
+
     from taskassign.analysis.recorded_outcome import OutcomeComparison
     from taskassign.formats.group import GroupSpec
     from taskassign.leader.group import GroupRebalanceResult
@@ -72,6 +71,9 @@ def rebalance(
     with --previous the capture before it) the broker's assignor is replayed for every target-assignment
     epoch and compared with the broker's targets: exit code 0 only when every epoch matches.
     """
+    from rich.markup import escape
+    from rich.text import Text
+
     from taskassign.analysis.recorded_outcome import SETS_NOTE
     from taskassign.api.rebalance import group_result_to_document, rebalance_group_file
     from taskassign.api.what_if import apply_what_if_to_group
@@ -131,6 +133,8 @@ def rebalance(
 
 def _classic_history(directory: Path, assignor: str | None) -> None:
     """A classic group's watch history: every generation's file rebalanced and compared with Kafka's bytes."""
+    from rich.text import Text
+
     from taskassign.api.rebalance import rebalance_group_file
     from taskassign.assignors.registry import resolve
     from taskassign.cli._streams_replay import classic_history
@@ -160,6 +164,8 @@ def _classic_history(directory: Path, assignor: str | None) -> None:
 
 def comparison_text(comparison: OutcomeComparison) -> RenderableType:
     """Kafka's recorded outcome against taskassign's: a verdict line, then what differs per member."""
+    from rich.console import Group
+    from rich.text import Text
     n, ok = len(comparison.members), comparison.matching
     style = "bold green" if comparison.all_match else "bold red"
     if comparison.by_client:  # the reason (SETS_NOTE) was said before the summary
@@ -182,6 +188,9 @@ def comparison_text(comparison: OutcomeComparison) -> RenderableType:
 
 def summary(spec: GroupSpec, result: GroupRebalanceResult) -> RenderableType:
     """Header (assignor, versions, error, stability), one row per member, warnings."""
+    from rich.console import Group
+    from rich.text import Text
+
     from taskassign.wire.versions import AssignorError
 
     v = result.versions

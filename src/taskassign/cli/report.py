@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, stderr_console, stdout_console
 from taskassign.cli._options import out_option
+
+if TYPE_CHECKING:
+    pass
 
 
 @app.command("report")
@@ -20,6 +22,8 @@ def report_command(
     out: Annotated[Path, out_option("The HTML file to write.", output_alias=False)] = Path("report.html"),
 ) -> None:
     """One self-contained HTML page (plots inlined, opens offline) of a simulation's results."""
+    from rich.markup import escape
+
     from taskassign.report import write_report
 
     with stderr_console().status("drawing the plots"):

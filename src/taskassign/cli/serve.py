@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.markup import escape
 
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, stderr_console
+
+if TYPE_CHECKING:
+    pass
 
 
 @app.command()
@@ -32,6 +35,8 @@ def serve(
                                                 "(default 400; keep it under taskassign.timeout.ms)."),
 ) -> None:
     """Answer the bridge's rebalances: the application's assignor on its ApplicationState, or its approved plan."""
+    from rich.markup import escape
+
     from taskassign.bridge.service import make_server, read_service_config
 
     cfg = read_service_config(config, listen=listen, assignor=assignor, allow_remote=allow_remote,

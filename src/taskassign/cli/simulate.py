@@ -6,9 +6,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Group, RenderableType
-from rich.markup import escape
-from rich.text import Text
 
 from taskassign.cli._app import app
 from taskassign.cli._common import EXIT_FAILED, handle_errors, load_altered, new_table, stderr_console, stdout_console
@@ -30,12 +27,18 @@ from taskassign.cli._options import (
 from taskassign.cli._what_if import announce_what_if, what_if_from_flags
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+    from rich.text import Text
+
     from taskassign.simulate import RebalanceRecord, SimulationResult
 
 MAX_ROWS = 200
 
 
 def rebalance_table(result: SimulationResult) -> RenderableType:
+    from rich.console import Group
+    from rich.text import Text
+
     from taskassign.cli._metrics_render import format_value
     from taskassign.cli._render import clock
 
@@ -61,6 +64,8 @@ def rebalance_table(result: SimulationResult) -> RenderableType:
 
 
 def summary_text(result: SimulationResult) -> Text:
+    from rich.text import Text
+
     from taskassign.cli._render import clock
     from taskassign.formats.units import human_duration
 
@@ -104,7 +109,9 @@ def simulate_command(
     allow_plugins: AllowPlugins = False,
 ) -> None:
     """Replay a sequence of rebalances (joins, crashes, restarts, restores, probing) and report each one."""
+    from rich.markup import escape
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.text import Text
 
     from taskassign.api.what_if import chosen_assignor
     from taskassign.assignors.registry import resolve

@@ -7,9 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
 
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, load_altered, new_table, stderr_console, stdout_console
@@ -27,6 +24,8 @@ from taskassign.cli._options import (
 from taskassign.cli._what_if import announce_what_if, what_if_from_flags
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from taskassign.api.migration import MigrationWhatIf
 
 
@@ -68,6 +67,9 @@ def streams_migration(
 ) -> None:
     """What moving an application to the streams protocol (KIP-1071) would change: the classic assignor against
     Kafka's broker-side sticky and balanced assignors, on the same application."""
+    from rich.markup import escape
+    from rich.text import Text
+
     from taskassign.api.migration import migration_what_if
     from taskassign.assignors.registry import resolve
     from taskassign.formats.json_io import dump_json, to_json_text

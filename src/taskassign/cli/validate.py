@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.text import Text
 
 from taskassign.cli._app import app
 from taskassign.cli._common import EXIT_FAILED, handle_errors, load_altered, stdout_console
@@ -19,6 +18,9 @@ from taskassign.cli._options import (
     strict_option,
 )
 from taskassign.cli._what_if import announce_what_if, what_if_from_flags
+
+if TYPE_CHECKING:
+    pass
 
 
 @app.command()
@@ -34,6 +36,8 @@ def validate(
     racks_down: RacksDown = None,
 ) -> None:
     """Print the AssignmentError Kafka would report and a completeness report; exit 0 only for NONE."""
+    from rich.text import Text
+
     from taskassign.cli._render import completeness_text, error_text
     from taskassign.formats.assignment import read_assignment
     from taskassign.model import AssignmentError

@@ -6,15 +6,17 @@ import base64
 import re
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, stderr_console, stdout_console
 from taskassign.cli._options import out_option
 from taskassign.errors import DecodeError, UserInputError
+
+if TYPE_CHECKING:
+    pass
 
 
 class Kind(StrEnum):
@@ -62,6 +64,8 @@ def decode(
     output: Annotated[Path | None, out_option("Write the JSON here instead of stdout.")] = None,
 ) -> None:
     """Decode a Kafka Streams rebalance message and print it as JSON (taskassign encode reverses it)."""
+    from rich.markup import escape
+
     from taskassign.formats.json_io import to_json_text, write_output_text
     from taskassign.formats.wire_documents import WIRE_FORMAT, decode_message, message_to_json
 
@@ -90,6 +94,8 @@ def encode(
     output: Annotated[Path | None, out_option("Write the bytes here instead of stdout.")] = None,
 ) -> None:
     """Encode a message from its JSON form (as taskassign decode prints it) into Kafka's bytes."""
+    from rich.markup import escape
+
     from taskassign.formats.json_io import (
         load_json_text,
         read_input_text,
