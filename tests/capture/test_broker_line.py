@@ -6,13 +6,15 @@ from __future__ import annotations
 import base64
 import json
 
-from taskassign.capture.broker_line import _MAX_VERSIONS, BROKER_LINES, broker_line, parse_api_versions_response
+from taskassign.capture.broker_line import _MAX_VERSIONS, BROKER_LINES, broker_line
+from taskassign.capture.kafka_codec import decode_api_versions
 from tests.helpers import GOLDEN_DIR
 
 
 def _answer(name: str) -> dict[int, tuple[int, int]]:
     doc = json.loads((GOLDEN_DIR / "broker_api_versions" / f"{name}.json").read_text())
-    return parse_api_versions_response(base64.b64decode(doc["response_b64"]), doc["api_version"])
+    frame = base64.b64decode(doc["response_b64"])  # the response header (v0 for ApiVersions) is the correlation id
+    return decode_api_versions(frame[4:], doc["api_version"]).ranges
 
 
 def test_a_4_2_broker_is_4_2() -> None:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ("BROKER_LINES", "LIBRARY_NOTE", "BrokerLine", "broker_line", "parse_api_versions_response")
+__all__ = ("BROKER_LINES", "LIBRARY_NOTE", "BrokerLine", "broker_line")
 
 #: The release lines the table covers, oldest first (a trunk build has no fixed versions).
 BROKER_LINES = ("3.9", "4.0", "4.1", "4.2", "4.3", "4.4")
@@ -100,43 +100,6 @@ class BrokerLine:
     def to_document(self) -> dict[str, Any]:
         return {"line": self.line, "description": self.description, "candidates": list(self.candidates),
                 "evidence": list(self.evidence), "note": LIBRARY_NOTE}
-
-
-def parse_api_versions_response(frame: bytes, version: int) -> dict[int, tuple[int, int]]:
-    """API key -> (min, max) from an ApiVersions response frame (correlation id first; the header is always v0)."""
-    pos = 4
-    error = int.from_bytes(frame[pos:pos + 2], "big", signed=True)
-    pos += 2
-    if error:
-        raise ValueError(f"ApiVersions answered error code {error}")
-    flexible = version >= 3
-
-    def varint() -> int:
-        nonlocal pos
-        value = shift = 0
-        while True:
-            byte = frame[pos]
-            pos += 1
-            value |= (byte & 0x7F) << shift
-            shift += 7
-            if not byte & 0x80:
-                return value
-
-    if flexible:
-        count = varint() - 1
-    else:
-        count = int.from_bytes(frame[pos:pos + 4], "big", signed=True)
-        pos += 4
-    out: dict[int, tuple[int, int]] = {}
-    for _ in range(count):
-        key, low, high = (int.from_bytes(frame[pos + i:pos + i + 2], "big", signed=True) for i in (0, 2, 4))
-        pos += 6
-        if flexible:
-            for _ in range(varint()):  # tagged fields
-                varint()
-                pos += varint()
-        out[key] = (low, high)
-    return out
 
 
 def broker_line(advertised: Mapping[int, tuple[int, int]]) -> BrokerLine:
