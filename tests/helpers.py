@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
-from collections.abc import Iterable, Mapping
+import re
+import subprocess
+import sys
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -105,3 +109,36 @@ _MINIMAL_SCENARIO: dict[str, Any] = {
 def scenario_doc() -> dict[str, Any]:
     """A fresh, valid scenario document to mutate in tests."""
     return copy.deepcopy(_MINIMAL_SCENARIO)
+
+
+def start_service(*args: str) -> tuple[subprocess.Popen[str], str]:
+    """``taskassign serve --listen 127.0.0.1:0 ARGS`` in a subprocess, and the URL it says it listens on (its first
+    line on stderr)."""
+    process = subprocess.Popen([sys.executable, "-m", "taskassign", "serve", "--listen", "127.0.0.1:0", *args],
+                               stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    line = process.stderr.readline()
+    match = re.search(r"listening on (http://[0-9.]+:[0-9]+)", line)
+    if match is None:
+        stop_service(process)
+        raise AssertionError(f"taskassign serve did not start: {line}")
+    return process, match[1]
+
+
+def stop_service(process: subprocess.Popen[str]) -> None:
+    """Stop a service ``start_service`` started (again is harmless)."""
+    if process.poll() is None:
+        process.terminate()
+        process.wait(timeout=10)
+    if process.stderr is not None:
+        process.stderr.close()
+
+
+@contextlib.contextmanager
+def running_service(*args: str) -> Iterator[str]:
+    """``start_service`` for the length of a ``with`` block; yields the URL."""
+    process, url = start_service(*args)
+    try:
+        yield url
+    finally:
+        stop_service(process)

@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -26,6 +23,7 @@ from taskassign.bridge.request import answer_clients, request_from_scenario
 from taskassign.leader.assign import assign_scenario
 from tests.bridge import java_harness
 from tests.bridge.conftest import EXAMPLES, kip924_view
+from tests.helpers import running_service
 
 LIBS, WHY = java_harness.kafka_libs()
 pytestmark = pytest.mark.skipif(LIBS is None, reason=WHY)
@@ -42,16 +40,8 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     state = tmp_path_factory.mktemp("serve-state")
-    process = subprocess.Popen([sys.executable, "-m", "taskassign", "serve", "--listen", "127.0.0.1:0", "-a",
-                                "state_aware", "--state-dir", str(state), "--deadline-ms", "5000"],
-                               stderr=subprocess.PIPE, text=True)
-    assert process.stderr is not None
-    match = re.search(r"listening on (http://[0-9.]+:[0-9]+)", process.stderr.readline())
-    assert match
-    yield match[1]
-    process.terminate()
-    process.wait(timeout=10)
-    process.stderr.close()
+    with running_service("-a", "state_aware", "--state-dir", str(state), "--deadline-ms", "5000") as url:
+        yield url
 
 
 class _Stub(BaseHTTPRequestHandler):

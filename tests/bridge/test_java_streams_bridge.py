@@ -8,7 +8,6 @@ Needs a JDK and a Kafka 4.4 broker's libs/ (KAFKA_HOME or KAFKA_LIBS); skipped w
 from __future__ import annotations
 
 import json
-import re
 import socket
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from taskassign.streams_protocol.assignors import run_assignor
 from taskassign.streams_protocol.format import assignment_document, parse_streams_group
 from tests.bridge import java_harness
 from tests.bridge.conftest import EXAMPLES
+from tests.helpers import running_service
 
 LIBS, WHY = java_harness.broker_libs()
 pytestmark = pytest.mark.skipif(LIBS is None, reason=WHY)
@@ -42,15 +42,8 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     state = tmp_path_factory.mktemp("serve-state")
     config = state / "serve.json"
     config.write_text(json.dumps({"streams_assignor": "streams_balanced", "deadline_ms": 5000}))
-    process = subprocess.Popen([sys.executable, "-m", "taskassign", "serve", "--listen", "127.0.0.1:0", "--config",
-                                str(config), "--state-dir", str(state)], stderr=subprocess.PIPE, text=True)
-    assert process.stderr is not None
-    match = re.search(r"listening on (http://[0-9.]+:[0-9]+)", process.stderr.readline())
-    assert match
-    yield match[1]
-    process.terminate()
-    process.wait(timeout=10)
-    process.stderr.close()
+    with running_service("--config", str(config), "--state-dir", str(state)) as url:
+        yield url
 
 
 class _Broken(BaseHTTPRequestHandler):

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import shutil
 import signal
 import socket
@@ -34,6 +33,7 @@ from typing import Any
 import pytest
 
 from taskassign.bridge.audit import read_audit
+from tests.helpers import start_service, stop_service
 
 pytestmark = pytest.mark.kafka
 HOME = Path(os.environ["KAFKA_HOME"]) if os.environ.get("KAFKA_HOME") else None
@@ -225,11 +225,7 @@ def _matches_last_decision(audit: Path, group: list[Instance]) -> bool:
 def test_state_aware_through_cold_start_scale_out_crash_and_rolling_restart(broker: str, app_classpath: str,
                                                                             tmp_path: Path, instances: list) -> None:
     state = tmp_path / "serve"
-    serve = subprocess.Popen([sys.executable, "-m", "taskassign", "serve", "--listen", "127.0.0.1:0", "-a",
-                              "state_aware", "--state-dir", str(state), "--deadline-ms", "1500"],
-                             stderr=subprocess.PIPE, text=True)
-    assert serve.stderr is not None
-    url = re.search(r"listening on (http://[0-9.]+:[0-9]+)", serve.stderr.readline())[1]  # type: ignore[index]
+    serve, url = start_service("-a", "state_aware", "--state-dir", str(state), "--deadline-ms", "1500")
     audit = state / "audit.jsonl"
     props = _properties(url)
     app_id = f"bridge-live-{uuid.uuid4().hex[:8]}"
@@ -262,9 +258,7 @@ def test_state_aware_through_cold_start_scale_out_crash_and_rolling_restart(brok
         recorded = next(replay.glob("*.assignment.json"))
         assert (replay / "again.json").read_bytes() == recorded.read_bytes()
     finally:
-        serve.terminate()
-        serve.wait(timeout=10)
-        serve.stderr.close()
+        stop_service(serve)
 
 
 class _Stub(BaseHTTPRequestHandler):
@@ -342,11 +336,7 @@ def test_a_streams_group_on_a_4_4_broker_uses_the_plug_in_and_falls_back(tmp_pat
     classpath = os.pathsep.join([f"{HOME}/libs/*", str(classes)])
     state = tmp_path / "serve"
     (tmp_path / "serve.json").write_text(json.dumps({"streams_assignor": "streams_balanced", "deadline_ms": 1000}))
-    serve = subprocess.Popen([sys.executable, "-m", "taskassign", "serve", "--listen", "127.0.0.1:0", "--config",
-                              str(tmp_path / "serve.json"), "--state-dir", str(state)], stderr=subprocess.PIPE,
-                             text=True)
-    assert serve.stderr is not None
-    url = re.search(r"listening on (http://[0-9.]+:[0-9]+)", serve.stderr.readline())[1]  # type: ignore[index]
+    serve, url = start_service("--config", str(tmp_path / "serve.json"), "--state-dir", str(state))
     broker_props = subprocess.run([sys.executable, "-m", "taskassign", "bridge", "properties", "--url", url,
                                    "--protocol", "streams", "--timeout-ms", "1000"], capture_output=True, text=True,
                                   check=True).stdout
@@ -371,8 +361,7 @@ def test_a_streams_group_on_a_4_4_broker_uses_the_plug_in_and_falls_back(tmp_pat
                 return any(r.get("protocol") == "streams" and r.get("source") == "computed" for r in read_audit(audit))
 
             _wait("the plug-in's first assignment from the service", served, 180)
-            serve.terminate()
-            serve.wait(timeout=10)
+            stop_service(serve)
             group.append(Instance("c", tmp_path, bootstrap, app_id, classpath, props))
             instances.append(group[-1])
             _wait("the broker's sticky assignment with the service stopped",
@@ -380,7 +369,4 @@ def test_a_streams_group_on_a_4_4_broker_uses_the_plug_in_and_falls_back(tmp_pat
             assert "falling back to the broker's sticky assignor" in (broker_dir / "broker.log").read_text()
             assert all(i.status()["state"] == "RUNNING" for i in group)  # type: ignore[index]
     finally:
-        if serve.poll() is None:
-            serve.terminate()
-            serve.wait(timeout=10)
-        serve.stderr.close()
+        stop_service(serve)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import urllib.request
@@ -16,7 +15,7 @@ from taskassign.bridge.plans import load_approved
 from taskassign.bridge.request import request_from_scenario
 from taskassign.cli import app
 from taskassign.formats.scenario import read_scenario
-from tests.helpers import EXAMPLES_DIR
+from tests.helpers import EXAMPLES_DIR, start_service, stop_service
 
 runner = CliRunner()
 EXAMPLE = EXAMPLES_DIR / "scenarios" / "two-racks-one-standby.scenario.json"
@@ -91,14 +90,8 @@ def _post(url: str, doc: object) -> dict:
 
 def test_serve_answers_approve_hands_it_a_plan_and_replay_reproduces_a_decision(tmp_path: Path) -> None:
     state = tmp_path / "state"
-    process = subprocess.Popen([sys.executable, "-m", "taskassign", "serve", "--listen", "127.0.0.1:0", "-a",
-                                "state_aware", "--state-dir", str(state)], stderr=subprocess.PIPE, text=True)
+    process, url = start_service("-a", "state_aware", "--state-dir", str(state))
     try:
-        assert process.stderr is not None
-        line = process.stderr.readline()
-        match = re.search(r"listening on (http://[0-9.]+:[0-9]+)", line)
-        assert match, line
-        url = match[1]
         scenario = read_scenario(EXAMPLE)
         answer = _post(url + "/v1/assign", request_from_scenario(scenario, "orders"))
         assert answer["source"] == "computed"
@@ -123,10 +116,7 @@ def test_serve_answers_approve_hands_it_a_plan_and_replay_reproduces_a_decision(
         with urllib.request.urlopen(url + "/healthz", timeout=10) as response:
             assert json.loads(response.read())["status"] == "ok"
     finally:
-        process.terminate()
-        process.wait(timeout=10)
-        if process.stderr is not None:
-            process.stderr.close()
+        stop_service(process)
 
 
 def test_plan_for_a_streams_group_and_approve(tmp_path: Path) -> None:
