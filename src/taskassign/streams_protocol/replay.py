@@ -32,7 +32,6 @@ Warm-up tasks are not part of the modelled assignors' answer: recorded warm-ups 
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -93,12 +92,8 @@ def _release_line(group: StreamsGroup) -> str | None:
 
 
 def _run(group: StreamsGroup, line: str | None) -> Targets:
-    """The group's assignor, of the captured release line where the assignor takes one (``kafka_line``)."""
-    assign = STREAMS_ASSIGNORS.get(group.assignor)
-    if assign is not None and line is not None and "kafka_line" in inspect.signature(assign).parameters:
-        result = assign(group, kafka_line=line)  # type: ignore[call-arg]
-    else:
-        result = run_assignor(group)
+    """The group's assignor as the captured release line runs it (without one: the newest line)."""
+    result = run_assignor(group) if line is None else run_assignor(group, kafka_line=line)
     return {mid: (a.active_tasks, a.standby_tasks) for mid, a in result.members.items()}
 
 
