@@ -97,13 +97,13 @@ def test_all_groups_on_an_application_with_standbys_racks_and_a_restart(
         kafka_cluster: KafkaBroker, streams_lab: StreamsLab, tmp_path: Path) -> None:
     """The operator's setup: 4 instances x 2 threads, 1 standby, two racks, captured after a restart too."""
     app_id, prefix = "live-all-racks", "ar-"
-    topics_for(kafka_cluster.bootstrap, "multi-store", prefix, partitions=8)
+    topics_for(kafka_cluster.bootstrap, "multi-store", prefix, partitions=4)
     props = {"num.stream.threads": 2, "num.standby.replicas": 1, "rack.aware.assignment.tags": "zone"}
     instances = [streams_lab.start("multi-store", app_id, f"i{i}", topic_prefix=prefix,
                                    props={**props, "client.tag.zone": f"z{i % 2}", "client.rack": f"r{i % 2}"})
                  for i in range(4)]
     streams_lab.wait_stable(app_id, timeout=180)
-    feed_and_settle(kafka_cluster.bootstrap, app_id, "multi-store", prefix, records=2000)
+    feed_and_settle(kafka_cluster.bootstrap, app_id, "multi-store", prefix, records=600)
     topologies = tmp_path / "topologies"
     topologies.mkdir()
     (topologies / f"{app_id}.txt").write_text(instances[0].topology_description())
