@@ -15,7 +15,12 @@ from taskassign.capture.cluster import (
     _describe_groups_request_types,
     _member,
 )
-from taskassign.capture.group_capture import _decode, check_topology_matches, standby_contradictions
+from taskassign.capture.group_capture import (
+    _decode,
+    check_topology_matches,
+    settle_repartition_counts,
+    standby_contradictions,
+)
 from taskassign.errors import UserInputError
 
 HISTORY = Path(__file__).parent / "data" / "histories" / "02-kafka42-classic-wordcount" / "wc42-classic-gen-0005.json"
@@ -69,3 +74,33 @@ def test_describe_groups_is_asked_at_v4_for_the_instance_ids() -> None:
     dynamic = response_type.SCHEMA.encode([0, [(0, "g", "Stable", "consumer", "stream",
                                                  [("m-2", None, "c", "/h", b"", b"")], set())]])
     assert _member(response_type.decode(dynamic).groups[0][5][0], 4).group_instance_id is None
+
+
+def _pattern_group(input_partitions: int) -> dict:  # type: ignore[type-arg]
+    """The recorded WordCount (8-partition topics), its source read as if subscribed by a pattern, and that
+    source now with ``input_partitions`` partitions (a new topic matching the pattern changed the count)."""
+    doc = json.loads(HISTORY.read_text())
+    doc["topics"]["wc-input"]["partitions"] = [{"partition": p, "racks": []} for p in range(input_partitions)]
+    return dict(doc)
+
+
+def test_a_pattern_sources_repartition_count_is_left_to_the_leader_when_it_moved() -> None:
+    from taskassign.api.rebalance import rebalance_group_file
+    from taskassign.formats.group import parse_group
+
+    doc, notes = _pattern_group(12), []
+    settle_repartition_counts(doc["topology"], doc["topics"], {"wc-input"}, notes)
+    assert doc["topology"]["repartition_topics"] == {"wc42-classic-by-word-repartition": None}
+    (note,) = notes
+    assert "exists with 8 partitions" in note and "derives 12" in note and "fails" in note
+    # The replay then fails where Kafka's leader failed, instead of predicting a normal assignment.
+    failure = rebalance_group_file(parse_group(doc), "high_availability").result.failure
+    assert failure is not None and "exists with 8 partitions, the topology needs 12" in str(failure)
+    assert "Kafka's leader fails" in str(failure)
+
+
+def test_a_repartition_count_stays_when_nothing_moved_or_no_pattern_feeds_it() -> None:
+    for doc, patterns in ((_pattern_group(8), {"wc-input"}), (_pattern_group(12), set())):
+        notes: list[str] = []
+        settle_repartition_counts(doc["topology"], doc["topics"], patterns, notes)
+        assert doc["topology"]["repartition_topics"] == {"wc42-classic-by-word-repartition": 8} and notes == []

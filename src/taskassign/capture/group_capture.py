@@ -48,6 +48,8 @@ from taskassign.errors import DecodeError, GroupNotCapturableError, UserInputErr
 from taskassign.formats.group import GROUP_FORMAT
 from taskassign.formats.wire_documents import message_to_json
 from taskassign.ids import TaskId
+from taskassign.leader.partition_grouper import SubtopologySpec as TopologySubtopology
+from taskassign.leader.partition_grouper import TopologyError, resolve_topology
 from taskassign.wire.assignment_info import AssignmentInfo
 from taskassign.wire.consumer_protocol import Assignment, Subscription
 from taskassign.wire.subscription_info import SubscriptionInfo
@@ -119,6 +121,8 @@ def capture_group(
         group_topology = _inferred_topology(reader, group_id, members, notes)
         topology_from = "inferred from the members' assignments and the cluster's topic names (no --topology)"
     topics = _topics(reader, group_id, group_topology, notes)
+    if topology is not None:
+        settle_repartition_counts(group_topology, topics, _pattern_topics(topology, subscribed), notes)
     notes.extend(standby_contradictions(members, config.configs, configs_source))
     # The file is there to predict Kafka: Kafka's exact behaviour, quirks included (docs/kafka-differences.md).
     configs = {**config.configs, KAFKA_COMPAT: True}
@@ -209,6 +213,53 @@ def _leader_and_clock(members: Sequence[_Member], interval_ms: int, captured_at_
 
 
 # --- topology ---------------------------------------------------------------------------------------------
+
+
+def _pattern_topics(description: TopologyDescription, subscribed: Sequence[str]) -> set[str]:
+    return {t for p in description.topic_patterns for t in subscribed if re.fullmatch(p, t)}
+
+
+def settle_repartition_counts(topology: dict[str, Any], topics: Mapping[str, Any], pattern_topics: set[str],
+                              notes: list[str]) -> None:
+    """A repartition topic's count, when the topology does not fix it, is the leader's to derive from its writers'
+    source topics (``RepartitionTopics#setup``), and an existing topic with another count makes Kafka's leader
+    fail (``InternalTopicManager#makeReady``: invalid partitions). The text does not show a fixed count, so the
+    capture takes an existing topic's count as fixed; but not downstream of a pattern source, whose topics come
+    and go: there the count is left to the leader, which then fails where Kafka's did (a new topic matching the
+    pattern with more partitions), instead of the file predicting a normal assignment."""
+    fixed = {t: n for t, n in topology.get("repartition_topics", {}).items() if n is not None}
+    if not fixed or not pattern_topics:
+        return
+    subs = topology["subtopologies"]
+    fed: set[str] = set()
+    changed = True
+    while changed:  # repartition topics written by a subtopology that reads a pattern topic, transitively
+        changed = False
+        for s in subs:
+            if set(s["source_topics"]) & (pattern_topics | fed):
+                new = {t for t in s.get("sink_topics", []) if t in fixed} - fed
+                fed |= new
+                changed = changed or bool(new)
+    if not fed:
+        return
+    external = {name: len(t["partitions"]) for name, t in topics.items()
+                if name not in topology.get("repartition_topics", {})}
+    counts = {t: (None if t in fed else n) for t, n in topology["repartition_topics"].items()}
+    try:
+        derived = resolve_topology([TopologySubtopology(s["id"], tuple(s["source_topics"]),
+                                                        tuple(s.get("sink_topics", [])),
+                                                        tuple(tuple(g) for g in s.get("copartition_groups", [])))
+                                    for s in subs], external, counts).repartition_partition_counts
+    except TopologyError:
+        return  # the leader fails on it anyway (a missing source topic, ...): the replay says so
+    for topic in sorted(fed):
+        if derived.get(topic) != fixed[topic]:
+            topology["repartition_topics"][topic] = None
+            notes.append(f"repartition topic {topic!r} exists with {fixed[topic]} partitions but, fed by a pattern "
+                         f"source, the leader derives {derived.get(topic)} from its source topics now: Kafka's leader "
+                         "fails (InternalTopicManager#makeReady: invalid partitions), and so does the replay; the "
+                         "count is left to the leader (a count fixed by Repartitioned#withNumberOfPartitions does not "
+                         "show in the topology text)")
 
 
 def standby_contradictions(members: Sequence[_Member], configs: Mapping[str, Any], source: str) -> list[str]:
