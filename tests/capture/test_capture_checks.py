@@ -104,3 +104,27 @@ def test_a_repartition_count_stays_when_nothing_moved_or_no_pattern_feeds_it() -
         notes: list[str] = []
         settle_repartition_counts(doc["topology"], doc["topics"], patterns, notes)
         assert doc["topology"]["repartition_topics"] == {"wc42-classic-by-word-repartition": 8} and notes == []
+
+
+def test_a_snapshot_directory_may_hold_the_streams_groups_capture_wrote(tmp_path: Path) -> None:
+    """``capture --all-groups`` writes the snapshot, then the streams groups into its folder; the next capture must
+    take that directory as its own, and a foreign file in the folder still stops it."""
+    from taskassign.capture.snapshot import write_snapshot
+    from taskassign.fleet.snapshot_dir import STREAMS_GROUPS_DIR, check_snapshot_target
+
+    out = tmp_path / "fleet"
+    write_snapshot(out, [])
+    folder = out / STREAMS_GROUPS_DIR
+    folder.mkdir()
+    (folder / "app.streams-group.json").write_text(json.dumps({"format": "taskassign/streams-group/v1"}))
+    check_snapshot_target(out)
+    write_snapshot(out, [])  # replaces it (the streams groups are written again after it)
+    only_streams = tmp_path / "streams-only"
+    (only_streams / STREAMS_GROUPS_DIR).mkdir(parents=True)
+    (only_streams / STREAMS_GROUPS_DIR / "a.streams-group.json").write_text(
+        json.dumps({"format": "taskassign/streams-group/v1"}))
+    check_snapshot_target(only_streams)
+    (folder.parent / STREAMS_GROUPS_DIR).mkdir(exist_ok=True)
+    (out / STREAMS_GROUPS_DIR / "notes.txt").write_text("mine")
+    with pytest.raises(UserInputError, match="refusing to replace it"):
+        check_snapshot_target(out)
