@@ -126,14 +126,14 @@ def check_streams_pair(before: StreamsGroup, after: StreamsGroup) -> ChangeCheck
                            skipped=f"the broker's assignor fails on the what-if: {exc}")
     kafka = _kafka(after)
     rename = best_pairing(first, kafka, [invented[s] for s in shapes], [shapes[s] for s in shapes])
-    steps, moved = _substitutions(base, before, after, kept, line)
+    steps, moved = _substitutions(base, before, after, kept, line, first)
     actives, standbys, standbys_right, misses = attribute(first, kafka, steps, rename)
     return ChangeCheck(before.name, after.name, change, flags, before.assignor, len(kafka), actives, standbys,
                        standbys_right, misses, tuple(moved))
 
 
 def _substitutions(base: StreamsGroup, before: StreamsGroup, after: StreamsGroup, kept: Sequence[GroupMember],
-                   line: str | None) -> tuple[list[tuple[str, Placement]], list[str]]:
+                   line: str | None, first: Placement) -> tuple[list[tuple[str, Placement]], list[str]]:
     steps: list[tuple[str, Placement]] = []
     moved: list[str] = []
     group = base
@@ -148,7 +148,9 @@ def _substitutions(base: StreamsGroup, before: StreamsGroup, after: StreamsGroup
         steps.append((cause, placement if placement is not None else _run(candidate, line)))
 
     previous_ids = {m.process_id for m in before.members}
-    joined = [dataclasses.replace(m, active_tasks=EMPTY_TASKS, standby_tasks=EMPTY_TASKS, warmup_tasks=EMPTY_TASKS)
+    # a member that joined, as the broker met it: nothing assigned, and (a fresh instance) no task offsets yet
+    joined = [dataclasses.replace(m, active_tasks=EMPTY_TASKS, standby_tasks=EMPTY_TASKS, warmup_tasks=EMPTY_TASKS,
+                                  task_offsets=MappingProxyType({}), task_end_offsets=MappingProxyType({}))
               for m in after.members if m.process_id not in previous_ids]
     group = dataclasses.replace(group, members=tuple(kept))
     if joined:
@@ -171,6 +173,8 @@ def _substitutions(base: StreamsGroup, before: StreamsGroup, after: StreamsGroup
                for m, b in zip(group.members, after.members, strict=True)]
     step(CAUSE_LAGS, dataclasses.replace(group, members=tuple(offsets)))
     replay = replay_step(before, after)
-    if replay.matches and len(replay.steps) > 1:
-        step(CAUSE_UNSEEN, group, _kafka(after))
-    return steps, moved
+    kafka = _kafka(after)
+    last = steps[-1][1] if steps else first
+    if replay.matches and last != kafka:  # what the replay found: computations missed, or the offsets the broker held
+        step(CAUSE_UNSEEN if len(replay.steps) > 1 else CAUSE_LAGS, group, kafka)
+    return steps, list(dict.fromkeys(moved))
