@@ -231,11 +231,11 @@ def test_predict_check_on_a_watched_streams_application(
     doc = json.loads(output)
     assert doc["totals"]["predicted"] >= 3, doc["totals"]
     assert all(d["cause"] for c in doc["changes"] for d in c["differences"])
-    # Leaves and follow-ups are predicted from the broker's own targets: any difference has an input that moved.
-    # (Joins on 4.4 can leave differences to taskassign's replay: exit 1, and `rebalance` on the history shows
-    # the same epochs unreproduced.)
+    # Follow-ups are predicted from the broker's own targets: exact, or an input that moved. (A join or a crash
+    # watched while the members still reconcile can leave differences to taskassign's replay on 4.4: exit 1, and
+    # `rebalance` on the history shows the same epochs unreproduced; docs/what-if.md.)
     replay = [c for c in doc["changes"] if any(d["cause"].startswith("taskassign's replay") for d in c["differences"])]
-    assert all("joined" in c["change"] for c in replay), replay
+    assert all(not c["change"].startswith("same clients") for c in replay), replay
     assert code == (1 if replay else 0), output
     print("predict-check live:", json.dumps(doc["totals"]),
           [(c["change"], c["actives_right"], c["tasks"], c["standbys_right"], c["standbys"]) for c in doc["changes"]])

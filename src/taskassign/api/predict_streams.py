@@ -14,6 +14,7 @@ from taskassign.api.prediction import (
     CAUSE_LAGS,
     CAUSE_MEMBER_IDS,
     CAUSE_NEW_IDS,
+    CAUSE_RECONCILING,
     CAUSE_SUBSCRIPTION,
     CAUSE_TASKS,
     CAUSE_UNSEEN,
@@ -30,7 +31,7 @@ from taskassign.ids import ProcessId
 from taskassign.streams_protocol.assignors import run_assignor
 from taskassign.streams_protocol.format import read_streams_group
 from taskassign.streams_protocol.lines import StreamsProtocolError
-from taskassign.streams_protocol.model import EMPTY_TASKS, GroupMember, StreamsGroup, task_name
+from taskassign.streams_protocol.model import EMPTY_TASKS, GroupMember, StreamsGroup, TaskMap, task_name
 from taskassign.streams_protocol.replay import replay_step
 
 __all__ = ("check_streams_pair", "read_streams")
@@ -88,6 +89,29 @@ def _uuid(text: str) -> ProcessId | None:
         return ProcessId(text)
     except ValueError:
         return None
+
+
+def _held(group: StreamsGroup) -> dict[str, tuple[TaskMap, TaskMap]]:
+    """Each member's current (reconciled) tasks as the capture read them, where they differ from its target."""
+    members = (group.capture or {}).get("members")
+    if not isinstance(members, Mapping):
+        return {}
+    held: dict[str, tuple[TaskMap, TaskMap]] = {}
+    for m in group.members:
+        current = members.get(m.member_id, {}).get("currentAssignment") if isinstance(members.get(m.member_id),
+                                                                                     Mapping) else None
+        if not isinstance(current, Mapping):
+            continue
+        active, standby = (_task_map(current.get("activeTasks")), _task_map(current.get("standbyTasks")))
+        if (active, standby) != (dict(m.active_tasks), dict(m.standby_tasks)):
+            held[m.member_id] = (MappingProxyType(active), MappingProxyType(standby))
+    return held
+
+
+def _task_map(raw: object) -> dict[str, tuple[int, ...]]:
+    if not isinstance(raw, Mapping):
+        return {}
+    return {str(sid): tuple(int(p) for p in parts) for sid, parts in sorted(raw.items()) if isinstance(parts, list)}
 
 
 def check_streams_pair(before: StreamsGroup, after: StreamsGroup) -> ChangeCheck:
@@ -169,6 +193,10 @@ def _substitutions(base: StreamsGroup, before: StreamsGroup, after: StreamsGroup
                                 process_id=b.process_id)
             for m, b in zip(group.members, after.members, strict=True)]
     step(CAUSE_SUBSCRIPTION, dataclasses.replace(group, members=tuple(subs)))
+    held = _held(before)
+    reconciling = [dataclasses.replace(m, active_tasks=held[m.member_id][0], standby_tasks=held[m.member_id][1])
+                   if m.member_id in held else m for m in group.members]
+    step(CAUSE_RECONCILING, dataclasses.replace(group, members=tuple(reconciling)))
     offsets = [dataclasses.replace(m, task_offsets=b.task_offsets, task_end_offsets=b.task_end_offsets)
                for m, b in zip(group.members, after.members, strict=True)]
     step(CAUSE_LAGS, dataclasses.replace(group, members=tuple(offsets)))

@@ -20,6 +20,8 @@ CAUSE_MEMBER_IDS = "member ids changed (members rejoined: their threads are othe
 CAUSE_SUBSCRIPTION = "a member's subscription changed (threads, rack, client tags or endpoint)"
 CAUSE_PREVIOUS = ("previous tasks differ from the capture before (an intermediate rebalance, or a member that "
                   "lost or kept state)")
+CAUSE_RECONCILING = ("members were still reconciling the earlier target (a streams group from 4.4: the broker's "
+                     "assignor starts from the tasks members hold)")
 CAUSE_LAGS = "lags moved on (offsets reported at the rebalance differ from the capture before)"
 CAUSE_UNSEEN = "the broker computed several times between the captures (epochs the watch did not see)"
 CAUSE_REPLAY = "taskassign's replay of Kafka's own inputs differs (see `taskassign rebalance` on the later file)"
