@@ -195,13 +195,22 @@ def test_all_groups_into_a_fleet_snapshot(kafka_cluster: KafkaBroker, streams_ap
 
 def test_a_truncated_topology_text_is_noticed(kafka_cluster: KafkaBroker, streams_app: tuple[str, Path],
                                               tmp_path: Path) -> None:
-    """A copy of describe() cut at the first blank line lacks sub-topologies: the capture says so."""
+    """A copy of describe() cut at the first blank line lacks sub-topologies: the capture refuses it, naming the
+    topics it does not read; another application's topology likewise, naming the topics no member reads."""
     group, topology = streams_app
     cut = tmp_path / "cut.txt"
     cut.write_text(topology.read_text().split("\n\n")[0] + "\n")
     code, text = run("capture", "--bootstrap-server", kafka_cluster.bootstrap, "--group", group, "--topology",
                      str(cut), "-o", str(tmp_path / "cut.group.json"))
-    assert code == 0 and "which the topology does not read" in text.replace("\n", " "), text
+    text = " ".join(text.split())
+    assert code == 2 and "the topology does not match group 'cli-app'" in text, text
+    assert "which it does not read" in text and not (tmp_path / "cut.group.json").exists()
+    other = tmp_path / "other.txt"
+    other.write_text(topology.read_text().replace("cli-ms-input", "another-app-input"))
+    code, text = run("capture", "--bootstrap-server", kafka_cluster.bootstrap, "--group", group, "--topology",
+                     str(other), "-o", str(tmp_path / "other.group.json"))
+    text = " ".join(text.split())
+    assert code == 2 and "it reads another-app-input, which no member subscribes to" in text, text
 
 
 def test_a_capture_leaves_the_callers_logging_as_it_found_it(kafka_cluster: KafkaBroker) -> None:

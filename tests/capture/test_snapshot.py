@@ -368,6 +368,10 @@ PARITY_GROUPS: dict[str, Callable[[], Doc]] = {
     "unknown-ends": unknown_ends_group,
     "new-app": new_application_group,
     "eager": eager_group,
+    # Two threads of one client report task 0_0 differently (each sends its own SubscriptionInfo): Kafka's leader
+    # keeps the last in its member order ("a", 50); the snapshot gives every report that value.
+    "merged-reports": lambda: group([member("p", v(11, PID_1, {"0_0": -2})), member("a", v(11, PID_1, {"0_0": 50})),
+                                     member("b", v(11, PID_2))], stateful=True),
     **{f"random-{seed}": functools.partial(random_group, seed) for seed in range(24)},
 }
 
@@ -573,8 +577,6 @@ UNSUPPORTED: dict[str, tuple[Callable[[], Doc], str]] = {
     # Kafka's leader meets "p" before "a" (a HashMap by member id: kafka_member_order), the pipeline "a" first
     "first member": (lambda: group([member("a", v(11, PID_1), rack="rack-b"),
                                     member("p", v(11, PID_1), rack="rack-a")]), "disagree on rack, host or tags"),
-    "merged reports": (lambda: group([member("p", v(11, PID_1, {"0_0": -2})), member("a", v(11, PID_1, {"0_0": 50}))],
-                                     stateful=True), "report task(s) 0_0 differently"),
     "unmapped owned": (lambda: group([member("a", v(11, PID_1), [("elsewhere", 0)]), member("b", v(11, PID_2))]),
                        "none maps to a task"),
     "cross co-partition": (_cross_copartition, "spans subtopologies"),
@@ -624,8 +626,8 @@ def test_a_snapshot_of_only_unusable_groups_still_has_every_table(tmp_path: Path
 
 
 def test_the_leaders_member_order_is_not_the_pipelines() -> None:
-    """The premise of "first member" and "merged reports" above; and members listed the other way round
-    that agree on what matters are fine."""
+    """The premise of "first member" above and of the "merged-reports" parity group; and members listed the other
+    way round that agree on what matters are fine."""
     spec = parse_group(UNSUPPORTED["first member"][0]())
     assert [m.member_id for m in kafka_member_order(spec)] == ["p", "a"]
     same = parse_group(group([member("z", v(11, PID_1, {"0_0": -2}), rack="r"), member("a", v(11, PID_1), rack="r")],
@@ -768,3 +770,10 @@ def test_the_run_wide_kafka_version_reaches_every_application() -> None:
     bad = process_bucket(tables, kafka_version="9.9")
     assert all(r["status"] == R.STATUS_REJECTED for r in bad.results)
     assert any("kafka.version" in (r["reason"] or "") for r in bad.results)
+
+
+def test_reports_of_one_task_that_differ_are_written_as_the_leader_merged_them() -> None:
+    conversion = convert_group(parse_group(PARITY_GROUPS["merged-reports"]()), "g")
+    offsets = {(r["consumer_id"], r["task_id"]): r["offset_sum"] for r in conversion.rows["member_tasks"]}
+    assert offsets == {("a", "0_0"): 50, ("p", "0_0"): 50}
+    assert any("different offset sums" in n and "0_0" in n for n in conversion.notes)

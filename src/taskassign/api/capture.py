@@ -98,7 +98,10 @@ def capture_fleet(
             if reason is not None:
                 skipped.append(SkippedGroup(group, reason))
     written = write_snapshot(out_dir, captured)
-    return FleetCapture(written, tuple(g for g, _ in captured), tuple(skipped) + tuple(written.skipped))
+    # A group read but not expressible in the snapshot is reported once, as skipped with its reason, never also
+    # as captured.
+    return FleetCapture(written, tuple(g for g, _ in captured if g in written.applications),
+                        tuple(skipped) + tuple(written.skipped))
 
 
 def _fleet_group(

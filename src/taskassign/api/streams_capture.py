@@ -11,6 +11,7 @@ from taskassign.capture.security import read_client_settings
 from taskassign.capture.streams_client import StreamsClient
 from taskassign.capture.streams_group_capture import CapturedStreamsGroup, capture_streams_group
 from taskassign.errors import CaptureError, UserInputError
+from taskassign.fleet.snapshot_dir import STREAMS_GROUPS_DIR
 from taskassign.formats.group import GROUP_FORMAT
 from taskassign.formats.json_io import dump_json, load_json_file
 from taskassign.streams_protocol.format import STREAMS_GROUP_FORMAT
@@ -72,7 +73,6 @@ def write_streams_group_file(document: dict[str, Any], path: Path) -> None:
     dump_json(document, path)
 
 
-STREAMS_GROUPS_DIR = "streams-groups"
 
 
 def capture_streams_groups(

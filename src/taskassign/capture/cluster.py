@@ -248,8 +248,9 @@ class ClusterReader:
         """DescribeGroups on the group's coordinator; subscriptions and assignments stay raw bytes."""
         from kafka.protocol.admin import DescribeGroupsRequest
 
-        version = self._version(DescribeGroupsRequest, 3)
-        request_type = DescribeGroupsRequest[version]
+        request_types = _describe_groups_request_types(DescribeGroupsRequest)
+        version = self._version(request_types, DESCRIBE_GROUPS_MAX_VERSION)
+        request_type = request_types[version]
         request = (request_type(groups=[group_id]) if version < 3
                    else request_type(groups=[group_id], include_authorized_operations=False))
 
@@ -478,6 +479,40 @@ class ClusterReader:
                 raise ClusterUnreachableError(f"{what} failed at broker {node_id}: {_describe(exc)}") from None
             raise ClusterUnreachableError(f"{what} failed at broker {node_id}: {exc}") from None
         return future.value
+
+
+#: DescribeGroups v4 (KIP-345) adds each member's ``group_instance_id``: a static member is told apart only from
+#: v4 on. v5 is v4 in the flexible encoding, which kafka-python does not speak; v4 is what this client asks for
+#: whenever the broker has it (every broker since Kafka 2.4).
+DESCRIBE_GROUPS_MAX_VERSION = 4
+
+
+def _describe_groups_request_types(base: Sequence[Any]) -> list[Any]:
+    """kafka-python's DescribeGroups v0-v3 and a v4 (its request is v3's; its response adds the instance id)."""
+    from kafka.protocol.api import Request, Response
+    from kafka.protocol.types import Array, BitField, Boolean, Bytes, Int16, Int32, Schema, String
+
+    class DescribeGroupsResponseV4(Response):  # type: ignore[misc]
+        API_KEY = 15
+        API_VERSION = 4
+        SCHEMA = Schema(
+            ("throttle_time_ms", Int32),
+            ("groups", Array(
+                ("error_code", Int16), ("group", String("utf-8")), ("state", String("utf-8")),
+                ("protocol_type", String("utf-8")), ("protocol", String("utf-8")),
+                ("members", Array(
+                    ("member_id", String("utf-8")), ("group_instance_id", String("utf-8")),
+                    ("client_id", String("utf-8")), ("client_host", String("utf-8")),
+                    ("member_metadata", Bytes), ("member_assignment", Bytes))),
+                ("authorized_operations", BitField))))
+
+    class DescribeGroupsRequestV4(Request):  # type: ignore[misc]
+        API_KEY = 15
+        API_VERSION = 4
+        RESPONSE_TYPE = DescribeGroupsResponseV4
+        SCHEMA = Schema(("groups", Array(String("utf-8"))), ("include_authorized_operations", Boolean))
+
+    return [*base[:4], DescribeGroupsRequestV4]
 
 
 def _member(entry: Sequence[Any], version: int) -> DescribedMember:

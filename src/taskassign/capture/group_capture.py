@@ -24,6 +24,7 @@ lags differ from the ones the leader computed (docs/capture.md). Capture is read
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,11 +35,21 @@ from taskassign.capture.cluster import ClusterReader, DescribedGroup, DescribedM
 from taskassign.capture.streams_config import StreamsConfig
 from taskassign.capture.topology_inference import source_table_stores, to_group_topology
 from taskassign.capture.topology_text import TopologyDescription
-from taskassign.configs import DEFAULT_PROBING_REBALANCE_INTERVAL_MS, KAFKA_COMPAT, PROBING_REBALANCE_INTERVAL_MS
-from taskassign.errors import DecodeError, GroupNotCapturableError
+from taskassign.configs import (
+    DEFAULT_MAX_WARMUP_REPLICAS,
+    DEFAULT_NUM_STANDBY_REPLICAS,
+    DEFAULT_PROBING_REBALANCE_INTERVAL_MS,
+    KAFKA_COMPAT,
+    MAX_WARMUP_REPLICAS,
+    NUM_STANDBY_REPLICAS,
+    PROBING_REBALANCE_INTERVAL_MS,
+)
+from taskassign.errors import DecodeError, GroupNotCapturableError, UserInputError
 from taskassign.formats.group import GROUP_FORMAT
 from taskassign.formats.wire_documents import message_to_json
 from taskassign.ids import TaskId
+from taskassign.leader.partition_grouper import SubtopologySpec as TopologySubtopology
+from taskassign.leader.partition_grouper import TopologyError, resolve_topology
 from taskassign.wire.assignment_info import AssignmentInfo
 from taskassign.wire.consumer_protocol import Assignment, Subscription
 from taskassign.wire.subscription_info import SubscriptionInfo
@@ -110,6 +121,9 @@ def capture_group(
         group_topology = _inferred_topology(reader, group_id, members, notes)
         topology_from = "inferred from the members' assignments and the cluster's topic names (no --topology)"
     topics = _topics(reader, group_id, group_topology, notes)
+    if topology is not None:
+        settle_repartition_counts(group_topology, topics, _pattern_topics(topology, subscribed), notes)
+    notes.extend(standby_contradictions(members, config.configs, configs_source))
     # The file is there to predict Kafka: Kafka's exact behaviour, quirks included (docs/kafka-differences.md).
     configs = {**config.configs, KAFKA_COMPAT: True}
     interval = int(configs.get(PROBING_REBALANCE_INTERVAL_MS, DEFAULT_PROBING_REBALANCE_INTERVAL_MS))
@@ -201,6 +215,76 @@ def _leader_and_clock(members: Sequence[_Member], interval_ms: int, captured_at_
 # --- topology ---------------------------------------------------------------------------------------------
 
 
+def _pattern_topics(description: TopologyDescription, subscribed: Sequence[str]) -> set[str]:
+    return {t for p in description.topic_patterns for t in subscribed if re.fullmatch(p, t)}
+
+
+def settle_repartition_counts(topology: dict[str, Any], topics: Mapping[str, Any], pattern_topics: set[str],
+                              notes: list[str]) -> None:
+    """A repartition topic's count, when the topology does not fix it, is the leader's to derive from its writers'
+    source topics (``RepartitionTopics#setup``), and an existing topic with another count makes Kafka's leader
+    fail (``InternalTopicManager#makeReady``: invalid partitions). The text does not show a fixed count, so the
+    capture takes an existing topic's count as fixed; but not downstream of a pattern source, whose topics come
+    and go: there the count is left to the leader, which then fails where Kafka's did (a new topic matching the
+    pattern with more partitions), instead of the file predicting a normal assignment."""
+    fixed = {t: n for t, n in topology.get("repartition_topics", {}).items() if n is not None}
+    if not fixed or not pattern_topics:
+        return
+    subs = topology["subtopologies"]
+    fed: set[str] = set()
+    changed = True
+    while changed:  # repartition topics written by a subtopology that reads a pattern topic, transitively
+        changed = False
+        for s in subs:
+            if set(s["source_topics"]) & (pattern_topics | fed):
+                new = {t for t in s.get("sink_topics", []) if t in fixed} - fed
+                fed |= new
+                changed = changed or bool(new)
+    if not fed:
+        return
+    external = {name: len(t["partitions"]) for name, t in topics.items()
+                if name not in topology.get("repartition_topics", {})}
+    counts = {t: (None if t in fed else n) for t, n in topology["repartition_topics"].items()}
+    try:
+        derived = resolve_topology([TopologySubtopology(s["id"], tuple(s["source_topics"]),
+                                                        tuple(s.get("sink_topics", [])),
+                                                        tuple(tuple(g) for g in s.get("copartition_groups", [])))
+                                    for s in subs], external, counts).repartition_partition_counts
+    except TopologyError:
+        return  # the leader fails on it anyway (a missing source topic, ...): the replay says so
+    for topic in sorted(fed):
+        if derived.get(topic) != fixed[topic]:
+            topology["repartition_topics"][topic] = None
+            notes.append(f"repartition topic {topic!r} exists with {fixed[topic]} partitions but, fed by a pattern "
+                         f"source, the leader derives {derived.get(topic)} from its source topics now: Kafka's leader "
+                         "fails (InternalTopicManager#makeReady: invalid partitions), and so does the replay; the "
+                         "count is left to the leader (a count fixed by Repartitioned#withNumberOfPartitions does not "
+                         "show in the topology text)")
+
+
+def standby_contradictions(members: Sequence[_Member], configs: Mapping[str, Any], source: str) -> list[str]:
+    """The standbys Kafka's leader gave against ``num.standby.replicas`` as the capture takes it: the configs are
+    the user's file (or Kafka's defaults), the standbys are what the members hold. More tasks with extra standbys
+    than ``max.warmup.replicas`` warm-ups explain, or no standby at all where some are configured, means the file
+    is not what the application runs with (replays then differ in standbys, for no reason the file shows)."""
+    configured = int(configs.get(NUM_STANDBY_REPLICAS, DEFAULT_NUM_STANDBY_REPLICAS))
+    warmups = int(configs.get(MAX_WARMUP_REPLICAS, DEFAULT_MAX_WARMUP_REPLICAS))
+    counts = Counter(task for m in members for task, _ in m.assignment_info.standby_tasks)
+    clients = {m.info.process_id for m in members}
+    above = sorted(t for t, n in counts.items() if n > configured)
+    if len(above) > warmups:
+        common = Counter(counts.values()).most_common(1)[0][0]
+        return [f"num.standby.replicas={configured} ({source}) contradicts the members: Kafka's leader gave "
+                f"{len(above)} task(s) more standbys than that (most tasks {common}; warm-ups explain at most "
+                f"{warmups}): the application runs with num.standby.replicas={common}? Give its own properties "
+                "with --streams-config"]
+    if configured > 0 and not counts and len(clients) > 1:
+        return [f"num.standby.replicas={configured} ({source}) contradicts the members: Kafka's leader gave no task "
+                "a standby on a group of several clients: the application runs with num.standby.replicas=0? Give "
+                "its own properties with --streams-config"]
+    return []
+
+
 def _described_topology(
     reader: ClusterReader, app_id: str, description: TopologyDescription, subscribed: Sequence[str],
     notes: list[str],
@@ -234,16 +318,30 @@ def _described_topology(
                                repartition_partitions=counts)
     notes.extend(result.notes)
     topology = dict(result.topology)
+    check_topology_matches(app_id, topology, subscribed)
+    return topology
+
+
+def check_topology_matches(app_id: str, topology: Mapping[str, Any], subscribed: Sequence[str]) -> None:
+    """A Kafka Streams member subscribes to every source topic of its topology (repartition topics included,
+    ``StreamsPartitionAssignor`` reads the subscription's topics): a topology text that reads other topics, or
+    not all of them, is another application's (or another version's), and would make the leader's tasks wrong."""
     sources = {t for s in topology["subtopologies"] for t in s["source_topics"]}
     unexpected = sorted(sources - set(subscribed))
-    if unexpected:
-        notes.append(f"the topology reads {', '.join(unexpected)}, which the members do not subscribe to: is the "
-                     "--topology text this application's?")
     unread = sorted(set(subscribed) - sources)
+    if not unexpected and not unread:
+        return
+    parts = []
+    if unexpected:
+        parts.append(f"it reads {_listed(unexpected)}, which no member subscribes to")
     if unread:
-        notes.append(f"the members subscribe to {', '.join(unread)}, which the topology does not read: is the "
-                     "--topology text complete (every sub-topology)?")
-    return topology
+        parts.append(f"the members subscribe to {_listed(unread)}, which it does not read")
+    raise UserInputError(f"the topology does not match group {app_id!r}: {'; '.join(parts)}. Is the --topology "
+                         "text this application's, complete (every sub-topology) and of the version running?")
+
+
+def _listed(topics: Sequence[str], limit: int = 5) -> str:
+    return ", ".join(topics[:limit]) + (f" and {len(topics) - limit} more" if len(topics) > limit else "")
 
 
 def _inferred_topology(

@@ -44,9 +44,11 @@ would assign or reject the application differently from the leader:
 * members of one client that disagree on rack, host or tags when the leader's choice (the first member in
   Kafka's member order: a HashMap by member id, ``leader.group.kafka_member_order``) differs from the
   pipeline's (the first by member id);
-* members of one client that report the same task differently when the leader's merge (the last member in
-  Kafka's member order wins) and the pipeline's (any running active wins, offsets in member-id order)
-  disagree;
+* members of one client that report the same task differently, when the leader's merge (the last member in
+  Kafka's member order wins) and the pipeline's (any running active wins, offsets in member-id order) still
+  disagree after every report of a changelog task carries the leader's merged offset sum (what the conversion
+  writes when threads report one task with different offsets, as a healthy multi-thread client does: a note
+  says so);
 * a client that owns partitions of which none belongs to a task (Kafka's leader fails);
 * a co-partition group over topics of several subtopologies; a repartition topic that exists with another
   partition count than the topology needs (Kafka's leader fails); a changelog topic with fewer partitions
@@ -87,6 +89,7 @@ A run killed mid-way may leave ``.NAME.capture-staging-*`` beside the directory:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -263,8 +266,9 @@ def _convert(spec: GroupSpec, app_id: str) -> GroupConversion:
     reports = _reports(members, topology)
     leader_clients = _leader_clients(spec, topology)
     _check_client_views(members, leader_clients)
-    _check_merges(reports, leader_clients, topology)
     notes: list[str] = []
+    reports = _as_leader_merged(reports, leader_clients, topology, notes)
+    _check_merges(reports, leader_clients, topology)
     partitions = _partition_rows(spec, app_id, topology, notes)
     notes += _ownership_notes(spec, members, reports, leader_clients, topology)
     leader = next(m.process_id for m in members if m.member_id == spec.leader)
@@ -564,6 +568,33 @@ def _leader_clients(spec: GroupSpec, topology: _Topology) -> Mapping[str, KafkaS
     except UserInputError as exc:  # e.g. owned partitions of no task: Kafka's leader fails
         raise _Cannot(f"{exc}; the pipeline would assign") from None
     return {str(pid): state for pid, state in scenario.state.clients.items()}
+
+
+def _as_leader_merged(reports: Sequence[_Report], leader: Mapping[str, KafkaStreamsState], topology: _Topology,
+                      notes: list[str]) -> list[_Report]:
+    """Members of one client that report a changelog task with different offset sums (each StreamThread sends its
+    own SubscriptionInfo, taken at its own moment: common in a healthy application with several threads) are
+    merged by the leader into one value, the last report in Kafka's member order. Every report of that task then
+    carries the leader's value, so the pipeline's merge (any order) gives the same one; which members reported
+    the task, the thread-level input, is kept."""
+    reported: dict[tuple[str, TaskId], set[int]] = {}
+    for r in reports:
+        if r.offset_sum is not None and topology.knows(r.task) and topology.has_changelog(r.task):
+            reported.setdefault((r.process_id, r.task), set()).add(r.offset_sum)
+    merged = {key for key, values in reported.items() if len(values) > 1}
+    if not merged:
+        return list(reports)
+    out = []
+    for r in reports:
+        state = leader.get(r.process_id)
+        if (r.process_id, r.task) in merged and state is not None and r.task in state.task_offset_sums:
+            r = dataclasses.replace(r, offset_sum=state.task_offset_sums[r.task])
+        out.append(r)
+    shown = sorted(merged, key=lambda key: (key[0], _task_order(key[1])))
+    notes.append(f"{len(merged)} task(s) reported with different offset sums by members of one client (e.g. "
+                 + ", ".join(f"{t} on {pid[:8]}" for pid, t in shown[:3])
+                 + "): every report carries the leader's merged value (the last in Kafka's member order)")
+    return out
 
 
 def _check_merges(reports: Sequence[_Report], leader: Mapping[str, KafkaStreamsState], topology: _Topology) -> None:

@@ -47,6 +47,12 @@ COMMANDS: dict[str, CommandEntry] = {
     "optimize": CommandEntry(
         "optimize",
         "Improve the scenario's current_assignment for cross-rack traffic, keeping every client's task count."),
+    "predict-check": CommandEntry(
+        "predict_check",
+        "How exact is a what-if? Each change the group went through is predicted from the capture before it with\n"
+        "the matching what-if (--remove-client, --add-clients, --set) and the assignor the group runs, then\n"
+        "checked against Kafka's assignment: tasks placed as Kafka placed them, and a named cause for every\n"
+        "difference (exit 1 when a difference has no cause but taskassign's own replay)."),
     "rebalance": CommandEntry(
         "rebalance",
         "Run Kafka Streams' group leader on GROUP.json: every member's assignment bytes and what it does next."),

@@ -118,13 +118,14 @@ def capture(
     from taskassign.api.streams_capture import capture_streams_groups
 
     with errors.status(f"reading the groups of {bootstrap_server}") as status:
-        streams_written, streams_skipped = ([], []) if protocol == "classic" else capture_streams_groups(
-            bootstrap_server, output, command_config_file=command_config, timeout=timeout, now_ms=_wall_clock_ms,
-            progress=lambda g: status.update(f"reading streams group {g} from {bootstrap_server}"))
+        # The snapshot first: writing it replaces the whole directory; the streams groups then go into its folder.
         fleet = None if protocol == "streams" else capture_fleet(
             bootstrap_server, output, topology_dir=topology_dir, streams_config_dir=streams_config_dir,
             command_config_file=command_config, infer_topologies=infer_topologies, timeout=timeout,
             now_ms=_wall_clock_ms, progress=lambda g: status.update(f"reading group {g} from {bootstrap_server}"))
+        streams_written, streams_skipped = ([], []) if protocol == "classic" else capture_streams_groups(
+            bootstrap_server, output, command_config_file=command_config, timeout=timeout, now_ms=_wall_clock_ms,
+            progress=lambda g: status.update(f"reading streams group {g} from {bootstrap_server}"))
     streams_names = {g for g, _ in streams_written} | {g for g, _ in streams_skipped}
     if fleet is not None:
         stdout_console().print(_fleet_summary(fleet, hide=streams_names))

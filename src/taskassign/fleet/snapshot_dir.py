@@ -25,14 +25,19 @@ from typing import Any, TypeVar
 
 from taskassign.errors import UserInputError
 from taskassign.formats.json_io import load_json_file, prepare_output_dir
+from taskassign.streams_protocol.format import STREAMS_GROUP_FORMAT
 
-__all__ = ("MARKER_FILE", "SNAPSHOT_FORMAT", "check_snapshot_target", "marker_document", "not_a_snapshot",
-           "replace_snapshot")
+__all__ = ("MARKER_FILE", "SNAPSHOT_FORMAT", "STREAMS_GROUPS_DIR", "check_snapshot_target", "marker_document",
+           "not_a_snapshot", "replace_snapshot")
 
 T = TypeVar("T")
 
 SNAPSHOT_FORMAT = "taskassign/fleet-snapshot/v1"
 MARKER_FILE = "_taskassign_snapshot.json"
+#: ``capture --all-groups`` writes the streams groups (KIP-1071), which a snapshot does not hold, as files under
+#: this folder of the snapshot directory; a snapshot directory may hold it, with taskassign's files only.
+STREAMS_GROUPS_DIR = "streams-groups"
+STREAMS_GROUP_SUFFIX = ".streams-group.json"
 
 
 def check_snapshot_target(target: Path) -> None:
@@ -46,12 +51,30 @@ def check_snapshot_target(target: Path) -> None:
     if not target.is_dir():
         raise UserInputError(f"{target}: exists and is not a directory")
     entries = sorted(p.name for p in target.iterdir())
+    if STREAMS_GROUPS_DIR in entries and _only_streams_groups(target / STREAMS_GROUPS_DIR):
+        entries.remove(STREAMS_GROUPS_DIR)
     if not entries:
         return
     problem = not_a_snapshot(target, entries)
     if problem is not None:
         raise UserInputError(f"{target}: exists, is not empty and is not a snapshot taskassign wrote ({problem}); "
                              "refusing to replace it")
+
+
+def _only_streams_groups(folder: Path) -> bool:
+    """``folder`` holds nothing but streams-group files taskassign wrote (its format tag in each)."""
+    if folder.is_symlink() or not folder.is_dir():
+        return False
+    for entry in folder.iterdir():
+        if not entry.is_file() or entry.is_symlink() or not entry.name.endswith(STREAMS_GROUP_SUFFIX):
+            return False
+        try:
+            doc = load_json_file(entry)
+        except UserInputError:
+            return False
+        if not isinstance(doc, dict) or doc.get("format") != STREAMS_GROUP_FORMAT:
+            return False
+    return True
 
 
 def not_a_snapshot(target: Path, entries: Sequence[str]) -> str | None:
@@ -67,6 +90,8 @@ def not_a_snapshot(target: Path, entries: Sequence[str]) -> str | None:
     if not isinstance(doc, dict) or doc.get("format") != SNAPSHOT_FORMAT or not isinstance(tables, dict):
         return f"{MARKER_FILE} is not a {SNAPSHOT_FORMAT} marker"
     listed = {MARKER_FILE} | {t.get("file") for t in tables.values() if isinstance(t, dict)}
+    if STREAMS_GROUPS_DIR in entries and _only_streams_groups(target / STREAMS_GROUPS_DIR):
+        listed.add(STREAMS_GROUPS_DIR)
     foreign = [e for e in entries if e not in listed or not (target / e).is_file()]
     if foreign:
         return f"it also holds {', '.join(foreign[:5])}"
