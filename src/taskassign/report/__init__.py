@@ -1,5 +1,6 @@
 """The visual report: one run (``build_report``: a simulation's plots and tables) or several assignors on one
-input overlaid (``build_compare_report``, for ``taskassign compare --out``), each as one self-contained HTML page.
+input overlaid (``build_compare_report``, for ``taskassign compare --out``), or a fleet pipeline's output
+(``build_fleet_report``), each as one self-contained HTML page.
 
 ``build_report(read_simulation("out/"))`` returns the page as a string. matplotlib is the ``report``
 extra; without it, building a page raises ReportUnavailableError with the install hint.
@@ -16,7 +17,8 @@ from taskassign.errors import ReportUnavailableError
 from taskassign.formats.json_io import write_output_text
 from taskassign.report.data import ReportData, assignment_data, parse_simulation, read_simulation
 
-__all__ = ("ReportData", "ReportUnavailableError", "assignment_data", "build_compare_report", "build_report",
+__all__ = ("ReportData", "ReportUnavailableError", "assignment_data", "build_compare_report", "build_fleet_report",
+           "build_report",
            "parse_simulation", "read_simulation", "write_report")
 
 
@@ -63,9 +65,20 @@ def build_compare_report(runs: Sequence[ReportData], comparison: Comparison, *, 
     return render_compare_html(runs, comparison, images, scenario=scenario, events=events)
 
 
+def build_fleet_report(output: str | Path) -> str:
+    """The fleet page of the pipeline output directory ``output`` (no matplotlib, no Spark: pyarrow reads it)."""
+    from taskassign.report.fleet_data import read_fleet_data
+    from taskassign.report.fleet_html import render_fleet_html
+
+    return render_fleet_html(read_fleet_data(output))
+
+
 def write_report(result: str | Path, out: str | Path) -> Path:
-    """Read a simulation result (file or --out directory) and write its report to ``out``."""
-    html = build_report(read_simulation(result))
+    """Read a simulation result (file or --out directory) or a pipeline output (a directory with its
+    ``manifest.json``) and write its page to ``out``."""
+    from taskassign.pipeline.results import is_fleet_output
+
+    html = build_fleet_report(result) if is_fleet_output(result) else build_report(read_simulation(result))
     target = Path(out)
     write_output_text(html, target)
     return target

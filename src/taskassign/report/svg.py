@@ -1,0 +1,158 @@
+"""A few charts drawn straight as SVG text, for pages that must render fast and show thousands of items: no
+plotting library to import (matplotlib's import alone takes seconds on a busy machine), text kept as text (a
+browser can measure every label), and the same data gives the same bytes.
+
+``Frame`` maps data to pixels inside a plot area and draws the axes with a handful of "nice" ticks, so tick
+labels never crowd each other whatever the data's range.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from html import escape
+
+__all__ = ("FONT", "Frame", "histogram_svg", "nice_ticks", "short_number", "text")
+
+FONT = 'font-family="system-ui,sans-serif"'
+
+
+def short_number(value: float, unit: str = "") -> str:
+    """1234567 -> "1.2M" (``unit`` "B": "1.2 MB"): tick labels that stay short at any scale."""
+    for factor, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= factor:
+            number = f"{value / factor:.1f}".removesuffix(".0")
+            return f"{number} {suffix}{unit}" if unit else f"{number}{suffix}"
+    number = f"{value:.2f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
+    return f"{number} {unit}".strip() if unit else number
+
+
+def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """About ``count`` round tick values (1, 2, 2.5 or 5 times a power of ten apart) covering [low, high]."""
+    if high <= low:
+        high = low + 1
+    raw = (high - low) / max(1, count)
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    start = math.floor(low / step) * step
+    ticks = []
+    value = start
+    while value <= high + step * 1e-9:
+        if value >= low - step * 1e-9:
+            ticks.append(round(value, 10))
+        value += step
+    return ticks
+
+
+def text(x: float, y: float, body: str, *, size: int = 11, anchor: str = "start", colour: str = "#222",
+         extra: str = "") -> str:
+    """A text element (``body`` escaped)."""
+    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" fill="{colour}"'
+            f"{' ' + extra if extra else ''}>{escape(body)}</text>")
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A plot area at (left, top) of ``width`` x ``height`` pixels showing x in [x0, x1] and y in [y0, y1]."""
+
+    left: float
+    top: float
+    width: float
+    height: float
+    x0: float
+    x1: float
+    y0: float
+    y1: float
+
+    def x(self, value: float) -> float:
+        span = self.x1 - self.x0 or 1.0
+        return self.left + (value - self.x0) / span * self.width
+
+    def y(self, value: float) -> float:
+        span = self.y1 - self.y0 or 1.0
+        return self.top + self.height - (value - self.y0) / span * self.height
+
+    @property
+    def bottom(self) -> float:
+        return self.top + self.height
+
+    @property
+    def right(self) -> float:
+        return self.left + self.width
+
+    def axes(self, *, x_label: str = "", y_label: str = "", x_ticks: Sequence[tuple[float, str]] = (),
+             y_format: Callable[[float], str] = short_number, y_count: int = 4, grid: bool = True) -> str:
+        """The box's left and bottom lines, y ticks (nice values, light grid lines), the given x ticks and the
+        axis titles."""
+        parts = [f'<path d="M{self.left:.1f},{self.top:.1f}V{self.bottom:.1f}H{self.right:.1f}" '
+                 'stroke="#555" fill="none" stroke-width="1"/>']
+        for value in nice_ticks(self.y0, self.y1, y_count):
+            y = self.y(value)
+            if grid and value != self.y0:
+                parts.append(f'<path d="M{self.left:.1f},{y:.1f}H{self.right:.1f}" stroke="#e4e4e4"/>')
+            parts.append(text(self.left - 4, y + 3.5, y_format(value), size=10, anchor="end", colour="#444"))
+        for value, label in x_ticks:
+            x = self.x(value)
+            parts.append(f'<path d="M{x:.1f},{self.bottom:.1f}v4" stroke="#555"/>')
+            parts.append(text(x, self.bottom + 15, label, size=10, anchor="middle", colour="#444"))
+        if x_label:
+            parts.append(text(self.left + self.width / 2, self.bottom + 30, x_label, size=11, anchor="middle"))
+        if y_label:
+            cx, cy = self.left - 42, self.top + self.height / 2
+            parts.append(text(cx, cy, y_label, size=11, anchor="middle",
+                              extra=f'transform="rotate(-90 {cx:.1f} {cy:.1f})"'))
+        return "".join(parts)
+
+
+def svg_element(width: float, height: float, body: str, label: str) -> str:
+    """The ``<svg>`` wrapper: sized, scalable, its text in the page's font."""
+    return (f'<svg width="{width:.0f}" height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
+            f'aria-label="{escape(label)}" {FONT}>{body}</svg>')
+
+
+def _bins(values: Sequence[float], count: int) -> tuple[list[float], list[int]]:
+    """Bin edges and counts: unit-wide bins for small integer ranges, else ``count`` equal bins."""
+    low, high = min(values), max(values)
+    if all(float(v).is_integer() for v in values) and high - low <= count:
+        edges = [low - 0.5 + i for i in range(int(high - low) + 2)]
+    else:
+        width = (high - low) / count or 1.0
+        edges = [low + i * width for i in range(count + 1)]
+    counts = [0] * (len(edges) - 1)
+    span = edges[-1] - edges[0]
+    for v in values:
+        i = min(len(counts) - 1, int((v - edges[0]) / span * len(counts))) if span else 0
+        counts[i] += 1
+    return edges, counts
+
+
+def histogram_svg(title: str, values: Sequence[float], *, marks: Sequence[tuple[str, float]] = (),
+                  colour: str = "#1f77b4", width: int = 360, height: int = 200, bins: int = 20) -> str:
+    """How many applications have each value of one metric: bars over bins, ``marks`` (p50, p90, ...) as labelled
+    vertical lines; the title says how many values were binned."""
+    parts = [text(8, 16, f"{title} ({len(values):,} apps)", size=12, extra='font-weight="bold"')]
+    if not values:
+        parts.append(text(width / 2, height / 2, "no values", anchor="middle", colour="#777"))
+        return svg_element(width, height, "".join(parts), title)
+    edges, counts = _bins(values, bins)
+    frame = Frame(52, 40, width - 66, height - 80, edges[0], edges[-1], 0, max(counts) * 1.1)
+    for i, n in enumerate(counts):
+        if n:
+            x0, x1 = frame.x(edges[i]), frame.x(edges[i + 1])
+            top = min(frame.y(n), frame.bottom - 1.5)  # one application still shows
+            parts.append(f'<rect x="{x0 + 0.5:.1f}" y="{top:.1f}" width="{max(1.0, x1 - x0 - 1):.1f}" '
+                         f'height="{frame.bottom - top:.1f}" fill="{colour}"><title>{short_number(edges[i])} to '
+                         f"{short_number(edges[i + 1])}: {n:,}</title></rect>")
+    ticks = [(edges[0], short_number(min(values))), (edges[-1], short_number(max(values)))]
+    parts.append(frame.axes(x_ticks=ticks, y_label="apps", y_count=3))
+    marked = sorted(marks, key=lambda m: m[1])
+    for position, (_, value) in enumerate(marked):
+        x = frame.x(min(max(value, edges[0]), edges[-1]))
+        parts.append(f'<path d="M{x:.1f},{frame.top - 4:.1f}V{frame.bottom:.1f}" stroke="#222" '
+                     f'stroke-dasharray="{"4 2" if position % 2 else "1 2"}"/>')
+    legend = " · ".join(f"{name} {short_number(value)} ({'dashed' if i % 2 else 'dotted'})"
+                        for i, (name, value) in enumerate(marked))
+    if legend:
+        parts.append(text(8, 31, legend, size=10, colour="#444"))
+    return svg_element(width, height, "".join(parts), title)
