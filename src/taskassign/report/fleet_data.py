@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from taskassign.pipeline.results import FleetOutput, read_fleet_output
+from taskassign.report.svg import short_number
 
 __all__ = ("APP_COLUMNS", "DISTRIBUTIONS", "MAX_REJECTED_ROWS", "Attention", "FleetData", "read_fleet_data")
 
@@ -35,6 +36,8 @@ class Attention:
     assignor: str
     status: str
     reasons: tuple[str, ...]
+    #: The assignor the application ran with (its own, or the run's ``--assignor``): the one to assign it with.
+    ran_with: str = ""
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,7 @@ def _attention(output: FleetOutput, assignors: Sequence[str]) -> list[Attention]
     best_rank: dict[tuple[str, str], int] = {}
     for row in output.read("needs_attention").to_pylist():
         key = (str(row["app_id"]), _key(row, assignors))
-        reasons[key].append(f"{row['metric']} {row['value']:.6g} (worst #{row['rank']})")
+        reasons[key].append(f"{row['metric']} {short_number(float(row['value']))} (worst #{row['rank']})")
         status[key] = str(row["status"])
         best_rank[key] = min(best_rank.get(key, 10**9), int(row["rank"]))
     errors = output.read("errors")
@@ -88,13 +91,14 @@ def _attention(output: FleetOutput, assignors: Sequence[str]) -> list[Attention]
         key = (str(row["app_id"]), _key(row, assignors))
         reasons[key].append(f"{row['reason_code']}: {row['reason']}")
         best_rank.setdefault(key, 10**9)
-    if any(key not in status for key in reasons):
-        apps = output.read("app_metrics", ["app_id", "assignor", "status"]).to_pylist()
-        for row in apps:
-            status.setdefault((str(row["app_id"]), _key(row, assignors)), str(row["status"]))
+    ran_with: dict[tuple[str, str], str] = {}
+    for row in output.read("app_metrics", ["app_id", "assignor", "status"]).to_pylist():
+        key = (str(row["app_id"]), _key(row, assignors))
+        status.setdefault(key, str(row["status"]))
+        ran_with[key] = str(row["assignor"] or "")
     order = sorted(reasons, key=lambda k: (best_rank[k], k[0], assignors.index(k[1]) if k[1] in assignors else 0))
-    return [Attention(app, assignor, status.get((app, assignor), ""), tuple(reasons[(app, assignor)]))
-            for app, assignor in order]
+    return [Attention(app, assignor, status.get((app, assignor), ""), tuple(reasons[(app, assignor)]),
+                      ran_with.get((app, assignor), assignor)) for app, assignor in order]
 
 
 def _rejected(output: FleetOutput, assignors: Sequence[str]) -> tuple[list[tuple[str, str, int]],

@@ -158,7 +158,7 @@ def _attention(data: FleetData) -> str:
     for item in data.attention:
         app = shlex.quote(item.app_id)
         scenario = shlex.quote(f"{item.app_id}.scenario.json")
-        assignor = f" -a {shlex.quote(item.assignor)}" if item.assignor else ""
+        assignor = f" -a {shlex.quote(item.ran_with)}" if item.ran_with else ""
         command = (f"taskassign pipeline export-scenario --input {snapshot} --app {app} -o {scenario} && "
                    f"taskassign assign {scenario}{assignor} --metrics --explain")
         rows.append([item.app_id, item.assignor or "", item.status, "; ".join(item.reasons), command])
