@@ -13,7 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
-__all__ = ("FONT", "Frame", "histogram_svg", "nice_ticks", "short_number", "text")
+__all__ = ("DASHES", "FONT", "MARKERS", "Frame", "bars", "histogram_svg", "legend", "line", "marker", "nice_ticks",
+           "pixel_max", "short_number", "step_area", "svg_element", "text", "title")
 
 FONT = 'font-family="system-ui,sans-serif"'
 
@@ -156,3 +157,130 @@ def histogram_svg(title: str, values: Sequence[float], *, marks: Sequence[tuple[
     if legend:
         parts.append(text(8, 31, legend, size=10, colour="#444"))
     return svg_element(width, height, "".join(parts), title)
+
+
+#: Dash patterns and marker shapes per series position: lines that coincide stay distinguishable.
+DASHES = ("", "7 3", "2 3", "9 3 2 3", "4 2", "1 4")
+MARKERS = ("circle", "square", "triangle", "diamond", "cross", "circle")
+
+
+def title(x: float, y: float, body: str) -> str:
+    """A chart's or panel's title."""
+    return text(x, y, body, size=12, extra='font-weight="bold"')
+
+
+def marker(shape: str, x: float, y: float, colour: str, size: float = 3.5) -> str:
+    """A small filled shape centred on (x, y)."""
+    if shape == "square":
+        return (f'<rect x="{x - size:.1f}" y="{y - size:.1f}" width="{2 * size:.1f}" height="{2 * size:.1f}" '
+                f'fill="{colour}"/>')
+    if shape == "triangle":
+        return (f'<path d="M{x:.1f},{y - size * 1.2:.1f}L{x + size:.1f},{y + size:.1f}L{x - size:.1f},{y + size:.1f}Z" '
+                f'fill="{colour}"/>')
+    if shape == "diamond":
+        return (f'<path d="M{x:.1f},{y - size * 1.3:.1f}L{x + size:.1f},{y:.1f}L{x:.1f},{y + size * 1.3:.1f}'
+                f'L{x - size:.1f},{y:.1f}Z" fill="{colour}"/>')
+    if shape == "cross":
+        return (f'<path d="M{x - size:.1f},{y - size:.1f}L{x + size:.1f},{y + size:.1f}M{x - size:.1f},{y + size:.1f}'
+                f'L{x + size:.1f},{y - size:.1f}" stroke="{colour}" stroke-width="2"/>')
+    return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{size:.1f}" fill="{colour}"/>'
+
+
+def line(points: Sequence[tuple[float, float]], colour: str, *, width: float = 1.5, dash: str = "",
+         step: bool = False) -> str:
+    """A polyline through pixel ``points`` (``step``: horizontal then vertical, the value holding until the next
+    point)."""
+    if not points:
+        return ""
+    d = [f"M{points[0][0]:.1f},{points[0][1]:.1f}"]
+    for x1, y1 in points[1:]:
+        d.append(f"H{x1:.1f}V{y1:.1f}" if step else f"L{x1:.1f},{y1:.1f}")
+    dashed = f' stroke-dasharray="{dash}"' if dash else ""
+    return (f'<path d="{"".join(d)}" fill="none" stroke="{colour}" stroke-width="{width}"'
+            f' stroke-linejoin="round"{dashed}/>')
+
+
+def step_area(xs: Sequence[float], lower: Sequence[float], upper: Sequence[float], colour: str, *,
+              min_width: float = 0.0, opacity: float = 0.85) -> str:
+    """The band between two step lines at pixel ``xs`` (each value holding until the next x). With
+    ``min_width``, a stretch above ``lower`` narrower than that is widened to it, so a short restore on a long
+    run shows as a visible block, not a hairline."""
+    if not xs:
+        return ""
+    parts = []
+    ends = [*xs[1:], xs[-1]]
+    upper_edge = [f"{px:.1f},{y:.1f}" for x, end, y in zip(xs, ends, upper, strict=True) for px in (x, end)]
+    lower_edge = [f"{px:.1f},{y:.1f}" for x, end, y in zip(xs, ends, lower, strict=True) for px in (x, end)]
+    parts.append(f'<path d="M{"L".join(upper_edge)}L{"L".join(reversed(lower_edge))}Z" fill="{colour}" '
+                 f'fill-opacity="{opacity}" stroke="none"/>')
+    if min_width:
+        start = None
+        for i in range(len(xs) + 1):
+            raised = i < len(xs) and upper[i] < lower[i] - 0.01
+            if raised and start is None:
+                start = i
+            elif not raised and start is not None:
+                end = xs[i] if i < len(xs) else xs[-1]
+                if end - xs[start] < min_width:
+                    top = min(upper[start:i])
+                    bottom = max(lower[start:i])
+                    parts.append(f'<rect x="{xs[start]:.1f}" y="{top:.1f}" width="{min_width:.1f}" '
+                                 f'height="{max(1.5, bottom - top):.1f}" fill="{colour}" fill-opacity="{opacity}"/>')
+                start = None
+    return "".join(parts)
+
+
+def bars(frame: Frame, items: Sequence[tuple[float, float, float, float]], colour: str, *, min_height: float = 2.0,
+         tooltip: Sequence[str] = ()) -> str:
+    """Rectangles (x, width, bottom value, top value) in data units; a non-empty bar is at least ``min_height``
+    pixels tall and one pixel wide, so a single move on a tall axis still shows."""
+    parts = []
+    for i, (x, width, bottom, top) in enumerate(items):
+        if top <= bottom:
+            continue
+        x0, x1 = frame.x(x), frame.x(x + width)
+        y_bottom, y_top = frame.y(bottom), frame.y(top)
+        y_top = min(y_top, y_bottom - min_height)
+        tip = f"<title>{escape(tooltip[i])}</title>" if i < len(tooltip) else ""
+        parts.append(f'<rect x="{x0:.1f}" y="{y_top:.1f}" width="{max(1.0, x1 - x0):.1f}" '
+                     f'height="{y_bottom - y_top:.1f}" fill="{colour}">{tip}</rect>')
+    return "".join(parts)
+
+
+def legend(x: float, y: float, items: Sequence[tuple[str, str, str]], *, size: int = 10) -> str:
+    """A one-row legend at (x, y): (label, colour, kind) with kind "box", or "line:<dash>:<marker>"."""
+    parts = ['<g class="legend">']
+    for label, colour, kind in items:
+        if kind == "box":
+            parts.append(f'<rect x="{x:.1f}" y="{y - 8:.1f}" width="12" height="9" fill="{colour}"/>')
+        else:
+            _, dash, shape = [*kind.split(":"), "", ""][:3]
+            parts.append(line([(x, y - 4), (x + 22, y - 4)], colour, width=2, dash=dash))
+            if shape:
+                parts.append(marker(shape, x + 11, y - 4, colour, 3))
+        offset = 16 if kind == "box" else 26
+        parts.append(text(x + offset, y, label, size=size))
+        x += offset + len(label) * size * 0.56 + 16
+    parts.append("</g>")
+    return "".join(parts)
+
+
+def pixel_max(xs: Sequence[float], series: Sequence[Sequence[float]]) -> tuple[list[float], list[list[float]]]:
+    """Points reduced to one per pixel column: the largest value of each series there. Thinning by picking
+    every n-th point loses short spikes (a restore that lasted one sample); the maximum keeps them."""
+    if not xs:
+        return [], [[] for _ in series]
+    out_x: list[float] = []
+    out: list[list[float]] = [[] for _ in series]
+    column = None
+    for i, x in enumerate(xs):
+        here = int(x)
+        if here != column:
+            column = here
+            out_x.append(x)
+            for s, values in zip(out, series, strict=True):
+                s.append(values[i])
+        else:
+            for s, values in zip(out, series, strict=True):
+                s[-1] = max(s[-1], values[i])
+    return out_x, out
