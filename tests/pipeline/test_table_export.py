@@ -72,3 +72,22 @@ def test_an_unknown_table_or_an_unfinished_output_exits_2(output: Path, tmp_path
     code, printed = _export("--input", str(tmp_path), "--output", str(tmp_path / "x"))
     assert code == 2 and "so not a complete pipeline output" in " ".join(printed.split())
     assert not (tmp_path / "x").exists()
+
+
+def test_the_example_fleets_run_exports_and_draws(example_run: tuple[Path, str], tmp_path: Path) -> None:
+    """The shipped example fleet through a real run: every table exports with the manifest's row count, and the
+    fleet page shows every application and the flagged one with its reason."""
+    from taskassign.pipeline.results import read_fleet_output
+    from taskassign.report import build_fleet_report
+
+    output, _ = example_run
+    code, printed = _export("--input", str(output), "--output", str(tmp_path / "jsonl"), "--format", "jsonl")
+    assert code == 0, printed
+    manifest = read_fleet_output(output).manifest
+    for name, entry in manifest["outputs"].items():
+        lines = (tmp_path / "jsonl" / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+        assert len(lines) == entry["rows"], name
+    html = build_fleet_report(output)
+    for app_id in pq.read_table(output / "app_metrics").column("app_id").to_pylist():
+        assert f'"{app_id}"' in html
+    assert "users-router-00016" in html and "END_OFFSETS_UNKNOWN: a changelog partition has no end offset" in html

@@ -15,18 +15,12 @@ import pyarrow.parquet as pq
 from taskassign.errors import UserInputError
 from taskassign.pipeline.output import MANIFEST_FILE, read_manifest
 
-__all__ = ("OUTPUT_TABLES", "FleetOutput", "is_fleet_output", "read_fleet_output")
+__all__ = ("OUTPUT_TABLES", "FleetOutput", "read_fleet_output")
 
 #: Every table a run can write, in the order docs/pipeline.md describes them ("Outputs");
 #: ``assignor_comparison`` only in a comparison run.
 OUTPUT_TABLES = ("client_assignments", "consumer_assignments", "app_metrics", "fleet_metrics", "needs_attention",
                  "errors", "assignor_comparison")
-
-
-def is_fleet_output(path: str | Path) -> bool:
-    """Whether ``path`` looks like a pipeline output (a directory with a ``manifest.json``), as opposed to a
-    simulation result; whether it is a complete one is ``read_fleet_output``'s to say."""
-    return Path(path).is_dir() and (Path(path) / MANIFEST_FILE).is_file()
 
 
 @dataclass(frozen=True)

@@ -72,9 +72,10 @@ def build_fleet_report(output: str | Path) -> str:
 def write_report(result: str | Path, out: str | Path) -> Path:
     """Read a simulation result (file or --out directory) or a pipeline output (a directory with its
     ``manifest.json``) and write its page to ``out``."""
-    from taskassign.pipeline.results import is_fleet_output
+    from taskassign.pipeline.output import MANIFEST_FILE  # not pipeline.results: pyarrow only for a fleet
 
-    html = build_fleet_report(result) if is_fleet_output(result) else build_report(read_simulation(result))
+    fleet = Path(result).is_dir() and (Path(result) / MANIFEST_FILE).is_file()
+    html = build_fleet_report(result) if fleet else build_report(read_simulation(result))
     target = Path(out)
     write_output_text(html, target)
     return target

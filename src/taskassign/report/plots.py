@@ -53,7 +53,7 @@ def client_load_svg(clients: Sequence[ClientLoad], state_unit: str = "B") -> str
     load (``state_unit`` "B" when the state weights are bytes, "" for store counts)."""
     ordered = sorted(clients, key=lambda c: (-(c.active + c.standby) / c.threads, c.process_id))
     height, panel_h = 760, 250
-    left_w, right_w = 540, 330
+    left_w, right_w = 520, 300
     parts = []
     # top left: tasks per thread of each client
     active = [c.active / c.threads for c in ordered]
