@@ -4,7 +4,7 @@ installed or would take seconds to start."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,6 +68,15 @@ class FleetOutput:
             return pa.concat_tables(parts)
         except pa.ArrowInvalid as exc:
             raise UserInputError(f"{self.path / name}: its part files disagree on the schema: {exc}") from None
+
+    def batches(self, name: str, batch_size: int) -> Iterator[pa.RecordBatch]:
+        """Table ``name`` a batch of at most ``batch_size`` rows at a time, in the order the run wrote it: what a
+        writer of millions of rows reads, instead of the whole table at once."""
+        for file in self.files(name):
+            try:
+                yield from pq.ParquetFile(file).iter_batches(batch_size=batch_size)
+            except (OSError, pa.ArrowException) as exc:
+                raise UserInputError(f"{file}: table {name!r} does not read as Parquet: {exc}") from None
 
     def columns(self, name: str) -> list[str]:
         """Table ``name``'s column names, from its first file's footer (no data read)."""

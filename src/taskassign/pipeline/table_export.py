@@ -13,6 +13,8 @@ import csv
 import io
 import json
 import math
+import os
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 
 from taskassign.errors import OutputFileError, UserInputError
-from taskassign.formats.json_io import dump_json, load_json_file, prepare_output_dir, write_output_bytes
+from taskassign.formats.json_io import dump_json, load_json_file, prepare_output_dir
 from taskassign.pipeline.results import FleetOutput
 
 __all__ = ("EXPORT_FORMATS", "EXPORT_MARKER", "EXPORT_MARKER_FORMAT", "export_tables")
@@ -28,7 +30,7 @@ __all__ = ("EXPORT_FORMATS", "EXPORT_MARKER", "EXPORT_MARKER_FORMAT", "export_ta
 EXPORT_FORMATS = ("csv", "jsonl")
 EXPORT_MARKER = "_taskassign_export.json"
 EXPORT_MARKER_FORMAT = "taskassign/pipeline-export/v1"
-_BATCH = 65_536
+_BATCH = 16_384
 
 
 def _json_value(value: Any) -> Any:
@@ -49,24 +51,37 @@ def _csv_cell(value: Any) -> str:
     return str(value)
 
 
-def _batches(table: pa.Table) -> Iterator[list[dict[str, Any]]]:
-    for batch in table.to_batches(max_chunksize=_BATCH):
-        yield batch.to_pylist()
-
-
-def _csv_bytes(table: pa.Table) -> bytes:
+def _csv_lines(columns: Sequence[str], batches: Iterator[pa.RecordBatch]) -> Iterator[str]:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(table.column_names)
-    for rows in _batches(table):
+    writer.writerow(columns)
+    for rows in (batch.to_pylist() for batch in batches):
         writer.writerows([_csv_cell(v) for v in row.values()] for row in rows)
-    return buffer.getvalue().encode("utf-8")
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+    yield buffer.getvalue()
 
 
-def _jsonl_bytes(table: pa.Table) -> bytes:
-    lines = [json.dumps({k: _json_value(v) for k, v in row.items()}, ensure_ascii=False, separators=(",", ":"))
-             for rows in _batches(table) for row in rows]
-    return ("".join(line + "\n" for line in lines)).encode("utf-8")
+def _jsonl_lines(columns: Sequence[str], batches: Iterator[pa.RecordBatch]) -> Iterator[str]:
+    del columns  # every row object names its columns
+    for rows in (batch.to_pylist() for batch in batches):
+        yield "".join(json.dumps({k: _json_value(v) for k, v in row.items()}, ensure_ascii=False,
+                                 separators=(",", ":")) + "\n" for row in rows)
+
+
+def _write(chunks: Iterator[str], target: Path) -> None:
+    """Write ``chunks`` to a temporary file beside ``target``, then rename it into place: a batch at a time, so
+    a table of millions of rows never sits in memory as text, and a crash leaves no half-written file."""
+    tmp = target.parent / f".{target.name}.{uuid.uuid4().hex[:12]}.tmp"
+    try:
+        with tmp.open("w", encoding="utf-8", newline="") as fh:
+            for chunk in chunks:
+                fh.write(chunk)
+        os.replace(tmp, target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise OutputFileError(str(target), f"cannot write the file: {exc.strerror or exc}") from None
 
 
 def _written_before(directory: Path) -> set[str]:
@@ -99,12 +114,11 @@ def export_tables(output: FleetOutput, directory: str | Path, fmt: str, tables: 
         if foreign:
             raise OutputFileError(str(foreign[0]), "exists and was not written by taskassign pipeline export "
                                                    "(pass --force to replace it)")
-    encode = _csv_bytes if fmt == "csv" else _jsonl_bytes
+    lines = _csv_lines if fmt == "csv" else _jsonl_lines
     for name, file in zip(names, files, strict=True):
-        table = output.read(name)
         if progress is not None:
-            progress(name, table.num_rows)
-        write_output_bytes(encode(table), file)
+            progress(name, output.rows(name))
+        _write(lines(output.columns(name), output.batches(name, _BATCH)), file)
         ours.add(file.name)
     dump_json({"format": EXPORT_MARKER_FORMAT, "source": str(output.path), "files": sorted(ours)},
               target / EXPORT_MARKER)
