@@ -2,8 +2,9 @@
 
 Cases: the simulation page of a 238-rebalance run (the report tests' long run: joins, crashes, probing,
 revocations over 77 minutes), the compare page of two assignors through the same run, and the fleet page of the
-shipped example fleet's pipeline output (``--fleet-output``, written by ``taskassign pipeline run``) and of a
-10,000-application output. Recorded per case: the command's wall time from its start to the written file (a
+shipped example fleet's pipeline output (``--fleet-output``, written by ``taskassign pipeline run``), of a real
+10,000-application run (``--fleet-10000``) and of a synthetic 10,000-application output. Recorded per case: the
+command's wall time from its start to the written file (a
 fresh process, imports included), the page built in-process, the page's size, and Chromium's load (navigation
 start to the load event's end, read back from the page) with the machine's load average. ``--baseline PATH``
 times another checkout's ``taskassign`` on the same simulation, side by side (the numbers of one run on a shared
@@ -15,12 +16,14 @@ machine compare with each other, not with another run's).
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +31,7 @@ from tests.fleet_outputs import write_fleet_output
 from tests.helpers import PID_2
 from tests.simulate.scenarios import advance, events, join, one_client_owns_everything
 
-from benchmarks._results import load_average, report
+from benchmarks._results import load_average, report, timed
 from taskassign.api.compare import compare, report_runs
 from taskassign.report import build_compare_report, build_fleet_report, build_report, read_simulation
 from taskassign.simulate import simulate
@@ -70,21 +73,21 @@ def _browser_load_ms(page: Path, work: Path) -> float | None:
     return round(float(found.group(1))) if found else None
 
 
-def _page(html: str, path: Path, built_s: float, work: Path) -> dict[str, Any]:
+def _page(build: Callable[[], str], path: Path, work: Path) -> dict[str, Any]:
+    """The page built in-process (median of 3, imports warm), its size and Chromium's load of it."""
+    html = build()
     path.write_text(html, encoding="utf-8")
-    return {"build_s": round(built_s, 3), "page_kb": round(len(html.encode("utf-8")) / 1024),
+    return {"build": timed(build, 3), "page_kb": round(len(html.encode("utf-8")) / 1024),
             "browser_load_ms": _browser_load_ms(path, work)}
 
 
-def run(fleet_output: Path | None, baseline: str | None) -> dict[str, Any]:
+def run(fleet_output: Path | None, fleet_10000: Path | None, baseline: str | None) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="bench-report-"))
     scenario, script = _long_run()
     result = simulate(scenario, script, "high_availability")
     result.write(work / "sim")
     cases: dict[str, Any] = {"rebalances": len(result.rebalances)}
-    started = time.perf_counter()
-    html = build_report(read_simulation(work / "sim"))
-    cases["simulation"] = _page(html, work / "simulation.html", time.perf_counter() - started, work)
+    cases["simulation"] = _page(lambda: build_report(read_simulation(work / "sim")), work / "simulation.html", work)
     cases["simulation"]["command_s"] = _command([TASKASSIGN, "report", str(work / "sim"), "-o",
                                                   str(work / "cmd.html")])
     if baseline:
@@ -93,21 +96,14 @@ def run(fleet_output: Path | None, baseline: str | None) -> dict[str, Any]:
         cases["simulation"]["baseline_browser_load_ms"] = _browser_load_ms(work / "baseline.html", work)
     outcome = compare(scenario, ["high_availability", "state_aware"], events=script)
     runs = report_runs(outcome)
-    started = time.perf_counter()
-    html = build_compare_report(runs, outcome.comparison, scenario=scenario.name)
-    cases["compare"] = _page(html, work / "compare.html", time.perf_counter() - started, work)
-    if fleet_output is not None:
-        started = time.perf_counter()
-        html = build_fleet_report(fleet_output)
-        cases["fleet_example"] = _page(html, work / "fleet.html", time.perf_counter() - started, work)
-        cases["fleet_example"]["command_s"] = _command([TASKASSIGN, "report", str(fleet_output), "-o",
-                                                         str(work / "fleet-cmd.html")])
-    big = write_fleet_output(work / "fleet-10000", 10_000, rejected=300)
-    started = time.perf_counter()
-    html = build_fleet_report(big)
-    cases["fleet_10000_synthetic"] = _page(html, work / "fleet-10000.html", time.perf_counter() - started, work)
-    cases["fleet_10000_synthetic"]["command_s"] = _command([TASKASSIGN, "report", str(big), "-o",
-                                                             str(work / "fleet-10000-cmd.html")])
+    cases["compare"] = _page(lambda: build_compare_report(runs, outcome.comparison, scenario=scenario.name),
+                             work / "compare.html", work)
+    fleets = {"fleet_example": fleet_output, "fleet_10000": fleet_10000,
+              "fleet_10000_synthetic": write_fleet_output(work / "fleet-10000", 10_000, rejected=300)}
+    for name, output in fleets.items():
+        if output is not None:
+            cases[name] = _page(functools.partial(build_fleet_report, output), work / f"{name}.html", work)
+            cases[name]["command_s"] = _command([TASKASSIGN, "report", str(output), "-o", str(work / "cmd.html")])
     shutil.rmtree(work, ignore_errors=True)
     return {"cases": cases, "load_average": load_average(),
             "note": "wall times on a shared 2-core machine: compare the cases of one run with each other"}
@@ -117,9 +113,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="save benchmarks/results/report.json")
     parser.add_argument("--fleet-output", type=Path, help="a `taskassign pipeline run` output of examples/fleet")
+    parser.add_argument("--fleet-10000", type=Path, help="a `taskassign pipeline run` output of "
+                        "`taskassign fleet generate --apps 10000`")
     parser.add_argument("--baseline", help="another checkout's taskassign executable, timed on the same run")
     args = parser.parse_args()
-    report("report", run(args.fleet_output, args.baseline), write=args.write)
+    report("report", run(args.fleet_output, args.fleet_10000, args.baseline), write=args.write)
 
 
 if __name__ == "__main__":

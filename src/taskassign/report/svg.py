@@ -128,28 +128,55 @@ def _bins(values: Sequence[float], count: int) -> tuple[list[float], list[int]]:
     return edges, counts
 
 
+def _log_scale(values: Sequence[float]) -> bool:
+    """Whether a metric's values are so skewed (non-negative, the largest far past the 90th percentile) that
+    linear bins would put nearly every application in the first one."""
+    ordered = sorted(values)
+    p90 = ordered[int(len(ordered) * 0.9)]
+    return ordered[0] >= 0 and ordered[-1] >= 30 and ordered[-1] > 5 * max(p90, 1.0)
+
+
+def _log(value: float) -> float:
+    return math.log10(1.0 + max(0.0, value))
+
+
 def histogram_svg(title: str, values: Sequence[float], *, marks: Sequence[tuple[str, float]] = (),
                   colour: str = "#1f77b4", width: int = 360, height: int = 200, bins: int = 20) -> str:
-    """How many applications have each value of one metric: bars over bins, ``marks`` (p50, p90, ...) as labelled
-    vertical lines; the title says how many values were binned."""
-    parts = [text(8, 16, f"{title} ({len(values):,} apps)", size=12, extra='font-weight="bold"')]
-    if not values:
-        parts.append(text(width / 2, height / 2, "no values", anchor="middle", colour="#777"))
+    """How many applications have each value of one metric: bars over bins (logarithmic when the values are very
+    skewed, as restores and moves are over a fleet), ``marks`` (p50, p90, ...) as labelled vertical lines; the
+    title says how many values were binned."""
+    log = bool(values) and _log_scale(values)
+    heading = f"{title} ({len(values):,} apps{', log scale' if log else ''})"
+    parts = [text(8, 16, heading, size=12, extra='font-weight="bold"')]
+    if not values or min(values) == max(values):
+        message = "no values" if not values else f"every one: {short_number(values[0])}"
+        parts.append(text(width / 2, height / 2, message, anchor="middle", colour="#555"))
         return svg_element(width, height, "".join(parts), title)
-    edges, counts = _bins(values, bins)
-    frame = Frame(52, 40, width - 66, height - 80, edges[0], edges[-1], 0, max(counts) * 1.1)
+    scale = _log if log else float
+    edges, counts = _bins([scale(v) for v in values], bins)
+    frame = Frame(52, 40, width - 70, height - 80, edges[0], edges[-1], 0, max(counts) * 1.1)
+    unscale = (lambda t: 10 ** t - 1) if log else float
     for i, n in enumerate(counts):
         if n:
             x0, x1 = frame.x(edges[i]), frame.x(edges[i + 1])
             top = min(frame.y(n), frame.bottom - 1.5)  # one application still shows
             parts.append(f'<rect x="{x0 + 0.5:.1f}" y="{top:.1f}" width="{max(1.0, x1 - x0 - 1):.1f}" '
-                         f'height="{frame.bottom - top:.1f}" fill="{colour}"><title>{short_number(edges[i])} to '
-                         f"{short_number(edges[i + 1])}: {n:,}</title></rect>")
-    ticks = [(edges[0], short_number(min(values))), (edges[-1], short_number(max(values)))]
-    parts.append(frame.axes(x_ticks=ticks, y_label="apps", y_count=3))
+                         f'height="{frame.bottom - top:.1f}" fill="{colour}"><title>{short_number(unscale(edges[i]))}'
+                         f" to {short_number(unscale(edges[i + 1]))}: {n:,}</title></rect>")
+    parts.append(frame.axes(y_label="apps", y_count=3))
+    ticks = [(edges[0], short_number(min(values)), "start"), (edges[-1], short_number(max(values)), "end")]
+    if log:
+        decades = [10 ** k for k in range(1, 13) if frame.x0 < _log(10 ** k) < frame.x1]
+        room = 52 / frame.width * (frame.x1 - frame.x0)  # keep clear of the min and max labels
+        ticks += [(_log(v), short_number(v), "middle") for v in decades[::max(1, -(-len(decades) // 4))]
+                  if frame.x0 + room < _log(v) < frame.x1 - room]
+    for value, label, anchor in ticks:
+        x = frame.x(value)
+        parts.append(f'<path d="M{x:.1f},{frame.bottom:.1f}v4" stroke="#555"/>')
+        parts.append(text(x, frame.bottom + 15, label, size=10, anchor=anchor, colour="#444"))
     marked = sorted(marks, key=lambda m: m[1])
     for position, (_, value) in enumerate(marked):
-        x = frame.x(min(max(value, edges[0]), edges[-1]))
+        x = frame.x(min(max(scale(value), edges[0]), edges[-1]))
         parts.append(f'<path d="M{x:.1f},{frame.top - 4:.1f}V{frame.bottom:.1f}" stroke="#222" '
                      f'stroke-dasharray="{"4 2" if position % 2 else "1 2"}"/>')
     legend = " · ".join(f"{name} {short_number(value)} ({'dashed' if i % 2 else 'dotted'})"
