@@ -258,11 +258,11 @@ class ExportFormat(enum.StrEnum):
 @handle_errors
 def export_tables(
     input_dir: Path = typer.Option(..., "--input", help="The output directory of `taskassign pipeline run`."),
-    out: Path = typer.Option(..., "--output", help="Directory to write <table>.csv or <table>.jsonl into."),
+    out: Path = out_option("Directory to write <table>.csv or <table>.jsonl into.", required=True),
     fmt: ExportFormat = typer.Option(ExportFormat.CSV, "--format", help="csv (lists as JSON arrays, null as an "
                                      "empty cell) or jsonl (one JSON object per row)."),
-    tables: list[str] = typer.Option([], "--table", help="A table to write (repeatable; default: every table "
-                                     "of the run)."),
+    tables: list[str] = typer.Option([], "--table", metavar="TABLE", help="A table to write (repeatable; default: "
+                                     "every table of the run)."),
     force: bool = typer.Option(False, "--force", help="Replace files in the way that an earlier export did not "
                                "write."),
 ) -> None:
