@@ -93,3 +93,17 @@ def test_an_unfinished_output_is_refused_with_exit_2(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "not a complete taskassign/pipeline-manifest/v1 manifest" in result.output
     assert not (tmp_path / "x.html").exists()
+
+
+def test_a_huge_rejected_row_is_cut_on_the_page(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    from taskassign.report.fleet_data import MAX_SOURCE_CHARS
+
+    out = write_fleet_output(tmp_path / "out", 4)
+    errors = pq.read_table(out / "errors" / "part-00000.parquet")
+    rows = errors.to_pylist()
+    next(r for r in rows if r["effect"] == "rejected")["source_row"] = "x" * 100_000
+    pq.write_table(errors.from_pylist(rows, schema=errors.schema), out / "errors" / "part-00000.parquet")
+    cells = [row[4] for row in _json_rows(build_fleet_report(out), "rejected")]
+    assert any(str(c).startswith("x" * MAX_SOURCE_CHARS + "… (99,400 more characters)") for c in cells)

@@ -25,6 +25,8 @@ APP_COLUMNS = ("app_id", "assignor", "status", "tasks", "clients", "active_moves
                "state_load_imbalance", "missing_standby_replicas", "cross_rack_partitions", "reason_code")
 #: Rejected rows the page carries (the counts cover them all; the rest are in the errors table).
 MAX_REJECTED_ROWS = 5_000
+#: Characters of a rejected row's source shown (a raw line can be megabytes; the errors table has all of it).
+MAX_SOURCE_CHARS = 600
 
 
 @dataclass(frozen=True)
@@ -116,8 +118,11 @@ def _rejected(output: FleetOutput, assignors: Sequence[str]) -> tuple[list[tuple
             total += 1
             counts[(str(row["table"]), str(row["reason_code"]))] += 1
             if len(rows) < MAX_REJECTED_ROWS:
+                source = str(row["source_row"] or "")
+                if len(source) > MAX_SOURCE_CHARS:
+                    source = f"{source[:MAX_SOURCE_CHARS]}… ({len(source) - MAX_SOURCE_CHARS:,} more characters)"
                 rows.append((str(row["table"]), str(row["app_id"] or ""), str(row["reason_code"]),
-                             str(row["reason"] or ""), str(row["source_row"] or "")))
+                             str(row["reason"] or ""), source))
     ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     return [(table, code, n) for (table, code), n in ordered], rows, total
 
