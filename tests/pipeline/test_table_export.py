@@ -91,3 +91,10 @@ def test_the_example_fleets_run_exports_and_draws(example_run: tuple[Path, str],
     for app_id in pq.read_table(output / "app_metrics").column("app_id").to_pylist():
         assert f'"{app_id}"' in html
     assert "users-router-00016" in html and "END_OFFSETS_UNKNOWN: a changelog partition has no end offset" in html
+
+
+def test_export_knows_every_table_a_run_writes() -> None:
+    from taskassign.pipeline.results import OUTPUT_TABLES
+    from taskassign.pipeline.schemas import OUTPUT_SCHEMAS
+
+    assert set(OUTPUT_TABLES) == {*OUTPUT_SCHEMAS, "assignor_comparison"}
