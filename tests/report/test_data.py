@@ -61,3 +61,10 @@ def test_totals_sum_every_rebalance_and_the_first_metrics_are_the_first_rebalanc
     assert totals is not None and totals.rebalances == len(data.rebalances)
     assert totals.active_moves == sum(int(r.metrics["active_moves"]) for r in data.rebalances) > 0
     assert data.first_metrics == data.rebalances[0].metrics != data.final_metrics
+
+
+def test_the_report_reads_the_file_the_simulator_writes() -> None:
+    from taskassign.report import data
+    from taskassign.simulate import result
+
+    assert (data.SIMULATION_FILE, data.SIMULATION_FORMAT) == (result.SIMULATION_FILE, result.SIMULATION_FORMAT)

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import base64
 import re
 from pathlib import Path
 
@@ -14,12 +13,9 @@ def test_the_page_is_self_contained(report_path: Path) -> None:
     assert html.startswith("<!DOCTYPE html>")
     assert not re.search(r"(?:src|href)=\"(?!data:|#)", html), "every resource must be inlined"
     assert "http://" not in html and "https://" not in html and "<script" not in html
-    images = re.findall(r'<img id="plot-([a-z_]+)" alt="[^"]+" src="data:image/png;base64,([^"]+)"', html)
-    assert [key for key, _ in images] == ["client_load", "rack_traffic"]
-    for _, data in images:
-        assert base64.b64decode(data).startswith(b"\x89PNG")
+    assert "<img" not in html  # every chart is SVG the report draws itself
     charts = re.findall(r'<div id="plot-([a-z_]+)" class="svg-plot" role="img" aria-label="[^"]+"><svg ', html)
-    assert charts == ["movements", "restore_timeline"]
+    assert charts == ["client_load", "movements", "restore_timeline", "rack_traffic"]
     assert html.index('id="plot-client_load"') < html.index('id="plot-movements"') < html.index(
         'id="plot-restore_timeline"') < html.index('id="plot-rack_traffic"')
 

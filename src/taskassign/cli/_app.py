@@ -57,7 +57,9 @@ COMMANDS: dict[str, CommandEntry] = {
         "rebalance",
         "Run Kafka Streams' group leader on GROUP.json: every member's assignment bytes and what it does next."),
     "report": CommandEntry(
-        "report", "One self-contained HTML page (plots inlined, opens offline) of a simulation's results."),
+        "report",
+        "One self-contained HTML page (plots inlined, opens offline) of a simulation's results or of a fleet\n"
+        "pipeline's output."),
     "simulate": CommandEntry(
         "simulate",
         "Replay a sequence of rebalances (joins, crashes, restarts, restores, probing) and report each one."),

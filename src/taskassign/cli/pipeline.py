@@ -1,7 +1,9 @@
-"""``taskassign pipeline run`` and ``pipeline export-scenario``: the fleet pipeline on Spark."""
+"""``taskassign pipeline run``, ``pipeline export-scenario`` and ``pipeline export``: the fleet pipeline on Spark,
+and its tables for spreadsheets and scripts (no Spark)."""
 
 from __future__ import annotations
 
+import enum
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -243,3 +245,36 @@ def export_scenario(
     target = out or Path(f"{app_id}.scenario.json")
     dump_json(scenario_to_dict(exported.scenario), target)
     stdout_console().print(f"wrote {escape(str(target))}")
+
+
+class ExportFormat(enum.StrEnum):
+    """pipeline.table_export.EXPORT_FORMATS (that module loads pyarrow; the options must not)."""
+
+    CSV = "csv"
+    JSONL = "jsonl"
+
+
+@pipeline_app.command("export")
+@handle_errors
+def export_tables(
+    input_dir: Path = typer.Option(..., "--input", help="The output directory of `taskassign pipeline run`."),
+    out: Path = out_option("Directory to write <table>.csv or <table>.jsonl into.", required=True),
+    fmt: ExportFormat = typer.Option(ExportFormat.CSV, "--format", help="csv (lists as JSON arrays, null as an "
+                                     "empty cell) or jsonl (one JSON object per row)."),
+    tables: list[str] = typer.Option([], "--table", metavar="TABLE", help="A table to write (repeatable; default: "
+                                     "every table of the run)."),
+    force: bool = typer.Option(False, "--force", help="Replace files in the way that an earlier export did not "
+                               "write."),
+) -> None:
+    """Write a run's tables as CSV or JSON lines: columns in the table's order, rows in the run's order."""
+    from rich.markup import escape
+
+    from taskassign.pipeline.results import read_fleet_output
+    from taskassign.pipeline.table_export import export_tables as write_tables
+
+    errors: Console = stderr_console()
+    output = read_fleet_output(input_dir)
+    written = write_tables(output, out, fmt.value, tables, force=force,
+                           progress=lambda name, rows: errors.print(f"writing {name} ({rows:,} rows)"))
+    for file in written:
+        stdout_console().print(f"wrote {escape(str(file))}")

@@ -1,9 +1,9 @@
-"""``taskassign report``: the HTML report of a simulation."""
+"""``taskassign report``: the HTML page of a simulation, or of a fleet pipeline's output."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -11,21 +11,20 @@ from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, stderr_console, stdout_console
 from taskassign.cli._options import out_option
 
-if TYPE_CHECKING:
-    pass
-
 
 @app.command("report")
 @handle_errors
 def report_command(
-    result: Path = typer.Argument(..., help="simulation.json, or the --out directory of `taskassign simulate`."),
+    result: Path = typer.Argument(..., help="simulation.json, the --out directory of `taskassign simulate`, or the "
+                                            "--output directory of `taskassign pipeline run` (the fleet page)."),
     out: Annotated[Path, out_option("The HTML file to write.", output_alias=False)] = Path("report.html"),
 ) -> None:
-    """One self-contained HTML page (plots inlined, opens offline) of a simulation's results."""
+    """One self-contained HTML page (plots inlined, opens offline) of a simulation's results or of a fleet
+    pipeline's output."""
     from rich.markup import escape
 
     from taskassign.report import write_report
 
-    with stderr_console().status("drawing the plots"):
+    with stderr_console().status("reading the tables and drawing the charts"):
         target = write_report(result, out)
     stdout_console().print(f"wrote {escape(str(target))}")

@@ -1,8 +1,9 @@
 """The visual report: one run (``build_report``: a simulation's plots and tables) or several assignors on one
-input overlaid (``build_compare_report``, for ``taskassign compare --out``), each as one self-contained HTML page.
+input overlaid (``build_compare_report``, for ``taskassign compare --out``), or a fleet pipeline's output
+(``build_fleet_report``), each as one self-contained HTML page.
 
-``build_report(read_simulation("out/"))`` returns the page as a string. matplotlib is the ``report``
-extra; without it, building a page raises ReportUnavailableError with the install hint.
+``build_report(read_simulation("out/"))`` returns the page as a string. The charts are SVG the report draws
+itself (report.svg), so a page needs no plotting library and renders in a fraction of a second.
 """
 
 from __future__ import annotations
@@ -16,18 +17,15 @@ from taskassign.errors import ReportUnavailableError
 from taskassign.formats.json_io import write_output_text
 from taskassign.report.data import ReportData, assignment_data, parse_simulation, read_simulation
 
-__all__ = ("ReportData", "ReportUnavailableError", "assignment_data", "build_compare_report", "build_report",
+__all__ = ("ReportData", "ReportUnavailableError", "assignment_data", "build_compare_report", "build_fleet_report",
+           "build_report",
            "parse_simulation", "read_simulation", "write_report")
 
 
 def _plots() -> tuple[ModuleType, ModuleType, ModuleType]:
-    """The plot modules (plots, timeline, overlay), or the install hint when matplotlib is missing."""
-    try:
-        from taskassign.report import overlay, plots, timeline
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ReportUnavailableError(
-            f"the report needs matplotlib ({exc}); install it with: pip install 'taskassign[report]'"
-        ) from None
+    """The chart modules (plots, timeline, overlay): SVG drawn directly, no plotting library needed."""
+    from taskassign.report import overlay, plots, timeline
+
     return plots, timeline, overlay
 
 
@@ -41,10 +39,10 @@ def build_report(data: ReportData) -> str:
     from taskassign.report.html import render_html
 
     images: dict[str, bytes | str | None] = {
-        "client_load": plots.client_load_png(data.clients, _unit(data)) if data.clients else None,
+        "client_load": plots.client_load_svg(data.clients, _unit(data)) if data.clients else None,
         "movements": timeline.movements_svg(data.rebalances) if data.rebalances else None,
         "restore_timeline": timeline.restore_timeline_svg(data.samples, data.rebalances) if data.samples else None,
-        "rack_traffic": plots.rack_traffic_png(data.rack_traffic),
+        "rack_traffic": plots.rack_traffic_svg(data.rack_traffic),
     }
     return render_html(data, {k: v for k, v in images.items() if v is not None})
 
@@ -63,9 +61,21 @@ def build_compare_report(runs: Sequence[ReportData], comparison: Comparison, *, 
     return render_compare_html(runs, comparison, images, scenario=scenario, events=events)
 
 
+def build_fleet_report(output: str | Path) -> str:
+    """The fleet page of the pipeline output directory ``output`` (no matplotlib, no Spark: pyarrow reads it)."""
+    from taskassign.report.fleet_data import read_fleet_data
+    from taskassign.report.fleet_html import render_fleet_html
+
+    return render_fleet_html(read_fleet_data(output))
+
+
 def write_report(result: str | Path, out: str | Path) -> Path:
-    """Read a simulation result (file or --out directory) and write its report to ``out``."""
-    html = build_report(read_simulation(result))
+    """Read a simulation result (file or --out directory) or a pipeline output (a directory with its
+    ``manifest.json``) and write its page to ``out``."""
+    from taskassign.pipeline.output import MANIFEST_FILE  # not pipeline.results: pyarrow only for a fleet
+
+    fleet = Path(result).is_dir() and (Path(result) / MANIFEST_FILE).is_file()
+    html = build_fleet_report(result) if fleet else build_report(read_simulation(result))
     target = Path(out)
     write_output_text(html, target)
     return target

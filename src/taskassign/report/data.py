@@ -16,7 +16,12 @@ from taskassign.analysis.compare import RunTotals, run_totals
 from taskassign.analysis.metrics import AssignmentMetrics, even_spread
 from taskassign.errors import UserInputError
 from taskassign.formats.json_io import JsonObject, describe, fail, load_json_file
-from taskassign.simulate.result import SIMULATION_FILE, SIMULATION_FORMAT
+
+#: simulate.result's file name and format tag, repeated here: importing the simulator loads the leader, the rack
+#: optimisers, numpy and OR-Tools (1.8 s of the 2.2 s a page took to start); tests/report/test_data.py checks
+#: that the two agree.
+SIMULATION_FORMAT = "taskassign/simulation/v1"
+SIMULATION_FILE = "simulation.json"
 
 __all__ = ("ClientLoad", "RebalanceRow", "ReportData", "SampleRow", "assignment_data", "client_loads",
            "parse_simulation", "read_simulation")

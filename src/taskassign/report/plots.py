@@ -1,187 +1,179 @@
-"""The report's plots (matplotlib's object API on the Agg canvas: no pyplot, no global state), and what the
-other plot modules share: colours, the PNG and SVG writers, the axis units.
+"""The report's charts of one assignment: load per client and thread, and the rack traffic matrix, drawn directly
+as SVG (report.svg: no plotting library to import, which took seconds of every page), and what the other chart
+modules share (colours, short amounts).
 
-Each function draws one figure from ReportData pieces. PNGs and SVGs carry no timestamp or version metadata
-and SVG ids come from a fixed salt, so the same data gives the same bytes. The charts over time
-(``timeline``, ``overlay``) are SVG with their text as text, so the page stays sharp and a browser can
-measure every label.
+The same data gives the same bytes. Every label is text, so a browser can measure it; the client names under
+the bars are written only where they have room.
 """
 
 from __future__ import annotations
 
-import io
-import re
 from collections import Counter
 from collections.abc import Sequence
+from html import escape
 
-from matplotlib import rc_context
-from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, MaxNLocator
-
+from taskassign.report.colours import ACTIVE_COLOUR, ASSIGNOR_COLOURS, REASON_COLOURS, STANDBY_COLOUR, STATE_COLOUR
 from taskassign.report.data import ClientLoad
+from taskassign.report.svg import Frame, bars, legend, short_number, svg_element, text
+from taskassign.report.timeline import time_axis
 
-__all__ = ("ACTIVE_COLOUR", "ASSIGNOR_COLOURS", "REASON_COLOURS", "STANDBY_COLOUR", "STATE_COLOUR", "amount_axis",
-           "client_load_png", "human_amount", "rack_traffic_png", "svg", "time_axis")
+__all__ = ("ACTIVE_COLOUR", "ASSIGNOR_COLOURS", "REASON_COLOURS", "STANDBY_COLOUR", "STATE_COLOUR",
+           "client_load_svg", "human_amount", "rack_traffic_svg", "time_axis")
 
-ACTIVE_COLOUR = "#1f77b4"
-STANDBY_COLOUR = "#ff7f0e"
-STATE_COLOUR = "#2ca02c"
-#: One colour per assignor on the overlay charts, in the order the assignors were named.
-ASSIGNOR_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f")
-#: Colour of a rebalance on the timeline and in the page's legend, by its first reason (each its own).
-REASON_COLOURS = {
-    "initial": "#7f7f7f", "join": "#2ca02c", "rejoin": "#98df8a", "leave": "#ff9896", "crash": "#d62728",
-    "probing": "#9467bd", "followup": "#8c564b", "revocation": "#bcbd22", "forced": "#17becf",
-}
 MAX_LABELLED_CLIENTS = 30
-DPI = 100
-
-
-def _png(figure: Figure) -> bytes:
-    FigureCanvasAgg(figure)
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
-    return buffer.getvalue()
-
-
-_METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.DOTALL)
-_NAMESPACES = re.compile(r'\s+xmlns(?::\w+)?="[^"]*"')
-
-
-def svg(figure: Figure, salt: str) -> str:
-    """The figure as an ``<svg>`` element to inline in HTML: text kept as text, ids salted with ``salt`` (unique
-    per figure of a page), no date."""
-    FigureCanvasAgg(figure)
-    buffer = io.StringIO()
-    with rc_context({"svg.fonttype": "none", "svg.hashsalt": salt}):
-        figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
-    text = buffer.getvalue()
-    text = _METADATA.sub("", text[text.index("<svg"):])
-    return _NAMESPACES.sub("", text)  # HTML's parser knows SVG and xlink: no namespace URI on the page
-
-
-#: (largest span in ms, divisor, unit) for the time axis: seconds, minutes, hours, days.
-_TIME_UNITS = ((180_000, 1_000, "seconds"), (10_800_000, 60_000, "minutes"), (259_200_000, 3_600_000, "hours"),
-               (None, 86_400_000, "days"))
-
-
-def time_axis(span_ms: int) -> tuple[float, str]:
-    """(divisor, unit name) that keep a time axis of ``span_ms`` in readable numbers."""
-    for limit, divisor, unit in _TIME_UNITS:
-        if limit is None or span_ms <= limit:
-            return float(divisor), unit
-    raise AssertionError("unreachable")
+#: Pixels a rotated client label needs beside the next.
+_LABEL_ROOM = 13
+_TOTAL_COLOUR = "#aec7e8"
+WIDTH = 1000
 
 
 def human_amount(value: float, unit: str = "") -> str:
     """1234567 -> "1.2M" (``unit`` "B": "1.2 MB"): axis labels that stay short at any scale."""
-    for factor, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(value) >= factor:
-            number = f"{value / factor:.1f}".removesuffix(".0")
-            return f"{number} {suffix}{unit}" if unit else f"{number}{suffix}"
-    return f"{value:g} {unit}".strip() if unit else f"{value:g}"
+    return short_number(value, unit)
 
 
-def amount_axis(axes: Axes, unit: str = "") -> None:
-    """Short y tick labels (k, M, G) on ``axes``."""
-    axes.yaxis.set_major_formatter(FuncFormatter(lambda v, _: human_amount(v, unit)))
+def _client_labels(frame: Frame, ordered: Sequence[ClientLoad], note: str) -> str:
+    """Each client's short id under its bar, rotated, when there is room; else how many clients and in which
+    order."""
+    room = frame.width / max(1, len(ordered))
+    if len(ordered) > MAX_LABELLED_CLIENTS or room < _LABEL_ROOM:
+        return text(frame.left + frame.width / 2, frame.bottom + 16, f"{len(ordered)} clients, {note}", size=11,
+                    anchor="middle")
+    parts = []
+    for i, client in enumerate(ordered):
+        x, y = frame.x(i + 0.5), frame.bottom + 6
+        parts.append(text(x + 3, y, client.process_id[:8], size=9, anchor="end",
+                          extra=f'transform="rotate(-90 {x + 3:.1f} {y:.1f})"'))
+    return "".join(parts)
 
 
-def client_load_png(clients: Sequence[ClientLoad], state_unit: str = "B") -> bytes:
+def client_load_svg(clients: Sequence[ClientLoad], state_unit: str = "B") -> str:
     """Top: active and standby tasks per thread of each client (heaviest first), and how many threads carry how
     many tasks. Bottom: the same for state: each client's heaviest and lightest thread, and the threads by state
     load (``state_unit`` "B" when the state weights are bytes, "" for store counts)."""
-    figure = Figure(figsize=(11, 7.6), layout="constrained")
-    (left, right), (state_left, state_right) = figure.subplots(2, 2, width_ratios=(3, 2))
     ordered = sorted(clients, key=lambda c: (-(c.active + c.standby) / c.threads, c.process_id))
-    xs = list(range(len(ordered)))
+    height, panel_h = 760, 250
+    left_w, right_w = 520, 300
+    parts = []
+    # top left: tasks per thread of each client
     active = [c.active / c.threads for c in ordered]
     standby = [c.standby / c.threads for c in ordered]
-    left.bar(xs, active, color=ACTIVE_COLOUR, label="active / thread")
-    left.bar(xs, standby, bottom=active, color=STANDBY_COLOUR, label="standby / thread")
-    left.set_title("load per client (tasks per thread)")
-    left.set_ylabel("tasks per thread")
-    if len(ordered) <= MAX_LABELLED_CLIENTS:
-        left.set_xticks(xs, [c.process_id[:8] for c in ordered], rotation=60, fontsize=7)
-    else:
-        left.set_xticks([])
-        left.set_xlabel(f"{len(ordered)} clients, heaviest first")
-    left.set_ylim(0, max([0.5, *(a + b for a, b in zip(active, standby, strict=True))]) * 1.25)  # room for the legend
-    left.legend(loc="upper right", fontsize=8)
+    top = max([0.5, *(a + b for a, b in zip(active, standby, strict=True))]) * 1.25
+    frame = Frame(60, 50, left_w, panel_h, 0, max(1, len(ordered)), 0, top)
+    names = [c.process_id for c in ordered]
+    parts += [
+        text(frame.left, 20, "load per client (tasks per thread)", size=12, extra='font-weight="bold"'),
+        legend(frame.left, 38, [("active / thread", ACTIVE_COLOUR, "box"),
+                                ("standby / thread", STANDBY_COLOUR, "box")]),
+        frame.axes(y_label="tasks per thread"),
+        bars(frame, [(i + 0.1, 0.8, 0, a) for i, a in enumerate(active)], ACTIVE_COLOUR,
+             tooltip=[f"{n}: {a:g} active / thread" for n, a in zip(names, active, strict=True)]),
+        bars(frame, [(i + 0.1, 0.8, a, a + b) for i, (a, b) in enumerate(zip(active, standby, strict=True))],
+             STANDBY_COLOUR, tooltip=[f"{n}: {b:g} standby / thread" for n, b in zip(names, standby, strict=True)]),
+        _client_labels(frame, ordered, "heaviest first"),
+    ]
+    # top right: threads by tasks carried
     totals = [n for c in clients for n in c.thread_total]
     actives = [n for c in clients for n in c.thread_active]
-    top = max(totals, default=0)
-    edges = [x - 0.5 for x in range(top + 2)]
-    right.hist([actives, totals], bins=edges, color=[ACTIVE_COLOUR, "#aec7e8"], label=["active", "active + standby"])
-    right.set_xticks(range(top + 1) if top <= 20 else range(0, top + 1, max(1, top // 10)))
+    most = max(totals, default=0)
     tallest = max([1, *Counter(totals).values(), *Counter(actives).values()])
-    right.set_ylim(0, tallest * 1.3)
-    right.set_title(f"load per thread ({len(totals)} threads)")
-    right.set_xlabel("tasks on the thread")
-    right.set_ylabel("threads")
-    right.legend(fontsize=8)
-    _state_per_thread(state_left, state_right, ordered, state_unit)
-    return _png(figure)
+    hist = Frame(left_w + 140, 50, right_w, panel_h, -0.5, most + 0.5, 0, tallest * 1.3)
+    count_a, count_t = Counter(actives), Counter(totals)
+    step = 1 if most <= 20 else max(1, most // 10)
+    parts += [
+        text(hist.left, 20, f"load per thread ({len(totals)} threads)", size=12, extra='font-weight="bold"'),
+        legend(hist.left, 38, [("active", ACTIVE_COLOUR, "box"), ("active + standby", _TOTAL_COLOUR, "box")]),
+        hist.axes(x_label="tasks on the thread", y_label="threads",
+                  x_ticks=[(v, str(v)) for v in range(0, most + 1, step)]),
+        bars(hist, [(v - 0.4, 0.4, 0, count_a[v]) for v in sorted(count_a)], ACTIVE_COLOUR,
+             tooltip=[f"{count_a[v]} threads with {v} active" for v in sorted(count_a)]),
+        bars(hist, [(v, 0.4, 0, count_t[v]) for v in sorted(count_t)], _TOTAL_COLOUR,
+             tooltip=[f"{count_t[v]} threads with {v} tasks" for v in sorted(count_t)]),
+    ]
+    parts.append(_state_per_thread(ordered, state_unit, 50 + panel_h + 110, left_w, right_w, panel_h))
+    return svg_element(WIDTH, height, "".join(parts), "load per client and thread")
 
 
-def _state_per_thread(left: Axes, right: Axes, ordered: Sequence[ClientLoad], unit: str) -> None:
+def _state_per_thread(ordered: Sequence[ClientLoad], unit: str, top_y: float, left_w: float, right_w: float,
+                      panel_h: float) -> str:
     """Each client's heaviest thread (bar) and lightest thread (tick) of state, in the order of the task panel;
     and the spread of state over all threads."""
-    xs = list(range(len(ordered)))
     heaviest = [max(c.thread_state, default=0) for c in ordered]
     lightest = [min(c.thread_state, default=0) for c in ordered]
-    left.bar(xs, heaviest, color=STATE_COLOUR, label="heaviest thread")
-    left.scatter(xs, lightest, marker="_", s=120, color="black", label="lightest thread", zorder=3)
-    left.set_title("state per thread" + (" (bytes)" if unit == "B" else " (state stores: sizes unknown)"))
-    left.set_ylabel("state on the thread")
-    amount_axis(left, unit)
-    if len(ordered) <= MAX_LABELLED_CLIENTS:
-        left.set_xticks(xs, [c.process_id[:8] for c in ordered], rotation=60, fontsize=7)
-    else:
-        left.set_xticks([])
-        left.set_xlabel(f"{len(ordered)} clients, in the order above")
-    left.set_ylim(0, max([1, *heaviest]) * 1.25)
-    left.legend(loc="upper right", fontsize=8)
+    frame = Frame(60, top_y, left_w, panel_h, 0, max(1, len(ordered)), 0, max([1, *heaviest]) * 1.25)
+    heading = "state per thread" + (" (bytes)" if unit == "B" else " (state stores: sizes unknown)")
+    parts = [
+        text(frame.left, top_y - 30, heading, size=12, extra='font-weight="bold"'),
+        legend(frame.left, top_y - 12, [("heaviest thread", STATE_COLOUR, "box"), ("lightest thread", "#000", "box")]),
+        frame.axes(y_label="state on the thread", y_format=lambda v: short_number(v, unit)),
+        bars(frame, [(i + 0.1, 0.8, 0, h) for i, h in enumerate(heaviest)], STATE_COLOUR,
+             tooltip=[f"{c.process_id}: heaviest thread {short_number(h, unit)}"
+                      for c, h in zip(ordered, heaviest, strict=True)]),
+    ]
+    ticks = "".join(f"M{frame.x(i + 0.05):.1f},{frame.y(v):.1f}H{frame.x(i + 0.95):.1f}"
+                    for i, v in enumerate(lightest))
+    parts.append(f'<path d="{ticks}" stroke="#000" stroke-width="2.5"/>')
+    parts.append(_client_labels(frame, ordered, "in the order above"))
     loads = sorted((n for c in ordered for n in c.thread_state), reverse=True)
     mean = sum(loads) / len(loads) if loads else 0
-    right.bar(range(len(loads)), loads, width=1.0, color=STATE_COLOUR)
+    spread = Frame(left_w + 140, top_y, right_w, panel_h, 0, max(1, len(loads)), 0, max([1, *loads]) * 1.25)
+    parts += [
+        text(spread.left, top_y - 30, f"state of each thread, heaviest first ({len(loads)} threads)", size=12,
+             extra='font-weight="bold"'),
+        spread.axes(x_label="threads", y_format=lambda v: short_number(v, unit),
+                    x_ticks=[(v + 0.5, str(v + 1)) for v in _few(len(loads))]),
+        bars(spread, [(i, 1.0, 0, v) for i, v in enumerate(loads)], STATE_COLOUR, min_height=1.0),
+    ]
     if mean:
-        right.axhline(mean, color="black", linewidth=0.8, linestyle="--", label=f"mean {human_amount(mean, unit)}")
-        right.legend(fontsize=8, loc="upper right")
-    right.set_xlim(-0.5, max(1, len(loads)) - 0.5)
-    right.xaxis.set_major_locator(MaxNLocator(integer=True))
-    right.set_title(f"state of each thread, heaviest first ({len(loads)} threads)")
-    right.set_xlabel("threads")
-    amount_axis(right, unit)
-    right.set_ylim(0, max([1, *loads]) * 1.25)
+        parts.append(f'<path d="M{spread.left:.1f},{spread.y(mean):.1f}H{spread.right:.1f}" stroke="#000" '
+                     'stroke-dasharray="5 3"/>')
+        parts.append(legend(spread.left, top_y - 12, [(f"mean {short_number(mean, unit)}", "#000", "line:5 3:")]))
+    return "".join(parts)
 
 
-def rack_traffic_png(cells: Sequence[tuple[str, str, float]]) -> bytes:
+def _few(count: int) -> list[int]:
+    """A handful of thread positions to label (0-based)."""
+    if count <= 1:
+        return [0] if count else []
+    step = max(1, -(-count // 6))
+    return list(range(0, count, step))
+
+
+def _blue(share: float) -> str:
+    """White to dark blue (``share`` in [0, 1])."""
+    low, high = (0xF7, 0xFB, 0xFF), (0x08, 0x30, 0x6B)
+    return "#" + "".join(f"{round(a + (b - a) * share):02x}" for a, b in zip(low, high, strict=True))
+
+
+def rack_traffic_svg(cells: Sequence[tuple[str, str, float]]) -> str:
     """Partitions read per (client rack, partition rack); off-diagonal cells are cross-rack traffic."""
     rows = sorted({r for r, _, _ in cells})
     cols = sorted({c for _, c, _ in cells})
-    grid = [[0.0 for _ in cols] for _ in rows]
-    for r, c, value in cells:
-        grid[rows.index(r)][cols.index(c)] += value
-    figure = Figure(figsize=(max(4.5, 1.1 * len(cols) + 3), max(3.2, 0.6 * len(rows) + 2)), layout="constrained")
-    axes = figure.subplots()
     if not cells:
-        axes.text(0.5, 0.5, "no partitions read", ha="center", va="center")
-        axes.set_axis_off()
-        return _png(figure)
-    image = axes.imshow(grid, cmap="Blues", aspect="auto")
-    figure.colorbar(image, ax=axes, label="partitions read")
-    axes.set_xticks(range(len(cols)), cols)
-    axes.set_yticks(range(len(rows)), rows)
-    axes.set_xlabel("rack of the partition's replicas")
-    axes.set_ylabel("rack of the client")
-    axes.set_title("rack traffic (off the diagonal: cross-rack)")
-    peak = max(max(line) for line in grid) or 1.0
-    for i, line in enumerate(grid):
-        for j, value in enumerate(line):
+        return svg_element(460, 80, text(230, 44, "no partitions read", anchor="middle", colour="#555"),
+                           "rack traffic")
+    grid = {(r, c): 0.0 for r in rows for c in cols}
+    for r, c, value in cells:
+        grid[(r, c)] += value
+    peak = max(grid.values()) or 1.0
+    cell_w, cell_h, left, top = 90, 34, 150, 60
+    width = left + cell_w * len(cols) + 40
+    height = top + cell_h * len(rows) + 60
+    parts = [text(10, 18, "rack traffic (off the diagonal: cross-rack)", size=12, extra='font-weight="bold"'),
+             text(left + cell_w * len(cols) / 2, 44, "rack of the partition's replicas", anchor="middle")]
+    for j, col in enumerate(cols):
+        parts.append(text(left + cell_w * (j + 0.5), top - 4, col[:12], size=10, anchor="middle"))
+    for i, row in enumerate(rows):
+        y = top + i * cell_h
+        parts.append(text(left - 6, y + cell_h / 2 + 4, row[:18], size=10, anchor="end"))
+        for j, col in enumerate(cols):
+            value = grid[(row, col)]
+            share = value / peak
+            parts.append(f'<rect x="{left + j * cell_w}" y="{y}" width="{cell_w - 1}" height="{cell_h - 1}" '
+                         f'fill="{_blue(share)}"><title>{escape(row)} reads from {escape(col)}: {value:g}</title>'
+                         "</rect>")
             if value:
-                axes.text(j, i, f"{value:g}", ha="center", va="center", fontsize=8,
-                          color="white" if value > peak / 2 else "black")
-    return _png(figure)
+                parts.append(text(left + cell_w * (j + 0.5), y + cell_h / 2 + 4, f"{value:g}", size=10,
+                                  anchor="middle", colour="#fff" if share > 0.5 else "#000"))
+    parts.append(text(left - 6, top + cell_h * len(rows) + 24, "rack of the client (rows)", size=11, anchor="end"))
+    return svg_element(max(width, 460), height, "".join(parts), "rack traffic")
