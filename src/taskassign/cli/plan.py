@@ -13,6 +13,7 @@ import typer
 
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, new_table, stdout_console
+from taskassign.cli._options import Force
 from taskassign.errors import UserInputError
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ def plan(
     application_id: str | None = typer.Option(None, "--application-id", help="The application id the plan is for "
                                               "(default: the capture's group id / scenario name)."),
     as_json: bool = typer.Option(False, "--json", help="Print the diff as JSON instead of tables."),
+    force: Force = False,
 ) -> None:
     """Compute an assignment for a captured application and show what would move (before -> after)."""
     from rich.markup import escape
@@ -43,10 +45,12 @@ def plan(
     from taskassign.cli._diff_render import diff_text
     from taskassign.cli._metrics_render import state_in_bytes
     from taskassign.formats.json_io import dump_json, to_json_text
+    from taskassign.formats.output_paths import OutputGuard
     from taskassign.leader.assign import assign_scenario
     from taskassign.model import AssignmentError, KafkaStreamsAssignment
     from taskassign.streams_protocol.model import StreamsGroup
 
+    OutputGuard.of(force, capture).file(output)
     resolved = resolve(assignor)
     source = read_input(capture)
     if isinstance(source, StreamsGroup):
@@ -115,6 +119,7 @@ def approve(
     token_file: Path | None = typer.Option(None, "--token-file", help="The service's bearer token (or set "
                                            "TASKASSIGN_TOKEN)."),
     timeout_s: float = typer.Option(10.0, "--timeout", help="Seconds to wait for the service."),
+    force: Force = False,
 ) -> None:
     """Hand a plan to the service: it answers the application's rebalances with it while it fits the group."""
     from rich.markup import escape
@@ -127,7 +132,9 @@ def approve(
     if (service is None) == (state_dir is None):
         raise UserInputError("give --service URL or --state-dir DIR (one of them)")
     if state_dir is not None:
-        path = store_approved(state_dir, plan_doc)
+        from taskassign.formats.output_paths import OutputGuard
+
+        path = store_approved(state_dir, plan_doc, OutputGuard.of(force, plan_file, token_file))
         console.print(f"approved plan {plan_doc['plan_id']} for {escape(plan_doc['application_id'])}: "
                       f"{escape(str(path))}")
         return
