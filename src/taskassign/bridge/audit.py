@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from taskassign.errors import UserInputError
-from taskassign.formats.json_io import dump_json
+from taskassign.formats.json_io import dump_json, load_json_text
 from taskassign.formats.output_paths import OutputGuard
 
 __all__ = ("AUDIT_FORMAT", "AuditLog", "find_record", "read_audit", "record_files")
@@ -52,10 +52,7 @@ def read_audit(path: Path) -> Iterator[dict[str, Any]]:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UserInputError(f"{path}:{number}: not a JSON line ({exc.msg})") from None
+            record = load_json_text(line, f"{path}:{number}")  # NaN, a duplicate key: named errors too
             if not isinstance(record, dict) or record.get("format") != AUDIT_FORMAT:
                 raise UserInputError(f"{path}:{number}: not a {AUDIT_FORMAT} record")
             yield record
