@@ -105,6 +105,8 @@ _GENERAL_IGNORED: Mapping[str, str] = {
 # Every Kafka setting name is lower case with at least one dot; anything else may be a secret on a line of its own.
 _SETTING_NAME = re.compile(r"[a-z0-9]+(?:[_-][a-z0-9]+)*(?:\.[a-z0-9]+(?:[_-][a-z0-9]+)*)+")
 _JAVA_INTEGER = re.compile(r"[+-]?[0-9]+")
+# A SASL mechanism's name (RFC 4422: upper case, digits, - and _); anything else may be a misplaced secret.
+_MECHANISM_NAME = re.compile(r"[A-Z0-9_-]{1,20}")
 
 
 @dataclass(frozen=True)
@@ -312,7 +314,8 @@ class _Builder:
         elif mechanism == "GSSAPI":
             self.kerberos()
         else:
-            self.reject("sasl.mechanism", f"{mechanism!r} is not supported: use one of {', '.join(SASL_MECHANISMS)}")
+            shown = repr(mechanism) if _MECHANISM_NAME.fullmatch(mechanism) else "the value given (not shown)"
+            self.reject("sasl.mechanism", f"{shown} is not supported: use one of {', '.join(SASL_MECHANISMS)}")
         for key, reason in _CUSTOM_SASL_CLASSES.items():
             if key in self.props and key not in self.done:
                 self.reject(key, reason)

@@ -142,7 +142,9 @@ def approve(
     import urllib.error  # here: urllib.request imports http.client and email, which only approving needs
     import urllib.request
 
-    token = token_file.read_text(encoding="utf-8").strip() if token_file else os.environ.get("TASKASSIGN_TOKEN")
+    from taskassign.bridge.token import read_token_file, shown_url
+
+    token = read_token_file(token_file) if token_file else os.environ.get("TASKASSIGN_TOKEN")
     request = urllib.request.Request(service.rstrip("/") + "/v1/plans", data=json.dumps(plan_doc).encode(),
                                      headers={"Content-Type": "application/json"}, method="POST")
     if token:
@@ -152,8 +154,9 @@ def approve(
             answer = json.loads(response.read())
     except urllib.error.HTTPError as exc:
         body = exc.read().decode(errors="replace")
-        raise UserInputError(f"{service}: HTTP {exc.code}: {body.strip()[:300]}") from None
+        raise UserInputError(f"{shown_url(service)}: HTTP {exc.code}: {body.strip()[:300]}") from None
     except (urllib.error.URLError, OSError) as exc:
-        raise UserInputError(f"{service}: cannot reach the service ({getattr(exc, 'reason', exc)})") from None
+        raise UserInputError(f"{shown_url(service)}: cannot reach the service "
+                             f"({getattr(exc, 'reason', exc)})") from None
     console.print(f"approved plan {answer.get('approved')} for {escape(str(answer.get('application_id')))} at "
-                  f"{escape(service)}")
+                  f"{escape(shown_url(service))}")
