@@ -279,3 +279,14 @@ def test_the_guard_knows_taskassign_files(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="taskassign did not write it"):
         OutputGuard().file(other)
     assert OutputGuard(force=True).file(other) == other
+
+
+def test_a_capture_of_a_history_directory_is_an_input(tmp_path: Path) -> None:
+    history = tmp_path / "history"
+    history.mkdir()
+    capture = history / "g-epoch-0000000001.json"
+    shutil.copy(EXAMPLES_DIR / "streams-groups" / "two-racks-one-standby.streams-group.json", capture)
+    before = capture.read_bytes()
+    code, output = _run(["rebalance", str(history), "-o", str(capture), "--force"])
+    assert code == 2 and "is the input" in output, output
+    assert capture.read_bytes() == before

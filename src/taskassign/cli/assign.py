@@ -89,11 +89,12 @@ def assign(
     from taskassign.formats.output_paths import OutputGuard
 
     what_if = what_if_from_flags(sets, add_clients, remove_clients, racks_down)
-    guard = OutputGuard.of(force, scenario)
+    cases = sorted(scenario.glob("*.scenario.json")) if scenario.is_dir() else []
+    guard = OutputGuard.of(force, scenario, *cases)
     if output is not None:
         guard.file(output)
     if out_dir is not None and scenario.is_dir():
-        guard.directory(out_dir, [f"{case_name(p)}.assignment.json" for p in sorted(scenario.glob("*.scenario.json"))])
+        guard.directory(out_dir, [f"{case_name(p)}.assignment.json" for p in cases])
     try:
         _assign(scenario, assignor, output, out_dir, as_json, config_overrides(kafka_compat, kafka_version),
                 with_metrics, explain, what_if, allow_plugins, strict, debug)

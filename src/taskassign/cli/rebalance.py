@@ -86,8 +86,8 @@ def rebalance(
     from taskassign.formats.output_paths import OutputGuard
     from taskassign.wire.versions import AssignorError
 
-    if output is not None:
-        OutputGuard.of(force, group, previous).file(output)
+    if output is not None:  # a history directory's captures are inputs, each of them
+        OutputGuard.of(force, group, previous, *(sorted(group.glob("*.json")) if group.is_dir() else ())).file(output)
     if is_streams_capture_input(group):
         replays = replay_streams(group, previous)
         text, rendered = write_and_render(replays, as_json=as_json, output=output)
