@@ -362,3 +362,18 @@ def test_approve_never_shows_the_token(tmp_path: Path) -> None:
         assert code == 2 and "401" in output, output
     finally:
         stop_service(process)
+
+
+def test_a_streams_config_names_keys_never_values() -> None:
+    """The application's own properties (``--streams-config``) hold its client secrets too: the note on what was
+    left out names keys, and a pasted secret (which reads as a key) not even that."""
+    from taskassign.capture.streams_config import streams_config
+    from taskassign.formats.properties import parse_properties
+
+    text = (f"application.id=a\nnum.standby.replicas=1\n{sasl(f'{PLAIN} required password={JAAS_SECRET};')}"
+            f"ssl.key.password={KEY_PASSWORD}\n{PASTED}\n")
+    config = streams_config(parse_properties(text, source="app.properties"), application_id="a",
+                            source="app.properties")
+    shown = " ".join(config.notes) + repr(config)
+    assert "sasl.jaas.config" in shown and "<a key that is no setting name, not shown>" in shown
+    assert_no_secret(shown)

@@ -46,6 +46,7 @@ __all__ = (
     "SettingNote",
     "client_settings",
     "read_client_settings",
+    "shown_key",
 )
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
@@ -191,7 +192,7 @@ def _gssapi_installed() -> bool:
     return importlib.util.find_spec("gssapi") is not None
 
 
-def _shown(key: str) -> str:
+def shown_key(key: str) -> str:
     """``key`` if it looks like a setting name; otherwise a stand-in (it may be a pasted secret)."""
     return key if _SETTING_NAME.fullmatch(key) else "<a key that is no setting name, not shown>"
 
@@ -225,11 +226,11 @@ class _Builder:
     def ignore(self, key: str, reason: str) -> None:
         if key in self.props and key not in self.done:
             self.done.add(key)
-            self.ignored.append(SettingNote(_shown(key), reason))
+            self.ignored.append(SettingNote(shown_key(key), reason))
 
     def reject(self, key: str, reason: str) -> None:
         self.done.add(key)
-        self.rejected.append(SettingNote(_shown(key), reason))
+        self.rejected.append(SettingNote(shown_key(key), reason))
 
     def keys_with_prefix(self, prefix: str) -> list[str]:
         return sorted(key for key in self.props if key.startswith(prefix) and key not in self.done)
