@@ -290,3 +290,17 @@ def test_a_capture_of_a_history_directory_is_an_input(tmp_path: Path) -> None:
     code, output = _run(["rebalance", str(history), "-o", str(capture), "--force"])
     assert code == 2 and "is the input" in output, output
     assert capture.read_bytes() == before
+
+
+def test_the_service_keeps_a_plan_only_where_taskassign_wrote(tmp_path: Path) -> None:
+    plan = tmp_path / "p.plan.json"
+    assert _run(["plan", str(GROUP), "-a", "high_availability", "-o", str(plan)])[0] == 0
+    state = tmp_path / "state"
+    with running_service("--state-dir", str(state)) as url:
+        code, output = _run(["approve", str(plan), "--service", url])
+        assert code == 0, output
+        (stored,) = (state / "plans").iterdir()
+        stored.write_bytes(FOREIGN)
+        code, output = _run(["approve", str(plan), "--service", url])
+        assert code == 2 and "HTTP 409" in output and "taskassign did not write it" in output, output
+    assert stored.read_bytes() == FOREIGN

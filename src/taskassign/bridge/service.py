@@ -378,7 +378,10 @@ class Decider:
             plan = parse_plan(doc, source="request")
         except TaskassignError as exc:
             return _error(400, f"bad plan: {exc}")
-        store_approved(self.config.state_dir, plan)
+        try:
+            store_approved(self.config.state_dir, plan)  # never over a file taskassign did not write
+        except UserInputError as exc:
+            return _error(409, f"cannot keep the plan: {exc}")
         self.audit.append({"decision_id": uuid.uuid4().hex, "time_ms": int(time.time() * 1000),
                            "protocol": "plan", "application_id": plan["application_id"], "source": "approved",
                            "plan_id": plan["plan_id"], "assignor": plan["assignor"]})
