@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 from taskassign.errors import UserInputError
 from taskassign.formats.json_io import load_json_file, prepare_output_dir
+from taskassign.formats.output_paths import check_replaceable_directory
 
 __all__ = ("MARKER_FILE", "SNAPSHOT_FORMAT", "check_snapshot_target", "marker_document", "not_a_snapshot",
            "replace_snapshot")
@@ -38,20 +39,10 @@ MARKER_FILE = "_taskassign_snapshot.json"
 def check_snapshot_target(target: Path) -> None:
     """The target must be absent, an empty directory, or a snapshot taskassign wrote (nothing else in it);
     else UserInputError naming it and saying why."""
-    if target.is_symlink():
-        raise UserInputError(f"{target}: is a symbolic link; give the directory itself")
+    check_replaceable_directory(target, "a snapshot taskassign wrote",
+                                lambda t: not_a_snapshot(t, sorted(p.name for p in t.iterdir())))
     if not target.exists():
         prepare_output_dir(target.parent, for_file=target)
-        return
-    if not target.is_dir():
-        raise UserInputError(f"{target}: exists and is not a directory")
-    entries = sorted(p.name for p in target.iterdir())
-    if not entries:
-        return
-    problem = not_a_snapshot(target, entries)
-    if problem is not None:
-        raise UserInputError(f"{target}: exists, is not empty and is not a snapshot taskassign wrote ({problem}); "
-                             "refusing to replace it")
 
 
 def not_a_snapshot(target: Path, entries: Sequence[str]) -> str | None:

@@ -9,8 +9,10 @@ A file is taskassign's when its first bytes are one of taskassign's headers: a J
 whose first key is ``"format": "taskassign/..."``, the CSV header of ``simulate``'s ``rebalances.csv``, an HTML
 page carrying ``<meta name="generator" content="taskassign">``, or a jar holding the bridge's classes
 (``dev/taskassign/``). Raw Kafka bytes (``encode -o``) carry no header: an existing file needs ``--force``.
-Whole directories that a command replaces (snapshots, pipeline outputs) are recognised by their marker file,
-in fleet.snapshot_dir and pipeline.output; they call ``check_not_input`` from here.
+Whole directories that a command replaces (snapshots, pipeline outputs) go through
+``check_replaceable_directory``: absent, empty, or one taskassign wrote, as the caller's marker check
+(fleet.snapshot_dir, pipeline.output) says; ``--force`` does not apply to them, since replacing one deletes
+everything in it.
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ import os
 import re
 import stat
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from taskassign.errors import OutputFileError
 
-__all__ = ("FORCE_HINT", "HTML_GENERATOR", "OutputGuard", "check_not_input", "same_file", "written_by_taskassign")
+__all__ = ("FORCE_HINT", "HTML_GENERATOR", "OutputGuard", "check_not_input", "check_replaceable_directory",
+           "same_file", "written_by_taskassign")
 
 #: The ``<meta>`` element every HTML page taskassign writes carries in its head.
 HTML_GENERATOR = '<meta name="generator" content="taskassign">'
@@ -82,6 +85,22 @@ def check_not_input(output: Path, inputs: Iterable[Path], *, contains: bool = Fa
         if contains and _inside(source, output):
             raise OutputFileError(str(output), f"holds the input {source}: refusing to replace it (even with "
                                                "--force); choose another path")
+
+
+def check_replaceable_directory(target: Path, what: str, not_ours: Callable[[Path], str | None],
+                                inputs: Iterable[Path] = ()) -> None:
+    """A directory a command replaces as a whole must be absent, empty, or ``what`` (``not_ours(target)``: why it
+    is not one, or None), never a symbolic link, never an input or holding one. UserInputError otherwise."""
+    check_not_input(target, inputs, contains=True)
+    if target.is_symlink():
+        raise OutputFileError(str(target), "is a symbolic link; give the directory itself")
+    if target.exists() and not target.is_dir():
+        raise OutputFileError(str(target), "exists and is not a directory")
+    if target.is_dir() and any(target.iterdir()):
+        problem = not_ours(target)
+        if problem is not None:
+            raise OutputFileError(str(target), f"exists, is not empty and is not {what} ({problem}); refusing to "
+                                               "replace it")
 
 
 def _inside(path: Path, directory: Path) -> bool:
