@@ -279,6 +279,11 @@ def test_the_guard_knows_taskassign_files(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="taskassign did not write it"):
         OutputGuard().file(other)
     assert OutputGuard(force=True).file(other) == other
+    empty = tmp_path / "mktemp"
+    empty.touch()
+    assert OutputGuard().file(empty) == empty  # nothing to lose
+    with pytest.raises(ValueError, match="taskassign did not write it"):
+        OutputGuard().file(fifo)
 
 
 def test_a_capture_of_a_history_directory_is_an_input(tmp_path: Path) -> None:

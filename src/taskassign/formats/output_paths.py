@@ -5,10 +5,11 @@ into a directory it writes only the file names it owns, each under the same rule
 An output that is one of the command's inputs (the same file after resolving symbolic links, hard links
 included) is refused even with ``--force``: ``assign X -o X`` would destroy its input.
 
-A file is taskassign's when its first bytes are one of taskassign's headers: a JSON document or JSON-lines log
-whose first key is ``"format": "taskassign/..."``, the CSV header of ``simulate``'s ``rebalances.csv``, an HTML
-page carrying ``<meta name="generator" content="taskassign">``, or a jar holding the bridge's classes
-(``dev/taskassign/``). Raw Kafka bytes (``encode -o``) carry no header: an existing file needs ``--force``.
+An empty file holds nothing to lose and is written over too (what ``mktemp`` makes). A file is taskassign's
+when its first bytes are one of taskassign's headers: a JSON document or JSON-lines log whose first key is
+``"format": "taskassign/..."``, the CSV header of ``simulate``'s ``rebalances.csv``, an HTML page carrying
+``<meta name="generator" content="taskassign">``, or a jar holding the bridge's classes (``dev/taskassign/``).
+Raw Kafka bytes (``encode -o``) carry no header: an existing file needs ``--force``.
 Whole directories that a command replaces (snapshots, pipeline outputs) go through
 ``check_replaceable_directory``: absent, empty, or one taskassign wrote, as the caller's marker check
 (fleet.snapshot_dir, pipeline.output) says; ``--force`` does not apply to them, since replacing one deletes
@@ -28,7 +29,7 @@ from pathlib import Path
 from taskassign.errors import OutputFileError
 
 __all__ = ("FORCE_HINT", "HTML_GENERATOR", "OutputGuard", "check_not_input", "check_replaceable_directory",
-           "same_file", "written_by_taskassign")
+           "replaceable", "same_file", "written_by_taskassign")
 
 #: The ``<meta>`` element every HTML page taskassign writes carries in its head.
 HTML_GENERATOR = '<meta name="generator" content="taskassign">'
@@ -39,6 +40,16 @@ _HEAD_BYTES = 4096
 _JSON_HEADER = re.compile(rb'\A\s*\{\s*"format"\s*:\s*"taskassign/')
 _CSV_HEADER = b"index,time_ms,offset_ms,reasons,leader,error,"
 _JAR_ENTRY = "dev/taskassign/"
+
+
+def replaceable(path: Path) -> bool:
+    """Whether ``path`` may be written over without ``--force``: an empty regular file (nothing to lose: what
+    ``mktemp`` makes) or one taskassign wrote."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and (info.st_size == 0 or written_by_taskassign(path))
 
 
 def written_by_taskassign(path: Path) -> bool:
@@ -129,7 +140,7 @@ class OutputGuard:
         check_not_input(target, self.inputs)
         if target.is_dir():
             raise OutputFileError(str(target), "is a directory; give the path of a file to write")
-        if (target.exists() or target.is_symlink()) and not self.force and not written_by_taskassign(target):
+        if (target.exists() or target.is_symlink()) and not self.force and not replaceable(target):
             raise OutputFileError(str(target), f"exists and taskassign did not write it: not overwritten "
                                                f"({FORCE_HINT})")
         return target
