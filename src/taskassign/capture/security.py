@@ -107,7 +107,7 @@ _GENERAL_IGNORED: Mapping[str, str] = {
 _SETTING_NAME = re.compile(r"[a-z0-9]+(?:[_-][a-z0-9]+)*(?:\.[a-z0-9]+(?:[_-][a-z0-9]+)*)+")
 _JAVA_INTEGER = re.compile(r"[+-]?[0-9]+")
 # A SASL mechanism's name (RFC 4422: upper case, digits, - and _); anything else may be a misplaced secret.
-_MECHANISM_NAME = re.compile(r"[A-Z0-9_-]{1,20}")
+_MECHANISM_NAME = re.compile(r"[A-Z0-9_-]{0,20}")
 
 
 @dataclass(frozen=True)
