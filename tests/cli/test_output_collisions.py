@@ -309,3 +309,21 @@ def test_the_service_keeps_a_plan_only_where_taskassign_wrote(tmp_path: Path) ->
         code, output = _run(["approve", str(plan), "--service", url])
         assert code == 2 and "HTTP 409" in output and "taskassign did not write it" in output, output
     assert stored.read_bytes() == FOREIGN
+
+
+def test_capture_from_recorded_frames_replaces_its_own_file_and_a_forced_one(tmp_path: Path) -> None:
+    from tests.capture.frames_server import load_frames, recording_dirs, serve_frames
+
+    recording = next(iter(recording_dirs()), None)
+    if recording is None:
+        pytest.skip("no recorded broker frames")
+    group = json.loads((recording / "summary.json").read_text())["application_id"]
+    out = tmp_path / "group.json"
+    out.write_bytes(FOREIGN)
+    for extra, expected in (([], 2), (["--force"], 0), ([], 0)):  # refused, forced, then its own: replaced
+        with serve_frames(load_frames(recording / "frames.json")) as server:
+            code, output = _run(["capture", "--bootstrap-server", f"127.0.0.1:{server.port}", "--group", group,
+                                 "-o", str(out), "--timeout", "10", *extra])
+        assert code == expected, output
+        assert (out.read_bytes() == FOREIGN) == (expected == 2)
+    assert written_by_taskassign(out)
