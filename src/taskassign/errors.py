@@ -21,6 +21,8 @@ The tree::
     │   ├── PropertiesError              a Java ``.properties`` file cannot be read (names the file and line)
     │   ├── ClientConfigError            Kafka client properties that taskassign cannot connect with (names
     │   │                                every offending key, never a secret)
+    │   ├── JaasError                    a ``sasl.jaas.config`` Kafka's parser refuses (``kafka_message``: Java's
+    │   │                                words, which may quote a secret; the message never does)
     │   ├── CaptureError                 reading a live cluster failed in a way the user must fix
     │   │   ├── ClusterUnreachableError  no broker answered within the capture's timeout
     │   │   ├── CaptureAuthorizationError  an ACL is missing (names the operation and resource)
@@ -65,6 +67,7 @@ __all__ = (
     "GroupNotCapturableError",
     "InputFileError",
     "InvalidAssignmentError",
+    "JaasError",
     "JavaNumberFormatException",
     "LagsNotRequestedError",
     "OutputFileError",
@@ -218,6 +221,15 @@ class OutputFileError(UserInputError):
         self.target = target
         self.reason = reason
         super().__init__(f"{target}: {reason}")
+
+
+class JaasError(UserInputError):
+    """A JAAS text Kafka's parser refuses: its message holds no token that may be a secret; ``kafka_message``
+    keeps Kafka's exact words (which quote the offending token) for comparing with Kafka."""
+
+    def __init__(self, message: str, kafka_message: str | None = None) -> None:
+        super().__init__(message)
+        self.kafka_message = kafka_message or message
 
 
 class PropertiesError(UserInputError):

@@ -26,6 +26,7 @@ from taskassign.model import (
 __all__ = (
     "CompletenessReport",
     "StandbyShortfall",
+    "assignment_problem",
     "check_completeness",
     "validate_and_check_completeness",
     "validate_task_assignment",
@@ -124,6 +125,31 @@ def _validate(
             log.warning("task %s is both active and standby on client %s", tid, pid)
             return AssignmentError.ACTIVE_AND_STANDBY_TASK_ASSIGNED_TO_SAME_KAFKASTREAMS
     return AssignmentError.NONE
+
+
+def assignment_problem(assignment: TaskAssignment, tasks: Container[TaskId] | None = None
+                       ) -> tuple[AssignmentError, str] | None:
+    """The first problem ``validate_task_assignment`` would report that needs no more of the application than
+    its ``tasks`` (none: the checks that need nothing): an unknown task, an active task on two clients, a task
+    active and standby on one client. With the error, a sentence naming the task and clients. For readers of an
+    assignment file without its application (``diff``), so that they refuse what ``validate`` refuses."""
+    active_owner: dict[TaskId, ProcessId] = {}
+    for entry in assignment.assignments:
+        pid = entry.process_id
+        for tid, assigned in entry.tasks.items():
+            if tasks is not None and tid not in tasks:
+                return AssignmentError.UNKNOWN_TASK_ID, f"task {tid} of client {pid} is not a task of the application"
+            if assigned.type is ACTIVE:
+                if tid in active_owner and active_owner[tid] != pid:
+                    return (AssignmentError.ACTIVE_TASK_ASSIGNED_MULTIPLE_TIMES,
+                            f"active task {tid} is on clients {active_owner[tid]} and {pid}")
+                active_owner[tid] = pid
+    conflict = _active_and_standby_on_same_client(assignment)
+    if conflict:
+        tid, pid = conflict[0]
+        return (AssignmentError.ACTIVE_AND_STANDBY_TASK_ASSIGNED_TO_SAME_KAFKASTREAMS,
+                f"task {tid} is both active and standby on client {pid}")
+    return None
 
 
 def _first_walk_error(assignment: TaskAssignment, tasks: Mapping[TaskId, TaskInfo]) -> AssignmentError | None:

@@ -19,8 +19,9 @@ from taskassign.capture.snapshot import SkippedGroup, SnapshotWritten, write_sna
 from taskassign.capture.streams_config import StreamsConfig, streams_config
 from taskassign.capture.topology_text import TopologyDescription, parse_topology_description
 from taskassign.errors import CaptureError, UserInputError
-from taskassign.formats.group import GROUP_FORMAT, GroupSpec, parse_group
-from taskassign.formats.json_io import dump_json, load_json_file, read_input_text
+from taskassign.formats.group import GroupSpec, parse_group
+from taskassign.formats.json_io import dump_json, read_input_text
+from taskassign.formats.output_paths import OutputGuard
 from taskassign.formats.properties import read_properties
 
 __all__ = (
@@ -147,19 +148,10 @@ def _read_text(path: Path, what: str) -> str:
     return read_input_text(path, what=f"{what} text", limit=MAX_TEXT_BYTES)
 
 
-def write_group_file(document: dict[str, Any], path: Path) -> None:
-    """Write a captured group file; an existing file is replaced only when it is a taskassign group file
-    (never a file taskassign did not write), and never a directory."""
-    if path.is_dir():
-        raise UserInputError(f"{path}: is a directory; give the group file's path with -o")
-    if path.exists():
-        try:
-            existing = load_json_file(path)
-        except UserInputError:
-            existing = None
-        if not isinstance(existing, dict) or existing.get("format") != GROUP_FORMAT:
-            raise UserInputError(f"{path}: exists and is not a taskassign group file: not overwritten (choose "
-                                 "another -o, or remove it yourself)")
+def write_group_file(document: dict[str, Any], path: Path, guard: OutputGuard | None = None) -> None:
+    """Write a captured group file where ``guard`` allows it (formats.output_paths: never over a file taskassign
+    did not write, unless --force; never over an input; never a directory)."""
+    (guard or OutputGuard()).file(path)
     dump_json(document, path)
 
 

@@ -25,8 +25,11 @@ from taskassign.leader.run import RebalanceResult
 from taskassign.report import ReportData, assignment_data, build_compare_report, parse_simulation
 from taskassign.simulate import RebalanceRecord, SimulationResult, simulate
 
-__all__ = ("AssignorRun", "CompareOutcome", "compare", "parse_assignor_list", "report_runs", "simulation_totals",
-           "write_compare_report")
+__all__ = ("COMPARE_FORMAT", "AssignorRun", "CompareOutcome", "compare", "parse_assignor_list", "report_runs",
+           "simulation_totals", "write_compare_report")
+
+#: The format tag of the ``compare.json`` that ``--out`` writes (``compare --json`` prints the same without it).
+COMPARE_FORMAT = "taskassign/compare/v1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,5 +158,5 @@ def write_compare_report(outcome: CompareOutcome, out_dir: str | Path, *, events
                                 events=events)
     written = [target / "report.html", target / "compare.json"]
     write_output_text(html, written[0])
-    dump_json(outcome.to_document(), written[1])
+    dump_json({"format": COMPARE_FORMAT, **outcome.to_document()}, written[1])
     return written

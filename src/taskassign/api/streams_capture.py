@@ -12,9 +12,8 @@ from taskassign.capture.streams_client import StreamsClient
 from taskassign.capture.streams_group_capture import CapturedStreamsGroup, capture_streams_group
 from taskassign.errors import CaptureError, UserInputError
 from taskassign.fleet.snapshot_dir import STREAMS_GROUPS_DIR
-from taskassign.formats.group import GROUP_FORMAT
-from taskassign.formats.json_io import dump_json, load_json_file
-from taskassign.streams_protocol.format import STREAMS_GROUP_FORMAT
+from taskassign.formats.json_io import dump_json
+from taskassign.formats.output_paths import OutputGuard
 
 __all__ = ("PROTOCOLS", "STREAMS_GROUPS_DIR", "capture_streams_application", "capture_streams_groups",
            "write_streams_group_file")
@@ -57,22 +56,11 @@ def capture_streams_application(
         return capture_streams_group(client, group, captured_at_ms=now_ms())
 
 
-def write_streams_group_file(document: dict[str, Any], path: Path) -> None:
-    """Write a captured streams-group file; an existing file is replaced only when taskassign wrote it (a
-    streams-group or group file), never a directory."""
-    if path.is_dir():
-        raise UserInputError(f"{path}: is a directory; give the streams-group file's path with -o")
-    if path.exists():
-        try:
-            existing = load_json_file(path)
-        except UserInputError:
-            existing = None
-        if not isinstance(existing, dict) or existing.get("format") not in (STREAMS_GROUP_FORMAT, GROUP_FORMAT):
-            raise UserInputError(f"{path}: exists and is not a taskassign group file: not overwritten (choose "
-                                 "another -o, or remove it yourself)")
+def write_streams_group_file(document: dict[str, Any], path: Path, guard: OutputGuard | None = None) -> None:
+    """Write a captured streams-group file where ``guard`` allows it (formats.output_paths: never over a file taskassign
+    did not write, unless --force; never over an input; never a directory)."""
+    (guard or OutputGuard()).file(path)
     dump_json(document, path)
-
-
 
 
 def capture_streams_groups(

@@ -32,6 +32,7 @@ from taskassign.capture.streams_client import StreamsClient
 from taskassign.capture.streams_group_capture import complete_streams_group, describe_streams_group
 from taskassign.errors import ClusterUnreachableError, GroupNotCapturableError, UserInputError
 from taskassign.formats.json_io import dump_json
+from taskassign.formats.output_paths import OutputGuard, check_not_input
 
 __all__ = ("WatchLimit", "WatchResult", "parse_until", "watch_group")
 
@@ -82,10 +83,13 @@ def watch_group(
     streams_config_file: Path | None = None,
     now_ms: Callable[[], int],
     on_written: Callable[[Path], None] = lambda _: None,
+    guard: OutputGuard | None = None,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
 ) -> WatchResult:
     """Record every new assignment of ``group`` into ``out_dir`` until ``limit`` or Ctrl-C."""
+    outputs = guard or OutputGuard()
+    check_not_input(out_dir, outputs.inputs)
     if out_dir.exists() and not out_dir.is_dir():
         raise UserInputError(f"{out_dir}: exists and is not a directory (--watch writes a history directory)")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -97,7 +101,7 @@ def watch_group(
     last: object = None
 
     def write(name: str, document: dict[str, object]) -> None:
-        path = out_dir / name
+        path = outputs.file(out_dir / name)
         dump_json(document, path)
         result.written.append(path)
         on_written(path)

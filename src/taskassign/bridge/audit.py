@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from taskassign.errors import UserInputError
-from taskassign.formats.json_io import dump_json
+from taskassign.formats.json_io import dump_json, load_json_text
+from taskassign.formats.output_paths import OutputGuard
 
 __all__ = ("AUDIT_FORMAT", "AuditLog", "find_record", "read_audit", "record_files")
 
@@ -51,10 +52,7 @@ def read_audit(path: Path) -> Iterator[dict[str, Any]]:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UserInputError(f"{path}:{number}: not a JSON line ({exc.msg})") from None
+            record = load_json_text(line, f"{path}:{number}")  # NaN, a duplicate key: named errors too
             if not isinstance(record, dict) or record.get("format") != AUDIT_FORMAT:
                 raise UserInputError(f"{path}:{number}: not a {AUDIT_FORMAT} record")
             yield record
@@ -79,10 +77,14 @@ def find_record(path: Path, decision: str | None) -> dict[str, Any]:
     return found[0]
 
 
-def record_files(record: dict[str, Any], out_dir: Path) -> list[Path]:
+def record_files(record: dict[str, Any], out_dir: Path, guard: OutputGuard | None = None) -> list[Path]:
     """Write a record's input and output: ``<decision>.scenario.json`` (or ``.streams-group.json``) and
-    ``<decision>.assignment.json``, the file ``assign`` writes for it. Returns the paths written."""
+    ``<decision>.assignment.json``, the file ``assign`` writes for it, where ``guard`` allows
+    (formats.output_paths). Returns the paths written."""
     decision = str(record.get("decision_id", "decision"))
+    names = {key: f"{decision}.{suffix}" for key, suffix in (
+        ("scenario", "scenario.json"), ("streams_group", "streams-group.json"), ("assignment", "assignment.json"))}
+    (guard or OutputGuard()).directory(out_dir, [names[key] for key in names if record.get(key) is not None])
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     if record.get("scenario") is not None:

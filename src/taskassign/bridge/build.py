@@ -16,6 +16,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from taskassign.bridge.token import shown_url
 from taskassign.errors import TaskassignError, UserInputError
 
 __all__ = (
@@ -132,7 +133,7 @@ def properties_text(url: str, *, protocol: str = "classic", token: str | None = 
                     token_file: Path | None = None, timeout_ms: int | None = None) -> str:
     """The properties that turn the bridge on: an application's (classic) or a broker's (streams)."""
     if not url.startswith(("http://", "https://")):
-        raise UserInputError(f"--url: expected http://HOST:PORT or https://..., got {url!r}")
+        raise UserInputError(f"--url: expected http://HOST:PORT or https://..., got {shown_url(url)!r}")
     if token is not None and token_file is not None:
         raise UserInputError("give --token or --token-file, not both")
     lines: list[str] = []

@@ -17,6 +17,7 @@ from typing import Any
 
 from taskassign.errors import UserInputError
 from taskassign.formats.json_io import JsonObject, dump_json, fail, load_json_file
+from taskassign.formats.output_paths import OutputGuard
 from taskassign.formats.scenario import Scenario
 from taskassign.ids import ProcessId
 from taskassign.streams_protocol.model import StreamsGroup, StreamsGroupAssignment
@@ -168,9 +169,10 @@ def _plan_path(state_dir: Path, application_id: str) -> Path:
     return state_dir / "plans" / f"{_SAFE.sub('_', application_id)}-{digest}.plan.json"
 
 
-def store_approved(state_dir: Path, plan: Mapping[str, Any]) -> Path:
-    """Keep ``plan`` as its application's approved plan (replacing the one before)."""
-    path = _plan_path(state_dir, plan["application_id"])
+def store_approved(state_dir: Path, plan: Mapping[str, Any], guard: OutputGuard | None = None) -> Path:
+    """Keep ``plan`` as its application's approved plan (replacing the one before; ``guard``: where it may be
+    written, formats.output_paths)."""
+    path = (guard or OutputGuard()).file(_plan_path(state_dir, plan["application_id"]))
     path.parent.mkdir(parents=True, exist_ok=True)
     dump_json(dict(plan), path)
     return path

@@ -41,6 +41,7 @@ from taskassign.bridge.plans import (
     streams_task,
 )
 from taskassign.bridge.request import ANSWER_FORMAT, answer_clients, parse_classic_request
+from taskassign.bridge.token import read_token_file
 from taskassign.errors import StreamsAssignorError, TaskassignError, UserInputError
 from taskassign.formats.json_io import JsonObject, load_json_file
 from taskassign.leader.assign import assign_scenario, result_to_document
@@ -145,12 +146,7 @@ def read_service_config(path: Path | None, *, listen: str | None = None, assigno
     token_path = token_file or (base / cfg_token_file if cfg_token_file else None)
     token: str | None = None
     if token_path is not None:
-        try:
-            token = token_path.read_text(encoding="utf-8").strip()
-        except OSError as exc:
-            raise UserInputError(f"{token_path}: cannot read the token file ({exc.strerror})") from None
-        if not token:
-            raise UserInputError(f"{token_path}: the token file is empty")
+        token = read_token_file(token_path)
     elif os.environ.get(token_env):
         token = os.environ[token_env].strip()
     state = state_dir or (base / cfg_state if cfg_state else None)
@@ -382,7 +378,10 @@ class Decider:
             plan = parse_plan(doc, source="request")
         except TaskassignError as exc:
             return _error(400, f"bad plan: {exc}")
-        store_approved(self.config.state_dir, plan)
+        try:
+            store_approved(self.config.state_dir, plan)  # never over a file taskassign did not write
+        except UserInputError as exc:
+            return _error(409, f"cannot keep the plan: {exc}")
         self.audit.append({"decision_id": uuid.uuid4().hex, "time_ms": int(time.time() * 1000),
                            "protocol": "plan", "application_id": plan["application_id"], "source": "approved",
                            "plan_id": plan["plan_id"], "assignor": plan["assignor"]})

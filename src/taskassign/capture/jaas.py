@@ -18,21 +18,48 @@ Kafka's ``JaasConfig`` reads it with ``java.io.StreamTokenizer`` (with ``//`` an
 - keys and control flags are case-sensitive and case-insensitive respectively; a later duplicate option
   replaces the earlier one.
 
-A client's ``sasl.jaas.config`` must hold exactly one entry (``JaasContext.loadClientContext``). Errors
-carry Java's own words, which name keys and flags but never a value.
+A client's ``sasl.jaas.config`` must hold exactly one entry (``JaasContext.loadClientContext``). Errors are
+JaasErrors: ``kafka_message`` holds Java's own words, which quote the offending token, and that token may be a
+secret (``username="alice" "S3cretPass";`` makes ``S3cretPass`` the key Java names); the message shown quotes
+a key only when it is a login module option's name and a control flag only when it is a near miss of one.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from taskassign.errors import UserInputError
+from taskassign.errors import JaasError
 
-__all__ = ("CONTROL_FLAGS", "JaasEntry", "parse_client_jaas_config", "parse_jaas_config")
+__all__ = ("CONTROL_FLAGS", "JaasEntry", "JaasError", "parse_client_jaas_config", "parse_jaas_config")
 
 CONTROL_FLAGS = ("REQUIRED", "REQUISITE", "SUFFICIENT", "OPTIONAL")
+#: Option names of the login modules a client uses (Kafka's PLAIN, SCRAM, OAUTHBEARER; the JDK's Krb5): a key
+#: among them is a name, safe to quote; any other key may be a value that lost its name or ``=``.
+OPTION_NAMES = frozenset({
+    "username", "password", "tokenauth", "serviceName", "useKeyTab", "keyTab", "principal", "useTicketCache",
+    "ticketCache", "storeKey", "doNotPrompt", "refreshKrb5Config", "renewTGT", "isInitiator", "debug",
+    "clientId", "clientSecret", "scope", "unsecuredLoginStringClaim_sub",
+})  # fmt: skip
+
+
+def _key_error(key: str | None, previous: str | None) -> JaasError:
+    kafka = f"Value not specified for key '{key}' in JAAS config"
+    if key in OPTION_NAMES:
+        return JaasError(kafka)
+    after = f" (after option '{previous}')" if previous in OPTION_NAMES else ""
+    return JaasError(f"Value not specified for a key in JAAS config{after}; the key is not shown, as it may be a "
+                     "value that lost its name or '=' (a password, say): check the quotes and '=' signs", kafka)
+
+
+def _flag_error(flag: str) -> JaasError:
+    kafka = f"Invalid login module control flag '{flag}' in JAAS config"
+    if difflib.get_close_matches(flag.upper(), CONTROL_FLAGS, n=1, cutoff=0.7):
+        return JaasError(kafka)
+    return JaasError("Invalid login module control flag in JAAS config (the word is not shown, as it may be a "
+                     f"value; one of {', '.join(f.lower() for f in CONTROL_FLAGS)})", kafka)
 
 # StreamTokenizer's token types (``ttype``): an ordinary character is its own code, these are negative.
 _EOF = -1
@@ -90,7 +117,7 @@ def parse_client_jaas_config(text: str) -> JaasEntry:
     """The single entry of a client's ``sasl.jaas.config``, as ``JaasContext.loadClientContext`` demands."""
     entries = parse_jaas_config(text)
     if len(entries) != 1:
-        raise UserInputError(f"JAAS config property contains {len(entries)} login modules, should be 1 module")
+        raise JaasError(f"JAAS config property contains {len(entries)} login modules, should be 1 module")
     return entries[0]
 
 
@@ -101,7 +128,7 @@ def parse_jaas_config(text: str) -> tuple[JaasEntry, ...]:
     while tokens.next() != _EOF:
         entries.append(_entry(tokens))
     if not entries:
-        raise UserInputError("Login module not specified in JAAS config")
+        raise JaasError("Login module not specified in JAAS config")
     return tuple(entries)
 
 
@@ -109,22 +136,24 @@ def _entry(tokens: _Tokenizer) -> JaasEntry:
     """One ``<loginModuleClass> <controlFlag> (<optionName>=<optionValue>)*;`` from the current token on."""
     login_module = tokens.text
     if tokens.next() == _EOF:
-        raise UserInputError("Login module control flag not specified in JAAS config")
+        raise JaasError("Login module control flag not specified in JAAS config")
     flag = tokens.text
     if flag is None:
-        raise UserInputError("Login module control flag is not available in the JAAS config")
+        raise JaasError("Login module control flag is not available in the JAAS config")
     if flag.upper() not in CONTROL_FLAGS:
-        raise UserInputError(f"Invalid login module control flag '{flag}' in JAAS config")
+        raise _flag_error(flag)
     options: dict[str, str] = {}
+    previous: str | None = None
     while tokens.next() != _EOF and tokens.type != ord(";"):
         key = tokens.text
         if tokens.next() != ord("=") or tokens.next() == _EOF or tokens.text is None:
-            raise UserInputError(f"Value not specified for key '{key}' in JAAS config")
+            raise _key_error(key, previous)
         options["null" if key is None else key] = tokens.text  # Java's HashMap takes a null key
+        previous = key
     if tokens.type != ord(";"):
-        raise UserInputError("JAAS config entry not terminated by semi-colon")
+        raise JaasError("JAAS config entry not terminated by semi-colon")
     if not login_module:  # javax.security.auth.login.AppConfigurationEntry refuses it
-        raise UserInputError("Login module name not specified in JAAS config")
+        raise JaasError("Login module name not specified in JAAS config")
     return JaasEntry(login_module, flag.upper(), MappingProxyType(options))
 
 

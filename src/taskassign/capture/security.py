@@ -46,6 +46,7 @@ __all__ = (
     "SettingNote",
     "client_settings",
     "read_client_settings",
+    "shown_key",
 )
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
@@ -105,6 +106,8 @@ _GENERAL_IGNORED: Mapping[str, str] = {
 # Every Kafka setting name is lower case with at least one dot; anything else may be a secret on a line of its own.
 _SETTING_NAME = re.compile(r"[a-z0-9]+(?:[_-][a-z0-9]+)*(?:\.[a-z0-9]+(?:[_-][a-z0-9]+)*)+")
 _JAVA_INTEGER = re.compile(r"[+-]?[0-9]+")
+# A SASL mechanism's name (RFC 4422: upper case, digits, - and _); anything else may be a misplaced secret.
+_MECHANISM_NAME = re.compile(r"[A-Z0-9_-]{0,20}")
 
 
 @dataclass(frozen=True)
@@ -189,7 +192,7 @@ def _gssapi_installed() -> bool:
     return importlib.util.find_spec("gssapi") is not None
 
 
-def _shown(key: str) -> str:
+def shown_key(key: str) -> str:
     """``key`` if it looks like a setting name; otherwise a stand-in (it may be a pasted secret)."""
     return key if _SETTING_NAME.fullmatch(key) else "<a key that is no setting name, not shown>"
 
@@ -223,11 +226,11 @@ class _Builder:
     def ignore(self, key: str, reason: str) -> None:
         if key in self.props and key not in self.done:
             self.done.add(key)
-            self.ignored.append(SettingNote(_shown(key), reason))
+            self.ignored.append(SettingNote(shown_key(key), reason))
 
     def reject(self, key: str, reason: str) -> None:
         self.done.add(key)
-        self.rejected.append(SettingNote(_shown(key), reason))
+        self.rejected.append(SettingNote(shown_key(key), reason))
 
     def keys_with_prefix(self, prefix: str) -> list[str]:
         return sorted(key for key in self.props if key.startswith(prefix) and key not in self.done)
@@ -312,7 +315,8 @@ class _Builder:
         elif mechanism == "GSSAPI":
             self.kerberos()
         else:
-            self.reject("sasl.mechanism", f"{mechanism!r} is not supported: use one of {', '.join(SASL_MECHANISMS)}")
+            shown = repr(mechanism) if _MECHANISM_NAME.fullmatch(mechanism) else "the value given (not shown)"
+            self.reject("sasl.mechanism", f"{shown} is not supported: use one of {', '.join(SASL_MECHANISMS)}")
         for key, reason in _CUSTOM_SASL_CLASSES.items():
             if key in self.props and key not in self.done:
                 self.reject(key, reason)

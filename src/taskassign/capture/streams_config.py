@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from taskassign.assignors.registry import KAFKA_ASSIGNOR_CLASSES, builtin_name
+from taskassign.capture.security import shown_key
 from taskassign.configs import CONFIG_KEYS, TASK_ASSIGNOR_CLASS, AssignmentConfigs
 from taskassign.errors import ConfigError, UserInputError
 
@@ -62,7 +63,8 @@ def streams_config(properties: Mapping[str, str] | None, *, application_id: str,
     ignored = sorted(set(properties) - set(configs) - {APPLICATION_ID, TASK_ASSIGNOR_CLASS,
                                                         INTERNAL_TASK_ASSIGNOR_CLASS, *UNSUPPORTED})
     if ignored:
-        shown = ", ".join(ignored[:8]) + (f" and {len(ignored) - 8} more" if len(ignored) > 8 else "")
+        named = sorted({shown_key(key) for key in ignored})  # a pasted secret on a line of its own reads as a key
+        shown = ", ".join(named[:8]) + (f" and {len(named) - 8} more" if len(named) > 8 else "")
         notes.append(f"{source}: {len(ignored)} key(s) the assignment does not read were left out: {shown}")
     return StreamsConfig(configs, assignor, tuple(notes))
 

@@ -32,6 +32,7 @@ __all__ = (
     "AssignmentJson",
     "AssignmentOut",
     "EventsSeed",
+    "Force",
     "KafkaCompat",
     "KafkaVersion",
     "RacksDown",
@@ -120,6 +121,9 @@ AllowPlugins = Annotated[bool, allow_plugins_option()]
 AssignmentOut = Annotated[Path | None, out_option("Write the assignment file here.")]
 AssignmentJson = Annotated[bool, json_option("Print the assignment file to stdout instead of a table.")]
 EventsSeed = Annotated[int | None, typer.Option("--seed", help="Override the events file's seed.")]
+#: ``--force``: every command that writes files (formats.output_paths.OutputGuard).
+Force = Annotated[bool, typer.Option(
+    "--force", help="Write over existing files taskassign did not write (never over an input; docs/commands.md).")]
 
 # The what-if flags of every command that reads a scenario or group file (``_what_if.what_if_from_flags``).
 SetConfigs = Annotated[list[str] | None, typer.Option(

@@ -27,6 +27,7 @@ from taskassign.cli._options import (
     AllowPlugins,
     AssignmentJson,
     AssignmentOut,
+    Force,
     KafkaCompat,
     KafkaVersion,
     RacksDown,
@@ -82,9 +83,18 @@ def assign(
     allow_plugins: AllowPlugins = False,
     strict: Annotated[bool, strict_option(_STRICT_HELP)] = False,
     debug: Annotated[bool, debug_option(_DEBUG_HELP)] = False,
+    force: Force = False,
 ) -> None:
     """Assign every task of a scenario (or of every scenario in a directory) to its clients."""
+    from taskassign.formats.output_paths import OutputGuard
+
     what_if = what_if_from_flags(sets, add_clients, remove_clients, racks_down)
+    cases = sorted(scenario.glob("*.scenario.json")) if scenario.is_dir() else []
+    guard = OutputGuard.of(force, scenario, *cases)
+    if output is not None:
+        guard.file(output)
+    if out_dir is not None and scenario.is_dir():
+        guard.directory(out_dir, [f"{case_name(p)}.assignment.json" for p in cases])
     try:
         _assign(scenario, assignor, output, out_dir, as_json, config_overrides(kafka_compat, kafka_version),
                 with_metrics, explain, what_if, allow_plugins, strict, debug)

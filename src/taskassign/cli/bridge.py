@@ -10,6 +10,7 @@ import typer
 
 from taskassign.cli._app import CommandGroup, app
 from taskassign.cli._common import handle_errors, stderr_console, stdout_console
+from taskassign.cli._options import Force
 
 if TYPE_CHECKING:
     pass
@@ -28,12 +29,15 @@ def build(
     output: Path = typer.Option(..., "--out", "-o", "--output", help="The jar to write."),
     protocol: str = typer.Option("auto", "--protocol", help="classic, streams, both, or auto (classic, and streams "
                                  "when the broker's group-coordinator jars are there)."),
+    force: Force = False,
 ) -> None:
     """Compile the bridge's Java with javac against your Kafka jars into one jar (no Kafka code is shipped)."""
     from rich.markup import escape
 
     from taskassign.bridge.build import build_jar
+    from taskassign.formats.output_paths import OutputGuard
 
+    OutputGuard.of(force, kafka_libs).file(output)
     result = build_jar(kafka_libs, output, protocol)
     console = stdout_console()
     console.print(f"wrote {escape(str(result.jar))} ({', '.join(result.protocols)})")
@@ -68,15 +72,17 @@ def replay(
     decision: str | None = typer.Option(None, "--decision", "-d", help="The decision id (or a unique prefix); "
                                         "default: the last decision."),
     out_dir: Path = typer.Option(Path("."), "--out-dir", help="Where to write the files."),
+    force: Force = False,
 ) -> None:
     """Turn one decision of the audit log back into its scenario (or streams group) and assignment files:
     `taskassign assign SCENARIO -a ASSIGNOR` reproduces the assignment byte for byte."""
     from rich.markup import escape
 
     from taskassign.bridge.audit import find_record, record_files
+    from taskassign.formats.output_paths import OutputGuard
 
     record = find_record(audit_log, decision)
-    written = record_files(record, out_dir)
+    written = record_files(record, out_dir, OutputGuard.of(force, audit_log))
     console = stdout_console()
     for path in written:
         console.print(f"wrote {escape(str(path))}")

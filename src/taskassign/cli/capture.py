@@ -11,7 +11,7 @@ import typer
 
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, new_table, stderr_console, stdout_console
-from taskassign.cli._options import DEFAULT_CAPTURE_TIMEOUT_S, out_option
+from taskassign.cli._options import DEFAULT_CAPTURE_TIMEOUT_S, Force, out_option
 from taskassign.errors import UserInputError
 
 if TYPE_CHECKING:
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from taskassign.api.capture import FleetCapture
     from taskassign.capture.group_capture import CapturedGroup
+    from taskassign.formats.output_paths import OutputGuard
 
 
 def _wall_clock_ms() -> int:
@@ -61,6 +62,7 @@ def capture(
                                      help="With --watch: stop after N recorded assignments, or after a duration "
                                           "(90s, 10m, 2h)."),
     interval: float = typer.Option(1.0, "--interval", min=0.05, help="With --watch: seconds between two reads."),
+    force: Force = False,
 ) -> None:
     """Read what a Kafka Streams group's leader used at its last rebalance, and the assignment it made.
 
@@ -70,9 +72,15 @@ def capture(
     from rich.markup import escape
 
     from taskassign.api.capture import capture_application, capture_fleet, write_group_file
+    from taskassign.formats.output_paths import OutputGuard, check_not_input
 
     if all_groups == (group is not None):
         raise UserInputError("give --group APPLICATION_ID, or --all-groups for every application of the cluster")
+    guard = OutputGuard.of(force, topology, streams_config, command_config)
+    if all_groups:
+        check_not_input(output, [p for p in (topology_dir, streams_config_dir, command_config) if p], contains=True)
+    elif not watch:
+        guard.file(output)
     errors = stderr_console()
     if (until is not None) and not watch:
         raise UserInputError("--until goes with --watch")
@@ -80,7 +88,7 @@ def capture(
         if group is None:
             raise UserInputError("--watch follows one group: give --group APPLICATION_ID")
         _watch(bootstrap_server, group, output, protocol=protocol, until=until, interval=interval, timeout=timeout,
-               command_config=command_config, topology=topology, streams_config=streams_config)
+               command_config=command_config, topology=topology, streams_config=streams_config, guard=guard)
         return
     if group is not None:
         if topology_dir or streams_config_dir or infer_topologies:
@@ -102,14 +110,14 @@ def capture(
             if topology or streams_config:
                 errors.print("[yellow]note:[/] a streams group's topology and configs are the broker's; --topology "
                              "and --streams-config are not used")
-            write_streams_group_file(streams.document, output)
+            write_streams_group_file(streams.document, output, guard)
             stdout_console().print(_streams_summary(streams.document, streams.notes, output))
             return
         with errors.status(f"reading group {group} from {bootstrap_server}"):
             result = capture_application(bootstrap_server, group, topology_file=topology,
                                          streams_config_file=streams_config, command_config_file=command_config,
                                          timeout=timeout, now_ms=_wall_clock_ms)
-        write_group_file(result.document, output)
+        write_group_file(result.document, output, guard)
         stdout_console().print(_group_summary(result, output))
         return
     if topology or streams_config:
@@ -158,7 +166,8 @@ def _group_summary(result: CapturedGroup, output: Path) -> RenderableType:
 
 
 def _watch(bootstrap: str, group: str, output: Path, *, protocol: str, until: str | None, interval: float,
-           timeout: float, command_config: Path | None, topology: Path | None, streams_config: Path | None) -> None:
+           timeout: float, command_config: Path | None, topology: Path | None, streams_config: Path | None,
+           guard: OutputGuard) -> None:
     from rich.markup import escape
     from rich.text import Text
 
@@ -171,7 +180,7 @@ def _watch(bootstrap: str, group: str, output: Path, *, protocol: str, until: st
                  "stays)[/]")
     result = watch_group(bootstrap, group, output, protocol=protocol, limit=limit, interval=interval,
                          timeout=timeout, command_config_file=command_config, topology_file=topology,
-                         streams_config_file=streams_config, now_ms=_wall_clock_ms,
+                         streams_config_file=streams_config, now_ms=_wall_clock_ms, guard=guard,
                          on_written=lambda p: console.print(f"recorded {escape(str(p))}"))
     how = "interrupted" if result.interrupted else "stopped"
     console.print(Text(f"{how}: {len(result.written)} {result.protocol} assignment(s) recorded in {output}; replay "

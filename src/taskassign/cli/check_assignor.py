@@ -17,7 +17,7 @@ from taskassign.cli._common import (
     stderr_console,
     stdout_console,
 )
-from taskassign.cli._options import DEFAULT_KAFKA_LINE, KafkaVersion, debug_option, json_option
+from taskassign.cli._options import DEFAULT_KAFKA_LINE, Force, KafkaVersion, debug_option, json_option
 from taskassign.errors import UserInputError
 
 if TYPE_CHECKING:
@@ -60,6 +60,7 @@ def check_assignor(
     show: int = typer.Option(20, "--show", min=0, help="Failing findings to list (--json has all, notes included)."),
     debug: Annotated[bool, debug_option("Print the traceback of the first exception the assignor raised.")] = False,
     kafka_version: KafkaVersion = None,
+    force: Force = False,
 ) -> None:
     """Run an assignor over the shipped scenarios and random applications; report what breaks Kafka's rules.
 
@@ -73,10 +74,14 @@ def check_assignor(
     from taskassign.api.random_applications import random_applications
     from taskassign.assignors.registry import resolve
     from taskassign.formats.json_io import prepare_output_dir, to_json_text
+    from taskassign.formats.output_paths import OutputGuard
     from taskassign.formats.scenario import with_config_overrides, write_scenario
 
     assignor = resolve(spec)  # an unknown name or unloadable plug-in: exit 2 before anything runs
     files = scenario_files(scenarios) if scenarios else shipped_scenarios()
+    guard = OutputGuard.of(force, *files)
+    if save is not None:
+        guard.directory(save, ())
     cases: list[Scenario | Path] = [*files, *random_applications(count, seed)]
     if not cases:
         raise UserInputError("nothing to check: no scenarios found and --random 0")
@@ -92,7 +97,7 @@ def check_assignor(
             reports.append(check_case(assignor, scenario))
             if save is not None and not reports[-1].ok:
                 prepare_output_dir(save)
-                write_scenario(scenario, save / f"{scenario.name}.scenario.json")
+                write_scenario(scenario, guard.file(save / f"{scenario.name}.scenario.json"))
             progress.advance(job)
     report = AssignorCheckReport(spec, tuple(reports))
     if debug and (raised := next((c.exception for c in report.cases if c.exception is not None), None)):

@@ -20,6 +20,7 @@ from taskassign.cli._common import (
 from taskassign.cli._options import (
     AddClients,
     EventsSeed,
+    Force,
     KafkaCompat,
     KafkaVersion,
     RacksDown,
@@ -178,13 +179,17 @@ def compare_command(
     add_clients: AddClients = None,
     remove_clients: RemoveClients = None,
     racks_down: RacksDown = None,
+    force: Force = False,
 ) -> None:
     """The same application through each assignor (one rebalance, or a simulation with --events), side by side:
     metrics as rows, assignors as columns, the better value of each row marked. With one assignor and a what-if:
     the input as it is against the altered input, as a before -> after diff."""
     from taskassign.api.compare import parse_assignor_list
     from taskassign.api.what_if import apply_what_if
+    from taskassign.formats.output_paths import OutputGuard
 
+    if out is not None:
+        OutputGuard.of(force, scenario, events).directory(out, ("report.html", "compare.json"))
     original = load_scenario(scenario, kafka_compat=kafka_compat, kafka_version=kafka_version)
     altered, notes = apply_what_if(original, what_if_from_flags(sets, add_clients, remove_clients, racks_down))
     specs = parse_assignor_list(assignors)

@@ -34,12 +34,15 @@ def diff(
     from taskassign.analysis.diff import diff_assignments
     from taskassign.cli._diff_render import diff_text
     from taskassign.cli._metrics_render import state_in_bytes
-    from taskassign.formats.assignment import read_assignment
+    from taskassign.formats.assignment import WHAT_IF, check_assignment, read_assignment
     from taskassign.formats.json_io import to_json_text
 
     old, new = read_assignment(before), read_assignment(after)
     application = load_scenario(scenario) if scenario is not None else None
     state = application.state if application is not None else None
+    for path, document in ((before, old), (after, new)):  # what validate refuses, diff refuses too
+        of_application = state is not None and WHAT_IF not in document.extras
+        check_assignment(document, source=str(path), tasks=state.tasks if of_application and state else None)
     result = diff_assignments(
         old.assignment.by_process(), new.assignment.by_process(), state=state,
         before_metrics=_metrics(old, application, before), after_metrics=_metrics(new, application, after),

@@ -14,6 +14,7 @@ from taskassign.cli._options import (
     AddClients,
     AssignmentJson,
     AssignmentOut,
+    Force,
     KafkaCompat,
     KafkaVersion,
     RacksDown,
@@ -79,6 +80,7 @@ def optimize(
     add_clients: AddClients = None,
     remove_clients: RemoveClients = None,
     racks_down: RacksDown = None,
+    force: Force = False,
 ) -> None:
     """Improve the scenario's current_assignment for cross-rack traffic, keeping every client's task count."""
     from rich.markup import escape
@@ -86,10 +88,13 @@ def optimize(
     from taskassign.api.optimize import Api, Role, TaskSelection, optimization_document, optimize_scenario
     from taskassign.configs import RACK_SOLVER
     from taskassign.formats.json_io import dump_json, to_json_text
+    from taskassign.formats.output_paths import OutputGuard
     from taskassign.formats.scenario import with_config_overrides
 
     if active == standby:
         raise UserInputError("give exactly one of --active or --standby")
+    if output is not None:
+        OutputGuard.of(force, scenario).file(output)
     loaded, notes = load_altered(
         scenario, what_if_from_flags(sets, add_clients, remove_clients, racks_down), kafka_compat=kafka_compat,
         kafka_version=kafka_version)

@@ -15,6 +15,7 @@ import typer
 from taskassign.cli._app import CommandGroup, app
 from taskassign.cli._common import EXIT_FAILED, handle_errors, new_table, stderr_console, stdout_console
 from taskassign.cli._options import (
+    Force,
     KafkaCompat,
     KafkaVersion,
     SparkMaster,
@@ -128,6 +129,9 @@ def run(
 ) -> None:
     """Assign every application of a fleet snapshot and write assignments, metrics, errors and a manifest."""
     single, compared = _assignors(assignor)  # a bad name: exit 2 before Spark starts
+    from taskassign.formats.output_paths import check_not_input
+
+    check_not_input(output_dir, [input_dir], contains=True)
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
@@ -226,15 +230,18 @@ def export_scenario(
     remote: SparkRemote = None,
     kafka_compat: Annotated[bool, kafka_compat_option("Set taskassign.kafka.compat in its configs.")] = False,
     allow_plugins: Annotated[bool, allow_plugins_option(_PLUGINS_HELP)] = False,
+    force: Force = False,
 ) -> None:
     """Write one application's scenario file: the exact input the pipeline gives the engine for it."""
     from rich.markup import escape
 
     from taskassign.formats.json_io import dump_json
+    from taskassign.formats.output_paths import OutputGuard
     from taskassign.formats.scenario import scenario_to_dict
     from taskassign.pipeline.export import export_scenarios
     from taskassign.pipeline.session import command_session
 
+    target = OutputGuard.of(force, input_dir).file(out or Path(f"{app_id}.scenario.json"))
     errors: Console = stderr_console()
     with errors.status("starting Spark"), command_session(master, remote) as spark:
         errors.print(f"checking and deriving {escape(app_id)}")
@@ -242,7 +249,6 @@ def export_scenario(
                                     allow_plugins=allow_plugins)[app_id]
     if exported.scenario is None:
         raise UserInputError(f"application {app_id!r} cannot be exported: {exported.rejection}")
-    target = out or Path(f"{app_id}.scenario.json")
     dump_json(scenario_to_dict(exported.scenario), target)
     stdout_console().print(f"wrote {escape(str(target))}")
 

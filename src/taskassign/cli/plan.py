@@ -13,6 +13,7 @@ import typer
 
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, new_table, stdout_console
+from taskassign.cli._options import Force
 from taskassign.errors import UserInputError
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ def plan(
     application_id: str | None = typer.Option(None, "--application-id", help="The application id the plan is for "
                                               "(default: the capture's group id / scenario name)."),
     as_json: bool = typer.Option(False, "--json", help="Print the diff as JSON instead of tables."),
+    force: Force = False,
 ) -> None:
     """Compute an assignment for a captured application and show what would move (before -> after)."""
     from rich.markup import escape
@@ -43,10 +45,12 @@ def plan(
     from taskassign.cli._diff_render import diff_text
     from taskassign.cli._metrics_render import state_in_bytes
     from taskassign.formats.json_io import dump_json, to_json_text
+    from taskassign.formats.output_paths import OutputGuard
     from taskassign.leader.assign import assign_scenario
     from taskassign.model import AssignmentError, KafkaStreamsAssignment
     from taskassign.streams_protocol.model import StreamsGroup
 
+    OutputGuard.of(force, capture).file(output)
     resolved = resolve(assignor)
     source = read_input(capture)
     if isinstance(source, StreamsGroup):
@@ -115,6 +119,7 @@ def approve(
     token_file: Path | None = typer.Option(None, "--token-file", help="The service's bearer token (or set "
                                            "TASKASSIGN_TOKEN)."),
     timeout_s: float = typer.Option(10.0, "--timeout", help="Seconds to wait for the service."),
+    force: Force = False,
 ) -> None:
     """Hand a plan to the service: it answers the application's rebalances with it while it fits the group."""
     from rich.markup import escape
@@ -127,7 +132,9 @@ def approve(
     if (service is None) == (state_dir is None):
         raise UserInputError("give --service URL or --state-dir DIR (one of them)")
     if state_dir is not None:
-        path = store_approved(state_dir, plan_doc)
+        from taskassign.formats.output_paths import OutputGuard
+
+        path = store_approved(state_dir, plan_doc, OutputGuard.of(force, plan_file, token_file))
         console.print(f"approved plan {plan_doc['plan_id']} for {escape(plan_doc['application_id'])}: "
                       f"{escape(str(path))}")
         return
@@ -135,7 +142,9 @@ def approve(
     import urllib.error  # here: urllib.request imports http.client and email, which only approving needs
     import urllib.request
 
-    token = token_file.read_text(encoding="utf-8").strip() if token_file else os.environ.get("TASKASSIGN_TOKEN")
+    from taskassign.bridge.token import read_token_file, shown_url
+
+    token = read_token_file(token_file) if token_file else os.environ.get("TASKASSIGN_TOKEN")
     request = urllib.request.Request(service.rstrip("/") + "/v1/plans", data=json.dumps(plan_doc).encode(),
                                      headers={"Content-Type": "application/json"}, method="POST")
     if token:
@@ -145,8 +154,9 @@ def approve(
             answer = json.loads(response.read())
     except urllib.error.HTTPError as exc:
         body = exc.read().decode(errors="replace")
-        raise UserInputError(f"{service}: HTTP {exc.code}: {body.strip()[:300]}") from None
+        raise UserInputError(f"{shown_url(service)}: HTTP {exc.code}: {body.strip()[:300]}") from None
     except (urllib.error.URLError, OSError) as exc:
-        raise UserInputError(f"{service}: cannot reach the service ({getattr(exc, 'reason', exc)})") from None
+        raise UserInputError(f"{shown_url(service)}: cannot reach the service "
+                             f"({getattr(exc, 'reason', exc)})") from None
     console.print(f"approved plan {answer.get('approved')} for {escape(str(answer.get('application_id')))} at "
-                  f"{escape(service)}")
+                  f"{escape(shown_url(service))}")

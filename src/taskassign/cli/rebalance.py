@@ -20,6 +20,7 @@ from taskassign.cli._common import (
 from taskassign.cli._options import (
     DEFAULT_ASSIGNOR,
     AddClients,
+    Force,
     KafkaCompat,
     KafkaVersion,
     RacksDown,
@@ -61,6 +62,7 @@ def rebalance(
     previous: Path | None = typer.Option(
         None, "--previous",
         help="Streams groups: the capture of the epoch before GROUP (its targets are the assignor's input)."),
+    force: Force = False,
 ) -> None:
     """Run Kafka Streams' group leader on GROUP.json: every member's assignment bytes and what it does next.
 
@@ -81,8 +83,11 @@ def rebalance(
     from taskassign.cli._streams_replay import is_streams_capture_input, replay_streams, write_and_render
     from taskassign.formats.group import group_with_config_overrides, read_group
     from taskassign.formats.json_io import dump_json, to_json_text
+    from taskassign.formats.output_paths import OutputGuard
     from taskassign.wire.versions import AssignorError
 
+    if output is not None:  # a history directory's captures are inputs, each of them
+        OutputGuard.of(force, group, previous, *(sorted(group.glob("*.json")) if group.is_dir() else ())).file(output)
     if is_streams_capture_input(group):
         replays = replay_streams(group, previous)
         text, rendered = write_and_render(replays, as_json=as_json, output=output)

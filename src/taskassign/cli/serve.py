@@ -9,6 +9,7 @@ import typer
 
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, stderr_console
+from taskassign.cli._options import Force
 
 if TYPE_CHECKING:
     pass
@@ -33,6 +34,7 @@ def serve(
     deadline_ms: int | None = typer.Option(None, "--deadline-ms", min=1, max=600_000,
                                            help="The most one decision may take before an error is answered "
                                                 "(default 400; keep it under taskassign.timeout.ms)."),
+    force: Force = False,
 ) -> None:
     """Answer the bridge's rebalances: the application's assignor on its ApplicationState, or its approved plan."""
     from rich.markup import escape
@@ -42,6 +44,10 @@ def serve(
     cfg = read_service_config(config, listen=listen, assignor=assignor, allow_remote=allow_remote,
                               token_file=token_file, state_dir=state_dir, audit_log=audit_log,
                               deadline_ms=deadline_ms)
+    if cfg.audit_log is not None:  # appended to: an existing log must be taskassign's (formats.output_paths)
+        from taskassign.formats.output_paths import OutputGuard
+
+        OutputGuard.of(force, config, token_file).file(cfg.audit_log)
     server = make_server(cfg)
     host, port = server.server_address[:2]
     err = stderr_console()

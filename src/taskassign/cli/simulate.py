@@ -14,6 +14,7 @@ from taskassign.cli._options import (
     AddClients,
     AllowPlugins,
     EventsSeed,
+    Force,
     KafkaCompat,
     KafkaVersion,
     RacksDown,
@@ -107,6 +108,7 @@ def simulate_command(
     remove_clients: RemoveClients = None,
     racks_down: RacksDown = None,
     allow_plugins: AllowPlugins = False,
+    force: Force = False,
 ) -> None:
     """Replay a sequence of rebalances (joins, crashes, restarts, restores, probing) and report each one."""
     from rich.markup import escape
@@ -117,8 +119,11 @@ def simulate_command(
     from taskassign.assignors.registry import resolve
     from taskassign.cli._render import clock
     from taskassign.formats.json_io import to_json_text
-    from taskassign.simulate import read_events, simulate
+    from taskassign.formats.output_paths import OutputGuard
+    from taskassign.simulate import OUTPUT_FILES, read_events, simulate
 
+    if out is not None:
+        OutputGuard.of(force, scenario, events).directory(out, OUTPUT_FILES)
     resolved = resolve(assignor) if assignor is not None else None
     what_if = what_if_from_flags(sets, add_clients, remove_clients, racks_down)
     loaded, notes = load_altered(scenario, what_if, kafka_compat=kafka_compat,

@@ -13,6 +13,7 @@ from taskassign.cli._common import handle_errors, load_altered, new_table, stder
 from taskassign.cli._options import (
     DEFAULT_ASSIGNOR,
     AddClients,
+    Force,
     KafkaCompat,
     KafkaVersion,
     RacksDown,
@@ -64,6 +65,7 @@ def streams_migration(
     add_clients: AddClients = None,
     remove_clients: RemoveClients = None,
     racks_down: RacksDown = None,
+    force: Force = False,
 ) -> None:
     """What moving an application to the streams protocol (KIP-1071) would change: the classic assignor against
     Kafka's broker-side sticky and balanced assignors, on the same application."""
@@ -73,7 +75,10 @@ def streams_migration(
     from taskassign.api.migration import migration_what_if
     from taskassign.assignors.registry import resolve
     from taskassign.formats.json_io import dump_json, to_json_text
+    from taskassign.formats.output_paths import OutputGuard
 
+    if output is not None:
+        OutputGuard.of(force, application).file(output)
     resolved = resolve(classic)
     loaded, notes = load_altered(
         application, what_if_from_flags(sets, add_clients, remove_clients, racks_down), kafka_compat=kafka_compat,

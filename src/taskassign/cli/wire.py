@@ -12,7 +12,7 @@ import typer
 
 from taskassign.cli._app import app
 from taskassign.cli._common import handle_errors, stderr_console, stdout_console
-from taskassign.cli._options import out_option
+from taskassign.cli._options import Force, out_option
 from taskassign.errors import DecodeError, UserInputError
 
 if TYPE_CHECKING:
@@ -62,13 +62,17 @@ def decode(
     data: str = typer.Argument(..., help="Hex, base64:TEXT, @FILE (raw bytes, or hex/base64 text) or - (stdin)."),
     raw_user_data: bool = typer.Option(False, "--raw-user-data", help="Keep userData as hex instead of decoding it."),
     output: Annotated[Path | None, out_option("Write the JSON here instead of stdout.")] = None,
+    force: Force = False,
 ) -> None:
     """Decode a Kafka Streams rebalance message and print it as JSON (taskassign encode reverses it)."""
     from rich.markup import escape
 
     from taskassign.formats.json_io import to_json_text, write_output_text
+    from taskassign.formats.output_paths import OutputGuard
     from taskassign.formats.wire_documents import WIRE_FORMAT, decode_message, message_to_json
 
+    if output is not None:
+        OutputGuard.of(force, data[1:] if data.startswith("@") else None).file(output)
     payload, where = read_bytes_argument(data)
     try:
         message, size = decode_message(kind.value, payload)
@@ -92,6 +96,7 @@ def encode(
     document: str = typer.Argument(..., help="A JSON file as printed by `taskassign decode`, or - for stdin."),
     output_format: Output = typer.Option(Output.hex, "--as", help="hex, base64, or binary (needs -o)."),
     output: Annotated[Path | None, out_option("Write the bytes here instead of stdout.")] = None,
+    force: Force = False,
 ) -> None:
     """Encode a message from its JSON form (as taskassign decode prints it) into Kafka's bytes."""
     from rich.markup import escape
@@ -103,8 +108,11 @@ def encode(
         write_output_bytes,
         write_output_text,
     )
+    from taskassign.formats.output_paths import OutputGuard
     from taskassign.formats.wire_documents import message_from_json
 
+    if output is not None:
+        OutputGuard.of(force, document).file(output)
     text, source = read_input_text(document, what="wire JSON document"), source_name(document)
     message = message_from_json(load_json_text(text, source), source=source)
     data = message.encode()

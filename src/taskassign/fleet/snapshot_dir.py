@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 from taskassign.errors import UserInputError
 from taskassign.formats.json_io import load_json_file, prepare_output_dir
+from taskassign.formats.output_paths import check_replaceable_directory
 from taskassign.streams_protocol.format import STREAMS_GROUP_FORMAT
 
 __all__ = ("MARKER_FILE", "SNAPSHOT_FORMAT", "STREAMS_GROUPS_DIR", "check_snapshot_target", "marker_document",
@@ -43,22 +44,20 @@ STREAMS_GROUP_SUFFIX = ".streams-group.json"
 def check_snapshot_target(target: Path) -> None:
     """The target must be absent, an empty directory, or a snapshot taskassign wrote (nothing else in it);
     else UserInputError naming it and saying why."""
-    if target.is_symlink():
-        raise UserInputError(f"{target}: is a symbolic link; give the directory itself")
+    check_replaceable_directory(target, "a snapshot taskassign wrote", _why_not_a_snapshot)
     if not target.exists():
         prepare_output_dir(target.parent, for_file=target)
-        return
-    if not target.is_dir():
-        raise UserInputError(f"{target}: exists and is not a directory")
+
+
+def _why_not_a_snapshot(target: Path) -> str | None:
+    """Why ``target`` is not a snapshot taskassign wrote, or None; its streams-groups folder (written by the same
+    capture) does not count against it while it holds only streams-group files."""
     entries = sorted(p.name for p in target.iterdir())
     if STREAMS_GROUPS_DIR in entries and _only_streams_groups(target / STREAMS_GROUPS_DIR):
         entries.remove(STREAMS_GROUPS_DIR)
     if not entries:
-        return
-    problem = not_a_snapshot(target, entries)
-    if problem is not None:
-        raise UserInputError(f"{target}: exists, is not empty and is not a snapshot taskassign wrote ({problem}); "
-                             "refusing to replace it")
+        return None
+    return not_a_snapshot(target, entries)
 
 
 def _only_streams_groups(folder: Path) -> bool:

@@ -2,19 +2,20 @@
 
 Writing takes the leader's GroupAssignment; reading gives back a TaskAssignment (for
 ``taskassign validate``) without judging it: unknown clients or tasks are for the validator to
-report, only malformed documents are errors here.
+report, only malformed documents are errors here. Readers that use an assignment without validating it
+(``diff``) call ``check_assignment``: the checks of ``validate`` that need no application.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from taskassign.errors import ProcessIdFormatError, TaskIdFormatError
-from taskassign.formats.json_io import JsonObject, dump_json, fail, load_json_file
+from taskassign.errors import ProcessIdFormatError, TaskIdFormatError, UserInputError
+from taskassign.formats.json_io import JsonObject, describe, dump_json, fail, load_json_file
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import (
     AssignmentError,
@@ -22,12 +23,14 @@ from taskassign.model import (
     KafkaStreamsAssignment,
     TaskAssignment,
 )
+from taskassign.validation import assignment_problem
 
 __all__ = (
     "ASSIGNMENT_FORMAT",
     "WHAT_IF",
     "AssignmentDocument",
     "assignment_to_dict",
+    "check_assignment",
     "read_assignment",
     "write_assignment",
 )
@@ -88,9 +91,29 @@ def parse_assignment(doc: Any, *, source: str | None = None) -> AssignmentDocume
         if both:
             entries.append(KafkaStreamsAssignment.of_tasks(pid, standby=sorted(both)))
     extras = {k: root.raw(k) for k in EXTRA_KEYS if root.has(k)}
+    if "metrics" in extras:
+        _check_metrics(root.obj("metrics"))
     root.finish()
     return AssignmentDocument(assignor, error, probing, TaskAssignment(tuple(entries), probing),
                               MappingProxyType(extras))
+
+
+def _check_metrics(metrics: JsonObject) -> None:
+    """The file's own metrics (``assign --metrics``; ``diff`` compares them) are finite numbers, each named."""
+    for name, value in metrics.data.items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            fail(metrics.sub(name), f"a metric must be a number, got {describe(value)}", metrics.source)
+
+
+def check_assignment(document: AssignmentDocument, *, source: str, tasks: Container[TaskId] | None = None) -> None:
+    """Refuse an assignment that ``validate`` would refuse for reasons that need no more than the application's
+    ``tasks`` (none: an active task on two clients, a task active and standby on one client; with them, an
+    unknown task too): a UserInputError naming the error, the task and the clients."""
+    problem = assignment_problem(document.assignment, tasks)
+    if problem is not None:
+        error, detail = problem
+        raise UserInputError(f"{source}: not a valid assignment ({error.name}: {detail}); `taskassign validate` "
+                             "reports it against the application")
 
 
 def _pid(text: str, path: str, source: str | None) -> ProcessId:

@@ -39,6 +39,7 @@ from typing import Any, BinaryIO
 
 from taskassign.errors import UserInputError
 from taskassign.formats.json_io import dump_json, load_json_file, prepare_output_dir, to_json_text
+from taskassign.formats.output_paths import check_replaceable_directory
 
 __all__ = (
     "MANIFEST_FILE",
@@ -176,15 +177,7 @@ def remove_leftovers(final: Path) -> list[Path]:
 
 
 def _check_replaceable(final: Path) -> None:
-    if final.is_symlink():
-        raise UserInputError(f"{final}: is a symbolic link; give the output directory itself")
-    if final.exists() and not final.is_dir():
-        raise UserInputError(f"{final}: exists and is not a directory")
-    if final.is_dir() and any(final.iterdir()):
-        problem = not_a_pipeline_output(final)
-        if problem is not None:
-            raise UserInputError(f"{final}: exists, is not empty and is not a pipeline output ({problem}); "
-                                 "refusing to replace it")
+    check_replaceable_directory(final, "a pipeline output", not_a_pipeline_output)
 
 
 def _mark(staging: Path) -> RunLock:

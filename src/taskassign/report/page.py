@@ -68,6 +68,7 @@ def page(title: str, meta: str, body: str) -> str:
     """The whole document around ``body`` (``meta`` is HTML already)."""
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"generator\" content=\"taskassign\">"  # how formats.output_paths knows it is ours
         f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
         f"<h1>{escape(title)}</h1><p class=\"meta\">{meta}</p>{body}</body></html>\n"
     )

@@ -6,7 +6,8 @@ harness of Kafka's TaskAssignorConvergenceTest lives in ``convergence``.
 """
 
 from taskassign.formats.events import EventsFile, parse_events, read_events
-from taskassign.simulate.result import RebalanceRecord, SimulationResult
+from taskassign.simulate.result import OUTPUT_FILES, RebalanceRecord, SimulationResult
 from taskassign.simulate.runner import simulate
 
-__all__ = ("EventsFile", "RebalanceRecord", "SimulationResult", "parse_events", "read_events", "simulate")
+__all__ = ("OUTPUT_FILES", "EventsFile", "RebalanceRecord", "SimulationResult", "parse_events", "read_events",
+           "simulate")

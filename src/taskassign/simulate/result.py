@@ -24,10 +24,12 @@ from taskassign.leader.run import RebalanceResult
 from taskassign.model import ApplicationState
 from taskassign.simulate.world import Sample
 
-__all__ = ("SIMULATION_FILE", "SIMULATION_FORMAT", "RebalanceRecord", "SimulationResult")
+__all__ = ("OUTPUT_FILES", "SIMULATION_FILE", "SIMULATION_FORMAT", "RebalanceRecord", "SimulationResult")
 
 SIMULATION_FORMAT = "taskassign/simulation/v1"
 SIMULATION_FILE = "simulation.json"
+#: The files ``SimulationResult.write`` may write into its directory.
+OUTPUT_FILES = (SIMULATION_FILE, "rebalances.csv", "final.scenario.json", "final.assignment.json")
 #: Why a rebalance happened (a rebalance may have several reasons at once).
 REASONS = ("initial", "join", "leave", "crash", "rejoin", "probing", "followup", "revocation", "forced")
 
