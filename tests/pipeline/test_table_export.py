@@ -66,6 +66,15 @@ def test_a_file_it_did_not_write_is_refused_unless_forced(output: Path, tmp_path
     assert code == 0, printed
 
 
+def test_the_exported_output_itself_or_a_folder_inside_it_is_refused_even_with_force(output: Path) -> None:
+    before = sorted(p.relative_to(output) for p in output.rglob("*"))
+    for target in (output, output / "csv"):
+        code, printed = _export("--input", str(output), "--output", str(target), "--force")
+        assert code == 2, printed
+        assert str(output) in " ".join(printed.split())
+    assert sorted(p.relative_to(output) for p in output.rglob("*")) == before
+
+
 def test_an_unknown_table_or_an_unfinished_output_exits_2(output: Path, tmp_path: Path) -> None:
     code, printed = _export("--input", str(output), "--output", str(tmp_path / "x"), "--table", "nope")
     assert code == 2 and "--table 'nope'" in printed and "app_metrics" in printed

@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from taskassign.errors import OutputFileError, UserInputError
 from taskassign.formats.json_io import dump_json, load_json_file, prepare_output_dir
+from taskassign.formats.output_paths import check_not_input
 from taskassign.pipeline.results import FleetOutput
 
 __all__ = ("EXPORT_FORMATS", "EXPORT_MARKER", "EXPORT_MARKER_FORMAT", "export_tables")
@@ -106,6 +107,10 @@ def export_tables(output: FleetOutput, directory: str | Path, fmt: str, tables: 
     for name in names:
         if name not in output.tables:
             raise UserInputError(f"--table {name!r}: {output.path} has {', '.join(output.tables)}")
+    check_not_input(Path(directory), (output.path,))
+    if output.path.resolve() in Path(directory).resolve().parents:
+        raise OutputFileError(str(directory), f"is inside the pipeline output {output.path} being exported: "
+                                              "choose a directory outside it")
     target = prepare_output_dir(directory)
     ours = _written_before(target)
     files = [target / f"{name}.{fmt}" for name in names]
