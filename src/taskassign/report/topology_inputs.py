@@ -1,0 +1,291 @@
+"""Group files, scenarios and streams groups as a ``TopologyView``: the topology each file holds, its processes
+named as the operator knows them, the placement the file records and the one an assignor computes from it.
+
+- GROUP.json (``taskassign/group/v1``): the ``topology`` object (sources, sinks, stores, changelogs,
+  co-partition groups, repartition topics; derived from ``Topology#describe()`` by ``taskassign capture``),
+  the members' previous tasks (their subscriptions) -> the assignor's answer (the file's captured assignor,
+  else high_availability). Clients are named by their client id (without ``-StreamThread-N-consumer``) or
+  host, as DescribeGroups reported them, else their endpoint.
+- Scenario (``taskassign/scenario/v1``): topics from the tasks' partitions (a scenario has no sinks), the
+  clients' previous tasks -> the assignor's answer.
+- Streams group (``taskassign/streams-group/v1``): the broker's topology when the file was captured (source,
+  repartition and changelog topics), else each subtopology's task count; the members' target assignment ->
+  the group's broker-side assignor's answer.
+
+The classic protocol does not mark warm-ups: a stateful task's standbys beyond ``num.standby.replicas`` are
+shown as warm-ups, on the processes that held no copy of it before (the high-availability assignor's warm-up
+goes to a client that is to take the task over, KIP-441).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from taskassign.formats.group import GroupSpec
+from taskassign.formats.scenario import Scenario
+from taskassign.model import ApplicationState, AssignedTask, GroupAssignment, KafkaStreamsState
+from taskassign.report.topology_model import Placement, ProcessNode, SubtopologyNode, TaskKey, TopologyView
+from taskassign.streams_protocol.model import StreamsGroup, StreamsGroupAssignment, TaskMap
+
+__all__ = ("client_name", "group_view", "scenario_view", "streams_group_view")
+
+_THREAD_SUFFIX = re.compile(r"-StreamThread-\d+(-consumer|-restore-consumer)?$")
+Copies = dict[str, dict[TaskKey, set[str]]]
+
+
+def client_name(client_id: str | None) -> str | None:
+    """A Streams client id as the operator set it: a consumer's ``<client.id>-StreamThread-N-consumer`` without
+    the thread part."""
+    if not client_id:
+        return None
+    return _THREAD_SUFFIX.sub("", client_id) or client_id
+
+
+def _short_ids(ids: Sequence[str]) -> dict[str, str]:
+    """The shortest prefix (8 characters or more) that tells the process ids apart."""
+    for n in range(8, 37):
+        short = {pid: pid[:n] for pid in ids}
+        if len(set(short.values())) == len(ids):
+            return short
+    return {pid: pid for pid in ids}
+
+
+def _unique_labels(names: Mapping[str, str | None], ids: Sequence[str]) -> dict[str, str]:
+    """Each process's name, or its short id; a name several processes share gets the short id appended."""
+    short = _short_ids(ids)
+    counts: dict[str, int] = {}
+    for pid in ids:
+        name = names.get(pid)
+        if name:
+            counts[name] = counts.get(name, 0) + 1
+    labels = {}
+    for pid in ids:
+        name = names.get(pid)
+        labels[pid] = short[pid] if not name else name if counts[name] == 1 else f"{name} ({short[pid]})"
+    return labels
+
+
+def _band(rack: str | None, tags: Mapping[str, str], tag_names: Sequence[str]) -> tuple[str | None, str]:
+    if rack:
+        return rack, "rack"
+    for tag in (*tag_names, "zone", "rack"):
+        if tags.get(tag):
+            return tags[tag], tag
+    return None, "rack"
+
+
+def _band_kind(kinds: Iterable[str]) -> str:
+    named = sorted(set(kinds))
+    return named[0] if len(named) == 1 else "rack"
+
+
+# --------------------------------------------------------------------------------------------- classic
+
+
+def _classic_subtopologies(state: ApplicationState) -> dict[int, SubtopologyNode]:
+    by_sub: dict[int, list[Any]] = {}
+    for info in state.tasks.values():
+        by_sub.setdefault(info.id.subtopology, []).append(info)
+    result = {}
+    for sub, infos in sorted(by_sub.items()):
+        sources = dict.fromkeys(p.topic for i in infos for p in i.source_partitions)
+        changelogs = dict.fromkeys(p.topic for i in infos for p in i.changelog_partitions)
+        stores = dict.fromkeys(s for i in infos for s in i.state_store_names)
+        result[sub] = SubtopologyNode(
+            id=str(sub), source_topics=tuple(sources), stores=tuple(sorted(stores)),
+            changelog_topics=tuple(changelogs), partitions=tuple(sorted(i.id.partition for i in infos)),
+            repartition_sources=tuple(t for t in sources if t.endswith("-repartition")),
+            stateful=any(i.is_stateful for i in infos))
+    return result
+
+
+def _previous(state: ApplicationState, label: str) -> Placement:
+    copies: Copies = {"active": {}, "standby": {}}
+    for client in state.clients.values():
+        for role, tasks in (("active", client.previous_active_tasks), ("standby", client.previous_standby_tasks)):
+            for t in tasks:
+                copies[role].setdefault((str(t.subtopology), t.partition), set()).add(str(client.process_id))
+    return Placement.of(label, copies)
+
+
+def classic_placement(assignment: GroupAssignment, before: Placement | None, num_standby: int,
+                      label: str) -> Placement:
+    """A classic assignment as a placement; standbys beyond ``num_standby`` on processes that held no copy in
+    ``before`` are warm-ups."""
+    copies: Copies = {"active": {}, "standby": {}, "warmup": {}}
+    for pid, client in assignment.clients.items():
+        for t, assigned in client.tasks.items():
+            role = "active" if assigned.type is AssignedTask.Type.ACTIVE else "standby"
+            copies[role].setdefault((str(t.subtopology), t.partition), set()).add(str(pid))
+    for task, holders in list(copies["standby"].items()):
+        extra = len(holders) - num_standby
+        if extra <= 0:
+            continue
+        fresh = sorted(p for p in holders if before is None or not any(
+            p in before.holders(role, task) for role in ("active", "standby", "warmup")))
+        for p in fresh[:extra]:
+            holders.discard(p)
+            copies["warmup"].setdefault(task, set()).add(p)
+    return Placement.of(label, copies)
+
+
+def _classic_processes(state: ApplicationState, names: Mapping[str, str | None]) -> tuple[tuple[ProcessNode, ...], str]:
+    ids = [str(pid) for pid in state.process_ids]
+    labels = _unique_labels(names, ids)
+    tags = state.configs.rack_aware_assignment_tags
+    nodes, kinds = [], []
+    for pid in state.process_ids:
+        client: KafkaStreamsState = state.clients[pid]
+        band, kind = _band(client.rack_id, client.client_tags, tags)
+        if band is not None:
+            kinds.append(kind)
+        nodes.append(ProcessNode(str(pid), labels[str(pid)], band, len(client.consumer_client_ids) or None))
+    return tuple(nodes), _band_kind(kinds)
+
+
+def _scenario_names(state: ApplicationState) -> dict[str, str | None]:
+    names: dict[str, str | None] = {}
+    for pid, client in state.clients.items():
+        consumers = {client_name(c) for c in client.consumer_client_ids} - {None}
+        names[str(pid)] = (client.host_info if client.host_info else
+                           next(iter(consumers)) if len(consumers) == 1 else None)
+    return names
+
+
+def scenario_view(scenario: Scenario, after: GroupAssignment | None = None, *, after_label: str = "",
+                  kind: str = "scenario", names: Mapping[str, str | None] | None = None,
+                  subtopologies: Mapping[int, SubtopologyNode] | None = None,
+                  before_label: str = "previous tasks") -> TopologyView:
+    """The view of ``scenario``: its clients' previous tasks, then ``after`` when given."""
+    state = scenario.state
+    subs = dict(subtopologies) if subtopologies is not None else _classic_subtopologies(state)
+    processes, band_kind = _classic_processes(state, names if names is not None else _scenario_names(state))
+    has_previous = any(c.previous_active_tasks or c.previous_standby_tasks for c in state.clients.values())
+    before = _previous(state, before_label) if has_previous or after is None else None
+    placed = None if after is None else classic_placement(after, before, state.configs.num_standby_replicas,
+                                                          after_label)
+    notes = () if has_previous or after is None else ("no client reported previous tasks: nothing moves",)
+    return TopologyView(scenario.name, kind, tuple(_linked(subs.values())), processes, before, placed,
+                        notes, band_kind)
+
+
+def _linked(subs: Iterable[SubtopologyNode]) -> list[SubtopologyNode]:
+    """The subtopologies with ``repartition_sinks``/``repartition_sources`` filled from what each writes and
+    the others read."""
+    items = list(subs)
+    readers = {t for s in items for t in s.source_topics}
+    writers = {t for s in items for t in s.sink_topics}
+    result = []
+    for s in items:
+        rsources = tuple(dict.fromkeys([*s.repartition_sources, *(t for t in s.source_topics if t in writers)]))
+        rsinks = tuple(t for t in s.sink_topics if t in readers)
+        result.append(SubtopologyNode(s.id, s.source_topics, s.sink_topics, s.stores, s.changelog_topics,
+                                      s.copartition_groups, s.partitions, rsources, rsinks, s.stateful))
+    return result
+
+
+def group_view(spec: GroupSpec, scenario: Scenario, after: GroupAssignment | None, *,
+               after_label: str = "") -> TopologyView:
+    """The view of a group file: its topology object, its members named by client id or host, their previous
+    tasks, then ``after`` (the assignor's answer) when given. ``scenario`` is the file as the leader derives
+    it (``leader.group.group_scenario``)."""
+    derived = _classic_subtopologies(scenario.state)
+    subs: dict[int, SubtopologyNode] = {}
+    for s in spec.subtopologies:
+        d = derived.get(s.id)
+        subs[s.id] = SubtopologyNode(
+            id=str(s.id), source_topics=s.source_topics, sink_topics=s.sink_topics, stores=s.stores,
+            changelog_topics=s.changelog_topics, copartition_groups=s.copartition_groups,
+            partitions=d.partitions if d else (),
+            repartition_sources=tuple(t for t in s.source_topics if t in spec.repartition_topics),
+            stateful=bool(s.stores))
+    names: dict[str, str | None] = {}
+    by_process: dict[str, list[Any]] = {}
+    for m in spec.members:
+        by_process.setdefault(str(m.info.process_id), []).append(m)
+    for pid, members in by_process.items():
+        clients = sorted({n for m in members if (n := client_name(m.client_id))})
+        hosts = sorted({m.client_host.lstrip("/") for m in members if m.client_host})
+        endpoint = next((m.info.user_endpoint for m in members if m.info.user_endpoint), None)
+        names[pid] = (clients[0] if len(clients) == 1 else hosts[0] if len(hosts) == 1 else endpoint or None)
+    return scenario_view(scenario, after, after_label=after_label, kind="group file", names=names,
+                         subtopologies=subs, before_label="the members' previous tasks")
+
+
+# --------------------------------------------------------------------------------------------- streams groups
+
+
+def _streams_topology(group: StreamsGroup) -> dict[str, dict[str, Any]]:
+    capture = group.capture or {}
+    topology = capture.get("topology") if isinstance(capture, Mapping) else None
+    subs = topology.get("subtopologies") if isinstance(topology, Mapping) else None
+    result: dict[str, dict[str, Any]] = {}
+    for s in subs if isinstance(subs, list) else ():
+        if isinstance(s, Mapping) and "id" in s:
+            result[str(s["id"])] = dict(s)
+    return result
+
+
+def _topic_names(items: Any) -> tuple[str, ...]:
+    names = []
+    for item in items if isinstance(items, list) else ():
+        name = item.get("name") if isinstance(item, Mapping) else item
+        if isinstance(name, str):
+            names.append(name)
+    return tuple(names)
+
+
+def _streams_copies(members: Iterable[tuple[str, Mapping[str, TaskMap]]]) -> Copies:
+    copies: Copies = {"active": {}, "standby": {}, "warmup": {}}
+    for pid, maps in members:
+        for role, tasks in maps.items():
+            for sub, partitions in tasks.items():
+                for p in partitions:
+                    copies[role].setdefault((sub, p), set()).add(pid)
+    return copies
+
+
+def streams_group_view(group: StreamsGroup, after: StreamsGroupAssignment | None, *,
+                       after_label: str = "") -> TopologyView:
+    """The view of a streams group: the broker's topology when captured, the members' target assignment, then
+    ``after`` (the broker-side assignor's answer) when given."""
+    broker = _streams_topology(group)
+    subs = []
+    for s in group.subtopologies:
+        b = broker.get(s.id, {})
+        rsources = _topic_names(b.get("repartitionSourceTopics"))
+        changelogs = _topic_names(b.get("stateChangelogTopics"))
+        subs.append(SubtopologyNode(
+            id=s.id, source_topics=(*_topic_names(b.get("sourceTopics")), *rsources),
+            sink_topics=_topic_names(b.get("repartitionSinkTopics")), changelog_topics=changelogs,
+            partitions=tuple(range(s.partitions)), repartition_sources=rsources, stateful=s.stateful))
+    member_process = {m.member_id: m.process_id for m in group.members}
+    captured = (group.capture or {}).get("members") if isinstance(group.capture, Mapping) else None
+    names: dict[str, str | None] = {}
+    threads: dict[str, int] = {}
+    bands: dict[str, tuple[str | None, str]] = {}
+    tags = [t for t in group.configs.get("rack.aware.assignment.tags", "").split(",") if t]
+    for m in group.members:
+        threads[m.process_id] = threads.get(m.process_id, 0) + 1
+        info = captured.get(m.member_id) if isinstance(captured, Mapping) else None
+        name = None
+        if isinstance(info, Mapping):
+            name = client_name(info.get("clientId")) or (info.get("clientHost") or "").lstrip("/") or None
+        names[m.process_id] = names.get(m.process_id) or name or m.instance_id
+        bands.setdefault(m.process_id, _band(m.rack_id, m.client_tags, tags))
+    ids = sorted(threads)
+    labels = _unique_labels(names, ids)
+    processes = tuple(ProcessNode(pid, labels[pid], bands[pid][0], threads[pid]) for pid in ids)
+    before = Placement.of("the members' target assignment", _streams_copies(
+        (m.process_id, {"active": m.active_tasks, "standby": m.standby_tasks, "warmup": m.warmup_tasks})
+        for m in group.members))
+    placed = None
+    if after is not None:
+        placed = Placement.of(after_label, _streams_copies(
+            (member_process[mid], {"active": a.active_tasks, "standby": a.standby_tasks})
+            for mid, a in after.members.items() if mid in member_process))
+    kinds = [bands[p][1] for p in ids if bands[p][0] is not None]
+    return TopologyView(group.name, "streams group", tuple(_linked(subs)), processes, before, placed, (),
+                        _band_kind(kinds))
