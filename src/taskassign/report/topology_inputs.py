@@ -44,9 +44,11 @@ def client_name(client_id: str | None) -> str | None:
 
 
 def _short_ids(ids: Sequence[str]) -> dict[str, str]:
-    """The shortest prefix (8 characters or more) that tells the process ids apart."""
-    for n in range(8, 37):
-        short = {pid: pid[:n] for pid in ids}
+    """Process ids cut short: the first 8 characters when they tell the ids apart, else the last 8 to 12 (made-up
+    ids such as ``00000000-...-000000000001`` differ at the end), else the whole id."""
+    candidates = [{pid: pid[:8] for pid in ids}]
+    candidates += [{pid: "…" + pid[-n:] for pid in ids} for n in range(8, 13)]
+    for short in candidates:
         if len(set(short.values())) == len(ids):
             return short
     return {pid: pid for pid in ids}
@@ -133,7 +135,7 @@ def classic_placement(assignment: GroupAssignment, before: Placement | None, num
 
 def _classic_processes(state: ApplicationState, names: Mapping[str, str | None]) -> tuple[tuple[ProcessNode, ...], str]:
     ids = [str(pid) for pid in state.process_ids]
-    labels = _unique_labels(names, ids)
+    labels, short = _unique_labels(names, ids), _short_ids(ids)
     tags = state.configs.rack_aware_assignment_tags
     nodes, kinds = [], []
     for pid in state.process_ids:
@@ -141,7 +143,8 @@ def _classic_processes(state: ApplicationState, names: Mapping[str, str | None])
         band, kind = _band(client.rack_id, client.client_tags, tags)
         if band is not None:
             kinds.append(kind)
-        nodes.append(ProcessNode(str(pid), labels[str(pid)], band, len(client.consumer_client_ids) or None))
+        nodes.append(ProcessNode(str(pid), labels[str(pid)], band, len(client.consumer_client_ids) or None,
+                                 short[str(pid)]))
     return tuple(nodes), _band_kind(kinds)
 
 
@@ -276,8 +279,8 @@ def streams_group_view(group: StreamsGroup, after: StreamsGroupAssignment | None
         names[m.process_id] = names.get(m.process_id) or name or m.instance_id
         bands.setdefault(m.process_id, _band(m.rack_id, m.client_tags, tags))
     ids = sorted(threads)
-    labels = _unique_labels(names, ids)
-    processes = tuple(ProcessNode(pid, labels[pid], bands[pid][0], threads[pid]) for pid in ids)
+    labels, short = _unique_labels(names, ids), _short_ids(ids)
+    processes = tuple(ProcessNode(pid, labels[pid], bands[pid][0], threads[pid], short[pid]) for pid in ids)
     before = Placement.of("the members' target assignment", _streams_copies(
         (m.process_id, {"active": m.active_tasks, "standby": m.standby_tasks, "warmup": m.warmup_tasks})
         for m in group.members))

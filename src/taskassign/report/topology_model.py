@@ -54,6 +54,8 @@ class ProcessNode:
     label: str
     band: str | None = None
     threads: int | None = None
+    #: The id cut short where it still tells the processes apart.
+    short: str = ""
 
 
 @dataclass(frozen=True, slots=True)

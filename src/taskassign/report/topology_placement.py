@@ -175,7 +175,7 @@ def _detailed(view: TopologyView, svg_id: str) -> str:
 
 def _process_meta(p: ProcessNode) -> str:
     threads = "" if p.threads is None else f"{p.threads} thread{'s' if p.threads != 1 else ''} · "
-    return f"{threads}{p.id[:8]}"
+    return f"{threads}{p.short or p.id[:8]}"
 
 
 def _chip(x: float, y: float, w: float, task: TaskKey, role: str, p: ProcessNode, moved: bool) -> str:
