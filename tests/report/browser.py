@@ -48,7 +48,7 @@ const overlapping = (boxes) => {
 """
 
 #: With ``/*SELECTORS*/`` replaced by a JSON list of CSS selectors (``boxes_script``): for each selector, every
-#: element it picks as {box, data, text}; for every ``svg`` with an id, its size, its visible labels (``text`` with
+#: element it picks as {box, id, data, text}; for every ``svg`` with an id, its size, its visible labels (``text`` with
 #: content) and the pairs of them that overlap.
 BOXES = """<script>
 window.addEventListener("load", () => {
@@ -58,7 +58,7 @@ window.addEventListener("load", () => {
     return {left: r.left + scrollX, top: r.top + scrollY, right: r.right + scrollX, bottom: r.bottom + scrollY}; };
   const found = {};
   for (const s of selectors) found[s] = Array.from(document.querySelectorAll(s)).map(e => (
-    {box: box(e), data: Object.assign({}, e.dataset), text: e.textContent.trim().slice(0, 80)}));
+    {box: box(e), id: e.id, data: Object.assign({}, e.dataset), text: e.textContent.trim().slice(0, 80)}));
   const svgs = Array.from(document.querySelectorAll("svg[id]")).map(svg => {
     const texts = Array.from(svg.querySelectorAll("text")).filter(t => t.textContent.trim());
     const boxes = texts.map(box);
