@@ -14,12 +14,12 @@ def process_id(n: int) -> str:
 
 def large_scenario(subtopologies: int, processes: int, partitions: int = 4, *, standbys: int = 1) -> dict[str, Any]:
     """A ``taskassign/scenario/v1`` document: subtopology ``s`` reads ``input-s`` (or, every third one, the
-    repartition topic the one before writes) and has a store from every second one on; process ``n`` owned the
+    repartition topic the one before writes) and has a store unless s is a multiple of 5; process ``n`` owned the
     tasks ``(s * partitions + p) % processes == n`` before, and the last tenth of the processes are new."""
     tasks = []
     for s in range(subtopologies):
         source = f"app-by-key-{s - 1}-repartition" if s % 3 == 2 else f"input-{s}"
-        stateful = s % 2 == 1
+        stateful = s % 5 != 0
         for p in range(partitions):
             parts = [{"topic": source, "partition": p, "source": True, "changelog": False}]
             if stateful:
@@ -27,7 +27,7 @@ def large_scenario(subtopologies: int, processes: int, partitions: int = 4, *, s
             task: dict[str, Any] = {"id": f"{s}_{p}", "partitions": parts}
             if stateful:
                 task["stores"] = [f"store-{s}"]
-                task["changelog_end_offset_sum"] = 1000 * (p + 1)
+                task["changelog_end_offset_sum"] = 1_000_000 * (p + 1)
             tasks.append(task)
     old = max(1, processes - processes // 10)
     clients = []
@@ -37,7 +37,7 @@ def large_scenario(subtopologies: int, processes: int, partitions: int = 4, *, s
         clients.append({"process_id": process_id(n + 1), "consumers": [f"app-{n:03d}-StreamThread-1"],
                         "tags": {"zone": ZONES[n % 3]}, "host": f"streams-{n:03d}.example:7070",
                         "previous_active": owned, "previous_standby": [],
-                        "task_offset_sums": {t: -2 for t in owned if int(t.split("_")[0]) % 2 == 1}})
+                        "task_offset_sums": {t: -2 for t in owned if int(t.split("_")[0]) % 5 != 0}})
     return {"format": "taskassign/scenario/v1", "name": f"generated-{subtopologies}x{processes}", "now_ms": 0,
             "configs": {"num.standby.replicas": standbys, "rack.aware.assignment.tags": ["zone"]},
             "tasks": tasks, "clients": clients}
