@@ -19,6 +19,8 @@ from tests.report.topology_cases import large_scenario
 
 EXAMPLES = sorted([*EXAMPLES_DIR.glob("groups/*.json"), *EXAMPLES_DIR.glob("scenarios/*.json"),
                    *EXAMPLES_DIR.glob("streams-groups/*.json")])
+#: Groups captured from a real Kafka (a foreign-key join: co-partitioned inputs, internal topics both ways).
+LIVE_CASES = sorted((Path(__file__).parents[1] / "golden" / "live_cases").glob("*.group.json"))
 TASK = re.compile(r'class="task(?: moved)?" data-task="([^"]+)" data-role="([a-z]+)" data-process="([^"]+)"')
 
 
@@ -80,6 +82,20 @@ def test_every_move_lands_where_the_task_was_not() -> None:
                 assert view.before.holders("active", m.task) == (m.source,)
 
 
+def test_a_captured_group_draws_kafkas_recorded_assignment_against_the_assignors() -> None:
+    view = view_of(next(p for p in LIVE_CASES if "legacy-fk" in p.name))
+    assert view.before is not None and view.before.label == "Kafka's recorded assignment"
+    assert view.after is not None and view.after.label == "legacy_sticky's assignment"
+    assert view.moves() == ()  # taskassign reproduces Kafka's leader: nothing moves
+    assert sorted(p.label for p in view.processes) == [f"live3-legfk-i{n}" for n in range(4)]
+    subs = {s.id: s for s in view.subtopologies}
+    assert subs["0"].copartition_groups and subs["0"].repartition_sinks and subs["1"].repartition_sinks
+    svg = graph_svg(view.subtopologies)
+    assert sorted(re.findall(r'class="topo-edge" data-from="([^"]+)" data-to="([^"]+)"', svg)) == [("0", "1"),
+                                                                                                  ("1", "0")]
+    assert svg.count('data-node="copartition"') == 2
+
+
 def test_moves_of_two_placements() -> None:
     before = Placement.of("b", {"active": {("0", 0): ["A"], ("0", 1): ["A"]}, "standby": {("0", 0): ["B"]},
                                 "warmup": {("0", 1): ["C"]}})
@@ -118,7 +134,7 @@ def test_the_streams_group_draws_the_target_assignment_against_the_brokers() -> 
     assert {p.band for p in view.processes} == {"rack-a", "rack-b"}
 
 
-@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", EXAMPLES + LIVE_CASES, ids=lambda p: p.name)
 def test_every_task_copy_is_drawn_once(path: Path) -> None:
     view = view_of(path)
     html = build_topology_report(view, str(path))

@@ -1,6 +1,7 @@
 """The topology page in headless Chromium: positions are read back from the DOM, not trusted from the layout
-code. On every shipped example (group file, scenarios, streams group) and on generated applications from 1
-sub-topology on 2 processes to 50 on 200 (the compact view): no two labels overlap, every task copy of the
+code. On every shipped example (group file, scenarios, streams group), the groups captured from a real Kafka
+and generated applications from 1 sub-topology on 2 processes to 50 on 200 (the compact view): no two labels
+overlap, every task copy of the
 drawn assignment is there exactly once with a visible box inside its diagram, no two task copies cover each
 other, and every sub-topology, topic, store and changelog is a node. The screenshots under docs/images are
 these pages (TASKASSIGN_UPDATE_SCREENSHOTS=1 rewrites them)."""
@@ -22,7 +23,7 @@ from taskassign.report.topology_model import TopologyView
 from taskassign.report.topology_page import build_topology_report, read_topology_view, topology_section
 from tests.helpers import EXAMPLES_DIR
 from tests.report.browser import BROWSER_MARKS, boxes, screenshot_png, share
-from tests.report.test_topology import EXAMPLES, expected_copies, view_of
+from tests.report.test_topology import EXAMPLES, LIVE_CASES, expected_copies, view_of
 from tests.report.topology_cases import large_scenario
 
 pytestmark = BROWSER_MARKS
@@ -30,7 +31,7 @@ DOCS = Path(__file__).parents[2] / "docs"
 IMAGES = DOCS / "images"
 GENERATED = {"generated-1x2": (1, 2), "generated-6x12": (6, 12), "generated-50x8": (50, 8),
              "generated-50x200": (50, 200)}
-CASES = [p.name.removesuffix(".json") for p in EXAMPLES] + list(GENERATED)
+CASES = [p.name.removesuffix(".json") for p in EXAMPLES + LIVE_CASES] + list(GENERATED)
 #: The screenshots docs/report.md shows: (file, case, with the topology diagram).
 SCREENSHOTS = (("topology-group.png", "orders-app.group", True),
                ("topology-streams-group.png", "two-racks-one-standby.streams-group", True),
@@ -42,7 +43,7 @@ SELECTORS = ["[data-task]", ".topo-node", "svg[id]", "body"]
 def _view(case: str) -> TopologyView:
     if case in GENERATED:
         return read_topology_view(f"{case}.json", "scenario", large_scenario(*GENERATED[case]))
-    return view_of(next(p for p in EXAMPLES if p.name.removesuffix(".json") == case))
+    return view_of(next(p for p in EXAMPLES + LIVE_CASES if p.name.removesuffix(".json") == case))
 
 
 @pytest.fixture(scope="module")

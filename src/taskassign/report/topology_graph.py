@@ -19,7 +19,7 @@ __all__ = ("MAX_EDGES", "MAX_ITEMS", "graph_svg", "subtopology_order")
 
 FS = 11
 CHIP_H, CHIP_PITCH, LINE = 18, 22, 15
-IN_W, SUB_W, OUT_W, GAP = 230, 250, 230, 34
+IN_W, SUB_W, OUT_W, GAP = 290, 270, 290, 34
 #: Topics or stores listed per column before "+N more".
 MAX_ITEMS = 6
 #: Repartition edges drawn; past this, the topics' kinds and names say where they go.

@@ -3,9 +3,10 @@ named as the operator knows them, the placement the file records and the one an 
 
 - GROUP.json (``taskassign/group/v1``): the ``topology`` object (sources, sinks, stores, changelogs,
   co-partition groups, repartition topics; derived from ``Topology#describe()`` by ``taskassign capture``),
-  the members' previous tasks (their subscriptions) -> the assignor's answer (the file's captured assignor,
-  else high_availability). Clients are named by their client id (without ``-StreamThread-N-consumer``) or
-  host, as DescribeGroups reported them, else their endpoint.
+  the members' previous tasks (their subscriptions), or Kafka's recorded assignment in a captured file ->
+  the assignor's answer (the file's captured assignor, else high_availability). Clients are named by their
+  client id (without ``-StreamThread-N-consumer``) or host, as DescribeGroups reported them, else their
+  endpoint.
 - Scenario (``taskassign/scenario/v1``): topics from the tasks' partitions (a scenario has no sinks), the
   clients' previous tasks -> the assignor's answer.
 - Streams group (``taskassign/streams-group/v1``): the broker's topology when the file was captured (source,
@@ -21,15 +22,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
+from taskassign.errors import DecodeError
 from taskassign.formats.group import GroupSpec
 from taskassign.formats.scenario import Scenario
 from taskassign.model import ApplicationState, AssignedTask, GroupAssignment, KafkaStreamsState
 from taskassign.report.topology_model import Placement, ProcessNode, SubtopologyNode, TaskKey, TopologyView
 from taskassign.streams_protocol.model import StreamsGroup, StreamsGroupAssignment, TaskMap
+from taskassign.wire.assignment_info import AssignmentInfo
+from taskassign.wire.consumer_protocol import Assignment
 
-__all__ = ("client_name", "group_view", "scenario_view", "streams_group_view")
+__all__ = ("classic_placement", "client_name", "group_view", "recorded_placement", "scenario_view",
+           "streams_group_view")
 
 _THREAD_SUFFIX = re.compile(r"-StreamThread-\d+(-consumer|-restore-consumer)?$")
 Copies = dict[str, dict[TaskKey, set[str]]]
@@ -121,6 +127,11 @@ def classic_placement(assignment: GroupAssignment, before: Placement | None, num
         for t, assigned in client.tasks.items():
             role = "active" if assigned.type is AssignedTask.Type.ACTIVE else "standby"
             copies[role].setdefault((str(t.subtopology), t.partition), set()).add(str(pid))
+    return _with_warmups(copies, before, num_standby, label)
+
+
+def _with_warmups(copies: Copies, before: Placement | None, num_standby: int, label: str) -> Placement:
+    copies.setdefault("warmup", {})
     for task, holders in list(copies["standby"].items()):
         extra = len(holders) - num_standby
         if extra <= 0:
@@ -189,11 +200,29 @@ def _linked(subs: Iterable[SubtopologyNode]) -> list[SubtopologyNode]:
     return result
 
 
+def recorded_placement(spec: GroupSpec, previous: Placement | None, num_standby: int) -> Placement | None:
+    """Kafka's recorded assignment of a captured group file (every member's AssignmentInfo), or None."""
+    if not spec.has_recorded_outcome:
+        return None
+    copies: Copies = {"active": {}, "standby": {}}
+    for m in spec.members:
+        try:
+            info = AssignmentInfo.decode(Assignment.decode(m.recorded_assignment or b"").user_data or b"")
+        except DecodeError:
+            return None
+        pid = str(m.info.process_id)
+        for t in info.active_tasks:
+            copies["active"].setdefault((str(t.subtopology), t.partition), set()).add(pid)
+        for t, _ in info.standby_tasks:
+            copies["standby"].setdefault((str(t.subtopology), t.partition), set()).add(pid)
+    return _with_warmups(copies, previous, num_standby, "Kafka's recorded assignment")
+
+
 def group_view(spec: GroupSpec, scenario: Scenario, after: GroupAssignment | None, *,
                after_label: str = "") -> TopologyView:
     """The view of a group file: its topology object, its members named by client id or host, their previous
-    tasks, then ``after`` (the assignor's answer) when given. ``scenario`` is the file as the leader derives
-    it (``leader.group.group_scenario``)."""
+    tasks (or, in a captured file, the assignment Kafka's leader made), then ``after`` (the assignor's answer)
+    when given. ``scenario`` is the file as the leader derives it (``leader.group.group_scenario``)."""
     derived = _classic_subtopologies(scenario.state)
     subs: dict[int, SubtopologyNode] = {}
     for s in spec.subtopologies:
@@ -213,8 +242,14 @@ def group_view(spec: GroupSpec, scenario: Scenario, after: GroupAssignment | Non
         hosts = sorted({m.client_host.lstrip("/") for m in members if m.client_host})
         endpoint = next((m.info.user_endpoint for m in members if m.info.user_endpoint), None)
         names[pid] = (clients[0] if len(clients) == 1 else hosts[0] if len(hosts) == 1 else endpoint or None)
-    return scenario_view(scenario, after, after_label=after_label, kind="group file", names=names,
+    view = scenario_view(scenario, after, after_label=after_label, kind="group file", names=names,
                          subtopologies=subs, before_label="the members' previous tasks")
+    recorded = recorded_placement(spec, view.before, scenario.state.configs.num_standby_replicas)
+    if recorded is None:
+        return view
+    placed = None if after is None else classic_placement(after, recorded, scenario.state.configs.num_standby_replicas,
+                                                          after_label)
+    return replace(view, before=recorded, after=placed, notes=())
 
 
 # --------------------------------------------------------------------------------------------- streams groups
