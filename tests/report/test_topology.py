@@ -19,8 +19,27 @@ from tests.report.topology_cases import large_scenario
 
 EXAMPLES = sorted([*EXAMPLES_DIR.glob("groups/*.json"), *EXAMPLES_DIR.glob("scenarios/*.json"),
                    *EXAMPLES_DIR.glob("streams-groups/*.json")])
-#: Groups captured from a real Kafka (a foreign-key join: co-partitioned inputs, internal topics both ways).
-LIVE_CASES = sorted((Path(__file__).parents[1] / "golden" / "live_cases").glob("*.group.json"))
+#: Groups captured from a real Kafka (a foreign-key join: co-partitioned inputs, internal topics both ways; a
+#: streams group with the broker's topology: repartition topics to two sub-topologies).
+LIVE_CASES = [*sorted((Path(__file__).parents[1] / "golden" / "live_cases").glob("*.group.json")),
+              Path(__file__).parents[1] / "capture" / "data" / "replays" / "44-leave" / "01-scale-out.json"]
+DESCRIBED = """Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000000 (topics: [lsp-ms-input])
+      --> KSTREAM-SINK-0000000001
+    Sink: KSTREAM-SINK-0000000001 (topic: by-word-repartition)
+      <-- KSTREAM-SOURCE-0000000000
+
+  Sub-topology: 1
+    Source: KSTREAM-SOURCE-0000000002 (topics: [by-word-repartition])
+      --> KSTREAM-AGGREGATE-0000000003
+    Processor: KSTREAM-AGGREGATE-0000000003 (stores: [word-agg-store])
+      --> KSTREAM-SINK-0000000004
+      <-- KSTREAM-SOURCE-0000000002
+    Sink: KSTREAM-SINK-0000000004 (topic: word-counts)
+      <-- KSTREAM-AGGREGATE-0000000003
+
+"""
 TASK = re.compile(r'class="task(?: moved)?" data-task="([^"]+)" data-role="([a-z]+)" data-process="([^"]+)"')
 
 
@@ -94,6 +113,30 @@ def test_a_captured_group_draws_kafkas_recorded_assignment_against_the_assignors
     assert sorted(re.findall(r'class="topo-edge" data-from="([^"]+)" data-to="([^"]+)"', svg)) == [("0", "1"),
                                                                                                   ("1", "0")]
     assert svg.count('data-node="copartition"') == 2
+
+
+def test_a_captured_streams_group_draws_the_brokers_topology() -> None:
+    import json
+
+    from taskassign.report.topology_inputs import streams_group_view
+    from taskassign.streams_protocol.format import parse_streams_group
+
+    path = LIVE_CASES[-1]
+    view = view_of(path)
+    subs = {s.id: s for s in view.subtopologies}
+    assert subs["0"].source_topics == ("lsp-ms-input",)
+    assert subs["0"].repartition_sinks == ("live-streams-by-length-repartition", "live-streams-by-word-repartition")
+    assert subs["1"].repartition_sources == ("live-streams-by-word-repartition",)
+    assert subs["1"].changelog_topics == ("live-streams-word-agg-store-changelog",)
+    assert sorted(p.label for p in view.processes) == ["live-streams-a", "live-streams-b", "live-streams-c"]
+    assert len(re.findall(r'class="topo-edge"', graph_svg(view.subtopologies))) == 2
+    # a 4.4 broker keeps the Topology#describe() text (KIP-1331): stores and external sinks come from it
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["capture"]["topologyDescription"] = DESCRIBED
+    described = {s.id: s for s in streams_group_view(parse_streams_group(doc), None).subtopologies}
+    assert described["1"].stores == ("word-agg-store",) and "word-counts" in described["1"].sink_topics
+    doc["capture"]["topologyDescription"] = "Topologies:\n   Sub-topology: x\n"
+    assert "was not read" in streams_group_view(parse_streams_group(doc), None).notes[0]
 
 
 def test_moves_of_two_placements() -> None:

@@ -32,6 +32,7 @@ IMAGES = DOCS / "images"
 GENERATED = {"generated-1x2": (1, 2), "generated-6x12": (6, 12), "generated-50x8": (50, 8),
              "generated-50x200": (50, 200)}
 CASES = [p.name.removesuffix(".json") for p in EXAMPLES + LIVE_CASES] + list(GENERATED)
+assert len(set(CASES)) == len(CASES)
 #: The screenshots docs/report.md shows: (file, case, with the topology diagram).
 SCREENSHOTS = (("topology-group.png", "orders-app.group", True),
                ("topology-streams-group.png", "two-racks-one-standby.streams-group", True),

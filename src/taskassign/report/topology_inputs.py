@@ -10,7 +10,8 @@ named as the operator knows them, the placement the file records and the one an 
 - Scenario (``taskassign/scenario/v1``): topics from the tasks' partitions (a scenario has no sinks), the
   clients' previous tasks -> the assignor's answer.
 - Streams group (``taskassign/streams-group/v1``): the broker's topology when the file was captured (source,
-  repartition and changelog topics), else each subtopology's task count; the members' target assignment ->
+  repartition and changelog topics; stores and sinks from the ``Topology#describe()`` text a 4.4 broker keeps,
+  KIP-1331, parsed by ``capture.topology_text``), else each subtopology's task count; the members' target assignment ->
   the group's broker-side assignor's answer.
 
 The classic protocol does not mark warm-ups: a stateful task's standbys beyond ``num.standby.replicas`` are
@@ -25,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from taskassign.errors import DecodeError
+from taskassign.errors import DecodeError, UserInputError
 from taskassign.formats.group import GroupSpec
 from taskassign.formats.scenario import Scenario
 from taskassign.model import ApplicationState, AssignedTask, GroupAssignment, KafkaStreamsState
@@ -39,6 +40,7 @@ __all__ = ("classic_placement", "client_name", "group_view", "recorded_placement
 
 _THREAD_SUFFIX = re.compile(r"-StreamThread-\d+(-consumer|-restore-consumer)?$")
 Copies = dict[str, dict[TaskKey, set[str]]]
+NOTHING: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
 
 def client_name(client_id: str | None) -> str | None:
@@ -266,6 +268,25 @@ def _streams_topology(group: StreamsGroup) -> dict[str, dict[str, Any]]:
     return result
 
 
+def _described(group: StreamsGroup) -> tuple[dict[str, tuple[tuple[str, ...], tuple[str, ...]]], tuple[str, ...]]:
+    """Stores and external sink topics per subtopology from the ``Topology#describe()`` text a 4.4 broker keeps
+    (KIP-1331, the capture's ``topologyDescription``), and a note when that text does not parse."""
+    from taskassign.capture.topology_text import INTERNAL_SUFFIXES, parse_topology_description
+
+    text = (group.capture or {}).get("topologyDescription") if isinstance(group.capture, Mapping) else None
+    if not isinstance(text, str) or not text.strip():
+        return {}, ()
+    try:
+        described = parse_topology_description(text, source="capture.topologyDescription")
+    except UserInputError as exc:
+        return {}, (f"the broker's topology description was not read: {exc}",)
+    result = {}
+    for sub in described.subtopologies:
+        sinks = tuple(t for t in sub.sink_topics if not t.endswith(INTERNAL_SUFFIXES))
+        result[str(sub.id)] = (sub.stores, sinks)
+    return result, ()
+
+
 def _topic_names(items: Any) -> tuple[str, ...]:
     names = []
     for item in items if isinstance(items, list) else ():
@@ -290,15 +311,18 @@ def streams_group_view(group: StreamsGroup, after: StreamsGroupAssignment | None
     """The view of a streams group: the broker's topology when captured, the members' target assignment, then
     ``after`` (the broker-side assignor's answer) when given."""
     broker = _streams_topology(group)
+    described, notes = _described(group)
     subs = []
     for s in group.subtopologies:
         b = broker.get(s.id, {})
         rsources = _topic_names(b.get("repartitionSourceTopics"))
         changelogs = _topic_names(b.get("stateChangelogTopics"))
+        stores, sinks = described.get(s.id, NOTHING)
         subs.append(SubtopologyNode(
             id=s.id, source_topics=(*_topic_names(b.get("sourceTopics")), *rsources),
-            sink_topics=_topic_names(b.get("repartitionSinkTopics")), changelog_topics=changelogs,
-            partitions=tuple(range(s.partitions)), repartition_sources=rsources, stateful=s.stateful))
+            sink_topics=(*_topic_names(b.get("repartitionSinkTopics")), *sinks), stores=stores,
+            changelog_topics=changelogs, partitions=tuple(range(s.partitions)), repartition_sources=rsources,
+            stateful=s.stateful))
     member_process = {m.member_id: m.process_id for m in group.members}
     captured = (group.capture or {}).get("members") if isinstance(group.capture, Mapping) else None
     names: dict[str, str | None] = {}
@@ -325,5 +349,5 @@ def streams_group_view(group: StreamsGroup, after: StreamsGroupAssignment | None
             (member_process[mid], {"active": a.active_tasks, "standby": a.standby_tasks})
             for mid, a in after.members.items() if mid in member_process))
     kinds = [bands[p][1] for p in ids if bands[p][0] is not None]
-    return TopologyView(group.name, "streams group", tuple(_linked(subs)), processes, before, placed, (),
+    return TopologyView(group.name, "streams group", tuple(_linked(subs)), processes, before, placed, notes,
                         _band_kind(kinds))

@@ -5,7 +5,8 @@ Two views of the same data, chosen by size:
 - **detailed** (up to ``DETAILED_MAX_PROCESSES`` processes): a row per subtopology, a column per process
   (grouped by rack or zone, each band shaded and named); every task copy is a chip labelled with its
   partition: active filled, standby outlined, warm-up dashed. With two assignments, a copy that arrived is
-  ringed in red, an active's old place is a grey ghost, and an arrow runs from the ghost to the new place.
+  ringed in red, an active's old place is a grey ghost, and an arrow runs from the ghost to the new place
+  (the first ``MAX_ARROWS``).
 - **compact** (more processes): a row per process (bands as headed groups), a column per subtopology, every
   task copy a small square in its role's colour, arrivals outlined in red; each row ends with the process's
   counts and moves. 200 processes by 50 subtopologies stay one scrollable picture.
@@ -29,6 +30,8 @@ __all__ = ("DETAILED_MAX_PROCESSES", "ordered_processes", "placement_svg", "use_
 DETAILED_MAX_PROCESSES = 12
 #: A cell with more task copies than this makes the detailed view unreadable: compact then.
 DETAILED_MAX_CHIPS = 48
+#: Arrows drawn in the detailed view; past this, the rings and ghosts alone show the moves.
+MAX_ARROWS = 80
 PAGE_W = 1100
 FS = 11
 
@@ -155,9 +158,9 @@ def _detailed(view: TopologyView, svg_id: str) -> str:
                 chip_pos[(task, p.id)] = (cx + chip_w / 2, cy - 3)
                 parts.append(_chip(cx, cy, chip_w, task, role, p, moved))
         y += h
-    arrows = []
+    arrows: list[str] = []
     for m in moves:
-        if m.role != "active" or m.source is None:
+        if m.role != "active" or m.source is None or len(arrows) >= MAX_ARROWS:
             continue
         a, b = ghost_pos.get((m.task, m.source)), chip_pos.get((m.task, m.target))
         if a is None or b is None:
