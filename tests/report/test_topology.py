@@ -218,6 +218,10 @@ def test_fifty_subtopologies_on_two_hundred_processes_use_the_compact_view() -> 
     svg = placement_svg(view)
     assert drawn_copies(svg) == expected_copies(view)
     assert svg.count('class="process"') == 200 and svg.count('data-band="eu-west-1') == 3
+    graph = graph_svg(view.subtopologies)  # dense boxes: a store's changelog is a mark on the store's line
+    assert 'data-node="changelog" data-name="app-store-1-changelog"' in graph
+    assert ">Sub-topology 1 · 4 tasks · stateful<" in graph
+    assert not re.search(r"<text[^>]*>changelog app-store-1-changelog", graph)
     small = read("small.json", "scenario", large_scenario(3, 6))
     assert not use_compact(small)
     assert drawn_copies(placement_svg(small)) == expected_copies(small)

@@ -25,6 +25,8 @@ MAX_ITEMS = 6
 #: Repartition edges drawn; past this, the topics' kinds and names say where they go.
 MAX_EDGES = 40
 LANE = 5
+#: Past this many sub-topologies, boxes take fewer lines (``_box_lines``).
+DENSE_FROM = 12
 
 
 def _id_key(sid: str) -> tuple[int, int, str]:
@@ -77,13 +79,29 @@ def _capped(items: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(items[:MAX_ITEMS - 1]), tuple(items[MAX_ITEMS - 1:])
 
 
-def _box_lines(s: SubtopologyNode) -> tuple[tuple[str, str], ...]:
+def _box_lines(s: SubtopologyNode, dense: bool) -> tuple[tuple[str, str], ...]:
+    """The lines of a sub-topology's box. ``dense`` (many sub-topologies): the title and counts on one line, and
+    a store's changelog (``<application.id>-<store>-changelog``) drawn as a mark on the store's line."""
     state = "stateful" if s.stateful or s.stores else "stateless"
-    lines = [("title", f"Sub-topology {s.id}"), ("meta", f"{len(s.partitions)} tasks · {state}")]
-    items = [("store", f"store {n}") for n in s.stores] + [("changelog", f"changelog {n}") for n in s.changelog_topics]
+    if not dense:
+        lines = [("title", f"Sub-topology {s.id}"), ("meta", f"{len(s.partitions)} tasks · {state}")]
+        items = [("store", f"store {n}") for n in s.stores]
+        items += [("changelog", f"changelog {n}") for n in s.changelog_topics]
+    else:
+        lines = [("title", f"Sub-topology {s.id} · {len(s.partitions)} tasks · {state}")]
+        items, used = [], set()
+        for n in s.stores:
+            log = next((c for c in s.changelog_topics if c.endswith(f"-{n}-changelog") and c not in used), None)
+            if log is None:
+                items.append(("store", f"store {n}"))
+            else:
+                used.add(log)
+                items.append(("store+changelog", f"store {n}\t{log}"))
+        items += [("changelog", f"changelog {n}") for n in s.changelog_topics if n not in used]
     if len(items) > MAX_ITEMS:
         rest = items[MAX_ITEMS - 1:]
-        items = [*items[:MAX_ITEMS - 1], ("more", f"+{len(rest)} more: " + ", ".join(t for _, t in rest))]
+        more = ", ".join(t.replace("\t", " -> ") for _, t in rest)
+        items = [*items[:MAX_ITEMS - 1], ("more", f"+{len(rest)} more: {more}")]
     return tuple(lines + items)
 
 
@@ -108,12 +126,13 @@ def _chip(x: float, y: float, w: float, name: str, kind: str, shown: str | None 
 def graph_svg(subs: Sequence[SubtopologyNode], *, svg_id: str = "topology-graph") -> str:
     """The topology diagram of ``subs``."""
     ordered = subtopology_order(subs)
+    dense = len(subs) > DENSE_FROM
     # first pass: row heights; the gap above a row grows with the edges that run through it
     pre = []
     for s in ordered:
         ins, hidden_in = _capped([*s.source_topics])
         outs, hidden_out = _capped([*s.sink_topics])
-        lines = _box_lines(s)
+        lines = _box_lines(s, dense)
         n_in, n_out = len(ins) + bool(hidden_in), len(outs) + bool(hidden_out)
         height = max(n_in * CHIP_PITCH - 4, n_out * CHIP_PITCH - 4, len(lines) * LINE + 8, CHIP_H)
         pre.append((s, ins, outs, hidden_in, hidden_out, lines, height))
@@ -188,7 +207,16 @@ def _row(r: _Row, x_in: float, x_sub: float, x_out: float, edges: list[str]) -> 
                + rect(x_sub, r.top, SUB_W, box_h, fill=COLOURS["subtopology"], stroke="#555", radius=4) + "</g>")
     for i, (kind, line) in enumerate(r.lines):
         base = r.top + 4 + (i + 1) * LINE - 4
-        if kind in ("store", "changelog"):
+        if kind == "store+changelog":
+            line, log = line.split("\t")
+            name = line.split(" ", 1)[1]
+            out.append(f'<g class="topo-node" data-node="store" data-name="{escape(name)}">'
+                       + rect(x_sub + 8, base - 8, 8, 8, fill="#ddd", stroke="#555")
+                       + text(x_sub + 34, base, fit(line, SUB_W - 42, FS - 1), FS - 1, fill="#555", tip=line) + "</g>")
+            out.append(f'<g class="topo-node" data-node="changelog" data-name="{escape(log)}">'
+                       + rect(x_sub + 20, base - 8, 8, 8, fill=COLOURS["changelog"], stroke="#2a7d2a")
+                       + title(f"changelog {log}") + "</g>")
+        elif kind in ("store", "changelog"):
             name = line.split(" ", 1)[1]
             colour = "#555" if kind == "store" else "#2a7d2a"
             out.append(f'<g class="topo-node" data-node="{kind}" data-name="{escape(name)}">'
