@@ -43,3 +43,21 @@ def test_a_broken_group_file_exits_2_naming_the_field(tmp_path: Path) -> None:
     result = runner.invoke(app, ["report", str(broken), "--out", str(tmp_path / "x.html")])
     assert result.exit_code == 2 and "$.topology.subtopologies[0].source_topics" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_plan_is_drawn_against_the_files_assignment(tmp_path: Path) -> None:
+    """Kafka -> a plan: `taskassign plan` writes it, `report --plan` draws what it would move."""
+    for source, assignor in ((GROUP, "state_aware"), (STREAMS, "streams_balanced")):
+        plan = tmp_path / f"{source.stem}.plan.json"
+        made = runner.invoke(app, ["plan", str(source), "-a", assignor, "-o", str(plan)])
+        assert made.exit_code == 0, made.output
+        page = tmp_path / f"{source.stem}.html"
+        result = runner.invoke(app, ["report", str(source), "--plan", str(plan), "--out", str(page)])
+        assert result.exit_code == 0, result.output
+        plan_id = json.loads(plan.read_text(encoding="utf-8"))["plan_id"]
+        assert f"the plan {plan_id} ({assignor})" in page.read_text(encoding="utf-8")
+    other = EXAMPLES_DIR / "scenarios" / "rack-traffic.scenario.json"
+    result = runner.invoke(app, ["report", str(other), "--plan", str(tmp_path / f"{GROUP.stem}.plan.json"),
+                                 "--out", str(tmp_path / "x.html")])
+    said = " ".join(result.output.split())
+    assert result.exit_code == 2 and "the plan is not for" in said and "tasks differ (2 new, 0 gone)" in said

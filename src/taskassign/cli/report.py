@@ -22,6 +22,9 @@ def report_command(
     assignor: Annotated[str | None, assignor_option(
         "Topology page: the assignor whose answer is drawn against the file's own assignment (default: the "
         "file's, else high_availability; a streams group's broker-side assignor).")] = None,
+    plan: Annotated[Path | None, typer.Option(
+        "--plan", help="Topology page: draw this plan's assignment (`taskassign plan`) against the file's own "
+                       "(Kafka's recorded one, the members' previous tasks or target assignment).")] = None,
 ) -> None:
     """One self-contained HTML page (plots inlined, opens offline): a simulation's results, or the topology
     with every task on the process that runs it and what moves."""
@@ -39,5 +42,5 @@ def report_command(
         from taskassign.report.topology_page import write_topology_report
 
         with stderr_console().status("drawing the topology"):
-            target = write_topology_report(result, out, kind, doc, assignor=assignor)
+            target = write_topology_report(result, out, kind, doc, assignor=assignor, plan=plan)
     stdout_console().print(f"wrote {escape(str(target))}")

@@ -35,7 +35,7 @@ from taskassign.streams_protocol.model import StreamsGroup, StreamsGroupAssignme
 from taskassign.wire.assignment_info import AssignmentInfo
 from taskassign.wire.consumer_protocol import Assignment
 
-__all__ = ("classic_placement", "client_name", "group_view", "recorded_placement", "scenario_view",
+__all__ = ("classic_placement", "client_name", "group_view", "plan_placement", "recorded_placement", "scenario_view",
            "streams_group_view")
 
 _THREAD_SUFFIX = re.compile(r"-StreamThread-\d+(-consumer|-restore-consumer)?$")
@@ -129,6 +129,20 @@ def classic_placement(assignment: GroupAssignment, before: Placement | None, num
         for t, assigned in client.tasks.items():
             role = "active" if assigned.type is AssignedTask.Type.ACTIVE else "standby"
             copies[role].setdefault((str(t.subtopology), t.partition), set()).add(str(pid))
+    return _with_warmups(copies, before, num_standby, label)
+
+
+def plan_placement(clients: Mapping[str, Mapping[str, Sequence[str]]], before: Placement | None, num_standby: int,
+                   label: str, process_of: Mapping[str, str] | None = None) -> Placement:
+    """A plan's assignment (``taskassign plan``: ``{process: {"active": [...], "standby": [...]}}``, tasks
+    ``s_p``; a streams plan names members and ``s:p`` tasks, ``process_of`` maps members to processes)."""
+    copies: Copies = {"active": {}, "standby": {}}
+    for owner, tasks in clients.items():
+        pid = process_of.get(owner, owner) if process_of is not None else owner
+        for role in ("active", "standby"):
+            for name in tasks.get(role, ()):
+                sub, _, part = name.replace(":", "_").rpartition("_")
+                copies[role].setdefault((sub, int(part)), set()).add(pid)
     return _with_warmups(copies, before, num_standby, label)
 
 

@@ -60,9 +60,13 @@ def input_kind(path: str | Path) -> tuple[str, Any]:
                          f"or a streams group), got {fmt!r}")
 
 
-def read_topology_view(path: str | Path, kind: str, doc: Any, *, assignor: str | None = None) -> TopologyView:
+def read_topology_view(path: str | Path, kind: str, doc: Any, *, assignor: str | None = None,
+                       plan: str | Path | None = None) -> TopologyView:
     """The view of a group file, scenario or streams group: the placement it records, then ``assignor``'s
-    (default: the file's own, else high_availability; a streams group's broker-side assignor)."""
+    (default: the file's own, else high_availability; a streams group's broker-side assignor), or the
+    assignment of ``plan`` (a ``taskassign plan`` file)."""
+    if plan is not None:
+        return _with_plan(path, kind, doc, plan)
     from taskassign.report import topology_inputs as inputs
 
     source = str(path)
@@ -92,6 +96,47 @@ def read_topology_view(path: str | Path, kind: str, doc: Any, *, assignor: str |
                               .removesuffix(".scenario"))
     result = assign_scenario(scenario, assignor or "high_availability")
     return inputs.scenario_view(scenario, result.group, after_label=f"{result.assignor}'s assignment")
+
+
+def _with_plan(path: str | Path, kind: str, doc: Any, plan: str | Path) -> TopologyView:
+    """The file's own assignment -> the plan's (checked as ``taskassign approve`` checks it)."""
+    from dataclasses import replace
+
+    from taskassign.bridge.plans import parse_plan, plan_misfit
+    from taskassign.report import topology_inputs as inputs
+
+    document = parse_plan(load_json_file(plan), source=str(plan))
+    label = f"the plan {document['plan_id']} ({document['assignor']})"
+    source = str(path)
+    if kind == "streams-group":
+        from taskassign.streams_protocol.format import parse_streams_group, streams_group_name
+
+        group = parse_streams_group(doc, source=source, default_name=streams_group_name(path))
+        view = inputs.streams_group_view(group, None)
+        members = {m.member_id: m.process_id for m in group.members}
+        standby = int(group.configs.get("num.standby.replicas", "0") or 0)
+        owners, names = list(members), [f"{s}:{p}" for s, p in view.tasks]
+        placed = inputs.plan_placement(document["clients"], view.before, standby, label, members)
+    else:
+        from taskassign.formats.scenario import parse_scenario
+
+        if kind == "group":
+            from taskassign.formats.group import parse_group
+            from taskassign.leader.group import group_scenario
+
+            spec = parse_group(doc, source=source)
+            scenario = group_scenario(spec)
+            view = inputs.group_view(spec, scenario, None)
+        else:
+            scenario = parse_scenario(doc, source=source)
+            view = inputs.scenario_view(scenario, None)
+        owners, names = [p.id for p in view.processes], [f"{s}_{p}" for s, p in view.tasks]
+        placed = inputs.plan_placement(document["clients"], view.before, scenario.state.configs.num_standby_replicas,
+                                       label)
+    misfit = plan_misfit(document, names, owners)
+    if misfit is not None:
+        raise UserInputError(f"{plan}: the plan is not for {path}: {misfit}")
+    return replace(view, after=placed, notes=())
 
 
 def _legend(view: TopologyView) -> str:
@@ -201,9 +246,9 @@ def build_topology_report(view: TopologyView, source: str = "") -> str:
 
 
 def write_topology_report(path: str | Path, out: str | Path, kind: str, doc: Any, *,
-                          assignor: str | None = None) -> Path:
+                          assignor: str | None = None, plan: str | Path | None = None) -> Path:
     """Read a group file, scenario or streams group and write its topology page to ``out``."""
-    view = read_topology_view(path, kind, doc, assignor=assignor)
+    view = read_topology_view(path, kind, doc, assignor=assignor, plan=plan)
     target = Path(out)
     write_output_text(build_topology_report(view, str(path)), target)
     return target
