@@ -200,17 +200,19 @@ def _process_table(view: TopologyView) -> str:
             f'<tbody>{"".join(rows)}</tbody></table></div>')
 
 
-def _moves_line(view: TopologyView) -> str:
+def _moves_line(view: TopologyView, compact: bool) -> str:
     if view.before is None or view.after is None:
         shown = view.shown
         return f"<p class=\"meta\">Drawn: {escape(shown.label if shown else 'no assignment')}.</p>"
     moves = view.moves()
     by_role = {role: sum(1 for m in moves if m.role == role) for role in ROLES}
     actives = sum(1 for m in moves if m.role == "active" and m.source is not None)
+    how = "outlined in red" if compact else "ringed in red"
+    arrows = "" if compact else ", arrows"
     return (f'<p class="meta" id="topology-moves">From <b>{escape(view.before.label)}</b> to '
             f"<b>{escape(view.after.label)}</b>: {by_role['active']} active tasks land on another process "
-            f"({actives} moved from a running owner, arrows), {by_role['standby']} standby and "
-            f"{by_role['warmup']} warm-up copies are new where they are (ringed in red).</p>")
+            f"({actives} moved from a running owner{arrows}), {by_role['standby']} standby and "
+            f"{by_role['warmup']} warm-up copies are new where they are ({how}).</p>")
 
 
 def topology_section(view: TopologyView, *, prefix: str = "topology", heading: str = "Topology",
@@ -233,7 +235,7 @@ def topology_section(view: TopologyView, *, prefix: str = "topology", heading: s
            + f'<div class="topo-scroll">{graph_svg(view.subtopologies, svg_id=f"{prefix}-graph")}</div>'
            if graph else "")
         + f"<h2>{escape(heading + ': tasks on processes' if graph else heading)}</h2>"
-        + f'<p class="meta">{how}{bands}.</p>' + _moves_line(view) + notes + _legend(view)
+        + f'<p class="meta">{how}{bands}.</p>' + _moves_line(view, compact) + notes + _legend(view)
         + f'<div class="topo-scroll">{placement_svg(view, svg_id=f"{prefix}-placement", compact=compact)}</div>'
         + _process_table(view) + "</section>"
     )
