@@ -238,3 +238,16 @@ def test_the_simulation_page_draws_the_last_assignment(report_path: Path) -> Non
     html = report_path.read_text(encoding="utf-8")
     assert 'id="topology-graph"' in html and 'id="topology-placement"' in html
     assert "the last assignment" in html and TASK.search(html) is not None
+
+
+def test_a_broken_final_scenario_leaves_the_section_out_not_the_page(simulation_dir: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from taskassign.report import write_report
+
+    copy = tmp_path / "sim"
+    shutil.copytree(simulation_dir, copy)
+    (copy / "final.scenario.json").write_text('{"format": "taskassign/scenario/v1", "tasks": 3}', encoding="utf-8")
+    html = write_report(copy, tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "Topology and the last assignment" in html and "left out: " in html and "$.tasks" in html
+    assert 'id="plot-movements"' in html

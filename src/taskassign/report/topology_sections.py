@@ -10,6 +10,7 @@ from dataclasses import replace
 from html import escape
 from pathlib import Path
 
+from taskassign.errors import UserInputError
 from taskassign.formats.assignment import read_assignment
 from taskassign.formats.scenario import Scenario, read_scenario
 from taskassign.model import GroupAssignment, KafkaStreamsAssignment
@@ -27,12 +28,15 @@ def simulation_section(result: str | Path) -> str:
     scenario_file, assignment_file = folder / "final.scenario.json", folder / "final.assignment.json"
     if not scenario_file.is_file() or not assignment_file.is_file():
         return ""
-    document = read_assignment(assignment_file)
+    try:
+        document = read_assignment(assignment_file)
+        scenario = read_scenario(scenario_file)
+    except UserInputError as exc:  # the run's own results still make a page
+        return f'<h2>Topology and the last assignment</h2><p class="bad">left out: {escape(str(exc))}</p>'
     clients: dict[object, KafkaStreamsAssignment] = {}
     for entry in document.assignment.assignments:
         clients.setdefault(entry.process_id, entry)
-    view = scenario_view(read_scenario(scenario_file), _group(clients),
-                         after_label=f"the last assignment ({document.assignor})")
+    view = scenario_view(scenario, _group(clients), after_label=f"the last assignment ({document.assignor})")
     return topology_section(replace(view, before=None, notes=()), heading="Topology and the last assignment")
 
 
