@@ -30,6 +30,8 @@ __all__ = ("DETAILED_MAX_PROCESSES", "ordered_processes", "placement_svg", "use_
 DETAILED_MAX_PROCESSES = 12
 #: A cell with more task copies than this makes the detailed view unreadable: compact then.
 DETAILED_MAX_CHIPS = 48
+#: Room above a row's chips for its move arrows (px).
+ARROW_ROOM = 14
 #: Arrows drawn in the detailed view; past this, the rings and ghosts alone show the moves.
 MAX_ARROWS = 80
 PAGE_W = 1100
@@ -109,9 +111,13 @@ def _detailed(view: TopologyView, svg_id: str) -> str:
     parts: list[str] = []
     # row heights
     heights = []
+    # a row with move arrows gets ARROW_ROOM above its chips: a task moves within its sub-topology's row, so its
+    # arrow arcs in that room and never over another row
+    arrow_rows = {key[0] for key in ghosts}
     for s in subs:
         most = max((len(cells.get((s.id, p.id), [])) + len(ghosts.get((s.id, p.id), [])) for p in procs), default=0)
-        heights.append(max(40.0, math.ceil(most / per_line) * 19 + 10))
+        room = ARROW_ROOM if s.id in arrow_rows else 0
+        heights.append(max(40.0, math.ceil(most / per_line) * 19 + 10 + room))
     total_h = head + sum(heights) + 6
     width = label_w + col_w * len(procs) + 8
     # bands: shaded columns and their names
@@ -143,7 +149,7 @@ def _detailed(view: TopologyView, svg_id: str) -> str:
             items += [("ghost", part, True) for part in sorted(ghosts.get((s.id, p.id), []))]
             for j, (role, part, ghost) in enumerate(items):
                 cx = label_w + i * col_w + 5 + (j % per_line) * pitch
-                cy = y + 6 + (j // per_line) * 19
+                cy = y + 6 + (ARROW_ROOM if s.id in arrow_rows else 0) + (j // per_line) * 19
                 task = (s.id, part)
                 if ghost:
                     ghost_pos[(task, p.id)] = (cx + chip_w / 2, cy - 1)
@@ -165,7 +171,7 @@ def _detailed(view: TopologyView, svg_id: str) -> str:
         a, b = ghost_pos.get((m.task, m.source)), chip_pos.get((m.task, m.target))
         if a is None or b is None:
             continue
-        lift = 12 + abs(b[0] - a[0]) / 10
+        lift = 2 * (ARROW_ROOM - 2)  # the arc's peak is halfway to its control point
         arrows.append(f'<path class="move-arrow" data-task="{escape(task_label(m.task))}" '
                       f'd="M{a[0]:.1f},{a[1]:.1f} Q{(a[0] + b[0]) / 2:.1f},{min(a[1], b[1]) - lift:.1f} '
                       f'{b[0]:.1f},{b[1]:.1f}" fill="none" stroke="{COLOURS["move"]}" stroke-width="1.3" '
