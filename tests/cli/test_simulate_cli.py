@@ -84,9 +84,18 @@ def test_report_writes_the_page(tmp_path: Path) -> None:
     assert html.count('src="data:image/png;base64,') == 2 and html.count('class="svg-plot"') == 2
 
 
-def test_report_of_something_else_exits_2(tmp_path: Path) -> None:
+def test_report_of_a_scenario_is_its_topology_page(tmp_path: Path) -> None:
     result = runner.invoke(app, ["report", str(SCENARIO), "--out", str(tmp_path / "r.html")])
+    assert result.exit_code == 0, result.output
+    html = (tmp_path / "r.html").read_text()
+    assert 'id="topology-graph"' in html and 'id="topology-placement"' in html and "<script" not in html
+
+
+def test_report_of_something_else_exits_2(tmp_path: Path) -> None:
+    events = write_events(tmp_path, JOIN)
+    result = runner.invoke(app, ["report", str(events), "--out", str(tmp_path / "r.html")])
     assert result.exit_code == 2 and "taskassign/simulation/v1" in result.output
+    assert "taskassign/group/v1" in result.output and not (tmp_path / "r.html").exists()
 
 
 def test_no_final_scenario_when_no_client_runs_at_the_end(tmp_path: Path) -> None:

@@ -32,7 +32,11 @@ def test_the_page_has_the_metrics_and_every_rebalance(simulation_dir: Path, repo
 
 
 def test_the_same_result_gives_the_same_page(simulation_dir: Path, report_path: Path) -> None:
-    assert build_report(read_simulation(simulation_dir)) == report_path.read_text(encoding="utf-8")
+    from taskassign.report.topology_sections import simulation_section
+
+    section = simulation_section(simulation_dir)
+    assert 'id="topology-placement"' in section
+    assert build_report(read_simulation(simulation_dir), section) == report_path.read_text(encoding="utf-8")
 
 
 def test_the_page_sets_the_first_assignment_against_the_last_and_totals_the_run(

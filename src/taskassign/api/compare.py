@@ -22,6 +22,7 @@ from taskassign.formats.json_io import dump_json, prepare_output_dir, write_outp
 from taskassign.formats.scenario import Scenario
 from taskassign.leader.assign import assign_scenario
 from taskassign.leader.run import RebalanceResult
+from taskassign.model import GroupAssignment
 from taskassign.report import ReportData, assignment_data, build_compare_report, parse_simulation
 from taskassign.simulate import RebalanceRecord, SimulationResult, simulate
 
@@ -150,12 +151,29 @@ def report_runs(outcome: CompareOutcome) -> list[ReportData]:
     return runs
 
 
+def topology_runs(outcome: CompareOutcome) -> tuple[Scenario, list[tuple[str, GroupAssignment | None]],
+                                                    Scenario | None]:
+    """What the compare page's topology sections draw: the input, each assignor's (last) assignment, and for a
+    simulated comparison the scenario the last assignments are drawn over."""
+    runs: list[tuple[str, GroupAssignment | None]] = []
+    last = None
+    for run in outcome.runs:
+        result = run.simulation.last_result if run.simulation is not None else run.result
+        runs.append((run.name, None if result is None else result.group))
+        if run.simulation is not None and last is None:
+            last = run.simulation.final_scenario
+    return outcome.scenario, runs, last
+
+
 def write_compare_report(outcome: CompareOutcome, out_dir: str | Path, *, events: str | None = None) -> list[Path]:
     """Write ``report.html`` (one page overlaying the assignors) and ``compare.json`` (``to_document()``) into
     ``out_dir`` (created when missing; a file in the way is an error)."""
+    from taskassign.report.topology_sections import compare_sections
+
     target = prepare_output_dir(out_dir)
+    scenario, runs, last = topology_runs(outcome)
     html = build_compare_report(report_runs(outcome), outcome.comparison, scenario=outcome.scenario.name,
-                                events=events)
+                                events=events, sections=compare_sections(scenario, runs, last=last))
     written = [target / "report.html", target / "compare.json"]
     write_output_text(html, written[0])
     dump_json({"format": COMPARE_FORMAT, **outcome.to_document()}, written[1])

@@ -33,8 +33,8 @@ def _unit(data: ReportData) -> str:
     return "B" if data.state_unit == "bytes" else ""
 
 
-def build_report(data: ReportData) -> str:
-    """The HTML page of ``data`` with every plot inlined."""
+def build_report(data: ReportData, sections: str = "") -> str:
+    """The HTML page of ``data`` with every plot inlined, and ``sections`` (HTML: the topology)."""
     plots, timeline, _ = _plots()
     from taskassign.report.html import render_html
 
@@ -44,11 +44,11 @@ def build_report(data: ReportData) -> str:
         "restore_timeline": timeline.restore_timeline_svg(data.samples, data.rebalances) if data.samples else None,
         "rack_traffic": plots.rack_traffic_svg(data.rack_traffic),
     }
-    return render_html(data, {k: v for k, v in images.items() if v is not None})
+    return render_html(data, {k: v for k, v in images.items() if v is not None}, sections)
 
 
 def build_compare_report(runs: Sequence[ReportData], comparison: Comparison, *, scenario: str,
-                         events: str | None = None) -> str:
+                         events: str | None = None, sections: str = "") -> str:
     """One page overlaying ``runs`` (one per assignor, in ``comparison``'s order)."""
     _, _, overlay = _plots()
     from taskassign.report.compare_html import render_compare_html
@@ -58,7 +58,7 @@ def build_compare_report(runs: Sequence[ReportData], comparison: Comparison, *, 
         images["restore_overlay"] = overlay.restore_overlay_svg(runs)
     if any(run.rebalances for run in runs):
         images["movements_overlay"] = overlay.movements_overlay_svg(runs)
-    return render_compare_html(runs, comparison, images, scenario=scenario, events=events)
+    return render_compare_html(runs, comparison, images, scenario=scenario, events=events, sections=sections)
 
 
 def build_fleet_report(output: str | Path) -> str:
@@ -70,12 +70,17 @@ def build_fleet_report(output: str | Path) -> str:
 
 
 def write_report(result: str | Path, out: str | Path) -> Path:
-    """Read a simulation result (file or --out directory) or a pipeline output (a directory with its
-    ``manifest.json``) and write its page to ``out``."""
+    """Read a simulation result (file or --out directory; with the topology and the last assignment when the
+    directory has them) or a pipeline output (a directory with its ``manifest.json``) and write its page to
+    ``out``."""
     from taskassign.pipeline.output import MANIFEST_FILE  # not pipeline.results: pyarrow only for a fleet
 
-    fleet = Path(result).is_dir() and (Path(result) / MANIFEST_FILE).is_file()
-    html = build_fleet_report(result) if fleet else build_report(read_simulation(result))
+    if Path(result).is_dir() and (Path(result) / MANIFEST_FILE).is_file():
+        html = build_fleet_report(result)
+    else:
+        from taskassign.report.topology_sections import simulation_section
+
+        html = build_report(read_simulation(result), simulation_section(result))
     target = Path(out)
     write_output_text(html, target)
     return target

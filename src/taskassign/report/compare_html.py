@@ -41,9 +41,9 @@ def _first_assignments(runs: Sequence[ReportData]) -> str:
 
 
 def render_compare_html(runs: Sequence[ReportData], comparison: Comparison, images: Mapping[str, bytes | str],
-                        *, scenario: str, events: str | None = None) -> str:
+                        *, scenario: str, events: str | None = None, sections: str = "") -> str:
     """The overlay page of ``runs`` (one per assignor, in ``comparison``'s order) with the figures present in
-    ``images``."""
+    ``images`` and ``sections`` (HTML: the topology) after the metrics."""
     names = [run.assignor for run in runs]
     legend = colour_legend("assignor-legend", "Assignors:", [(n, assignor_colour(i)) for i, n in enumerate(names)])
     simulated = bool(comparison.totals)
@@ -67,5 +67,6 @@ def render_compare_html(runs: Sequence[ReportData], comparison: Comparison, imag
           "all are equal or neither is better).</p>"
         + metrics_table(columns, comparison.best_metrics())
         + (_first_assignments(runs) if simulated else "")
+        + sections
     )
     return page(f"taskassign compare: {scenario}", meta, body)

@@ -85,9 +85,10 @@ def _rebalance_table(rows: Sequence[RebalanceRow]) -> str:
     return f'<div class="scroll"><table><thead><tr>{header}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
 
 
-def render_html(data: ReportData, images: Mapping[str, bytes | str]) -> str:
+def render_html(data: ReportData, images: Mapping[str, bytes | str], sections: str = "") -> str:
     """The page: header, summary and totals, the reason legend, the figures present in ``images`` (PNG bytes or
-    ``<svg>`` text), the first and last assignment's metrics, every rebalance."""
+    ``<svg>`` text), ``sections`` (HTML: the topology), the first and last assignment's metrics, every
+    rebalance."""
     figures = "".join(figure(key, title, caption, images[key]) for key, title, caption in FIGURES if key in images)
     meta = (f"assignor <b>{escape(data.assignor)}</b> · seed {data.seed} · {escape(data.protocol)} protocol · "
             f"{duration(data.end_ms - data.start_ms)} simulated · from {escape(data.source)}")
@@ -97,6 +98,7 @@ def render_html(data: ReportData, images: Mapping[str, bytes | str]) -> str:
         + ("" if totals is None else "<h2>Run totals</h2>" + totals_box(totals))
         + reason_legend(data.rebalances)
         + figures
+        + sections
         + "<h2>Metrics of the first and the last assignment</h2>" + first_and_last(data)
         + "<h2>Rebalances</h2>" + _rebalance_table(data.rebalances)
     )
