@@ -58,8 +58,8 @@ COMMANDS: dict[str, CommandEntry] = {
         "Run Kafka Streams' group leader on GROUP.json: every member's assignment bytes and what it does next."),
     "report": CommandEntry(
         "report",
-        "One self-contained HTML page (plots inlined, opens offline) of a simulation's results or of a fleet\n"
-        "pipeline's output."),
+        "One self-contained HTML page (plots inlined, opens offline): a simulation's results, a fleet pipeline's\n"
+        "output, or the topology with every task on the process that runs it and what moves."),
     "simulate": CommandEntry(
         "simulate",
         "Replay a sequence of rebalances (joins, crashes, restarts, restores, probing) and report each one."),
