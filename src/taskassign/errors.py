@@ -27,7 +27,6 @@ The tree::
     │   │   ├── ClusterUnreachableError  no broker answered within the capture's timeout
     │   │   ├── CaptureAuthorizationError  an ACL is missing (names the operation and resource)
     │   │   └── GroupNotCapturableError  the group is unknown, empty, not Kafka Streams, or rebalancing
-    │   ├── ReportUnavailableError       the HTML report needs matplotlib, which is not installed
     │   └── WireFormatError              bytes or a message are not valid Kafka wire data
     │       ├── DecodeError              bytes do not decode (names the field and byte offset)
     │       └── EncodeError              a message value cannot be encoded (names the field)
@@ -76,7 +75,6 @@ __all__ = (
     "ProcessIdFormatError",
     "PropertiesError",
     "RackAwareOptimizationError",
-    "ReportUnavailableError",
     "ScenarioError",
     "StreamsAssignorError",
     "TaskAssignmentException",
@@ -253,10 +251,6 @@ class ClientConfigError(UserInputError):
         self.problems = problems
         lines = "".join(f"\n  {key}: {reason}" for key, reason in problems)
         super().__init__(f"{source}: cannot connect with these client properties:{lines}")
-
-
-class ReportUnavailableError(UserInputError):
-    """matplotlib is not installed."""
 
 
 class WireFormatError(UserInputError):

@@ -13,11 +13,10 @@ from pathlib import Path
 from types import ModuleType
 
 from taskassign.analysis.compare import Comparison
-from taskassign.errors import ReportUnavailableError
 from taskassign.formats.json_io import write_output_text
 from taskassign.report.data import ReportData, assignment_data, parse_simulation, read_simulation
 
-__all__ = ("ReportData", "ReportUnavailableError", "assignment_data", "build_compare_report", "build_fleet_report",
+__all__ = ("ReportData", "assignment_data", "build_compare_report", "build_fleet_report",
            "build_report",
            "parse_simulation", "read_simulation", "write_report")
 
