@@ -52,9 +52,11 @@ def _skip_reason() -> str | None:
     return None
 
 
-def _java(main: str, *args: str) -> list[str]:
-    """A Kafka tool or the broker, run from libs/ as bin/kafka-run-class.sh would (a built tree may have no bin/)."""
-    return ["java", "-XX:TieredStopAtLevel=1", f"-Dlog4j2.configurationFile={HOME}/config/log4j2.yaml",
+def _java(main: str, *args: str, logs: Path) -> list[str]:
+    """A Kafka tool or the broker, run from libs/ as bin/kafka-run-class.sh would (a built tree may have no bin/);
+    its log files go to ``logs`` (without kafka.logs.dir Kafka writes them into the working directory)."""
+    return ["java", "-XX:TieredStopAtLevel=1", f"-Dkafka.logs.dir={logs}",
+            f"-Dlog4j2.configurationFile={HOME}/config/log4j2.yaml",
             f"-Dlog4j.configuration=file:{HOME}/config/log4j.properties", "-cp", f"{HOME}/libs/*", main, *args]
 
 
@@ -104,10 +106,11 @@ def _broker(work: Path, classpath_extra: str = "", overrides: dict[str, str] | N
 
     # the storage tool validates the broker's configs too, instantiating group.streams.assignors: the jar goes on
     # its classpath as well
-    subprocess.run(with_extra(_java("kafka.tools.StorageTool", "format", "-t", str(uuid.uuid4()), "-c", str(config))),
+    subprocess.run(with_extra(_java("kafka.tools.StorageTool", "format", "-t", str(uuid.uuid4()), "-c", str(config),
+                                     logs=work)),
                    capture_output=True, text=True, check=True, timeout=300)
     log = (work / "broker.log").open("w")
-    command = with_extra(_java("kafka.Kafka", str(config)))
+    command = with_extra(_java("kafka.Kafka", str(config), logs=work))
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     bootstrap = f"127.0.0.1:{port}"
     try:
