@@ -35,7 +35,7 @@ def run(*args: str) -> tuple[int, str]:
 
 
 def _streams_broker(bootstrap: str) -> None:
-    from taskassign.capture.release_line import streams_protocol_versions
+    from taskassign.capture.broker_line import streams_protocol_versions
     from taskassign.capture.streams_client import StreamsClient
 
     with StreamsClient(bootstrap, timeout=10) as client:

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from taskassign.capture.release_line import release_line
 from taskassign.cli import app
 from tests.capture.frames_server import FrameServer, load_frames, recording_dirs, serve_frames
 
@@ -99,18 +98,6 @@ def test_capture_reproduces_every_members_recorded_data(recording: Path, tmp_pat
     standbys = max((sum(_tasks(m["target_standby"]).get(sid, []).count(p) for m in summary["members"])
                     for sid, (n, _) in subs.items() for p in range(n)), default=0)
     assert doc["configs"] == {"num.standby.replicas": str(standbys)}
-
-
-def test_the_release_line_is_read_off_the_api_versions_ranges() -> None:
-    base = {0: (0, 13), 1: (0, 18), 2: (1, 11), 3: (0, 13), 27: (0, 2), 35: (0, 4), 18: (0, 4), 42: (0, 2),
-            88: (0, 0), 89: (0, 0)}
-    assert release_line(base) == "4.2"
-    assert release_line({**base, 35: (0, 5)}) == "4.3"
-    assert release_line({**base, 35: (0, 5), 18: (0, 5), 42: (0, 3), 89: (0, 1)}) == "4.4"
-    assert release_line({**base, 2: (1, 10), 27: (0, 1)}) == "4.1"
-    assert release_line({**base, 1: (0, 17), 0: (0, 12), 2: (1, 10)}) == "4.0"
-    assert release_line({0: (0, 11), 1: (0, 17), 3: (0, 12)}) == "3.9"
-    assert release_line({0: (0, 9)}) is None
 
 
 def recorded_summary(run_name: str, epoch: int) -> dict[str, Any]:
@@ -493,7 +480,7 @@ def test_a_first_capture_of_members_that_joined_one_by_one_in_start_order_replay
     joined, targets = [], {}
     for member in sorted(group.members, key=lambda m: clients[m.member_id]):  # a broker computing per join
         joined.append(member)
-        targets = _compute(group, joined, targets, None)
+        targets = _compute(group, joined, targets, "4.2")
     made = dataclasses.replace(group, members=tuple(
         dataclasses.replace(m, active_tasks=targets[m.member_id][0], standby_tasks=targets[m.member_id][1])
         for m in group.members))
