@@ -32,6 +32,19 @@ ASSIGNORS = {
 }
 
 
+def lab_line(bootstrap: str) -> str:
+    """The lab's Kafka line, which is its Streams library's too (one build): the leader is replayed as that line
+    (the public sticky changed in 4.4, KAFKA-20198)."""
+    from taskassign.capture.broker_line import broker_line
+    from taskassign.capture.cluster import ClusterReader
+
+    with ClusterReader(bootstrap, timeout=30) as reader:
+        advertised = reader.api_versions()
+    line = None if advertised is None else broker_line(advertised).line
+    assert line is not None, advertised
+    return line
+
+
 def followups(spec: GroupSpec) -> list[int]:
     """The follow-up deadlines Kafka's leader sent (none: the leader scheduled no follow-up rebalance)."""
     found = []
@@ -59,7 +72,8 @@ class Run:
 
     def check(self, label: str, assignor: str) -> GroupSpec:
         alive = next(i for i in self.instances.values() if i.alive())
-        spec = check_capture(self.lab, self.app, alive, self.tmp_path, streams_config=self.config, label=label)
+        spec = check_capture(self.lab, self.app, alive, self.tmp_path, streams_config=self.config, label=label,
+                             kafka_line=lab_line(self.lab.bootstrap))
         assert spec.capture is not None and spec.capture.assignor == assignor, spec.capture
         self.checked.append(spec)
         return spec
