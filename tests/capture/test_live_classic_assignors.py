@@ -35,13 +35,11 @@ ASSIGNORS = {
 def lab_line(bootstrap: str) -> str:
     """The lab's Kafka line, which is its Streams library's too (one build): the leader is replayed as that line
     (the public sticky changed in 4.4, KAFKA-20198)."""
-    from taskassign.capture.broker_line import broker_line
-    from taskassign.capture.cluster import ClusterReader
+    from taskassign.capture.streams_client import StreamsClient
 
-    with ClusterReader(bootstrap, timeout=30) as reader:
-        advertised = reader.api_versions()
-    line = None if advertised is None else broker_line(advertised).line
-    assert line is not None, advertised
+    with StreamsClient(bootstrap, timeout=30) as client:
+        line = client.broker_line.line
+    assert line is not None, client.broker_line.description
     return line
 
 

@@ -132,16 +132,21 @@ def test_a_missing_streams_group_on_a_real_broker(kafka_cluster: KafkaBroker, tm
 
 def set_group_configs(bootstrap: str, group: str, configs: Mapping[str, object]) -> None:
     """A group-level override (IncrementalAlterConfigs on the GROUP resource), as an operator sets it: Kafka's
-    own kafka-configs tool (``--entity-type groups``)."""
+    own kafka-configs tool (``--entity-type groups``; its class moved from core to tools in 4.3)."""
     home = require_kafka_home()
     log_config = home / "config" / "tools-log4j2.yaml"
     added = ",".join(f"{k}={v}" for k, v in configs.items())
-    result = subprocess.run(
-        ["java", "-Xmx128m", "-XX:TieredStopAtLevel=1", f"-Dlog4j2.configurationFile={log_config}", "-cp",
-         f"{home}/libs/*", "org.apache.kafka.tools.ConfigCommand", "--bootstrap-server", bootstrap, "--alter",
-         "--entity-type", "groups", "--entity-name", group, "--add-config", added],
-        capture_output=True, text=True, timeout=120, check=False)
-    assert result.returncode == 0, result.stdout + result.stderr
+    output = ""
+    for main in ("org.apache.kafka.tools.ConfigCommand", "kafka.admin.ConfigCommand"):
+        result = subprocess.run(
+            ["java", "-Xmx128m", "-XX:TieredStopAtLevel=1", f"-Dlog4j2.configurationFile={log_config}", "-cp",
+             f"{home}/libs/*", main, "--bootstrap-server", bootstrap, "--alter", "--entity-type", "groups",
+             "--entity-name", group, "--add-config", added],
+            capture_output=True, text=True, timeout=120, check=False)
+        if result.returncode == 0:
+            return
+        output += result.stdout + result.stderr
+    raise AssertionError(output)
 
 
 #: A multi-threaded instance joining a group with standbys: its threads join in successive epochs the capture does
