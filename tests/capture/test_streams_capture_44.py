@@ -121,3 +121,20 @@ def test_the_crash_and_the_group_override_replay_exactly(tmp_path: Path) -> None
 def test_the_scale_out_of_a_two_thread_instance_with_a_standby(tmp_path: Path) -> None:
     epoch = replay_history(MULTI_STORE, tmp_path)[10]
     assert epoch["matches"], epoch["differences"]
+
+
+def test_rebalance_replays_the_line_it_is_told_and_names_it() -> None:
+    """``--kafka-version`` replays another line than the captured broker's, and says so; a line without streams
+    groups is an input error."""
+    pair = Path(__file__).parent / "data" / "replays" / "44-leave"
+    first, second = sorted(pair.iterdir())
+    code, output = run("rebalance", str(second), "--previous", str(first), "--json")
+    (epoch,) = json.loads(output)["epochs"]
+    assert (code, epoch["kafka_version"]) == (0, "4.4") and not any("replayed as" in n for n in epoch["notes"])
+    _, output = run("rebalance", str(second), "--previous", str(first), "--json", "--kafka-version", "4.2")
+    doc = json.loads(output)
+    assert doc["kafka_version"] == "4.2" and "replayed as Kafka 4.2: --kafka-version" in doc["epochs"][0]["notes"]
+    _, text = run("rebalance", str(second), "--previous", str(first), "--kafka-version", "4.2")
+    assert text.startswith("kafka 4.2 "), text[:80]
+    code, output = run("rebalance", str(second), "--previous", str(first), "--kafka-version", "4.0")
+    assert code == 2 and "no streams rebalance protocol" in output and "Traceback" not in output, output
