@@ -64,6 +64,8 @@ TOPOLOGIES: Mapping[str, TopologySpec] = {
         TopologySpec("join", ("join-orders", "join-payments"), ("join-output",)),
         TopologySpec("stateless", ("sl-input",), ("sl-output",)),
         TopologySpec("source-table", ("st-input",), ("st-output",)),
+        TopologySpec("chain", ("ch-input",), ("ch-output",)),
+        TopologySpec("fk-join", ("fk-orders", "fk-customers"), ("fk-output",)),
     )
 }
 

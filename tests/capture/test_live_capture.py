@@ -53,9 +53,11 @@ EVENTS = {"format": "taskassign/events/v1", "events": [
 
 
 def check_capture(lab: StreamsLab, app_id: str, topology: StreamsInstance, tmp_path: Path, *,
-                  streams_config: Mapping[str, object] | None = None, label: str = "") -> GroupSpec:
-    """Capture ``app_id`` now, replay its leader, and require Kafka's bytes for every member; then run
-    ``assign`` and ``simulate`` on the captured file. Returns the captured group."""
+                  streams_config: Mapping[str, object] | None = None, label: str = "",
+                  kafka_line: str | None = None) -> GroupSpec:
+    """Capture ``app_id`` now, replay its leader (as Kafka ``kafka_line`` when given: the application's Streams
+    line, ``--kafka-version``), and require Kafka's bytes for every member; then run ``assign`` and ``simulate``
+    on the captured file. Returns the captured group."""
     group = lab.wait_stable(app_id, timeout=120)
     work = tmp_path / f"{app_id}{label}"
     work.mkdir(parents=True, exist_ok=True)
@@ -69,6 +71,11 @@ def check_capture(lab: StreamsLab, app_id: str, topology: StreamsInstance, tmp_p
                                    streams_config_file=config_file, timeout=30, now_ms=lambda: 1_700_000_000_000)
     dump_json(captured.document, work / "captured.group.json")
     spec = parse_group(captured.document, source=str(work / "captured.group.json"))
+    if kafka_line is not None:
+        from taskassign.configs import KAFKA_VERSION
+        from taskassign.formats.group import group_with_config_overrides
+
+        spec = group_with_config_overrides(spec, {KAFKA_VERSION: kafka_line})
     assert {m.member_id for m in spec.members} == {m.member_id for m in group.members}
     run = rebalance_group_file(spec, spec.capture.assignor if spec.capture else "high_availability")
     assert run.result.failure is None, run.result.failure

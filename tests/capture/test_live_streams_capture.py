@@ -9,8 +9,9 @@ how to enable it otherwise (tests/capture/conftest.py).
 from __future__ import annotations
 
 import json
+import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,8 @@ from typer.testing import CliRunner
 
 from taskassign.cli import app
 from tests.capture.kafka_cluster import KafkaBroker, create_topics
-from tests.capture.streams_apps import StreamsLab
+from tests.capture.lab_env import require_kafka_home
+from tests.capture.streams_apps import TOPOLOGIES, StreamsInstance, StreamsLab
 
 pytestmark = pytest.mark.kafka
 
@@ -35,7 +37,7 @@ def run(*args: str) -> tuple[int, str]:
 
 
 def _streams_broker(bootstrap: str) -> None:
-    from taskassign.capture.release_line import streams_protocol_versions
+    from taskassign.capture.broker_line import streams_protocol_versions
     from taskassign.capture.streams_client import StreamsClient
 
     with StreamsClient(bootstrap, timeout=10) as client:
@@ -43,7 +45,7 @@ def _streams_broker(bootstrap: str) -> None:
             pytest.skip(f"the lab's broker (Kafka {client.release_line}) does not speak the streams protocol")
 
 
-def wait_settled(bootstrap: str, members: int, *, timeout: float = 120.0) -> int:
+def wait_settled(bootstrap: str, members: int, *, timeout: float = 120.0, group: str = APP) -> int:
     """Wait until the streams group has ``members`` members, all at the assignment epoch, each running its
     target; the assignment epoch."""
     from taskassign.capture.streams_client import StreamsClient
@@ -54,7 +56,7 @@ def wait_settled(bootstrap: str, members: int, *, timeout: float = 120.0) -> int
     while time.monotonic() < end:
         try:
             with StreamsClient(bootstrap, timeout=10) as client:
-                g = describe_streams_group(client, APP)
+                g = describe_streams_group(client, group)
         except CaptureError:
             time.sleep(0.5)
             continue
@@ -63,7 +65,7 @@ def wait_settled(bootstrap: str, members: int, *, timeout: float = 120.0) -> int
                         for m in g.members)):
             return g.assignment_epoch
         time.sleep(0.5)
-    raise AssertionError(f"group {APP} did not settle with {members} members within {timeout} s")
+    raise AssertionError(f"group {group} did not settle with {members} members within {timeout} s")
 
 
 @pytest.fixture
@@ -123,3 +125,133 @@ def test_a_missing_streams_group_on_a_real_broker(kafka_cluster: KafkaBroker, tm
     code, text = run("capture", "--bootstrap-server", kafka_cluster.bootstrap, "--group", "no-such-streams-app",
                      "--protocol", "streams", "-o", str(tmp_path / "x.json"))
     assert code == 2 and "does not exist" in text, text
+
+
+# --- standbys 1 and 2, several threads, several subtopologies ---------------------------------------------------
+
+
+def set_group_configs(bootstrap: str, group: str, configs: Mapping[str, object]) -> None:
+    """A group-level override (IncrementalAlterConfigs on the GROUP resource), as an operator sets it: Kafka's
+    own kafka-configs tool (``--entity-type groups``; its class moved from core to tools in 4.3)."""
+    home = require_kafka_home()
+    log_config = home / "config" / "tools-log4j2.yaml"
+    added = ",".join(f"{k}={v}" for k, v in configs.items())
+    output = ""
+    for main in ("org.apache.kafka.tools.ConfigCommand", "kafka.admin.ConfigCommand"):
+        result = subprocess.run(
+            ["java", "-Xmx128m", "-XX:TieredStopAtLevel=1", f"-Dlog4j2.configurationFile={log_config}", "-cp",
+             f"{home}/libs/*", main, "--bootstrap-server", bootstrap, "--alter", "--entity-type", "groups",
+             "--entity-name", group, "--add-config", added],
+            capture_output=True, text=True, timeout=120, check=False)
+        if result.returncode == 0:
+            return
+        output += result.stdout + result.stderr
+    raise AssertionError(output)
+
+
+#: A multi-threaded instance joining or crashing out of a group with standbys: its threads join or expire in
+#: successive epochs the capture does not see, and on 4.4 the replay does not always reproduce the broker's targets
+#: for them (pinned as data: tests/capture/data/replays/44-*-threads-standby-*; test_streams_capture.py).
+UNSEEN_JOIN_EPOCHS = "epoch(s) between the captures were not seen"
+
+
+class History:
+    """Captures of one streams group, each replayed from the one before it through ``rebalance``."""
+
+    def __init__(self, bootstrap: str, group: str, directory: Path) -> None:
+        self.bootstrap, self.group, self.directory = bootstrap, group, directory
+        self.captures: list[Path] = []
+        #: Steps whose replay differed through epochs the capture did not see (the known 4.4 divergence).
+        self.unseen_divergences: list[str] = []
+
+    def capture(self, step: str, standbys: int, *, unseen_joins: bool = False) -> dict[str, object]:
+        """Capture, check the standbys, replay from the previous capture. ``unseen_joins``: the step is a
+        multi-threaded join or crash, whose replay may differ only through epochs the capture did not see."""
+        out = self.directory / f"{len(self.captures):02d}-{step}.json"
+        code, text = run("capture", "--bootstrap-server", self.bootstrap, "--group", self.group, "-o", str(out))
+        assert code == 0, text
+        doc = json.loads(out.read_text())
+        assert doc["configs"]["num.standby.replicas"] == str(standbys), (doc["configs"], doc["capture"]["notes"])
+        standby_tasks = sum(len(parts) for m in doc["members"] for parts in m["standbyTasks"].values())
+        assert standby_tasks > 0, doc["members"]
+        self.captures.append(out)
+        if len(self.captures) > 1:
+            code, text = run("rebalance", str(out), "--previous", str(self.captures[-2]))
+            if code != 0 and unseen_joins and UNSEEN_JOIN_EPOCHS in text:
+                self.unseen_divergences.append(f"{step}: {text}")
+            else:
+                assert code == 0, f"{step}: {text}"
+        return dict(doc)
+
+    def replay_all(self) -> str:
+        _, text = run("rebalance", str(self.directory), "--json")
+        return text
+
+
+def _streams_app(lab: StreamsLab, topology: str, app: str, prefix: str) -> Callable[[str, int], StreamsInstance]:
+    def start(name: str, threads: int) -> StreamsInstance:
+        return lab.start(topology, app, name, props={"group.protocol": "streams", "num.stream.threads": threads},
+                         topic_prefix=prefix)
+    return start
+
+
+def test_two_standbys_from_a_group_override_with_one_to_three_threads(
+        kafka_cluster: KafkaBroker, streams_lab: StreamsLab, tmp_path: Path) -> None:
+    """streams.num.standby.replicas=2 on the group (kafka-configs), a chain of five subtopologies, instances of
+    1, 2 and 3 threads; a join, a clean leave and a crash, each captured and replayed."""
+    bootstrap = kafka_cluster.bootstrap
+    _streams_broker(bootstrap)
+    app, prefix = "live-streams-sb2", "lss2-"
+    create_topics(bootstrap, dict.fromkeys(TOPOLOGIES["chain"].topics(prefix), 4))
+    set_group_configs(bootstrap, app, {"streams.num.standby.replicas": 2})
+    start = _streams_app(streams_lab, "chain", app, prefix)
+    history = History(bootstrap, app, tmp_path / "history")
+    instances = {name: start(name, threads) for name, threads in (("a", 1), ("b", 2), ("c", 3))}
+    wait_settled(bootstrap, 6, group=app)
+    doc = history.capture("cold-start", 2)
+    assert len(doc["subtopologies"]) == 5  # type: ignore[arg-type]
+    assert "DescribeConfigs" in str(doc["capture"]["numStandbyReplicasSource"])  # type: ignore[index]
+    instances["d"] = start("d", 2)
+    wait_settled(bootstrap, 8, group=app)
+    history.capture("join-d", 2, unseen_joins=True)
+    instances["b"].stop()
+    wait_settled(bootstrap, 6, group=app)
+    history.capture("leave-b", 2)
+    instances["c"].crash()
+    wait_settled(bootstrap, 3, group=app, timeout=150)
+    history.capture("crash-c", 2, unseen_joins=True)
+    print(f"{len(history.unseen_divergences)} join(s) through unseen epochs differed: {history.unseen_divergences}")
+
+
+@pytest.fixture(scope="module")
+def one_standby_broker() -> Iterator[KafkaBroker]:
+    """A broker of its own whose streams groups get one standby by default (group.streams.num.standby.replicas)."""
+    with KafkaBroker(overrides={"group.streams.num.standby.replicas": "1"}) as broker:
+        yield broker
+
+
+def test_one_standby_from_the_brokers_default_with_several_threads(
+        one_standby_broker: KafkaBroker, lab_app_classes: Callable[[], Path], tmp_path: Path) -> None:
+    """group.streams.num.standby.replicas=1 on the broker, no group override; the multi-store topology (three
+    subtopologies), 2 and 3 threads; a join and a crash, each captured and replayed."""
+    bootstrap = one_standby_broker.bootstrap
+    _streams_broker(bootstrap)
+    app, prefix = "live-streams-sb1", "lss1-"
+    create_topics(bootstrap, dict.fromkeys(TOPOLOGIES["multi-store"].topics(prefix), 4))
+    lab = StreamsLab(bootstrap=bootstrap, home=require_kafka_home(), workdir=tmp_path, classes=lab_app_classes)
+    try:
+        start = _streams_app(lab, "multi-store", app, prefix)
+        history = History(bootstrap, app, tmp_path / "history")
+        instances = {name: start(name, threads) for name, threads in (("a", 2), ("b", 3))}
+        wait_settled(bootstrap, 5, group=app)
+        history.capture("cold-start", 1)
+        instances["c"] = start("c", 2)
+        wait_settled(bootstrap, 7, group=app)
+        history.capture("join-c", 1, unseen_joins=True)
+        instances["a"].crash()
+        wait_settled(bootstrap, 5, group=app, timeout=150)
+        history.capture("crash-a", 1, unseen_joins=True)
+        print(f"{len(history.unseen_divergences)} join(s) through unseen epochs differed: "
+              f"{history.unseen_divergences}")
+    finally:
+        lab.close()

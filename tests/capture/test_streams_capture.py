@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from taskassign.capture.release_line import release_line
 from taskassign.cli import app
 from tests.capture.frames_server import FrameServer, load_frames, recording_dirs, serve_frames
 
@@ -101,18 +100,6 @@ def test_capture_reproduces_every_members_recorded_data(recording: Path, tmp_pat
     assert doc["configs"] == {"num.standby.replicas": str(standbys)}
 
 
-def test_the_release_line_is_read_off_the_api_versions_ranges() -> None:
-    base = {0: (0, 13), 1: (0, 18), 2: (1, 11), 3: (0, 13), 27: (0, 2), 35: (0, 4), 18: (0, 4), 42: (0, 2),
-            88: (0, 0), 89: (0, 0)}
-    assert release_line(base) == "4.2"
-    assert release_line({**base, 35: (0, 5)}) == "4.3"
-    assert release_line({**base, 35: (0, 5), 18: (0, 5), 42: (0, 3), 89: (0, 1)}) == "4.4"
-    assert release_line({**base, 2: (1, 10), 27: (0, 1)}) == "4.1"
-    assert release_line({**base, 1: (0, 17), 0: (0, 12), 2: (1, 10)}) == "4.0"
-    assert release_line({0: (0, 11), 1: (0, 17), 3: (0, 12)}) == "3.9"
-    assert release_line({0: (0, 9)}) is None
-
-
 def recorded_summary(run_name: str, epoch: int) -> dict[str, Any]:
     (path,) = [p for p in recording_dirs(run_name) if p.name.startswith(f"epoch-{epoch:03d}")]
     return dict(json.loads((path / "summary.json").read_text()))
@@ -196,6 +183,24 @@ def test_a_44_replay_uses_the_task_offsets_the_broker_held_when_it_computed(pair
     _, output = run("rebalance", str(REPLAYS / pair))  # a history: the same step, whatever the first does
     assert f"epoch {epochs[1]} from epoch {epochs[0]}: {epoch['members']} of {epoch['members']} members match" \
         in flat(output), output
+
+
+@pytest.mark.xfail(strict=True, reason="4.4: a multi-threaded instance joining (or crashing out of) a group with "
+                   "standbys, its threads joining or expiring in epochs the capture did not see: no grouping of the "
+                   "changes, no set of task offsets tried reproduces the broker's targets (found by the live test; "
+                   "cause not found yet)")
+@pytest.mark.parametrize(("pair", "epochs"), [("44-join-threads-standby-1", (6, 8)),
+                                              ("44-join-threads-standby-2", (7, 9)),
+                                              ("44-crash-threads-standby-1", (9, 11))])
+def test_a_44_join_of_a_multi_threaded_instance_with_standbys(pair: str, epochs: tuple[int, int]) -> None:
+    # Captures from the live test on a Kafka 4.4 broker (test_live_streams_capture.py): one standby from the
+    # broker's default (multi-store, a 2-thread instance joins a 2- and a 3-thread one), two from a group override
+    # (a chain of five subtopologies, a 2-thread instance joins instances of 1, 2 and 3 threads).
+    first, second = sorted((REPLAYS / pair).iterdir())
+    code, output = run("rebalance", str(second), "--previous", str(first), "--json")
+    (epoch,) = json.loads(output)["epochs"]
+    assert (epoch["previous_epoch"], epoch["assignment_epoch"]) == epochs
+    assert code == 0 and epoch["matches"], epoch["differences"]
 
 
 # --- bad input: each a clear message and exit code 2 ---------------------------------------------------------
@@ -493,7 +498,7 @@ def test_a_first_capture_of_members_that_joined_one_by_one_in_start_order_replay
     joined, targets = [], {}
     for member in sorted(group.members, key=lambda m: clients[m.member_id]):  # a broker computing per join
         joined.append(member)
-        targets = _compute(group, joined, targets, None)
+        targets = _compute(group, joined, targets, "4.2")
     made = dataclasses.replace(group, members=tuple(
         dataclasses.replace(m, active_tasks=targets[m.member_id][0], standby_tasks=targets[m.member_id][1])
         for m in group.members))

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from taskassign.cli import app
+from taskassign.configs import DEFAULT_KAFKA_LINE
 from taskassign.streams_protocol.format import PROPOSALS
 from tests.helpers import EXAMPLES_DIR, GOLDEN_DIR
 
@@ -28,7 +29,17 @@ def expected_document(case: str) -> dict[str, object]:
     expected = json.loads(path.read_text(encoding="utf-8"))
     if expected["assignor"] == "balanced":
         expected = {"assignor": "balanced", "proposal": PROPOSALS["balanced"], **expected}
-    return dict(expected)
+    return {**expected, "kafka_version": DEFAULT_KAFKA_LINE}
+
+
+@pytest.mark.parametrize("line", ["4.2", "4.3", "trunk"])
+def test_the_output_names_the_kafka_line_it_ran(line: str) -> None:
+    path = FOLDER / "sticky_chain_join.input.json"
+    result = runner.invoke(app, ["assign", str(path), "--kafka-version", line, "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["kafka_version"] == line
+    text = runner.invoke(app, ["assign", str(path), "--kafka-version", line])
+    assert f"kafka {line} " in " ".join(text.output.split()), text.output
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -78,7 +89,7 @@ def test_a_scenario_under_the_streams_protocol(assignor: str, tmp_path: Path) ->
     doc = json.loads(result.stdout)
     assert doc == json.loads(out.read_text(encoding="utf-8"))
     proposal = {"proposal"} if assignor == "streams_balanced" else set()
-    assert set(doc) == {"assignor", "error", "members", "metrics"} | proposal
+    assert set(doc) == {"assignor", "kafka_version", "error", "members", "metrics"} | proposal
     assert doc["assignor"] == assignor.removeprefix("streams_") and doc["error"] is None
     assert len(doc["members"]) == 6  # three clients of two threads
     assert doc["metrics"]["unassigned_tasks"] == 0 and doc["metrics"]["threads"] == 6

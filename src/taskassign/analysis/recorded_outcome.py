@@ -22,9 +22,11 @@ from taskassign.wire.versions import MIN_NEXT_REBALANCE_VERSION, NO_FOLLOWUP_MS
 __all__ = ("SETS_NOTE", "MemberComparison", "OutcomeComparison", "compare_outcome", "compare_outcome_by_client")
 
 #: Why the public StickyTaskAssignor's outcome is compared per client as sets.
-SETS_NOTE = ("Kafka's public StickyTaskAssignor takes its standby order, and so the standbys' clients and the tasks' "
-             "threads, from identity hash codes that change from run to run: compared per client as sets (actives, "
-             "standbys, whether a follow-up rebalance is asked for), not byte for byte")
+SETS_NOTE = ("Kafka's public StickyTaskAssignor visits the stateful tasks for their standbys, and spreads a client's "
+             "tasks over its threads, in an order of identity hash codes that changes from run to run: compared per "
+             "client as sets (active tasks, whether a follow-up rebalance is asked for), and the standbys over the "
+             "whole group (the same standby tasks, as many replicas each, none on its active's client), not byte "
+             "for byte")
 
 ORDER_ONLY = "order of entries only"
 
@@ -152,9 +154,11 @@ def _short(values: Sequence[str], limit: int = 6) -> str:
 
 def compare_outcome_by_client(recorded: Mapping[str, bytes], ours: Mapping[str, bytes],
                               member_client: Mapping[str, str]) -> OutcomeComparison:
-    """Compare per client, as sets: the active tasks and the standby tasks of all its members, and whether (and how)
-    a follow-up rebalance is asked for (none, immediately, at a time). ``member_client`` names each member's client;
-    a comparison is named ``client <id>``."""
+    """Compare per client, as sets: the active tasks of all its members, and whether (and how) a follow-up
+    rebalance is asked for (none, immediately, at a time); a comparison is named ``client <id>``. The standbys,
+    whose clients follow the identity-hash order Kafka visits the tasks in, are compared over the whole group:
+    the same standby tasks with as many replicas each, and none of ours on its active's client (one more entry,
+    ``standby tasks (all clients)``). ``member_client`` names each member's client."""
     clients = sorted({member_client.get(m, m) for m in set(recorded) | set(ours)})
     kafka, mine = _by_client(recorded, member_client), _by_client(ours, member_client)
     result = []
@@ -170,14 +174,41 @@ def compare_outcome_by_client(recorded: Mapping[str, bytes], ours: Mapping[str, 
             result.append(MemberComparison(name, False, (f"{side} leader sent this client nothing",)))
             continue
         found: list[str] = []
-        for label, kv, mv in (("active tasks", k[0], m[0]), ("standby tasks", k[1], m[1])):
-            if kv != mv:
-                found.append(f"{label}: only Kafka's {_short(sorted(kv - mv))}; only taskassign's "
-                             f"{_short(sorted(mv - kv))}")
+        if k[0] != m[0]:
+            found.append(f"active tasks: only Kafka's {_short(sorted(k[0] - m[0]))}; only taskassign's "
+                         f"{_short(sorted(m[0] - k[0]))}")
         if k[2] != m[2]:
             found.append(f"follow-up: Kafka {k[2]}, taskassign {m[2]}")
         result.append(MemberComparison(name, not found, tuple(found)))
+    standbys = _standby_differences(kafka, mine)
+    if standbys is not None:
+        result.append(MemberComparison("standby tasks (all clients)", not standbys, tuple(standbys)))
     return OutcomeComparison(tuple(result), by_client=True)
+
+
+def _standby_differences(kafka: Mapping[str, tuple[set[str], set[str], str] | str],
+                         mine: Mapping[str, tuple[set[str], set[str], str] | str]) -> list[str] | None:
+    """What differs in the standbys over the whole group (None when a side did not decode)."""
+    sides = []
+    for outcome in (kafka, mine):
+        if any(isinstance(v, str) for v in outcome.values()):
+            return None
+        replicas: dict[str, int] = {}
+        for entry in outcome.values():
+            assert not isinstance(entry, str)
+            for task in entry[1]:
+                replicas[task] = replicas.get(task, 0) + 1
+        sides.append(replicas)
+    found = []
+    k, m = sides
+    if k != m:
+        differing = sorted(t for t in set(k) | set(m) if k.get(t, 0) != m.get(t, 0))
+        counts = [f"{t} Kafka {k.get(t, 0)}, taskassign {m.get(t, 0)}" for t in differing]
+        found.append(f"standby replicas per task: {_short(counts)}")
+    doubled = sorted(t for entry in mine.values() if not isinstance(entry, str) for t in entry[0] & entry[1])
+    if doubled:
+        found.append(f"taskassign put standbys with their actives: {_short(doubled)}")
+    return found
 
 
 def _by_client(outcome: Mapping[str, bytes], member_client: Mapping[str, str]

@@ -65,7 +65,8 @@ def assign_streams(source: Scenario | StreamsGroup, assignor: ResolvedAssignor |
     """Run the broker-side assignor on a streams group, or on a scenario put under the streams protocol, as the
     broker of the Kafka line ``kafka_version`` (else the source's ``kafka.version``, else the default) does."""
     configs = source.configs if isinstance(source, StreamsGroup) else source.raw_configs
-    kafka_line = streams_kafka_line(source_kafka_line(configs, kafka_version))
+    line = source_kafka_line(configs, kafka_version)
+    kafka_line = streams_kafka_line(line)
     resolved = streams_assignor_for(source, assignor)
     name, kafka_name = resolved.spec, resolved.kafka_name
     assert kafka_name is not None
@@ -80,8 +81,9 @@ def assign_streams(source: Scenario | StreamsGroup, assignor: ResolvedAssignor |
     try:
         assignment = run_assignor(group, kafka_name, kafka_line=kafka_line)
     except StreamsAssignorError as exc:
-        return StreamsOutcome(name, group, None, exc, assignment_document(kafka_name, exc), scenario)
-    document = assignment_document(kafka_name, assignment)
+        return StreamsOutcome(name, group, None, exc, assignment_document(kafka_name, exc, kafka_version=line),
+                              scenario)
+    document = assignment_document(kafka_name, assignment, kafka_version=line)
     result = metrics = None
     if scenario is not None:
         result = streams_result(scenario, group, assignment, resolved)

@@ -9,6 +9,11 @@ counts). A broker that advertises exactly one line's versions runs that line; a 
 Only what the broker advertises is compared: a key it leaves out (a feature it has switched off, such as share or
 streams groups) is no evidence. The broker's line is not the Kafka Streams library's: a classic application's
 assignor runs in the application, whose own version is given with ``--kafka-version`` when it differs.
+
+This is the one reading of an ApiVersions answer, for classic and streams captures alike: the exact line when the
+advertised versions identify one, else the range they allow. A streams group's assignor runs on the broker, so its
+replay needs one line: ``BrokerLine.nearest`` (the exact line; among lines the answer cannot tell apart, the
+newest; for a development build, the newest line whose versions it has reached, ``trunk`` past the newest).
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ("BROKER_LINES", "LIBRARY_NOTE", "BrokerLine", "broker_line")
+__all__ = ("BROKER_LINES", "LIBRARY_NOTE", "STREAMS_GROUP_DESCRIBE", "STREAMS_GROUP_HEARTBEAT", "BrokerLine",
+           "broker_line", "streams_protocol_versions")
 
 #: The release lines the table covers, oldest first (a trunk build has no fixed versions).
 BROKER_LINES = ("3.9", "4.0", "4.1", "4.2", "4.3", "4.4")
@@ -54,14 +60,17 @@ _MAX_VERSIONS: dict[int, tuple[str, tuple[int | None, ...]]] = {
     85: ("WriteShareGroupState", (None, None, 0, 1, 1, 1)),
     86: ("DeleteShareGroupState", (None, None, 0, 0, 0, 0)),
     87: ("ReadShareGroupStateSummary", (None, None, 0, 1, 1, 1)),
-    88: ("StreamsGroupHeartbeat", (None, None, None, 0, 0, 1)),
-    89: ("StreamsGroupDescribe", (None, None, None, 0, 0, 1)),
+    # 4.1 has v0 of both as unstable: advertised only with unstable.api.versions.enable (streams groups on 4.1)
+    88: ("StreamsGroupHeartbeat", (None, None, 0, 0, 0, 1)),
+    89: ("StreamsGroupDescribe", (None, None, 0, 0, 0, 1)),
     90: ("DescribeShareGroupOffsets", (None, None, 0, 1, 1, 1)),
     91: ("AlterShareGroupOffsets", (None, None, 0, 0, 0, 0)),
     92: ("DeleteShareGroupOffsets", (None, None, 0, 0, 0, 0)),
     93: ("StreamsGroupTopologyDescriptionUpdate", (None, None, None, None, None, 0)),
     94: ("UnregisterController", (None, None, None, None, None, 0)),
 }
+
+STREAMS_GROUP_HEARTBEAT, STREAMS_GROUP_DESCRIBE = 88, 89
 
 LIBRARY_NOTE = ("the broker's release line is not the Kafka Streams library's: a classic application's assignor runs "
                 "in the application, on the application's own Kafka Streams version; give that with --kafka-version "
@@ -96,6 +105,19 @@ class BrokerLine:
         if self.before is not None:
             return f"older than Kafka {self.before}"
         return "unknown (the advertised versions match no release line)"
+
+    @property
+    def nearest(self) -> str | None:
+        """One line to run the broker's code as: the exact line; the newest of several the answer cannot tell
+        apart; for a development build the newest line it has reached (``trunk`` past the newest release line);
+        None for a broker older than every known line."""
+        if self.line is not None:
+            return self.line
+        if self.candidates:
+            return self.candidates[-1]
+        if self.after is not None:
+            return "trunk" if self.before is None and self.after == BROKER_LINES[-1] else self.after
+        return None
 
     def to_document(self) -> dict[str, Any]:
         return {"line": self.line, "description": self.description, "candidates": list(self.candidates),
@@ -135,3 +157,11 @@ def broker_line(advertised: Mapping[int, tuple[int, int]]) -> BrokerLine:
     at_least = [line for line, b in zip(BROKER_LINES, older, strict=True) if not b]
     at_most = [line for line, a in zip(BROKER_LINES, newer, strict=True) if not a]
     return BrokerLine(None, at_least[-1] if at_least else None, at_most[0] if at_most else None, tuple(evidence))
+
+
+def streams_protocol_versions(ranges: Mapping[int, tuple[int, int]]) -> tuple[int, int] | None:
+    """StreamsGroupDescribe's (min, max) when the broker speaks the streams protocol (it advertises both
+    StreamsGroupHeartbeat and StreamsGroupDescribe), else None."""
+    if STREAMS_GROUP_HEARTBEAT not in ranges or STREAMS_GROUP_DESCRIBE not in ranges:
+        return None
+    return ranges[STREAMS_GROUP_DESCRIBE]

@@ -23,7 +23,7 @@ from types import TracebackType
 from typing import Any
 
 from taskassign.capture import kafka_codec as codec
-from taskassign.capture.release_line import release_line, streams_protocol_versions
+from taskassign.capture.broker_line import broker_line, streams_protocol_versions
 from taskassign.errors import CaptureAuthorizationError, CaptureError, ClientConfigError, ClusterUnreachableError
 
 __all__ = ("CLIENT_ID", "StreamsClient", "open_socket")
@@ -143,7 +143,9 @@ class StreamsClient:
         except BaseException:
             self.close()
             raise
-        self.release_line = release_line(self.api_versions.ranges)
+        #: What the ApiVersions answer says of the broker's line, and the one line its assignor is replayed as.
+        self.broker_line = broker_line(self.api_versions.ranges)
+        self.release_line = self.broker_line.nearest
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
@@ -180,7 +182,7 @@ class StreamsClient:
         """StreamsGroupDescribe's version, or the clear error of a broker without the streams protocol."""
         versions = streams_protocol_versions(self.api_versions.ranges)
         if versions is None:
-            line = f" (Kafka {self.release_line} by its ApiVersions)" if self.release_line else ""
+            line = f" ({self.broker_line.description} by its ApiVersions)" if self.release_line else ""
             raise CaptureError(
                 f"the broker at {self.bootstrap}{line} does not speak the streams rebalance protocol (KIP-1071): "
                 "StreamsGroupDescribe (api key 89) is not in its ApiVersions answer. Streams groups need Kafka 4.1+ "

@@ -19,7 +19,8 @@ reads, and where it goes in the file:
   reports Kafka's static default. The standby count the assignor ran with is then read off the target
   assignment (the most standbys any stateful task has), and the file says so.
 * Metadata of the topology's source topics: each subtopology's task count (its input topics' partitions).
-* ApiVersions: the broker's release line (``capture.release_line``), which decides how its assignor behaves.
+* ApiVersions: the broker's release line (``capture.broker_line``: the exact line or the range its versions
+  allow, ``brokerKafkaLine``; the one line its assignor is replayed as, ``brokerReleaseLine``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from taskassign.capture import kafka_codec as codec
+from taskassign.capture.broker_line import broker_line
 from taskassign.capture.streams_client import GROUP_ID_NOT_FOUND, UNSUPPORTED_VERSION, StreamsClient, check_error
 from taskassign.errors import CaptureError, GroupNotCapturableError
 from taskassign.internals.java_order import java_string_key
@@ -241,6 +243,7 @@ def streams_group_document(
         "group": group_id,
         "capturedAtMs": captured_at_ms,
         "brokerReleaseLine": release_line,
+        "brokerKafkaLine": broker_line(api_versions.ranges).to_document(),
         "streamsGroupDescribeVersion": describe_version,
         "apiVersions": {str(k): list(v) for k, v in sorted(api_versions.ranges.items())},
         "finalizedFeatures": dict(sorted(api_versions.finalized_features.items())),

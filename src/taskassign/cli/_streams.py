@@ -56,7 +56,8 @@ def streams_summary(outcome: StreamsOutcome) -> RenderableType:
     kafka = outcome.document["assignor"]
     header = Text.assemble(
         ("group ", "dim"), (group.name, "bold"), ("   assignor ", "dim"), (outcome.assignor, "bold"),
-        (f" (Kafka's broker-side {kafka!r}, streams protocol)", "dim"), ("   error ", "dim"),
+        (f" (Kafka's broker-side {kafka!r}, streams protocol)", "dim"),
+        ("   kafka ", "dim"), (str(outcome.document.get("kafka_version")), "bold"), ("   error ", "dim"),
         (outcome.error.java_type, "bold red") if outcome.error else ("none", "bold green"), "\n",
         (f"{group.task_count} tasks ({group.stateful_task_count} stateful) in {len(group.subtopologies)} "
          f"subtopologies, {len(group.process_ids)} processes, {len(group.members)} members, "

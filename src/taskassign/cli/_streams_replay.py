@@ -66,25 +66,37 @@ def _history(directory: Path) -> list[StreamsGroup]:
     return [g for _, g in sort_by_epoch(groups)]
 
 
-def replay_streams(path: Path, previous: Path | None) -> list[EpochReplay]:
+def replay_streams(path: Path, previous: Path | None, kafka_version: str | None = None) -> list[EpochReplay]:
+    """Replay a history directory or one capture (with ``previous``); ``kafka_version`` replays that line instead
+    of the captured broker's."""
+    if kafka_version is not None:
+        from taskassign.api.kafka_line import streams_kafka_line
+
+        streams_kafka_line(kafka_version)  # 3.9 and 4.0: no streams groups, a clear error
     if path.is_dir():
         if previous is not None:
             raise UserInputError("--previous goes with one streams-group file, not a history directory")
-        return replay_history(_history(path))
-    return [replay_step(None if previous is None else _read(previous), _read(path))]
+        return replay_history(_history(path), kafka_version)
+    return [replay_step(None if previous is None else _read(previous), _read(path), kafka_version)]
+
+
+def _lines(replays: list[EpochReplay]) -> str:
+    return ", ".join(dict.fromkeys(r.kafka_version for r in replays))
 
 
 def replay_document(replays: list[EpochReplay]) -> dict[str, object]:
-    return {"all_match": all(r.matches for r in replays), "epochs": [
+    return {"kafka_version": _lines(replays), "all_match": all(r.matches for r in replays), "epochs": [
         {"group": r.name, "assignment_epoch": r.epoch, "previous_epoch": r.previous_epoch, "members": r.members,
-         "matches": r.matches, "steps": list(r.steps), "error": r.error, "notes": list(r.notes),
+         "kafka_version": r.kafka_version, "matches": r.matches, "steps": list(r.steps), "error": r.error,
+         "notes": list(r.notes),
          "differences": [{"member_id": d.member_id, "kind": d.kind, "broker_only": list(d.missing),
                           "replay_only": list(d.extra)} for d in r.differences]}
         for r in replays]}
 
 
 def render(replays: list[EpochReplay]) -> RenderableType:
-    lines: list[RenderableType] = []
+    lines: list[RenderableType] = [Text.assemble(("kafka ", "dim"), (_lines(replays), "bold"),
+                                                 (" (the broker-side assignor replayed)", "dim"))]
     for r in replays:
         where = f"epoch {r.epoch}" if r.epoch is not None else r.name
         since = f" from epoch {r.previous_epoch}" if r.previous_epoch is not None else " from nothing"

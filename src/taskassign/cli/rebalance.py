@@ -89,7 +89,7 @@ def rebalance(
     if output is not None:  # a history directory's captures are inputs, each of them
         OutputGuard.of(force, group, previous, *(sorted(group.glob("*.json")) if group.is_dir() else ())).file(output)
     if is_streams_capture_input(group):
-        replays = replay_streams(group, previous)
+        replays = replay_streams(group, previous, kafka_version)
         text, rendered = write_and_render(replays, as_json=as_json, output=output)
         if text is not None:
             stdout_console().out(text, end="")
@@ -174,8 +174,13 @@ def comparison_text(comparison: OutcomeComparison) -> RenderableType:
     n, ok = len(comparison.members), comparison.matching
     style = "bold green" if comparison.all_match else "bold red"
     if comparison.by_client:  # the reason (SETS_NOTE) was said before the summary
+        clients = [m for m in comparison.members if m.member_id.startswith("client ")]
+        group_wide = [m for m in comparison.members if not m.member_id.startswith("client ")]
+        standbys = ("" if not group_wide else ", and the standbys over the group" if all(m.matches for m in group_wide)
+                    else ", but not the standbys over the group")
         lines: list[RenderableType] = [Text.assemble(
-            ("Kafka's recorded outcome: ", "dim"), (f"{ok} of {n} clients match as sets", style))]
+            ("Kafka's recorded outcome: ", "dim"),
+            (f"{sum(m.matches for m in clients)} of {len(clients)} clients match as sets{standbys}", style))]
     else:
         lines = [Text.assemble(
             ("Kafka's recorded outcome: ", "dim"), (f"{ok} of {n} members match byte for byte", style),

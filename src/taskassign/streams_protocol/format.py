@@ -237,10 +237,13 @@ def write_streams_group(group: StreamsGroup, path: str | Path) -> None:
 PROPOSALS = MappingProxyType({"balanced": "KAFKA-20998 (an open proposal, in no Kafka release)"})
 
 
-def assignment_document(assignor: str, outcome: StreamsGroupAssignment | StreamsAssignorError) -> dict[str, Any]:
+def assignment_document(assignor: str, outcome: StreamsGroupAssignment | StreamsAssignorError, *,
+                        kafka_version: str | None = None) -> dict[str, Any]:
     """The goldens' output document of one assignor run (``assignor`` is Kafka's name); an assignor that is only
-    a proposal gets a ``proposal`` key naming it."""
+    a proposal gets a ``proposal`` key naming it, a run on a known line a ``kafka_version`` key."""
     label = {"proposal": PROPOSALS[assignor]} if assignor in PROPOSALS else {}
+    if kafka_version is not None:
+        label["kafka_version"] = kafka_version
     if isinstance(outcome, StreamsAssignorError):
         return {"assignor": assignor, **label, "error": {"type": outcome.java_type, "message": outcome.message},
                 "members": None}
@@ -261,7 +264,7 @@ def parse_assignment_document(doc: Any, *, source: str | None = None) -> Assignm
     assignor = root.string("assignor")
     error = root.raw("error", None)
     members = root.raw("members", None)
-    root.finish(allowed_extra=("proposal",))
+    root.finish(allowed_extra=("proposal", "kafka_version"))
     if error is not None:
         err = JsonObject(error, "$.error", source)
         result: tuple[str, str] = (err.string("type", non_empty=True), err.string("message"))

@@ -38,10 +38,10 @@ from dataclasses import dataclass
 
 from taskassign.errors import StreamsAssignorError
 from taskassign.streams_protocol.assignors import STREAMS_ASSIGNORS, run_assignor
-from taskassign.streams_protocol.lines import StreamsProtocolError, sticky_revision
+from taskassign.streams_protocol.lines import DEFAULT_STREAMS_LINE, StreamsProtocolError, sticky_revision
 from taskassign.streams_protocol.model import EMPTY_TASKS, GroupMember, StreamsGroup, TaskMap, task_name
 
-__all__ = ("MAX_SEARCH_CHANGES", "EpochReplay", "MemberDifference", "replay_history", "replay_step")
+__all__ = ("MAX_SEARCH_CHANGES", "EpochReplay", "MemberDifference", "replay_history", "replay_line", "replay_step")
 
 MAX_SEARCH_CHANGES = 5
 
@@ -79,6 +79,9 @@ class EpochReplay:
     steps: tuple[str, ...]
     notes: tuple[str, ...]
     error: str | None = None
+    #: The Kafka line whose assignor was replayed (``--kafka-version``, else the captured broker's, else the
+    #: file's ``kafka.version``, else the newest line).
+    kafka_version: str = DEFAULT_STREAMS_LINE
 
 
 def _assignment_epoch(group: StreamsGroup) -> int | None:
@@ -91,9 +94,23 @@ def _release_line(group: StreamsGroup) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _run(group: StreamsGroup, line: str | None) -> Targets:
-    """The group's assignor as the captured release line runs it (without one: the newest line)."""
-    result = run_assignor(group) if line is None else run_assignor(group, kafka_line=line)
+def replay_line(group: StreamsGroup, override: str | None = None) -> tuple[str, str]:
+    """The line to replay ``group`` on and where it comes from: ``override`` (``--kafka-version``), else the
+    captured broker's line, else the file's ``kafka.version``, else the newest line."""
+    if override is not None:
+        return override, "--kafka-version"
+    captured = _release_line(group)
+    if captured is not None:
+        return captured, "the captured broker's line"
+    configured = group.configs.get("kafka.version")
+    if isinstance(configured, str):
+        return configured, "the file's kafka.version"
+    return DEFAULT_STREAMS_LINE, "the newest line (the capture does not name the broker's)"
+
+
+def _run(group: StreamsGroup, line: str) -> Targets:
+    """The group's assignor as the release line ``line`` runs it."""
+    result = run_assignor(group, kafka_line=line)
     return {mid: (a.active_tasks, a.standby_tasks) for mid, a in result.members.items()}
 
 
@@ -102,7 +119,7 @@ def _with_targets(member: GroupMember, targets: Targets) -> GroupMember:
     return dataclasses.replace(member, active_tasks=active, standby_tasks=standby, warmup_tasks=EMPTY_TASKS)
 
 
-def _compute(group: StreamsGroup, members: Sequence[GroupMember], targets: Targets, line: str | None) -> Targets:
+def _compute(group: StreamsGroup, members: Sequence[GroupMember], targets: Targets, line: str) -> Targets:
     return _run(dataclasses.replace(group, members=tuple(_with_targets(m, targets) for m in members)), line)
 
 
@@ -130,11 +147,10 @@ def _ordered_partitions(items: Sequence[str]) -> Iterator[list[list[str]]]:
                 yield [[items[i] for i in range(n) if labels[i] == b] for b in range(blocks)]
 
 
-def _reads_offsets(group: StreamsGroup) -> bool:
-    """Whether the group's assignor, on the captured line, reads task offsets (the sticky assignor from 4.4;
-    an unknown line or assignor: assumed to)."""
-    line = _release_line(group)
-    if group.assignor not in STREAMS_ASSIGNORS or line is None:
+def _reads_offsets(group: StreamsGroup, line: str) -> bool:
+    """Whether the group's assignor, on ``line``, reads task offsets (the sticky assignor from 4.4; an unknown
+    line or assignor: assumed to)."""
+    if group.assignor not in STREAMS_ASSIGNORS:
         return True
     if group.assignor != "sticky":
         return False
@@ -144,7 +160,8 @@ def _reads_offsets(group: StreamsGroup) -> bool:
         return True
 
 
-def _offset_variants(previous: StreamsGroup | None, current: StreamsGroup) -> list[tuple[str | None, StreamsGroup]]:
+def _offset_variants(previous: StreamsGroup | None, current: StreamsGroup,
+                     line: str) -> list[tuple[str | None, StreamsGroup]]:
     """``current`` with each set of task offsets the broker may have held when it computed (4.4+ passes them to
     the assignor): first the capture's own (label None); then the members of the previous capture with their
     offsets from it, and the members new since then with their captured offsets or none. A member reports its
@@ -154,7 +171,7 @@ def _offset_variants(previous: StreamsGroup | None, current: StreamsGroup) -> li
     reconciled yet) and, for a joining member, the offsets of its join (a fresh instance: none). Variants equal
     to an earlier one are dropped."""
     variants: list[tuple[str | None, StreamsGroup]] = [(None, current)]
-    if previous is None or not _reads_offsets(current):
+    if previous is None or not _reads_offsets(current, line):
         return variants
     before = {m.member_id: m.task_offsets for m in previous.members}
     empty: Mapping[str, Mapping[int, int]] = {}
@@ -172,24 +189,26 @@ def _offset_variants(previous: StreamsGroup | None, current: StreamsGroup) -> li
     return variants
 
 
-def replay_step(previous: StreamsGroup | None, current: StreamsGroup) -> EpochReplay:
+def replay_step(previous: StreamsGroup | None, current: StreamsGroup, kafka_line: str | None = None) -> EpochReplay:
     """Replay the computation(s) from ``previous``'s targets (None: nothing) to ``current``'s, with the task
     offsets of ``current``, else those of ``previous`` (``_offset_variants``); the first that reproduces the
-    capture is reported, else the first's differences."""
-    variants = _offset_variants(previous, current)
-    first = _replay_step(previous, current)
-    if first.matches or first.error is not None:
-        return first
-    for label, group in variants[1:]:
-        result = _replay_step(previous, group)
-        if result.matches:
-            return dataclasses.replace(result, notes=(*result.notes, f"replayed with {label}"))
-    return first
+    capture is reported, else the first's differences. ``kafka_line`` replays another line than the captured
+    broker's (``replay_line``)."""
+    line, source = replay_line(current, kafka_line)
+    notes = () if source == "the captured broker's line" else (f"replayed as Kafka {line}: {source}",)
+    variants = _offset_variants(previous, current, line)
+    first = _replay_step(previous, current, line)
+    if not (first.matches or first.error is not None):
+        for label, group in variants[1:]:
+            result = _replay_step(previous, group, line)
+            if result.matches:
+                first = dataclasses.replace(result, notes=(*result.notes, f"replayed with {label}"))
+                break
+    return dataclasses.replace(first, kafka_version=line, notes=(*notes, *first.notes))
 
 
-def _replay_step(previous: StreamsGroup | None, current: StreamsGroup) -> EpochReplay:
+def _replay_step(previous: StreamsGroup | None, current: StreamsGroup, line: str) -> EpochReplay:
     """Replay the computation(s) from ``previous``'s targets (None: nothing) to ``current``'s."""
-    line = _release_line(current)
     epoch, prev_epoch = _assignment_epoch(current), (None if previous is None else _assignment_epoch(previous))
     notes: list[str] = []
     warmups = sum(len(_names(m.warmup_tasks)) for m in current.members)
@@ -237,7 +256,7 @@ def _replay_step(previous: StreamsGroup | None, current: StreamsGroup) -> EpochR
 
 
 def _search(previous: StreamsGroup | None, current: StreamsGroup, before: Targets, changes: list[str],
-            line: str | None, gap: int | None) -> list[str] | None:
+            line: str, gap: int | None) -> list[str] | None:
     now = {m.member_id: m for m in current.members}
     start = [] if previous is None else [now.get(m.member_id, m) for m in previous.members]
     for blocks in _ordered_partitions(changes):
@@ -257,7 +276,7 @@ def _search(previous: StreamsGroup | None, current: StreamsGroup, before: Target
     return None
 
 
-def _first_epoch(current: StreamsGroup, line: str | None) -> list[str] | None:
+def _first_epoch(current: StreamsGroup, line: str) -> list[str] | None:
     """A first capture: the group's members joined from nothing in some order the capture did not see. Tried:
     one join per computation in client id order (Kafka Streams names a thread's client
     ``<client.id>-StreamThread-<n>``, so instances started one after another sort in start order), then one
@@ -285,13 +304,13 @@ def _first_epoch(current: StreamsGroup, line: str | None) -> list[str] | None:
     return None
 
 
-def replay_history(groups: Sequence[StreamsGroup]) -> list[EpochReplay]:
+def replay_history(groups: Sequence[StreamsGroup], kafka_line: str | None = None) -> list[EpochReplay]:
     """Every capture of one group replayed from the one before it (the first from nothing), in the order
-    given (the caller sorts by assignment epoch)."""
+    given (the caller sorts by assignment epoch); ``kafka_line`` as in ``replay_step``."""
     result = []
     previous: StreamsGroup | None = None
     for group in groups:
-        result.append(replay_step(previous, group))
+        result.append(replay_step(previous, group, kafka_line))
         previous = group
     return result
 

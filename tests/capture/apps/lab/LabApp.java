@@ -23,6 +23,7 @@ import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.KTable;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.Repartitioned;
 import org.apache.kafka.streams.kstream.StreamJoined;
 import org.apache.kafka.streams.state.KeyValueStore;
 
@@ -40,6 +41,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *   <li>{@code stateless}: filter and mapValues to an output topic; one sub-topology, no store.
  *   <li>{@code source-table}: a materialized source table ({@code st-table-store}); with
  *       {@code topology.optimization=all} its source topic doubles as its changelog.
+ *   <li>{@code chain}: five sub-topologies joined by {@code repartition()}, three of them with a store.
+ *   <li>{@code fk-join}: a foreign-key table-table join (KIP-213: subscription and response topics, four
+ *       sub-topologies' worth of stores).
  * </ul>
  *
  * <p>It prints {@code Topology#describe()} on start and every state change as
@@ -136,8 +140,10 @@ public final class LabApp {
             case "join" -> join(prefix, builder);
             case "stateless" -> stateless(prefix, builder);
             case "source-table" -> sourceTable(prefix, builder);
-            default -> throw new IllegalArgumentException(
-                "unknown topology '" + topologyName + "' (wordcount, multi-store, join, stateless, source-table)");
+            case "chain" -> chain(prefix, builder);
+            case "fk-join" -> fkJoin(prefix, builder);
+            default -> throw new IllegalArgumentException("unknown topology '" + topologyName
+                + "' (wordcount, multi-store, join, stateless, source-table, chain, fk-join)");
         }
     }
 
@@ -201,6 +207,41 @@ public final class LabApp {
             .toStream()
             .mapValues(value -> value == null ? null : Integer.toString(value.length()))
             .to(prefix + "st-output", Produced.with(STRING, STRING));
+    }
+
+    /** Input ch-input; output ch-output. Sub-topologies 0-4, each after a repartition(); stores in 1, 3 and 4. */
+    static void chain(String prefix, StreamsBuilder builder) {
+        KStream<String, String> stream = builder.stream(prefix + "ch-input", Consumed.with(STRING, STRING));
+        for (int step = 1; step <= 4; step++) {
+            final int width = step;
+            stream = stream
+                .selectKey((key, value) -> value == null ? key : value.substring(0, Math.min(width, value.length())))
+                .repartition(Repartitioned.<String, String>as("chain-" + step).withKeySerde(STRING)
+                    .withValueSerde(STRING));
+            if (step % 2 == 1) {
+                stream = stream.toTable(Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as(
+                    "chain-table-" + step).withKeySerde(STRING).withValueSerde(STRING)).toStream();
+            }
+        }
+        stream.groupByKey(Grouped.with(STRING, STRING))
+            .count(Materialized.<String, Long, KeyValueStore<Bytes, byte[]>>as("chain-count")
+                .withKeySerde(STRING).withValueSerde(LONG))
+            .toStream()
+            .to(prefix + "ch-output", Produced.with(STRING, LONG));
+    }
+
+    /** Inputs fk-orders and fk-customers (tables); output fk-output: orders joined to the customer their value
+     * names first. */
+    static void fkJoin(String prefix, StreamsBuilder builder) {
+        KTable<String, String> orders = builder.table(prefix + "fk-orders", Consumed.with(STRING, STRING),
+            Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as("fk-orders-store")
+                .withKeySerde(STRING).withValueSerde(STRING));
+        KTable<String, String> customers = builder.table(prefix + "fk-customers", Consumed.with(STRING, STRING),
+            Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as("fk-customers-store")
+                .withKeySerde(STRING).withValueSerde(STRING));
+        orders.join(customers, order -> firstWord(order), (order, customer) -> order + "|" + customer)
+            .toStream()
+            .to(prefix + "fk-output", Produced.with(STRING, STRING));
     }
 
     static String firstWord(String line) {
