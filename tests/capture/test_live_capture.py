@@ -26,6 +26,7 @@ import pytest
 
 from taskassign.api.capture import capture_application
 from taskassign.api.rebalance import rebalance_group_file
+from taskassign.capture.broker_line import broker_line
 from taskassign.capture.cluster import ClusterReader
 from taskassign.formats.events import parse_events
 from taskassign.formats.group import GroupSpec, parse_group
@@ -294,9 +295,14 @@ def test_capture_reads_the_raw_bytes_the_broker_holds(kafka_cluster: KafkaBroker
     streams_lab.wait_stable(app)
     with ClusterReader(kafka_cluster.bootstrap, timeout=30) as reader:
         mine = reader.describe_group(app)
+        advertised = reader.api_versions()
     theirs = describe_group(kafka_cluster.bootstrap, app)
     assert {(m.member_id, m.metadata, m.assignment) for m in mine.members} == {
         (m.member_id, m.metadata, m.assignment) for m in theirs.members}
+    # kafka-python fills config['api_version'] in itself: the broker's answer must still be read (its line)
+    assert advertised is not None and advertised[18][1] >= 3, advertised  # ApiVersions itself
+    line = broker_line(advertised)
+    assert line.line is not None or line.candidates, line  # an exact line, or the range the versions allow
 
 
 def _properties(tmp_path: Path, app: str, config: Mapping[str, Any]) -> Path:

@@ -188,6 +188,9 @@ class ClusterReader:
         request_ms = max(1000, int(min(timeout, 30.0) * 1000))
         options = {"client_id": CLIENT_ID, "request_timeout_ms": request_ms,
                    "api_version_auto_timeout_ms": max(1000, int(timeout * 1000)), **(settings or {})}
+        # kafka-python writes the detected version into config['api_version'] itself, so whether the user fixed it
+        # must be remembered here: only then was the broker never asked for its ApiVersions
+        self._fixed_api_version = options.get("api_version") is not None
         try:
             self._client = KafkaClient(bootstrap_servers=bootstrap, **options)
         except KafkaError as exc:
@@ -223,7 +226,7 @@ class ClusterReader:
     def api_versions(self) -> dict[int, tuple[int, int]] | None:
         """The API versions the broker advertised in its ApiVersions answer (None when kafka-python was given a fixed
         ``api_version`` and never asked)."""
-        if self._client.config.get("api_version") is not None:
+        if self._fixed_api_version:
             return None
         versions = self._client.get_api_versions()
         return None if not versions else {int(k): (int(v[0]), int(v[1])) for k, v in versions.items()}
