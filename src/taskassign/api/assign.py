@@ -3,20 +3,18 @@ explanations the user asked for, as one value the CLI renders and writes."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics
 from taskassign.analysis.moves import EXPLANATIONS, explanations
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, ResolvedAssignor
-from taskassign.formats.client_names import names_for_states
+from taskassign.formats.client_names import names_for_states, with_client_names
 from taskassign.formats.scenario import Scenario
-from taskassign.ids import ProcessId
 from taskassign.leader.assign import assign_scenario, result_to_document
 from taskassign.leader.run import RebalanceResult
 
-__all__ = ("AssignOutcome", "assign", "with_client_names")
+__all__ = ("AssignOutcome", "assign")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,12 +43,3 @@ def assign(
         document[EXPLANATIONS] = sentences
     return AssignOutcome(result, document, metrics, sentences)
 
-
-def with_client_names(document: dict[str, Any], names: Mapping[ProcessId, str]) -> dict[str, Any]:
-    """``document`` with each client's name (as the text outputs print it) beside its process id."""
-    by_text = {str(pid): name for pid, name in names.items()}
-    for text, entry in document.get("clients", {}).items():
-        name = by_text.get(text)
-        if name is not None:
-            document["clients"][text] = {"name": name, **entry}
-    return document

@@ -29,6 +29,7 @@ __all__ = (
     "facts_from_streams_group",
     "names_for_states",
     "streams_client_id",
+    "with_client_names",
 )
 
 #: A consumer's client id or member id: ``<client.id>-StreamThread-<n>[-consumer][-<member uuid>]``.
@@ -146,3 +147,14 @@ def _short(keys: list[Any]) -> dict[Any, str]:
             n += 1
         out[k] = text[:n]
     return out
+
+
+def with_client_names(document: dict[str, Any], names: Mapping[ProcessId, str]) -> dict[str, Any]:
+    """An assignment document with each client's ``name`` (as the text outputs print it) beside its process id:
+    the key stays the process id, the name is added first in the client's entry."""
+    by_text = {str(pid): name for pid, name in names.items()}
+    for text, entry in document.get("clients", {}).items():
+        name = by_text.get(text)
+        if name is not None:
+            document["clients"][text] = {"name": name, **entry}
+    return document
