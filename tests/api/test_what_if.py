@@ -53,7 +53,8 @@ def test_set_takes_kafka_names_and_properties_file_values() -> None:
     ({"add_clients": ["0"]}, "N must be between 1"),
     ({"add_clients": ["1:threads=0"]}, "threads must be a whole number"),
     ({"add_clients": ["1:colour=red"]}, "unknown key 'colour'"),
-    ({"remove_clients": ["ffff"]}, "--remove-client 'ffff': no client has that name and no client's process id starts with it"),
+    ({"remove_clients": ["ffff"]},
+     "--remove-client 'ffff': no client has that name and no client's process id starts with it"),
     ({"racks_down": ["rack-z"]}, "--rack-down 'rack-z': no client is on that rack; racks: rack-a, rack-b"),
 ])
 def test_errors_name_the_flag_and_the_value(flags: dict[str, list[str]], message: str) -> None:

@@ -117,8 +117,8 @@ def _summary(scenario: Scenario, result: ScenarioOptimization) -> RenderableType
     from rich.text import Text
 
     from taskassign.api.optimize import Role
-    from taskassign.cli._render import task_preview
-    from taskassign.formats.units import short_ids
+    from taskassign.cli._render import client_labels, task_preview
+    from taskassign.formats.client_names import names_for_states
 
     header = Text.assemble(
         ("scenario ", "dim"), (result.scenario, "bold"), ("   ", ""), (f"{result.role.value} tasks", "bold"),
@@ -138,7 +138,7 @@ def _summary(scenario: Scenario, result: ScenarioOptimization) -> RenderableType
     for column in ("client", "rack", "tasks", "gave", "received"):
         table.add_column(column, no_wrap=column in ("client", "rack", "tasks"), overflow="fold")
     current = scenario.current_assignment or {}
-    short = short_ids(result.assignments)
+    short = client_labels(names_for_states(scenario.state), result.assignments)
     for pid, after in result.assignments.items():
         pick = after.active_tasks if result.role is Role.ACTIVE else after.standby_tasks
         before = current.get(pid)
