@@ -16,13 +16,13 @@ __all__ = ("attention_table", "comparison_table", "fleet_metrics_table", "number
 
 
 def number(value: float | None) -> str:
-    """A table cell: ``-`` for none, whole numbers through the units formatter (large counts abbreviated, e.g.
-    12.3 M: the Parquet keeps the full value), else two decimals."""
+    """A table cell in human units: ``-`` for none, counts and large values abbreviated (12.3 M; a p90 between
+    two counts is a count too), small fractions with up to three decimals. The Parquet keeps the full value."""
     if value is None:
         return "-"
-    if float(value).is_integer():
-        return human_count(int(value))
-    return f"{value:,.2f}"
+    if float(value).is_integer() or abs(value) >= 1_000:
+        return human_count(round(value))
+    return human_count(float(value))
 
 
 def _table(title: str, columns: Sequence[str], left: Sequence[int] = (0,)) -> Table:
@@ -47,6 +47,7 @@ def attention_table(rows: Sequence[Mapping[str, Any]], limit: int) -> Table:
     """needs_attention rows, grouped by metric, worst first."""
     table = _table(f"needs attention (the {limit} worst per metric)", ("metric", "rank", "application", "status",
                                                                          "value"), left=(0, 2, 3))
+    table.columns[2].overflow = "fold"  # an application's name wraps, never cut
     previous = None
     for row in rows:
         shown = row["metric"] if row["metric"] != previous else ""
