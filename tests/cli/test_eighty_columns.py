@@ -12,6 +12,7 @@ from tests.helpers import EXAMPLES_DIR
 
 SCENARIO = str(EXAMPLES_DIR / "scenarios" / "two-racks-one-standby.scenario.json")
 GROUP = str(EXAMPLES_DIR / "groups" / "orders-app.group.json")
+EVENTS = str(EXAMPLES_DIR / "events" / "rolling-restart.events.json")
 COMMANDS = {
     "assign --metrics": ["assign", GROUP, "--metrics"],
     "assign what-if": ["assign", GROUP, "--metrics", "--remove-client", "orders-app-5c2d"],
@@ -19,6 +20,8 @@ COMMANDS = {
     "compare what-if": ["compare", SCENARIO, "-a", "high_availability", "--rack-down", "rack-a"],
     "streams-migration": ["streams-migration", SCENARIO],
     "rebalance": ["rebalance", GROUP],
+    "rebalance what-if": ["rebalance", GROUP, "--remove-client", "orders-app-9e4a"],
+    "simulate what-if": ["simulate", SCENARIO, "-e", EVENTS, "--add-clients", "1"],
 }
 
 #: Words that must appear whole in each command's output: client names, assignor names, numbers.
@@ -29,6 +32,8 @@ INTACT = {
     "compare what-if": ("app-1b6f", "(removed)", "verdict"),
     "streams-migration": ("streams_balanced", "records_to_restore", "verdict"),
     "rebalance": ("orders-app-1b6f", "StreamThread-2"),
+    "rebalance what-if": ("orders-app-1b6f", "verdict", "next"),
+    "simulate what-if": ("rejoin", "restore", "verdict", "next"),
 }
 
 
@@ -54,7 +59,9 @@ def test_every_verdict_is_in_the_json_too() -> None:
     for args in (["compare", SCENARIO, "-a", "high_availability,sticky"],
                  ["compare", SCENARIO, "-a", "high_availability", "--rack-down", "rack-a"],
                  ["streams-migration", SCENARIO],
-                 ["assign", SCENARIO, "--remove-client", "app-1b6f"]):
+                 ["assign", SCENARIO, "--remove-client", "app-1b6f"],
+                 ["rebalance", GROUP, "--remove-client", "orders-app-9e4a"],
+                 ["simulate", SCENARIO, "-e", EVENTS, "--add-clients", "1"]):
         result = runner.invoke(app, [*args, "--json"])
         assert result.exit_code in (0, 1), result.output
         verdict = json.loads(result.stdout)["verdict"]

@@ -56,10 +56,11 @@ class ProbingOutlook:
 
     def text(self) -> str:
         more = "" if self.converged else " or more"
+        warmups = (f"; {self.warmups} warm-up(s) now, at most {self.max_warmup_replicas} at a time "
+                   "(max.warmup.replicas)") if self.warmups else ""
         return (f"{self.rounds}{more} probing rebalance(s) ahead, one every {human_duration(self.interval_ms)} "
                 f"(probing.rebalance.interval.ms): at least {human_duration(self.rounds * self.interval_ms)} "
-                f"until the assignment settles; {self.warmups} warm-up(s) now, at most {self.max_warmup_replicas} "
-                "at a time (max.warmup.replicas)")
+                f"until the assignment settles{warmups}")
 
 
 @dataclass(frozen=True, slots=True)

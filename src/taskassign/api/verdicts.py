@@ -27,12 +27,25 @@ if TYPE_CHECKING:
     from taskassign.api.compare import CompareOutcome
     from taskassign.api.migration import MigrationWhatIf
     from taskassign.api.what_if_compare import WhatIfComparison
+    from taskassign.formats.events import EventsFile
+    from taskassign.formats.group import GroupSpec
+    from taskassign.simulate import SimulationResult
 
-__all__ = ("MAX_PROBING_ROUNDS", "assign_verdict", "compare_verdict", "migration_verdict", "probing_outlook",
-           "what_if_compare_verdict")
+__all__ = (
+    "MAX_PROBING_ROUNDS",
+    "assign_verdict",
+    "compare_verdict",
+    "group_what_if_verdict",
+    "migration_verdict",
+    "probing_outlook",
+    "simulate_verdict",
+    "what_if_compare_verdict",
+)
 
 #: Rounds the outlook replays before it says "or more".
 MAX_PROBING_ROUNDS = 12
+#: Above this many task placements (tasks x clients) the outlook does not replay: "1 or more" rounds.
+MAX_REPLAYED_PLACEMENTS = 2_000_000
 
 
 def probing_outlook(scenario: Scenario, result: RebalanceResult | None,
@@ -43,6 +56,9 @@ def probing_outlook(scenario: Scenario, result: RebalanceResult | None,
     configs = scenario.state.configs
     placed = sum(len(a.standby_tasks()) for a in result.group.clients.values())
     warmups = max(0, placed - _standbys_wanted(scenario.state))
+    if len(scenario.state.tasks) * len(scenario.state.clients) > MAX_REPLAYED_PLACEMENTS:
+        return ProbingOutlook(1, configs.probing_rebalance_interval_ms, warmups, configs.max_warmup_replicas,
+                              converged=False)
     rounds, current = 0, result
     converged = False
     while rounds < MAX_PROBING_ROUNDS:
@@ -161,4 +177,39 @@ def migration_verdict(migration: MigrationWhatIf, scenario: Scenario, classic: R
     else:
         steps = (f"taskassign assign {source} -a {best} --metrics   (the streams protocol's assignment, per member)",
                  "then set group.protocol=streams on every instance (KIP-1071; docs/streams-protocol.md)")
+    return replace(found, next_steps=steps)
+
+
+def simulate_verdict(original: Scenario, after: SimulationResult, assignor: ResolvedAssignor, events: EventsFile,
+                     *, seed: int | None, source: str, flags: str, events_path: str) -> Verdict:
+    """``simulate`` with a what-if: the same simulation on the input as it is, then the two last assignments
+    weighed, and each run's probing rebalances and time to settle as risks."""
+    from taskassign.formats.units import human_duration
+    from taskassign.simulate import simulate
+
+    before = simulate(original, events, assignor, seed=seed)
+    options = [Option("as is", before.last_metrics, before.rebalances[-1].error if before.rebalances else "NONE"),
+               Option("what-if", after.last_metrics, after.rebalances[-1].error if after.rebalances else "NONE")]
+    steps = (f"taskassign compare {source} -a {assignor.spec} {flags} -e {events_path}   (both runs side by side, "
+             "client by client)",)
+    found = _what_if_framing(verdict(options, names_for_states(original.state, after.last_state), next_steps=steps,
+                                     subject="side"))
+    runs = [f"{name}: {run.probing_rebalances} probing rebalance(s), "
+            + (f"settled after {human_duration(run.settled_at_ms)}" if run.settled_at_ms is not None
+               else "never settled")
+            for name, run in (("as is", before), ("what-if", after)) if run.probing_rebalances or not run.converged]
+    return replace(found, risks=found.risks + tuple(runs))
+
+
+def group_what_if_verdict(original: GroupSpec, altered: GroupSpec, assignor: ResolvedAssignor, *, source: str,
+                          flags: str) -> Verdict:
+    """``rebalance`` with a what-if: the group's application as it is against the altered group, each as its
+    leader sees it (``leader.group.group_scenario``), through the same assignor."""
+    from taskassign.leader.group import group_scenario
+
+    before, after = group_scenario(original), group_scenario(altered)
+    found = assign_verdict(before, after, assignor, assign_scenario(after, assignor), None, source=source,
+                           flags=flags)
+    steps = (f"taskassign assign {source} -a {assignor.spec} {flags} --metrics   (the altered application, client "
+             "by client)",)
     return replace(found, next_steps=steps)

@@ -108,11 +108,19 @@ def rebalance(
     chosen.classic_class()
     if overrides := config_overrides(kafka_compat, kafka_version):
         spec = group_with_config_overrides(spec, overrides)
-    spec, notes = apply_what_if_to_group(spec, what_if_from_flags(sets, add_clients, remove_clients, racks_down))
+    what_if = what_if_from_flags(sets, add_clients, remove_clients, racks_down)
+    unaltered = spec
+    spec, notes = apply_what_if_to_group(spec, what_if)
     with stderr_console().status(f"rebalancing {len(spec.members)} members"):
         run = rebalance_group_file(spec, chosen)
     result, comparison = run.result, run.comparison
     document = group_result_to_document(result, comparison, kafka_version=spec.configs.kafka_version)
+    verdict = None
+    if notes:
+        from taskassign.api.verdicts import group_what_if_verdict
+        from taskassign.cli._what_if import what_if_flags_text
+
+        verdict = group_what_if_verdict(unaltered, spec, chosen, source=str(group), flags=what_if_flags_text(what_if))
     if output is not None:
         dump_json(document, output)
     console = stdout_console()
@@ -120,11 +128,16 @@ def rebalance(
     if comparison is not None and comparison.by_client:
         (stderr_console() if as_json else console).print(Text(f"note: {SETS_NOTE}", style="yellow"))
     if as_json:
-        console.out(to_json_text(document), end="")
+        console.out(to_json_text(document if verdict is None else {**document, "verdict": verdict.to_dict()}),
+                    end="")
     else:
         console.print(summary(spec, result))
         if comparison is not None:
             console.print(comparison_text(comparison))
+        if verdict is not None:
+            from taskassign.cli._verdict_render import verdict_text
+
+            console.print(verdict_text(verdict))
         if output is not None:
             console.print(f"[dim]wrote {escape(str(output))}[/]")
     if result.failure is not None or result.error_code is not AssignorError.NONE:
