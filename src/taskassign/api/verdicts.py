@@ -45,7 +45,7 @@ __all__ = (
 #: Rounds the outlook replays before it says "or more".
 MAX_PROBING_ROUNDS = 12
 #: Above this many task placements (tasks x clients) the outlook does not replay: "1 or more" rounds.
-MAX_REPLAYED_PLACEMENTS = 2_000_000
+MAX_REPLAYED_PLACEMENTS = 50_000
 
 
 def probing_outlook(scenario: Scenario, result: RebalanceResult | None,
