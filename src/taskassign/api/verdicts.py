@@ -118,7 +118,8 @@ def assign_verdict(original: Scenario, altered: Scenario, assignor: ResolvedAssi
     return _what_if_framing(verdict(options, names, next_steps=steps, subject="side"))
 
 
-def compare_verdict(outcome: CompareOutcome, assignors: Sequence[ResolvedAssignor], *, source: str) -> Verdict:
+def compare_verdict(outcome: CompareOutcome, assignors: Sequence[ResolvedAssignor], *, source: str,
+                    events: str | None = None) -> Verdict:
     """``compare``: which assignor suits this application, the risks of each, and how to look closer."""
     by_name = {a.name: a for a in assignors}
     scenario = outcome.scenario
@@ -129,8 +130,8 @@ def compare_verdict(outcome: CompareOutcome, assignors: Sequence[ResolvedAssigno
     found = verdict(options, names_for_states(scenario.state), subject="assignor")
     best = found.better or options[0].name
     steps = (f"taskassign assign {source} -a {best} --metrics --explain   (its assignment, client by client)",
-             f"taskassign simulate {source} -a {best} -e EVENTS.json   (how it converges over restarts and "
-             "probing rebalances)")
+             f"taskassign simulate {source} -a {best} -e {events or 'EVENTS.json'}   (how it converges over "
+             "restarts and probing rebalances)")
     return replace(found, next_steps=steps)
 
 

@@ -62,10 +62,12 @@ def comparison_table(rows: Sequence[Mapping[str, Any]], assignors: Sequence[str]
     """assignor_comparison rows as one line per metric: applications each assignor wins alone, ties, and each
     other assignor's difference from the first (p50, p90; negative: lower, which is better)."""
     baseline, others = assignors[0], assignors[1:]
-    columns = ["metric (lower is better)", "apps", *(f"{a} wins" for a in assignors), "ties"]
+    letter = {a: chr(ord("A") + i) for i, a in enumerate(assignors)}  # names in the key: columns fit 80
+    columns = ["metric (lower is better)", "apps", *(f"{letter[a]} wins" for a in assignors), "ties"]
     for other in others:
-        columns += [f"{other} - {baseline} p50", "p90"]
-    table = _table("assignor comparison", columns)
+        columns += [f"{letter[other]}-{letter[baseline]} p50", "p90"]
+    key = "; ".join(f"{letter[a]} = {a}" for a in assignors)
+    table = _table(f"assignor comparison ({key}; p50/p90: of the differences per application)", columns)
     by_metric: dict[str, dict[str, Mapping[str, Any]]] = {}
     for row in rows:
         by_metric.setdefault(row["metric"], {})[row["assignor"]] = row

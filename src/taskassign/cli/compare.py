@@ -146,7 +146,7 @@ def run_compare(scenario: Scenario, assignors: str | Sequence[ResolvedAssignor],
         outcome = compare(scenario, specs, events=script, seed=seed, on_assignor=on_assignor,
                                           on_rebalance=on_rebalance)
         progress.update(job, description="weighing the assignors (probing rebalances ahead)")
-        verdict = compare_verdict(outcome, specs, source=source)
+        verdict = compare_verdict(outcome, specs, source=source, events=None if events is None else str(events))
         written = []
         if out is not None:
             progress.update(job, description="drawing the report")
