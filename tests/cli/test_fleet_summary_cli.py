@@ -59,7 +59,7 @@ def test_the_summary_is_human_gives_reasons_and_next_steps_in_80_columns(tmp_pat
     assert line.split()[1:] == ["-", "54.9", "M", "790", "M", "1.5", "G"]  # no raw 790,130,294.40
     assert "1.834" in text  # small fractions keep three decimals
     assert "config 'num.standby.replicas': must be >= 0, got -1" in " ".join(text.split())
-    assert f"taskassign pipeline errors --output {out}" in " ".join(text.split())
+    assert f"taskassign pipeline errors {out}" in " ".join(text.split())
     assert LONG_APP in text.replace("\n", "").replace(" ", "")  # wrapped, never cut
     assert "…" not in text
     assert "next: taskassign pipeline errors" in text
@@ -68,12 +68,12 @@ def test_the_summary_is_human_gives_reasons_and_next_steps_in_80_columns(tmp_pat
 
 def test_pipeline_errors_lists_every_row_with_its_reason(tmp_path: Path) -> None:
     out = _output(tmp_path)
-    result = CliRunner().invoke(app, ["pipeline", "errors", "--output", str(out), "--effect", "rejected"],
+    result = CliRunner().invoke(app, ["pipeline", "errors", str(out), "--effect", "rejected"],
                                 env={"COLUMNS": "80"})
     assert result.exit_code == 0, result.output
     assert "rejected INVALID_CONFIG  applications  orders-00017" in result.stdout
     assert "must be >= 0, got -1" in result.stdout
-    none = CliRunner().invoke(app, ["pipeline", "errors", "--output", str(out), "--code", "BAD_VALUE"])
+    none = CliRunner().invoke(app, ["pipeline", "errors", str(out), "--code", "BAD_VALUE"])
     assert "errors: 0 row(s)" in none.stdout
-    missing = CliRunner().invoke(app, ["pipeline", "errors", "--output", str(tmp_path)])
+    missing = CliRunner().invoke(app, ["pipeline", "errors", str(tmp_path)])
     assert missing.exit_code == 2 and "no errors table" in " ".join(missing.output.split())

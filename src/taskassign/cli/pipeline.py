@@ -212,7 +212,7 @@ def fleet_summary(manifest: dict[str, Any], output_dir: Path) -> RenderableType:
             problems.add_row(effect, code, f"{count:,}", example or REASON_CODES.get(code, ""))
     if problems.row_count:
         parts.append(problems)
-        parts.append(Text(f"list them: taskassign pipeline errors --output {output_dir}", style="cyan"))
+        parts.append(Text(f"list them: taskassign pipeline errors {output_dir}", style="cyan"))
     check = "rows in = used + rejected for every table" if manifest["reconciled"] else "ROW COUNTS DO NOT RECONCILE"
     parts.append(Text(check, style="green" if manifest["reconciled"] else "bold red"))
     parts.extend(Text(f"next: {step}", style="cyan") for step in _next_steps(manifest, output_dir, attention))
@@ -238,7 +238,7 @@ def _next_steps(manifest: dict[str, Any], output_dir: Path, attention: list[dict
     """What to do after the run: fix the rejected input, look closer at the worst application."""
     steps = []
     if any(manifest["errors"].get("rejected", {}).values()):
-        steps.append(f"taskassign pipeline errors --output {output_dir} --effect rejected   (the rows not used, "
+        steps.append(f"taskassign pipeline errors {output_dir} --effect rejected   (the rows not used, "
                      "and why; fix them in the snapshot and run again)")
     worst = next((row for row in attention if row.get("rank") == 1), None)
     source = (manifest.get("input") or {}).get("directory", "SNAPSHOT")
@@ -254,7 +254,7 @@ def _next_steps(manifest: dict[str, Any], output_dir: Path, attention: list[dict
 @pipeline_app.command("errors")
 @handle_errors
 def errors_command(
-    output_dir: Path = typer.Option(..., "--output", help="A pipeline run's output directory."),
+    output_dir: Path = typer.Argument(..., help="A pipeline run's output directory (its --output)."),
     effect: str | None = typer.Option(None, "--effect", help="Only rows with this effect: rejected or flagged."),
     code: str | None = typer.Option(None, "--code", help="Only rows with this reason code, e.g. BAD_VALUE."),
     limit: int = typer.Option(50, "--limit", min=0, help="Print at most this many rows (0: all)."),
