@@ -49,3 +49,13 @@ def test_risks_name_over_capacity_clients_pile_ups_and_probing_rebalances() -> N
     assert "x: 1 client(s) over capacity" in risks and "(orders-i0)" in risks
     assert "standby pile-up 2.5" in risks
     assert "3 probing rebalance(s) ahead, one every 10 min" in risks and "at least 30 min" in risks
+
+
+def test_a_tie_on_the_first_metric_is_broken_by_the_next() -> None:
+    ha = _metrics("high_availability")
+    more = replace(ha, records_to_restore=ha.records_to_restore + 1)
+    worse = replace(ha, rack_colocated_tasks=ha.rack_colocated_tasks + 1)
+    found = verdict([Option("more", more), Option("less", ha), Option("worse", worse)])
+    assert found.better == "less"
+    assert found.deciding[:2] == ("rack_colocated_tasks", "records_to_restore")
+    assert "(as more), then fewest records to restore" in found.headline

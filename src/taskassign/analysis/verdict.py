@@ -109,7 +109,7 @@ def _values(option: Option) -> dict[str, Number] | None:
     return values
 
 
-def _show(name: str, value: Number) -> str:
+def _show(value: Number) -> str:
     return human_count(value) if not isinstance(value, float) or value != int(value) else f"{value:.1f}"
 
 
@@ -129,10 +129,11 @@ def verdict(options: Sequence[Option], names: Mapping[ProcessId, str] | None = N
     best, best_values = ranked[0]
     key, label = deciding[0]
     tied = [o.name for o, v in measured if v.get(key) == best_values.get(key)]
-    reasons = tuple(f"{k} ({lab}): " + ", ".join(f"{o.name} {_show(k, v[k])}" for o, v in measured)
+    reasons = tuple(f"{k} ({lab}): " + ", ".join(f"{o.name} {_show(v[k])}" for o, v in measured)
                     for k, lab in deciding[:MAX_REASONS])
-    why = f"fewest {label}" if len(tied) == 1 else f"with {', '.join(tied)} on {label}, then on " \
-        f"{deciding[1][1] if len(deciding) > 1 else label}"
+    others = [name for name in tied if name != best.name]
+    why = f"fewest {label}" if not others else \
+        f"fewest {label} (as {', '.join(others)}), then fewest {deciding[1][1] if len(deciding) > 1 else label}"
     return Verdict(best.name, f"{best.name} is better for this application: {why}", reasons, risks,
                    tuple(next_steps), tuple(k for k, _ in deciding[:MAX_REASONS]))
 
