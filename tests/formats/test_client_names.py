@@ -50,3 +50,17 @@ def test_a_captured_group_names_its_clients_by_their_client_id() -> None:
     spec = read_group(EXAMPLES_DIR / "groups" / "orders-app.group.json")
     names = client_names(facts_from_group(spec))
     assert sorted(names.values()) == ["orders-app-1b6f", "orders-app-5c2d", "orders-app-9e4a"]
+
+
+def test_a_streams_group_names_processes_from_its_captured_members() -> None:
+    from taskassign.formats.client_names import facts_from_streams_group
+    from taskassign.streams_protocol.model import GroupMember
+
+    members = [GroupMember("m2", "p-1"), GroupMember("m1", "p-1"), GroupMember("m3", "p-2"), GroupMember("m4", "p-3")]
+    capture = {"members": {
+        "m1": {"clientId": "orders-i0-StreamThread-1", "clientHost": "/10.0.0.5", "userEndpoint": None},
+        "m3": {"clientId": None, "clientHost": "/10.0.0.6", "userEndpoint": {"host": "orders-1", "port": 7070}},
+    }}
+    facts = facts_from_streams_group(members, capture)
+    assert facts["p-1"] == ClientFacts("orders-i0", None, "10.0.0.5")
+    assert client_names(facts) == {"p-1": "orders-i0", "p-2": "orders-1:7070", "p-3": "p-3"}
