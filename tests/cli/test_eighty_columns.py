@@ -12,6 +12,7 @@ from tests.helpers import EXAMPLES_DIR
 
 SCENARIO = str(EXAMPLES_DIR / "scenarios" / "two-racks-one-standby.scenario.json")
 GROUP = str(EXAMPLES_DIR / "groups" / "orders-app.group.json")
+RACKS = str(EXAMPLES_DIR / "scenarios" / "rack-traffic.scenario.json")
 EVENTS = str(EXAMPLES_DIR / "events" / "rolling-restart.events.json")
 COMMANDS = {
     "assign --metrics": ["assign", GROUP, "--metrics"],
@@ -22,6 +23,7 @@ COMMANDS = {
     "rebalance": ["rebalance", GROUP],
     "rebalance what-if": ["rebalance", GROUP, "--remove-client", "orders-app-9e4a"],
     "simulate what-if": ["simulate", SCENARIO, "-e", EVENTS, "--add-clients", "1"],
+    "optimize what-if": ["optimize", RACKS, "--active", "--set", "rack.aware.assignment.traffic_cost=1"],
 }
 
 #: Words that must appear whole in each command's output: client names, assignor names, numbers.
@@ -34,6 +36,7 @@ INTACT = {
     "rebalance": ("orders-app-1b6f", "StreamThread-2"),
     "rebalance what-if": ("orders-app-1b6f", "verdict", "next"),
     "simulate what-if": ("rejoin", "restore", "verdict", "next"),
+    "optimize what-if": ("verdict", "next"),
 }
 
 
@@ -61,7 +64,8 @@ def test_every_verdict_is_in_the_json_too() -> None:
                  ["streams-migration", SCENARIO],
                  ["assign", SCENARIO, "--remove-client", "app-1b6f"],
                  ["rebalance", GROUP, "--remove-client", "orders-app-9e4a"],
-                 ["simulate", SCENARIO, "-e", EVENTS, "--add-clients", "1"]):
+                 ["simulate", SCENARIO, "-e", EVENTS, "--add-clients", "1"],
+                 ["optimize", RACKS, "--active", "--set", "rack.aware.assignment.traffic_cost=1"]):
         result = runner.invoke(app, [*args, "--json"])
         assert result.exit_code in (0, 1), result.output
         verdict = json.loads(result.stdout)["verdict"]

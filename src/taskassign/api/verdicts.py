@@ -26,6 +26,7 @@ from taskassign.model import ApplicationState, KafkaStreamsState, SortedFrozenSe
 if TYPE_CHECKING:
     from taskassign.api.compare import CompareOutcome
     from taskassign.api.migration import MigrationWhatIf
+    from taskassign.api.optimize import ScenarioOptimization
     from taskassign.api.what_if_compare import WhatIfComparison
     from taskassign.formats.events import EventsFile
     from taskassign.formats.group import GroupSpec
@@ -214,3 +215,16 @@ def group_what_if_verdict(original: GroupSpec, altered: GroupSpec, assignor: Res
     steps = (f"taskassign assign {source} -a {assignor.spec} {flags} --metrics   (the altered application, client "
              "by client)",)
     return replace(found, next_steps=steps)
+
+
+def optimize_verdict(original: Scenario, altered: Scenario, as_is: ScenarioOptimization,
+                     after: ScenarioOptimization, *, source: str, flags: str) -> Verdict:
+    """``optimize`` with a what-if: the optimised assignment of the input as it is against the altered one's."""
+    from taskassign.analysis.metrics import compute_metrics
+
+    options = [Option("as is", compute_metrics(original.state, as_is.assignments)),
+               Option("what-if", compute_metrics(altered.state, after.assignments))]
+    steps = (f"taskassign optimize {source} --{after.role.value} {flags} -o optimized.assignment.json   (keep the "
+             "altered optimisation)",)
+    return _what_if_framing(verdict(options, names_for_states(original.state, altered.state), next_steps=steps,
+                                    subject="side"))
