@@ -53,7 +53,8 @@ def test_set_takes_kafka_names_and_properties_file_values() -> None:
     ({"add_clients": ["0"]}, "N must be between 1"),
     ({"add_clients": ["1:threads=0"]}, "threads must be a whole number"),
     ({"add_clients": ["1:colour=red"]}, "unknown key 'colour'"),
-    ({"remove_clients": ["ffff"]}, "--remove-client 'ffff': no client's process id starts with it"),
+    ({"remove_clients": ["ffff"]},
+     "--remove-client 'ffff': no client has that name and no client's process id starts with it"),
     ({"racks_down": ["rack-z"]}, "--rack-down 'rack-z': no client is on that rack; racks: rack-a, rack-b"),
 ])
 def test_errors_name_the_flag_and_the_value(flags: dict[str, list[str]], message: str) -> None:
@@ -66,7 +67,13 @@ def test_remove_client_by_unique_prefix() -> None:
     scenario, notes = _apply(remove_clients=["1b6f"])
     assert ProcessId(A) not in scenario.state.clients
     assert len(scenario.state.clients) == 2
-    assert notes == (f"removed client {A} (2 thread(s), rack rack-a, zone=eu-west-1a, 4 active, 1 standby before)",)
+    assert notes == (f"removed client app-1b6f ({A}; 2 thread(s), rack rack-a, zone=eu-west-1a, 4 active, 1 standby "
+                     "before)",)
+
+
+def test_remove_client_by_its_name() -> None:
+    scenario, _ = _apply(remove_clients=["app-1b6f"])
+    assert ProcessId(A) not in scenario.state.clients
 
 
 def test_an_ambiguous_prefix_is_refused() -> None:

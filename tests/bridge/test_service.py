@@ -35,7 +35,11 @@ def test_the_answer_is_the_assignment_assign_computes(start_service, tmp_path: P
     assert record["took_ms"] >= 0 and record["source"] == "computed"
     # replay: the record's scenario through `assign` gives the recorded assignment file, byte for byte
     scenario_file, assignment_file = record_files(record, tmp_path / "replay")
-    replayed = result_to_document(assign_scenario(read_scenario(scenario_file), record["assignor"]))
+    from taskassign.formats.client_names import names_for_states, with_client_names
+
+    replay_scenario = read_scenario(scenario_file)
+    replayed = with_client_names(result_to_document(assign_scenario(replay_scenario, record["assignor"])),
+                                 names_for_states(replay_scenario.state))
     assert to_json_text(replayed) == assignment_file.read_text()
 
 

@@ -16,8 +16,9 @@ def test_assign_prints_a_table() -> None:
     result = runner.invoke(app, ["assign", str(EXAMPLE), "-a", "identity"])
     assert result.exit_code == 0, result.output
     assert "two-racks-one-standby" in result.output
-    # text output: short process ids, deadlines relative to the leader's clock, state in bytes, no box drawing
-    assert "1b6f8a52" in result.output and "1b6f8a52-0c1e" not in result.output
+    # text output: clients by their client.id (the consumers' prefix), deadlines relative to the leader's clock,
+    # state in bytes, no box drawing
+    assert "app-1b6f" in result.output and "1b6f8a52-0c1e" not in result.output
     assert "8.3 GB of state" in result.output
     assert not set("│┃━╇") & set(result.output)
 

@@ -17,7 +17,7 @@ def test_metrics_are_printed_by_section_with_per_client_loads() -> None:
     result = runner.invoke(app, ["assign", str(EXAMPLE), "-a", "identity", "--metrics"])
     assert result.exit_code == 0, result.output
     for text in ("balance (per thread)", "cross_rack_partitions", "state_load_imbalance", "per client",
-                 "1b6f8a52"):
+                 "app-1b6f"):
         assert text in result.output
     # identity on this example: one cross-rack active read and one cross-rack standby read
     # piped output: plain columns, no box drawing; state in bytes, short process ids

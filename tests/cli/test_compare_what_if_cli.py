@@ -23,7 +23,8 @@ def test_one_assignor_and_a_what_if_print_the_diff() -> None:
     assert "the input as it is -> with the what-if" in lines[1]
     assert any(line.split()[:2] == ["replicas", "moved"] for line in lines)
     assert any(line.split()[:4] == ["clients", "3", "->", "2"] for line in lines)
-    assert any(line.split()[:2] == ["1b6f8a52", "removed"] for line in lines)
+    assert any(line.split()[:2] == ["app-1b6f", "(removed)"] for line in lines)
+    assert any(line.startswith("verdict") for line in lines)
 
 
 def test_the_diff_as_json_matches_two_assign_runs() -> None:

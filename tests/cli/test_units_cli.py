@@ -15,11 +15,11 @@ EXAMPLE = str(EXAMPLES_DIR / "scenarios" / "two-racks-one-standby.scenario.json"
 EVENTS = str(EXAMPLES_DIR / "events" / "scale-out.events.json")
 
 
-def test_rebalance_shows_short_process_ids_and_json_full_ones() -> None:
+def test_rebalance_shows_client_names_and_json_full_process_ids() -> None:
     text = runner.invoke(app, ["rebalance", GROUP])
     assert text.exit_code in (0, 1), text.output
     rows = [line.split() for line in text.stdout.splitlines() if line.startswith("orders-app-")]
-    assert rows and all(len(row[1]) == 8 for row in rows)
+    assert rows and all(row[0] in ("orders-app-1b6f", "orders-app-5c2d", "orders-app-9e4a") for row in rows)
     assert not set("│┃━╇") & set(text.stdout)
     doc = json.loads(runner.invoke(app, ["rebalance", GROUP, "--json"]).stdout)
     assert any(len(m["process_id"]) == 36 for m in doc["members"].values())

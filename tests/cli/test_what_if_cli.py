@@ -34,7 +34,7 @@ def test_assign_runs_the_altered_input_and_says_so() -> None:
 def test_assign_text_output_starts_with_the_what_if() -> None:
     result = runner.invoke(app, ["assign", GROUP, "--remove-client", "1b6f"])
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith("what-if: input altered: removed client 1b6f8a52")
+    assert result.stdout.startswith("what-if: input altered: removed client orders-app-1b6f (1b6f8a52")
 
 
 @pytest.mark.parametrize("command", [

@@ -110,9 +110,8 @@ def test_the_summary_shows_the_comparison(comparison: tuple[PipelineResult, Appl
     console = Console(record=True, width=200)
     console.print(fleet_summary(result.manifest, result.output_dir))
     text = console.export_text()
-    for expected in ("assignor comparison", "high_availability wins", "state_aware wins", "ties",
-                     "state_aware - high_availability p50", "needs attention (the 3 worst per metric) under "
-                     "high_availability"):
+    for expected in ("assignor comparison (A = high_availability; B = state_aware;", "A wins", "B wins", "ties",
+                     "B-A p50", "needs attention (the 3 worst per metric) under high_availability"):
         assert expected in text
     moves = next(line for line in text.splitlines() if line.strip().startswith("active_moves"))
     row = next(r for r in rows(result.output_dir, "assignor_comparison")

@@ -9,6 +9,7 @@ from typing import Any
 from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics
 from taskassign.analysis.moves import EXPLANATIONS, explanations
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, ResolvedAssignor
+from taskassign.formats.client_names import names_for_states, with_client_names
 from taskassign.formats.scenario import Scenario
 from taskassign.leader.assign import assign_scenario, result_to_document
 from taskassign.leader.run import RebalanceResult
@@ -33,7 +34,7 @@ def assign(
 ) -> AssignOutcome:
     """Run one leader rebalance of ``scenario`` (``assign_scenario``) and build its assignment document."""
     result = assign_scenario(scenario, assignor)
-    document = result_to_document(result)
+    document = with_client_names(result_to_document(result), names_for_states(scenario.state))
     metrics = compute_metrics(scenario.state, result.group) if with_metrics else None
     if metrics is not None:
         document["metrics"] = metrics.to_dict()
@@ -41,3 +42,4 @@ def assign(
     if sentences is not None:
         document[EXPLANATIONS] = sentences
     return AssignOutcome(result, document, metrics, sentences)
+

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
@@ -19,6 +19,7 @@ from typing import Any
 from taskassign.assignors.registry import ResolvedAssignor, assignor_from_class_config, resolve
 from taskassign.configs import TASK_ASSIGNOR_CLASS, AssignmentConfigs, parse_config_value
 from taskassign.errors import ConfigError, UserInputError
+from taskassign.formats.client_names import client_names, facts_from_group, names_for_states
 from taskassign.formats.group import GroupSpec, group_with_config_overrides
 from taskassign.formats.scenario import MAX_THREADS, Scenario
 from taskassign.ids import ProcessId
@@ -151,9 +152,10 @@ def apply_what_if(scenario: Scenario, what_if: WhatIf) -> tuple[Scenario, tuple[
     raw, configs = _with_configs(scenario, what_if.configs, notes)
     state = scenario.state
     clients = dict(state.clients)
+    names = names_for_states(state)
     for text in what_if.remove_clients:
-        pid = _match_client(text, clients)
-        notes.append(f"removed client {pid} ({_describe(clients.pop(pid))})")
+        pid = _match_client(text, clients, names)
+        notes.append(f"removed client {names[pid]} ({pid}; {_describe(clients.pop(pid))})")
     for rack in what_if.racks_down:
         down = [pid for pid, c in clients.items() if c.rack_id == rack]
         if not down:
@@ -162,12 +164,13 @@ def apply_what_if(scenario: Scenario, what_if: WhatIf) -> tuple[Scenario, tuple[
                                  f"{', '.join(racks) if racks else 'none (no client has a rack)'}")
         for pid in down:
             del clients[pid]
-        notes.append(f"rack {rack} down: removed {len(down)} client(s) ({', '.join(str(p)[:8] for p in down)})")
+        notes.append(f"rack {rack} down: removed {len(down)} client(s) ({', '.join(names[p] for p in down)})")
     for batch in what_if.add_clients:
         added = _new_clients(scenario.name, batch, clients, configs)
         clients.update((c.process_id, c) for c in added)
+        shown = names_for_states(ApplicationState(tasks={}, clients=clients, configs=configs))
         notes.append(f"added {batch.count} empty client(s) ({_describe(added[0])}): "
-                     + ", ".join(str(c.process_id)[:8] for c in added))
+                     + ", ".join(shown[c.process_id] for c in added))
     if state.tasks and not clients:
         raise UserInputError("the what-if removes every client: an application with tasks needs at least one")
     new_state = ApplicationState(tasks=state.tasks, clients=clients, configs=configs, now_ms=state.now_ms)
@@ -234,14 +237,20 @@ def _config_text(value: Any) -> str:
     return "null" if value is None else str(value)
 
 
-def _match_client(text: str, clients: Collection[ProcessId]) -> ProcessId:
+def _match_client(text: str, clients: Collection[ProcessId],
+                  names: Mapping[ProcessId, str] | None = None) -> ProcessId:
+    """The client ``text`` names: its name as the outputs print it (``formats.client_names``), or a unique
+    prefix of its process id."""
+    named = [pid for pid in clients if (names or {}).get(pid) == text]
+    if len(named) == 1:
+        return named[0]
     wanted = text.lower()
     matches = [pid for pid in clients if str(pid).startswith(wanted)]
     if len(matches) == 1:
         return matches[0]
     if not matches:
-        raise UserInputError(f"--remove-client {text!r}: no client's process id starts with it "
-                             f"({len(clients)} client(s) left)")
+        raise UserInputError(f"--remove-client {text!r}: no client has that name and no client's process id starts "
+                             f"with it ({len(clients)} client(s) left)")
     shown = ", ".join(str(p) for p in matches[:4]) + (" ..." if len(matches) > 4 else "")
     raise UserInputError(f"--remove-client {text!r}: {len(matches)} clients' process ids start with it ({shown}); "
                          "give more of the id")
@@ -302,8 +311,9 @@ def apply_what_if_to_group(spec: GroupSpec, what_if: WhatIf) -> tuple[GroupSpec,
             raise UserInputError(f"--set: {exc}") from None
         notes.extend(f"{name}={_config_text(value)}" for name, value in overrides.items())
     clients = {m.info.process_id: m for m in members if m.info.process_id is not None}
+    names = client_names(facts_from_group(spec))
     for text in what_if.remove_clients:
-        pid = _match_client(text, list(clients))
+        pid = _match_client(text, list(clients), names)
         gone = [m.member_id for m in members if m.info.process_id == pid]
         members = [m for m in members if m.info.process_id != pid]
         del clients[pid]

@@ -97,8 +97,22 @@ def record_files(record: dict[str, Any], out_dir: Path, guard: OutputGuard | Non
         written.append(path)
     if record.get("assignment") is not None:
         path = out_dir / f"{decision}.assignment.json"
-        dump_json(record["assignment"], path)
+        dump_json(_named(record["assignment"], record.get("scenario")), path)
         written.append(path)
     if not written:
         raise UserInputError(f"decision {decision} kept no input (it was rejected: {record.get('error')})")
     return written
+
+
+def _named(assignment: Any, scenario: Any) -> Any:
+    """The assignment as ``assign`` writes it: each client's name beside its process id (formats.client_names)."""
+    from taskassign.formats.client_names import names_for_states, with_client_names
+    from taskassign.formats.scenario import parse_scenario
+
+    if not isinstance(assignment, dict) or not isinstance(scenario, dict) or "clients" not in assignment:
+        return assignment
+    try:
+        state = parse_scenario(scenario).state
+    except UserInputError:
+        return assignment
+    return with_client_names(dict(assignment), names_for_states(state))

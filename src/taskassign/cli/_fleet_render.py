@@ -16,13 +16,13 @@ __all__ = ("attention_table", "comparison_table", "fleet_metrics_table", "number
 
 
 def number(value: float | None) -> str:
-    """A table cell: ``-`` for none, whole numbers through the units formatter (large counts abbreviated, e.g.
-    12.3 M: the Parquet keeps the full value), else two decimals."""
+    """A table cell in human units: ``-`` for none, counts and large values abbreviated (12.3 M; a p90 between
+    two counts is a count too), small fractions with up to three decimals. The Parquet keeps the full value."""
     if value is None:
         return "-"
-    if float(value).is_integer():
-        return human_count(int(value))
-    return f"{value:,.2f}"
+    if float(value).is_integer() or abs(value) >= 1_000:
+        return human_count(round(value))
+    return human_count(float(value))
 
 
 def _table(title: str, columns: Sequence[str], left: Sequence[int] = (0,)) -> Table:
@@ -47,6 +47,7 @@ def attention_table(rows: Sequence[Mapping[str, Any]], limit: int) -> Table:
     """needs_attention rows, grouped by metric, worst first."""
     table = _table(f"needs attention (the {limit} worst per metric)", ("metric", "rank", "application", "status",
                                                                          "value"), left=(0, 2, 3))
+    table.columns[2].overflow = "fold"  # an application's name wraps, never cut
     previous = None
     for row in rows:
         shown = row["metric"] if row["metric"] != previous else ""
@@ -61,10 +62,12 @@ def comparison_table(rows: Sequence[Mapping[str, Any]], assignors: Sequence[str]
     """assignor_comparison rows as one line per metric: applications each assignor wins alone, ties, and each
     other assignor's difference from the first (p50, p90; negative: lower, which is better)."""
     baseline, others = assignors[0], assignors[1:]
-    columns = ["metric (lower is better)", "apps", *(f"{a} wins" for a in assignors), "ties"]
+    letter = {a: chr(ord("A") + i) for i, a in enumerate(assignors)}  # names in the key: columns fit 80
+    columns = ["metric (lower is better)", "apps", *(f"{letter[a]} wins" for a in assignors), "ties"]
     for other in others:
-        columns += [f"{other} - {baseline} p50", "p90"]
-    table = _table("assignor comparison", columns)
+        columns += [f"{letter[other]}-{letter[baseline]} p50", "p90"]
+    key = "; ".join(f"{letter[a]} = {a}" for a in assignors)
+    table = _table(f"assignor comparison ({key}; p50/p90: of the differences per application)", columns)
     by_metric: dict[str, dict[str, Mapping[str, Any]]] = {}
     for row in rows:
         by_metric.setdefault(row["metric"], {})[row["assignor"]] = row

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.console import Group, RenderableType
 
 from taskassign.analysis.metrics import SECTION_STARTS, AssignmentMetrics, metric_fields
 from taskassign.cli._common import new_table
 from taskassign.formats.units import human_bytes, human_count, short_ids
+from taskassign.ids import ProcessId
 from taskassign.model import ApplicationState
 
 MAX_CLIENT_ROWS = 40
@@ -36,8 +39,19 @@ def metric_text(name: str, value: int | float, *, in_bytes: bool) -> str:
     return format_value(value)
 
 
-def metrics_table(metrics: AssignmentMetrics, *, in_bytes: bool = False) -> RenderableType:
-    """The summary metrics, by section, then the per-client loads."""
+#: The per-client table's columns: (header, what it counts) -- short headers so that it fits 80 columns, and the
+#: key printed under the table says what each one counts.
+CLIENT_COLUMNS = (
+    ("client", ""), ("rack", ""), ("thr", "threads"), ("act", "active tasks"), ("stb", "standby tasks"),
+    ("act/thr", "active tasks per thread"), ("all/thr", "active+standby tasks per thread"),
+    ("state", "state load (active+standby)"), ("in", "actives moved in"),
+    ("restore", "records to restore (the client's lags)"),
+)
+
+
+def metrics_table(metrics: AssignmentMetrics, *, in_bytes: bool = False,
+                  names: Mapping[ProcessId, str] | None = None) -> RenderableType:
+    """The summary metrics, by section, then the per-client loads (clients named by ``names``)."""
     summary = new_table(pad_edge=False, title="metrics", title_justify="left")
     summary.add_column("metric", no_wrap=True)
     summary.add_column("value", justify="right", no_wrap=True)
@@ -47,16 +61,20 @@ def metrics_table(metrics: AssignmentMetrics, *, in_bytes: bool = False) -> Rend
             summary.add_row(f"[bold dim]{SECTION_STARTS[f.name]}[/]", "")
         summary.add_row(f"  {f.name}", metric_text(f.name, values[f.name], in_bytes=in_bytes))
     clients = new_table(pad_edge=False, title="per client", title_justify="left")
-    for column in ("client", "rack", "threads", "active", "standby", "active/thread", "total/thread",
-                   "state load", "moved in", "to restore"):
-        clients.add_column(column, justify="left" if column in ("client", "rack") else "right", no_wrap=True)
+    for column, _ in CLIENT_COLUMNS:
+        if column in ("client", "rack"):
+            clients.add_column(column, overflow="fold")
+        else:
+            clients.add_column(column, justify="right", no_wrap=True)
     short = short_ids(row.process_id for row in metrics.client_metrics)
     for row in metrics.client_metrics[:MAX_CLIENT_ROWS]:
         state = human_bytes(row.state_load) if in_bytes else format_value(row.state_load)
-        clients.add_row(short[row.process_id], row.rack or "-", str(row.threads), str(row.active), str(row.standby),
+        name = (names or {}).get(row.process_id) or short[row.process_id]
+        clients.add_row(name, row.rack or "-", str(row.threads), str(row.active), str(row.standby),
                         format_value(row.active_load), format_value(row.total_load), state,
                         str(row.active_moves_in), format_value(row.records_to_restore))
-    parts: list[RenderableType] = [summary, clients]
+    key = "; ".join(f"{column} {meaning}" for column, meaning in CLIENT_COLUMNS if meaning)
+    parts: list[RenderableType] = [summary, clients, f"[dim]{key}[/]"]
     if len(metrics.client_metrics) > MAX_CLIENT_ROWS:
         parts.append(f"[dim]… {len(metrics.client_metrics) - MAX_CLIENT_ROWS} more clients[/]")
     return Group(*parts)

@@ -136,7 +136,8 @@ AddClients = Annotated[list[str] | None, typer.Option(
          "most common existing client. Their process ids are derived from the input's name (deterministic).")]
 RemoveClients = Annotated[list[str] | None, typer.Option(
     "--remove-client", metavar="ID",
-    help="What-if: remove the client whose process id is (or starts with) ID (repeatable).")]
+    help="What-if: remove the client named ID (as the outputs name it), or whose process id is (or starts "
+         "with) ID (repeatable).")]
 RacksDown = Annotated[list[str] | None, typer.Option(
     "--rack-down", metavar="RACK", help="What-if: remove every client on RACK (repeatable).")]
 

@@ -2,21 +2,37 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from rich.console import Group, RenderableType
 from rich.text import Text
 
 from taskassign.cli._common import new_table
+from taskassign.formats.client_names import names_for_states
 from taskassign.formats.scenario import Scenario
 from taskassign.formats.units import human_bytes, relative_deadline, short_ids
-from taskassign.ids import TaskId
+from taskassign.ids import ProcessId, TaskId
 from taskassign.leader.run import RebalanceResult
 from taskassign.model import AssignmentError
 from taskassign.validation import CompletenessReport
 
 MAX_CLIENT_ROWS = 60
 MAX_TASKS_SHOWN = 12
+
+
+#: Room a value column needs (``"8.3 GB *"``, ``"12.3 M *"``), and the metric names' column.
+VALUE_WIDTH = 10
+LABEL_WIDTH = 30
+
+
+def column_labels(names: tuple[str, ...], width: int) -> tuple[tuple[str, ...], str | None]:
+    """The columns' headers: the names when they fit ``width``, else letters (A, B, ...) and the key saying
+    which assignor each letter is (a name is never cut)."""
+    needed = LABEL_WIDTH + sum(2 + max(len(n), VALUE_WIDTH) for n in names)
+    if needed <= width or len(names) > 26:
+        return names, None
+    letters = tuple(chr(ord("A") + i) for i in range(len(names)))
+    return letters, "columns: " + "; ".join(f"{k} = {n}" for k, n in zip(letters, names, strict=True))
 
 
 def clock(ms: int) -> str:
@@ -54,8 +70,26 @@ def explanation_text(sentences: list[str]) -> RenderableType:
     return Group(*lines)
 
 
-def result_summary(scenario: Scenario, result: RebalanceResult) -> RenderableType:
-    """A header (assignor, error, probing, completeness) and one row per client."""
+def client_labels(names: Mapping[ProcessId, str] | None, pids: Iterable[ProcessId]) -> Mapping[ProcessId, str]:
+    """``names`` (``formats.client_names``) for ``pids``, short process ids for any it lacks."""
+    wanted = list(pids)
+    short = short_ids(wanted)
+    return {pid: (names or {}).get(pid) or short[pid] for pid in wanted}
+
+
+#: A client column is at least as wide as its longest name up to this; longer names wrap (never cut).
+MAX_NAME_WIDTH = 24
+
+
+def name_width(names: Iterable[str]) -> int:
+    """The width a column of client names asks for: the longest name, at most ``MAX_NAME_WIDTH``."""
+    return min(max((len(n) for n in names), default=6), MAX_NAME_WIDTH)
+
+
+def result_summary(scenario: Scenario, result: RebalanceResult,
+                   names: Mapping[ProcessId, str] | None = None) -> RenderableType:
+    """A header (assignor, error, probing, completeness) and one row per client (named as the operator knows
+    it: ``formats.client_names``)."""
     state = scenario.state
     sizes = [info.state_bytes for info in state.tasks.values() if info.state_bytes is not None]
     state_bytes = sum(sizes) if sizes else None
@@ -76,15 +110,15 @@ def result_summary(scenario: Scenario, result: RebalanceResult) -> RenderableTyp
         parts.append(Text(f"assignor raised TaskAssignmentException ({result.fallback_reason}): previous "
                           "assignment kept, immediate follow-up rebalance scheduled", style="yellow"))
     table = new_table(pad_edge=False)
-    table.add_column("client", no_wrap=True)
-    table.add_column("rack", no_wrap=True)
+    rows = list(result.group.clients.items())
+    short = client_labels(names if names is not None else names_for_states(state), (pid for pid, _ in rows))
+    table.add_column("client", overflow="fold", min_width=name_width(short.values()))
+    table.add_column("rack", overflow="fold")
     for column in ("threads", "active", "standby"):
         table.add_column(column, justify="right", no_wrap=True)
     for column in ("active tasks", "standby tasks"):
         table.add_column(column, overflow="fold", ratio=1)
     table.add_column("follow-up", no_wrap=True)
-    rows = list(result.group.clients.items())
-    short = short_ids(pid for pid, _ in rows)
     for pid, assignment in rows[:MAX_CLIENT_ROWS]:
         client = state.clients.get(pid)
         active, standby = assignment.active_tasks(), assignment.standby_tasks()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from rich.console import Group, RenderableType
@@ -11,9 +12,10 @@ from rich.text import Text
 from taskassign.api.streams import StreamsOutcome, assign_streams
 from taskassign.assignors.registry import ResolvedAssignor
 from taskassign.cli._common import EXIT_FAILED, EXIT_OK, new_table, stdout_console
-from taskassign.cli._metrics_render import metrics_table
-from taskassign.cli._render import MAX_CLIENT_ROWS, task_preview
+from taskassign.cli._metrics_render import metrics_table, state_in_bytes
+from taskassign.cli._render import MAX_CLIENT_ROWS, name_width, task_preview
 from taskassign.errors import UserInputError
+from taskassign.formats.client_names import client_names, facts_from_streams_group, names_for_states
 from taskassign.formats.json_io import dump_json, to_json_text
 from taskassign.formats.scenario import Scenario
 from taskassign.streams_protocol.configs import balanced_configs, sticky_num_standby
@@ -40,7 +42,9 @@ def assign_streams_command(
     else:
         console.print(streams_summary(outcome))
         if outcome.metrics is not None:
-            console.print(metrics_table(outcome.metrics))
+            names = names_for_states(outcome.scenario.state) if outcome.scenario is not None else None
+            in_bytes = outcome.scenario is not None and state_in_bytes(outcome.scenario.state)
+            console.print(metrics_table(outcome.metrics, names=names, in_bytes=in_bytes))
         if output is not None:
             console.print(f"[dim]wrote {escape(str(output))}[/]")
     return EXIT_OK if outcome.error is None else EXIT_FAILED
@@ -48,6 +52,14 @@ def assign_streams_command(
 
 def _tasks(tasks: TaskMap) -> list[str]:
     return [task_name(s, p) for s, partitions in tasks.items() for p in partitions]
+
+
+def _process_names(outcome: StreamsOutcome) -> dict[str, str]:
+    """Each process's name (``formats.client_names``): from the scenario a classic input came from, else from
+    what the streams-group file's capture saw of its members (client ids, endpoints, hosts)."""
+    if outcome.scenario is not None:
+        return {str(pid): name for pid, name in names_for_states(outcome.scenario.state).items()}
+    return client_names(facts_from_streams_group(outcome.group.members, outcome.group.capture))
 
 
 def streams_summary(outcome: StreamsOutcome) -> RenderableType:
@@ -72,19 +84,24 @@ def streams_summary(outcome: StreamsOutcome) -> RenderableType:
                           "group's target assignment stays as it was)", style="bold red"))
         return Group(*parts)
     assert outcome.assignment is not None
+    names = _process_names(outcome)
+    members = sorted(group.members, key=lambda m: (m.process_id, m.member_id))
+    threads = {m.member_id: (t.group(0) if (t := re.search(r"StreamThread-\d+", m.member_id)) else m.member_id)
+               for m in members}
     table = new_table(pad_edge=False)
-    for column in ("member", "process", "rack"):
-        table.add_column(column, no_wrap=True)
+    table.add_column("client", overflow="fold", min_width=name_width(names.values()))
+    table.add_column("member", overflow="fold", min_width=name_width(threads.values()))
+    table.add_column("rack", overflow="fold")
     for column in ("active", "standby"):
         table.add_column(column, justify="right", no_wrap=True)
     for column in ("active tasks", "standby tasks"):
         table.add_column(column, overflow="fold", ratio=1)
-    members = sorted(group.members, key=lambda m: (m.process_id, m.member_id))
     for member in members[:MAX_CLIENT_ROWS]:
         answer = outcome.assignment.members[member.member_id]
         active, standby = _tasks(answer.active_tasks), _tasks(answer.standby_tasks)
-        table.add_row(member.member_id, member.process_id, member.rack_id or "-", str(len(active)), str(len(standby)),
-                      task_preview(active), task_preview(standby))
+        table.add_row(names.get(member.process_id, member.process_id), threads[member.member_id],
+                      member.rack_id or "-", str(len(active)), str(len(standby)), task_preview(active),
+                      task_preview(standby))
     parts.append(table)
     if len(members) > MAX_CLIENT_ROWS:
         parts.append(Text(f"… {len(members) - MAX_CLIENT_ROWS} more members (write the full result with -o)",

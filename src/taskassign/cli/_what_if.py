@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
     from taskassign.api.what_if import WhatIf
 
-__all__ = ("announce_what_if", "what_if_from_flags")
+__all__ = ("announce_what_if", "what_if_flags_text", "what_if_from_flags")
 
 
 def what_if_from_flags(sets: list[str] | None, add_clients: list[str] | None, remove_clients: list[str] | None,
@@ -26,3 +26,18 @@ def announce_what_if(console: Console, notes: tuple[str, ...]) -> None:
     """Say that the input was altered, and how, before any result computed from it."""
     if notes:
         console.print(f"[bold yellow]what-if:[/] input altered: [yellow]{escape('; '.join(notes))}[/]")
+
+
+def what_if_flags_text(what_if: WhatIf) -> str:
+    """The flags that give ``what_if`` again, for the command a verdict suggests next."""
+    import shlex
+
+    parts = [f"--set {shlex.quote(f'{k}={v}')}" for k, v in what_if.configs]
+    parts += [f"--remove-client {shlex.quote(c)}" for c in what_if.remove_clients]
+    parts += [f"--rack-down {shlex.quote(r)}" for r in what_if.racks_down]
+    for batch in what_if.add_clients:
+        shape = [f"threads={batch.shape.threads}"] if batch.shape.threads is not None else []
+        shape += [f"rack={batch.shape.rack}"] if batch.shape.rack is not None else []
+        shape += [f"tag.{k}={v}" for k, v in batch.shape.tags or ()]
+        parts.append(f"--add-clients {shlex.quote(str(batch.count) + (':' + ','.join(shape) if shape else ''))}")
+    return " ".join(parts)

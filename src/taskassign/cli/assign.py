@@ -37,7 +37,7 @@ from taskassign.cli._options import (
     debug_option,
     strict_option,
 )
-from taskassign.cli._what_if import announce_what_if, what_if_from_flags
+from taskassign.cli._what_if import announce_what_if, what_if_flags_text, what_if_from_flags
 from taskassign.errors import (
     AssignorNotFoundError,
     PluginAssignorError,
@@ -119,13 +119,16 @@ def _assign(
     from taskassign.api.application import read_input
     from taskassign.api.assign import assign as api_assign
     from taskassign.api.kafka_line import source_kafka_line, streams_kafka_line
+    from taskassign.api.verdicts import assign_verdict
     from taskassign.api.what_if import apply_what_if, chosen_assignor
     from taskassign.assignors.registry import resolve
     from taskassign.cli._metrics_render import metrics_table, state_in_bytes
     from taskassign.cli._render import explanation_text, result_summary
     from taskassign.cli._streams import assign_streams_command
+    from taskassign.cli._verdict_render import verdict_text
     from taskassign.configs import KAFKA_VERSION
     from taskassign.formats.assignment import WHAT_IF
+    from taskassign.formats.client_names import names_for_states
     from taskassign.formats.json_io import dump_json, to_json_text
     from taskassign.formats.scenario import with_config_overrides
     from taskassign.model import AssignmentError
@@ -144,6 +147,7 @@ def _assign(
         raise UserInputError(f"{scenario}: a streams-group file (KIP-1071): the what-if flags take a scenario or a "
                              "group file")
     notes: tuple[str, ...] = ()
+    original = source
     if not isinstance(source, StreamsGroup):
         source, notes = apply_what_if(source, what_if)
     if isinstance(source, StreamsGroup) or (resolved is not None and resolved.is_streams):
@@ -159,8 +163,12 @@ def _assign(
     loaded = with_config_overrides(source, overrides)
     chosen = chosen_assignor(resolved, loaded, what_if, default=DEFAULT_ASSIGNOR, allow_plugins=allow_plugins)
     outcome = api_assign(loaded, chosen, with_metrics=with_metrics, explain=explain)
-    if notes:
+    verdict = None
+    if notes and not isinstance(original, StreamsGroup):
         outcome.document[WHAT_IF] = list(notes)
+        verdict = assign_verdict(with_config_overrides(original, overrides), loaded, chosen, outcome.result,
+                                 outcome.metrics, source=str(scenario), flags=what_if_flags_text(what_if))
+        outcome.document["verdict"] = verdict.to_dict()
     result = outcome.result
     console = stdout_console()
     if output is not None:
@@ -170,11 +178,14 @@ def _assign(
         console.out(to_json_text(outcome.document), end="")
     else:
         announce_what_if(console, notes)
-        console.print(result_summary(loaded, result))
+        names = names_for_states(loaded.state)
+        console.print(result_summary(loaded, result, names))
         if outcome.metrics is not None:
-            console.print(metrics_table(outcome.metrics, in_bytes=state_in_bytes(loaded.state)))
+            console.print(metrics_table(outcome.metrics, in_bytes=state_in_bytes(loaded.state), names=names))
         if outcome.explanations is not None:
             console.print(explanation_text(outcome.explanations))
+        if verdict is not None:
+            console.print(verdict_text(verdict))
         if output is not None:
             console.print(f"[dim]wrote {escape(str(output))}[/]")
     if result.error is not AssignmentError.NONE:

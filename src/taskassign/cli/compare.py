@@ -30,7 +30,7 @@ from taskassign.cli._options import (
     json_option,
     out_option,
 )
-from taskassign.cli._what_if import announce_what_if, what_if_from_flags
+from taskassign.cli._what_if import announce_what_if, what_if_flags_text, what_if_from_flags
 from taskassign.errors import UserInputError
 
 if TYPE_CHECKING:
@@ -63,11 +63,11 @@ def _cell(text: str, best: bool) -> Text:
     return Text(text + " *", style="bold green") if best else Text(text + "  ")
 
 
-def _table(title: str, names: tuple[str, ...]) -> Table:
+def _table(title: str, labels: tuple[str, ...]) -> Table:
     table = new_table(pad_edge=False, title=title, title_justify="left")
-    table.add_column("", no_wrap=True)
-    for name in names:
-        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("")  # section titles wrap at words; metric names are never cut
+    for label in labels:
+        table.add_column(label, justify="right", no_wrap=True, min_width=len(label))
     return table
 
 
@@ -83,15 +83,19 @@ def comparison_tables(comparison: Comparison, errors: dict[str, str] | None = No
     from taskassign.cli._metrics_render import metric_text
 
     names = comparison.names
-    parts: list[RenderableType] = []
+    from taskassign.cli._render import column_labels
+
+    labels, key = column_labels(names, stdout_console().width)
+    parts: list[RenderableType] = [Text(key, style="dim")] if key else []
     if comparison.totals:
-        totals = _table("run totals", names)
+        totals = _table("run totals (each counts over the whole run)", labels)
         best = comparison.best_totals()
         for total in TOTAL_FIELDS:
             totals.add_row(total.label, *(_cell(_total_text(total.name, getattr(comparison.totals[n], total.name)),
                                                 n in best[total.name]) for n in names))
         parts.append(totals)
-    metrics = _table("metrics of the last assignment" if comparison.totals else "metrics", names)
+    metrics = _table("metrics of the last assignment" if comparison.totals else
+                     "metrics (movement counts against the clients' previous assignment)", labels)
     best = comparison.best_metrics()
     for f in metric_fields():
         if f.name in SECTION_STARTS:
@@ -110,15 +114,19 @@ def comparison_tables(comparison: Comparison, errors: dict[str, str] | None = No
 
 
 def run_compare(scenario: Scenario, assignors: str | Sequence[ResolvedAssignor], *, events: Path | None = None,
-                seed: int | None = None, out: Path | None = None, as_json: bool = False) -> int:
+                seed: int | None = None, out: Path | None = None, as_json: bool = False,
+                source: str = "APP.json") -> int:
     """Compare ``assignors`` (``-a`` text) on a ready ``scenario``; print, write ``out``; returns the exit code.
-    The one place compare's options are acted on, whatever built the scenario."""
+    The one place compare's options are acted on, whatever built the scenario; ``source`` is the input as the
+    verdict's next commands name it."""
     from rich.markup import escape
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
     from rich.text import Text
 
     from taskassign.api.compare import compare, parse_assignor_list, write_compare_report
+    from taskassign.api.verdicts import compare_verdict
     from taskassign.cli._metrics_render import state_in_bytes
+    from taskassign.cli._verdict_render import verdict_text
     from taskassign.formats.json_io import to_json_text
     from taskassign.simulate import read_events
 
@@ -138,13 +146,15 @@ def run_compare(scenario: Scenario, assignors: str | Sequence[ResolvedAssignor],
 
         outcome = compare(scenario, specs, events=script, seed=seed, on_assignor=on_assignor,
                                           on_rebalance=on_rebalance)
+        progress.update(job, description="weighing the assignors (probing rebalances ahead)")
+        verdict = compare_verdict(outcome, specs, source=source, events=None if events is None else str(events))
         written = []
         if out is not None:
             progress.update(job, description="drawing the report")
             written = write_compare_report(outcome, out, events=None if events is None else str(events))
     console = stdout_console()
     if as_json:
-        console.out(to_json_text(outcome.to_document()), end="")
+        console.out(to_json_text({**outcome.to_document(), "verdict": verdict.to_dict()}), end="")
     else:
         console.print(Text.assemble(("scenario ", "dim"), (scenario.name, "bold"), ("   assignors ", "dim"),
                                     ", ".join(outcome.comparison.names),
@@ -152,6 +162,7 @@ def run_compare(scenario: Scenario, assignors: str | Sequence[ResolvedAssignor],
                                     ("   simulated with ", "dim") if script else "", str(events) if script else ""))
         console.print(comparison_tables(outcome.comparison, {run.name: run.error for run in outcome.runs},
                                         in_bytes=state_in_bytes(scenario.state)))
+        console.print(verdict_text(verdict))
         if written:
             console.print(f"[dim]wrote {', '.join(escape(str(p)) for p in written)}[/]")
     return EXIT_FAILED if outcome.failed else EXIT_OK
@@ -191,26 +202,34 @@ def compare_command(
     if out is not None:
         OutputGuard.of(force, scenario, events).directory(out, ("report.html", "compare.json"))
     original = load_scenario(scenario, kafka_compat=kafka_compat, kafka_version=kafka_version)
-    altered, notes = apply_what_if(original, what_if_from_flags(sets, add_clients, remove_clients, racks_down))
+    what_if = what_if_from_flags(sets, add_clients, remove_clients, racks_down)
+    altered, notes = apply_what_if(original, what_if)
     specs = parse_assignor_list(assignors)
     if notes and len(specs) == 1:
         if out is not None:
             raise UserInputError("--out (the overlaying report) goes with several assignors; with one assignor and a "
                                  "what-if compare prints the before -> after diff (--json for its data)")
         raise typer.Exit(run_what_if_compare(original, altered, notes, specs[0], events=events, seed=seed,
-                                             as_json=as_json))
+                                             as_json=as_json, source=str(scenario),
+                                             flags=what_if_flags_text(what_if)))
     announce_what_if(stderr_console() if as_json else stdout_console(), notes)
-    raise typer.Exit(run_compare(altered, specs, events=events, seed=seed, out=out, as_json=as_json))
+    raise typer.Exit(run_compare(altered, specs, events=events, seed=seed, out=out, as_json=as_json,
+                                 source=str(scenario)))
 
 
 def run_what_if_compare(original: Scenario, altered: Scenario, notes: tuple[str, ...], spec: ResolvedAssignor, *,
-                        events: Path | None, seed: int | None, as_json: bool) -> int:
-    """One assignor on the input as it is and on the altered input: the diff, then both runs side by side."""
+                        events: Path | None, seed: int | None, as_json: bool, source: str = "APP.json",
+                        flags: str = "") -> int:
+    """One assignor on the input as it is and on the altered input: the diff, then both runs side by side, then
+    the verdict."""
     from rich.text import Text
 
+    from taskassign.api.verdicts import what_if_compare_verdict
     from taskassign.api.what_if_compare import compare_what_if
     from taskassign.cli._diff_render import diff_text
     from taskassign.cli._metrics_render import state_in_bytes
+    from taskassign.cli._verdict_render import verdict_text
+    from taskassign.formats.client_names import names_for_states
     from taskassign.formats.json_io import to_json_text
     from taskassign.simulate import read_events
 
@@ -219,15 +238,17 @@ def run_what_if_compare(original: Scenario, altered: Scenario, notes: tuple[str,
     script = read_events(events) if events is not None else None
     with stderr_console().status("running the input as it is and with the what-if"):
         outcome = compare_what_if(original, altered, notes, spec, events=script, seed=seed)
+        verdict = what_if_compare_verdict(outcome, original, altered, spec, source=source, flags=flags)
     console = stdout_console()
     if as_json:
         announce_what_if(stderr_console(), notes)
-        console.out(to_json_text(outcome.to_document()), end="")
+        console.out(to_json_text({**outcome.to_document(), "verdict": verdict.to_dict()}), end="")
     else:
         announce_what_if(console, notes)
         title = f"{original.name}, {outcome.assignor}" + (f", simulated with {events}" if events else "") + \
             ": the input as it is -> with the what-if"
-        console.print(diff_text(outcome.diff, title=title, in_bytes=state_in_bytes(outcome.after_state)))
+        console.print(diff_text(outcome.diff, title=title, in_bytes=state_in_bytes(outcome.after_state),
+                                names=names_for_states(original.state, altered.state), against="the as-is run"))
         if outcome.comparison.totals:  # the runs' totals side by side (the metrics' changes are in the diff)
             console.print(comparison_tables(outcome.comparison, {"as is": outcome.before.error,
                                                                  "what-if": outcome.after.error},
@@ -236,4 +257,5 @@ def run_what_if_compare(original: Scenario, altered: Scenario, notes: tuple[str,
             for name, run in (("as is", outcome.before), ("what-if", outcome.after)):
                 if run.error != "NONE":
                     console.print(Text(f"{name}: the assignment is invalid ({run.error})", style="bold red"))
+        console.print(verdict_text(verdict))
     return EXIT_FAILED if outcome.failed else EXIT_OK

@@ -35,6 +35,7 @@ def diff(
     from taskassign.cli._diff_render import diff_text
     from taskassign.cli._metrics_render import state_in_bytes
     from taskassign.formats.assignment import WHAT_IF, check_assignment, read_assignment
+    from taskassign.formats.client_names import names_for_states, with_client_names
     from taskassign.formats.json_io import to_json_text
 
     old, new = read_assignment(before), read_assignment(after)
@@ -47,12 +48,13 @@ def diff(
         old.assignment.by_process(), new.assignment.by_process(), state=state,
         before_metrics=_metrics(old, application, before), after_metrics=_metrics(new, application, after),
     )
+    names = names_for_states(state) if state is not None else {}
     console = stdout_console()
     if as_json:
-        console.out(to_json_text(result.to_document()), end="")
+        console.out(to_json_text(with_client_names(result.to_document(), names)), end="")
         return
     in_bytes = state_in_bytes(state) if state is not None else False
-    console.print(diff_text(result, title=f"{before.name} -> {after.name}", in_bytes=in_bytes))
+    console.print(diff_text(result, title=f"{before.name} -> {after.name}", in_bytes=in_bytes, names=names))
 
 
 def _metrics(document: AssignmentDocument, application: Scenario | None,

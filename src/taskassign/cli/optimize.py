@@ -95,9 +95,8 @@ def optimize(
         raise UserInputError("give exactly one of --active or --standby")
     if output is not None:
         OutputGuard.of(force, scenario).file(output)
-    loaded, notes = load_altered(
-        scenario, what_if_from_flags(sets, add_clients, remove_clients, racks_down), kafka_compat=kafka_compat,
-        kafka_version=kafka_version)
+    what_if = what_if_from_flags(sets, add_clients, remove_clients, racks_down)
+    loaded, notes = load_altered(scenario, what_if, kafka_compat=kafka_compat, kafka_version=kafka_version)
     if solver is not None:
         loaded = with_config_overrides(loaded, {RACK_SOLVER: solver.value})
     role = Role.ACTIVE if active else Role.STANDBY
@@ -105,6 +104,20 @@ def optimize(
         result = optimize_scenario(loaded, role, Api(api.value), tasks=TaskSelection(tasks.value),
                                    traffic_cost=traffic_cost, non_overlap_cost=non_overlap_cost)
     document = optimization_document(result)
+    verdict = None
+    if notes:
+        from taskassign.api.verdicts import optimize_verdict
+        from taskassign.cli._common import load_scenario
+        from taskassign.cli._what_if import what_if_flags_text
+
+        original = load_scenario(scenario, kafka_compat=kafka_compat, kafka_version=kafka_version)
+        if solver is not None:
+            original = with_config_overrides(original, {RACK_SOLVER: solver.value})
+        as_is = optimize_scenario(original, role, Api(api.value), tasks=TaskSelection(tasks.value),
+                                  traffic_cost=traffic_cost, non_overlap_cost=non_overlap_cost)
+        verdict = optimize_verdict(original, loaded, as_is, result, source=str(scenario),
+                                   flags=what_if_flags_text(what_if))
+        document = {**document, "verdict": verdict.to_dict()}
     console = stdout_console()
     if output is not None:
         dump_json(document, output)
@@ -113,6 +126,10 @@ def optimize(
         console.out(to_json_text(document), end="")
         return
     console.print(_summary(loaded, result))
+    if verdict is not None:
+        from taskassign.cli._verdict_render import verdict_text
+
+        console.print(verdict_text(verdict))
     if output is not None:
         console.print(f"[dim]wrote {escape(str(output))}[/]")
 
@@ -122,8 +139,8 @@ def _summary(scenario: Scenario, result: ScenarioOptimization) -> RenderableType
     from rich.text import Text
 
     from taskassign.api.optimize import Role
-    from taskassign.cli._render import task_preview
-    from taskassign.formats.units import short_ids
+    from taskassign.cli._render import client_labels, task_preview
+    from taskassign.formats.client_names import names_for_states
 
     header = Text.assemble(
         ("scenario ", "dim"), (result.scenario, "bold"), ("   ", ""), (f"{result.role.value} tasks", "bold"),
@@ -143,7 +160,7 @@ def _summary(scenario: Scenario, result: ScenarioOptimization) -> RenderableType
     for column in ("client", "rack", "tasks", "gave", "received"):
         table.add_column(column, no_wrap=column in ("client", "rack", "tasks"), overflow="fold")
     current = scenario.current_assignment or {}
-    short = short_ids(result.assignments)
+    short = client_labels(names_for_states(scenario.state), result.assignments)
     for pid, after in result.assignments.items():
         pick = after.active_tasks if result.role is Role.ACTIVE else after.standby_tasks
         before = current.get(pid)

@@ -163,7 +163,7 @@ def fleet_summary(manifest: dict[str, Any], output_dir: Path) -> RenderableType:
     from rich.text import Text
 
     from taskassign.cli._fleet_render import attention_table, comparison_table, fleet_metrics_table
-    from taskassign.fleet.reasons import STATUSES
+    from taskassign.fleet.reasons import REASON_CODES, STATUSES
 
     timings = manifest["timings"]
     apps = manifest["applications"]
@@ -207,16 +207,85 @@ def fleet_summary(manifest: dict[str, Any], output_dir: Path) -> RenderableType:
     parts.append(rows)
     title = "errors table" + (f" (under {assignors[0]}; every assignor's: the errors table)" if assignors else "")
     problems = new_table(title=title, title_justify="left")
-    for column in ("effect", "reason", "rows"):
-        problems.add_column(column, justify="right" if column == "rows" else "left")
+    problems.add_column("effect", no_wrap=True)
+    problems.add_column("code", overflow="fold")
+    problems.add_column("rows", justify="right", no_wrap=True)
+    problems.add_column("reason (of the first such row)", overflow="fold", ratio=1)
+    examples = _first_reasons(output_dir)
     for effect, codes in manifest["errors"].items():
         for code, count in sorted(codes.items(), key=lambda kv: -kv[1]):
-            problems.add_row(effect, code, f"{count:,}")
+            example = examples.get((effect, code))
+            problems.add_row(effect, code, f"{count:,}", example or REASON_CODES.get(code, ""))
     if problems.row_count:
         parts.append(problems)
+        parts.append(Text(f"list them: taskassign pipeline errors {output_dir}", style="cyan"))
     check = "rows in = used + rejected for every table" if manifest["reconciled"] else "ROW COUNTS DO NOT RECONCILE"
     parts.append(Text(check, style="green" if manifest["reconciled"] else "bold red"))
+    parts.extend(Text(f"next: {step}", style="cyan") for step in _next_steps(manifest, output_dir, attention))
     return Group(*parts)
+
+
+def _first_reasons(output_dir: Path) -> dict[tuple[str, str], str]:
+    """The reason of the first errors row of each (effect, code), in the table's order."""
+    import pyarrow.parquet as pq
+
+    path = output_dir / "errors"
+    if not path.exists():
+        return {}
+    first: dict[tuple[str, str], str] = {}
+    for row in pq.read_table(path, columns=["effect", "reason_code", "reason", "app_id"]).to_pylist():
+        key = (row["effect"], row["reason_code"])
+        if key not in first and row["reason"]:
+            first[key] = f"{row['app_id']}: {row['reason']}" if row["app_id"] else row["reason"]
+    return first
+
+
+def _next_steps(manifest: dict[str, Any], output_dir: Path, attention: list[dict[str, Any]]) -> list[str]:
+    """What to do after the run: fix the rejected input, look closer at the worst application."""
+    steps = []
+    if any(manifest["errors"].get("rejected", {}).values()):
+        steps.append(f"taskassign pipeline errors {output_dir} --effect rejected   (the rows not used, "
+                     "and why; fix them in the snapshot and run again)")
+    worst = next((row for row in attention if row.get("rank") == 1), None)
+    source = (manifest.get("input") or {}).get("directory", "SNAPSHOT")
+    if worst is not None:
+        steps.append(f"taskassign pipeline export-scenario --input {source} --app {worst['app_id']}   then "
+                     f"taskassign compare {worst['app_id']}.scenario.json -a high_availability,state_aware   "
+                     f"(the worst on {worst['metric']}, up close)")
+    if not steps:
+        steps.append("nothing to fix: every row was used and no application is over a threshold")
+    return steps
+
+
+@pipeline_app.command("errors")
+@handle_errors
+def errors_command(
+    output_dir: Path = typer.Argument(..., help="A pipeline run's output directory (its --output)."),
+    effect: str | None = typer.Option(None, "--effect", help="Only rows with this effect: rejected or flagged."),
+    code: str | None = typer.Option(None, "--code", help="Only rows with this reason code, e.g. BAD_VALUE."),
+    limit: int = typer.Option(50, "--limit", min=0, help="Print at most this many rows (0: all)."),
+) -> None:
+    """List a run's errors table: every row not used, or flagged, with its application, code and reason."""
+    import pyarrow.parquet as pq
+    from rich.markup import escape
+
+    path = output_dir / "errors"
+    if not path.exists():
+        raise UserInputError(f"{output_dir}: no errors table (not a `taskassign pipeline run` output directory)")
+    rows = [r for r in pq.read_table(path).to_pylist()
+            if (effect is None or r["effect"] == effect) and (code is None or r["reason_code"] == code)]
+    from rich.text import Text
+
+    console = stdout_console()
+    console.print(Text(f"errors: {len(rows):,} row(s); each: effect code, table, application, then its reason",
+                       style="bold"))
+    for row in rows[:limit or None]:  # one block per row: names and reasons whole at any width
+        console.print(Text.assemble((f"{row['effect']} {row['reason_code']}", "bold"),
+                                    f"  {row['table']}  {row['app_id'] or '-'}"))
+        console.print(Text(f"  {row['reason'] or ''}"))
+    if limit and len(rows) > limit:
+        console.print(f"[dim]… {len(rows) - limit:,} more rows (--limit 0 prints them all; the table: "
+                      f"{escape(str(path))})[/]")
 
 
 @pipeline_app.command("export-scenario")

@@ -72,8 +72,10 @@ def plan(
     if as_json:
         console.out(to_json_text(diff.to_document()), end="")
         return
+    from taskassign.formats.client_names import names_for_states
+
     console.print(diff_text(diff, title=f"{document['application_id']}: now -> {assignor}",
-                            in_bytes=state_in_bytes(state)))
+                            in_bytes=state_in_bytes(state), names=names_for_states(state), against="now"))
     console.print(f"wrote plan {document['plan_id']} to {escape(str(output))}; approve it with "
                   f"`taskassign approve {escape(str(output))} --service URL`")
 

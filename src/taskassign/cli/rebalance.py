@@ -34,11 +34,13 @@ from taskassign.cli._what_if import announce_what_if, what_if_from_flags
 from taskassign.errors import UserInputError
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from rich.console import RenderableType
-    from rich.table import Table
 
     from taskassign.analysis.recorded_outcome import OutcomeComparison
     from taskassign.formats.group import GroupSpec
+    from taskassign.ids import ProcessId
     from taskassign.leader.group import GroupRebalanceResult
 
 MAX_MEMBER_ROWS = 80
@@ -111,11 +113,19 @@ def rebalance(
     chosen.classic_class()
     if overrides := config_overrides(kafka_compat, kafka_version):
         spec = group_with_config_overrides(spec, overrides)
-    spec, notes = apply_what_if_to_group(spec, what_if_from_flags(sets, add_clients, remove_clients, racks_down))
+    what_if = what_if_from_flags(sets, add_clients, remove_clients, racks_down)
+    unaltered = spec
+    spec, notes = apply_what_if_to_group(spec, what_if)
     with stderr_console().status(f"rebalancing {len(spec.members)} members"):
         run = rebalance_group_file(spec, chosen)
     result, comparison = run.result, run.comparison
     document = group_result_to_document(result, comparison, kafka_version=spec.configs.kafka_version)
+    verdict = None
+    if notes:
+        from taskassign.api.verdicts import group_what_if_verdict
+        from taskassign.cli._what_if import what_if_flags_text
+
+        verdict = group_what_if_verdict(unaltered, spec, chosen, source=str(group), flags=what_if_flags_text(what_if))
     if output is not None:
         dump_json(document, output)
     console = stdout_console()
@@ -123,11 +133,16 @@ def rebalance(
     if comparison is not None and comparison.by_client:
         (stderr_console() if as_json else console).print(Text(f"note: {SETS_NOTE}", style="yellow"))
     if as_json:
-        console.out(to_json_text(document), end="")
+        console.out(to_json_text(document if verdict is None else {**document, "verdict": verdict.to_dict()}),
+                    end="")
     else:
         console.print(summary(spec, result))
         if comparison is not None:
             console.print(comparison_text(comparison))
+        if verdict is not None:
+            from taskassign.cli._verdict_render import verdict_text
+
+            console.print(verdict_text(verdict))
         if output is not None:
             console.print(f"[dim]wrote {escape(str(output))}[/]")
     if result.failure is not None or result.error_code is not AssignorError.NONE:
@@ -220,37 +235,54 @@ def summary(spec: GroupSpec, result: GroupRebalanceResult) -> RenderableType:
     if result.failure:
         parts.append(Text(f"Kafka's leader fails: {result.failure}", style="bold red"))
     if result.members:
-        parts.append(_member_table(result, spec.now_ms))
+        from taskassign.formats.client_names import client_names, facts_from_group
+
+        parts.append(_member_table(result, spec.now_ms, client_names(facts_from_group(spec))))
     parts.extend(Text(f"warning: {w}", style="yellow") for w in result.warnings)
     return Group(*parts)
 
 
-def _member_table(result: GroupRebalanceResult, now_ms: int) -> Table:
-    from taskassign.cli._render import task_preview
-    from taskassign.formats.units import short_ids
+def _member_table(result: GroupRebalanceResult, now_ms: int, names: Mapping[ProcessId, str]) -> RenderableType:
+    import re
 
-    table = new_table(pad_edge=False)
-    table.add_column("member", no_wrap=True)
-    table.add_column("client", no_wrap=True)
-    table.add_column("partitions", justify="right")
-    for column in ("active tasks", "standby tasks", "withheld"):
-        table.add_column(column, overflow="fold", ratio=1)
-    table.add_column("bytes", justify="right")
-    table.add_column("next join", overflow="fold", ratio=1)
+    from taskassign.cli._render import client_labels, name_width, task_preview
+
     rows = list(result.members.values())
-    short = short_ids(m.process_id for m in rows)
+    short = client_labels(names, (m.process_id for m in rows))
+    table = new_table(pad_edge=False)
+    threads = {m.member_id: (t.group(0) if (t := re.search(r"StreamThread-\d+", m.member_id)) else m.member_id)
+               for m in rows}
+    table.add_column("client", overflow="fold", min_width=name_width(short.values()))
+    table.add_column("member", overflow="fold", min_width=name_width(threads.values()))
+    table.add_column("parts", justify="right")
+    joins = {m.member_id: _next_join(m.reaction.reason, m.reaction.next_rebalance_ms, now_ms) for m in rows}
+    same_join = len(set(joins.values())) == 1
+    for column in ("active tasks", "standby tasks"):
+        table.add_column(column, overflow="fold", ratio=1)
+    table.add_column("bytes", justify="right", no_wrap=True, min_width=5)
     for m in rows[:MAX_MEMBER_ROWS]:
         info = m.info
         active = sorted(set(info.active_tasks))
         standby = sorted(t for t, _ in info.standby_tasks)
-        table.add_row(
-            m.member_id, short[m.process_id], str(len(m.assignment.topic_partitions())),
-            task_preview(active), task_preview(standby), task_preview(m.consumer.withheld),
-            str(len(m.assignment_bytes)), _next_join(m.reaction.reason, m.reaction.next_rebalance_ms, now_ms),
-        )
+        cells = [short[m.process_id], threads[m.member_id], str(len(m.assignment.topic_partitions())),
+                 task_preview(active), task_preview(standby)]
+        cells += [str(len(m.assignment_bytes))]
+        table.add_row(*cells)
     if len(rows) > MAX_MEMBER_ROWS:
-        table.add_row(f"… {len(rows) - MAX_MEMBER_ROWS} more (write them all with -o)", *([""] * 7))
-    return table
+        table.add_row(f"… {len(rows) - MAX_MEMBER_ROWS} more (write them all with -o)",
+                      *([""] * (len(table.columns) - 1)))
+    notes = ("parts: partitions assigned; bytes: the AssignmentInfo's size; member: the member's stream "
+                     "thread (-o writes the member ids)"
+                     + (f"\nnext join, every member: {next(iter(joins.values()))}" if same_join and joins else "")
+                     + "".join(f"\nnext join, {short[m.process_id]} {threads[m.member_id]}: {joins[m.member_id]}"
+                               for m in rows[:MAX_MEMBER_ROWS] if not same_join)
+                     + "".join(f"\nwithheld, {short[m.process_id]} {threads[m.member_id]}: "
+                               f"{task_preview(m.consumer.withheld)} (until their previous owner revokes them)"
+                               for m in rows[:MAX_MEMBER_ROWS] if m.consumer.withheld))
+    from rich.console import Group
+    from rich.text import Text
+
+    return Group(table, Text(notes))
 
 
 def _next_join(reason: str, deadline_ms: int | None, now_ms: int) -> str:

@@ -36,6 +36,16 @@ if TYPE_CHECKING:
 MAX_ROWS = 200
 
 
+#: The rebalance table's columns, short so that it fits 80 columns, and what each counts (the key under it).
+REBALANCE_COLUMNS = (
+    ("#", ""), ("time", ""), ("reasons", ""), ("cl", "clients"), ("prb", "probing rebalance asked for"),
+    ("a.mv", "actives moved"), ("s.mv", "standbys moved"),
+    ("restore", "records to restore (against the clients' previous assignment)"),
+    ("left", "records still restoring"), ("idle", "tasks not running"), ("skew", "active load skew per thread"),
+    ("error", ""),
+)
+
+
 def rebalance_table(result: SimulationResult) -> RenderableType:
     from rich.console import Group
     from rich.text import Text
@@ -43,22 +53,29 @@ def rebalance_table(result: SimulationResult) -> RenderableType:
     from taskassign.cli._metrics_render import format_value
     from taskassign.cli._render import clock
 
-    table = new_table(pad_edge=False)
-    for column in ("#", "time", "reasons", "clients", "probing", "active moves", "standby moves", "to restore",
-                   "left to restore", "not running", "active skew", "error"):
-        table.add_column(column, justify="left" if column in ("time", "reasons", "error") else "right",
-                         no_wrap=True)
     rows = result.rebalances
+    errors = any(r.error != "NONE" for r in rows[:MAX_ROWS])
+    table = new_table(pad_edge=False)
+    columns = [column for column, _ in REBALANCE_COLUMNS if errors or column != "error"]
+    for column in columns:
+        if column == "reasons":
+            table.add_column(column, overflow="fold", ratio=1)
+        else:
+            table.add_column(column, justify="left" if column in ("time", "error") else "right", no_wrap=True)
     for r in rows[:MAX_ROWS]:
         m = r.metrics
-        table.add_row(
+        cells: list[str | Text] = [
             str(r.index), clock(r.time_ms - result.start_ms), ", ".join(r.reasons), format_value(m["clients"]),
             "yes" if r.probing_rebalance_needed else "no", format_value(m["active_moves"]),
             format_value(m["standby_moves"]), format_value(m["records_to_restore"]),
             format_value(r.active_records_left + r.standby_records_left), format_value(r.tasks_not_running),
-            format_value(m["active_load_skew"]), Text(r.error, style="green" if r.error == "NONE" else "bold red"),
-        )
-    parts: list[RenderableType] = [table]
+            format_value(m["active_load_skew"]),
+        ]
+        if errors:
+            cells.append(Text(r.error, style="green" if r.error == "NONE" else "bold red"))
+        table.add_row(*cells)
+    key = "; ".join(f"{column} {meaning}" for column, meaning in REBALANCE_COLUMNS if meaning and column in columns)
+    parts: list[RenderableType] = [table, Text(key, style="dim")]
     if len(rows) > MAX_ROWS:
         parts.append(Text(f"… {len(rows) - MAX_ROWS} more rebalances (write them all with --out)", style="dim"))
     return Group(*parts)
@@ -140,16 +157,33 @@ def simulate_command(
                                              f"{clock(record.time_ms - loaded.state.now_ms)}")
 
         result = simulate(loaded, script, chosen, seed=seed, on_rebalance=on_rebalance)
+        verdict = None
+        if notes:
+            from taskassign.api.verdicts import simulate_verdict
+            from taskassign.cli._common import load_scenario
+            from taskassign.cli._what_if import what_if_flags_text
+
+            progress.update(job, description="the same simulation on the input as it is (the verdict)")
+            original = load_scenario(scenario, kafka_compat=kafka_compat, kafka_version=kafka_version)
+            verdict = simulate_verdict(original, result, chosen, script, seed=seed, source=str(scenario),
+                                       flags=what_if_flags_text(what_if), events_path=str(events))
     console = stdout_console()
     if out is not None:
         written = result.write(out)
     announce_what_if(errors if as_json else console, notes)
     if as_json:
-        console.out(to_json_text(result.to_document()), end="")
+        document = result.to_document()
+        if verdict is not None:
+            document["verdict"] = verdict.to_dict()
+        console.out(to_json_text(document), end="")
     else:
         console.print(rebalance_table(result))
         console.print(summary_text(result))
         console.print(Text.assemble(("kafka ", "dim"), result.last_state.configs.kafka_version))
+        if verdict is not None:
+            from taskassign.cli._verdict_render import verdict_text
+
+            console.print(verdict_text(verdict))
         if out is not None:
             console.print(f"[dim]wrote {', '.join(escape(str(p)) for p in written)}[/]")
     if result.rebalances and result.rebalances[-1].error != "NONE":

@@ -31,15 +31,19 @@ if TYPE_CHECKING:
 
 
 def comparison_table(what_if: MigrationWhatIf) -> Table:
-    """One row per highlighted metric, one column per assignor."""
+    """One row per highlighted metric, one column per assignor (letters and a key when the names do not fit)."""
     from taskassign.api.migration import HIGHLIGHTS
     from taskassign.cli._metrics_render import format_value
+    from taskassign.cli._render import column_labels
 
-    table = new_table(pad_edge=False,
-                      title=f"{what_if.scenario}: classic protocol vs streams protocol", title_justify="left")
-    table.add_column("metric", no_wrap=True)
-    for run in what_if.runs:
-        table.add_column(f"{run.assignor}\n({run.protocol})", justify="right", no_wrap=True)
+    names = tuple(f"{run.assignor} ({run.protocol})" for run in what_if.runs)
+    labels, key = column_labels(names, stdout_console().width)
+    title = f"{what_if.scenario}: classic protocol vs streams protocol (movement counts against the clients' " \
+        "previous assignment)" + (f"\n{key}" if key else "")
+    table = new_table(pad_edge=False, title=title, title_justify="left")
+    table.add_column("metric")
+    for label in labels:
+        table.add_column(label, justify="right", no_wrap=True, min_width=len(label))
     table.add_row("error", *[run.error or (run.result.error.name if run.result else "-") for run in what_if.runs])
     table.add_row("probing rebalance", *["yes" if run.result and run.result.probing_rebalance_needed else "no"
                                          for run in what_if.runs])
@@ -73,7 +77,9 @@ def streams_migration(
     from rich.text import Text
 
     from taskassign.api.migration import migration_what_if
+    from taskassign.api.verdicts import migration_verdict
     from taskassign.assignors.registry import resolve
+    from taskassign.cli._verdict_render import verdict_text
     from taskassign.formats.json_io import dump_json, to_json_text
     from taskassign.formats.output_paths import OutputGuard
 
@@ -84,9 +90,10 @@ def streams_migration(
         application, what_if_from_flags(sets, add_clients, remove_clients, racks_down), kafka_compat=kafka_compat,
         kafka_version=kafka_version)
     what_if = migration_what_if(loaded, resolved)
+    verdict = migration_verdict(what_if, loaded, resolved, source=str(application))
     console = stdout_console()
     announce_what_if(stderr_console() if as_json else console, notes)
-    document = what_if.to_document()
+    document = {**what_if.to_document(), "verdict": verdict.to_dict()}
     if output is not None:
         dump_json(document, output)
     if as_json:
@@ -98,5 +105,6 @@ def streams_migration(
         console.print(Text(f"note: {note}", style="yellow"))
     console.print(Text("every metric is defined in docs/metrics.md; the protocols in docs/streams-protocol.md",
                        style="dim"))
+    console.print(verdict_text(verdict))
     if output is not None:
         console.print(f"[dim]wrote {escape(str(output))}[/]")

@@ -38,7 +38,7 @@ __all__ = (
 ASSIGNMENT_FORMAT = "taskassign/assignment/v1"
 #: Top-level keys other producers (goldens, optimisers, metrics, explanations) may add.
 EXTRA_KEYS = ("golden", "optimizer_cost", "metrics", "explanations", "completeness", "details", "what_if",
-              "kafka_version")
+              "kafka_version", "verdict")
 #: The key under which an assignment computed on an altered input (the what-if flags) lists what was altered.
 WHAT_IF = "what_if"
 
@@ -82,6 +82,7 @@ def parse_assignment(doc: Any, *, source: str | None = None) -> AssignmentDocume
         standby = _tasks(entry, "standby")
         deadline = entry.integer("followup_rebalance_deadline_ms", None, minimum=0, nullable=True)
         entry.raw("consumers", None)
+        entry.string("name", None, nullable=True)  # the client's name in text outputs (formats.client_names)
         entry.finish()
         both = set(active) & set(standby)
         main = KafkaStreamsAssignment.of_tasks(pid, active, [t for t in standby if t not in both])
