@@ -55,13 +55,15 @@ from taskassign.streams_protocol.assignors import STREAMS_ASSIGNORS, run_assigno
 from taskassign.streams_protocol.lines import StreamsProtocolError, sticky_revision
 from taskassign.streams_protocol.model import EMPTY_TASKS, GroupMember, StreamsGroup, TaskMap, task_map, task_name
 
-__all__ = ("MAX_RECONCILING_INPUTS", "MAX_SEARCH_CHANGES", "EpochReplay", "MemberDifference", "replay_history",
-           "replay_step")
+__all__ = ("MAX_RECONCILING_INPUTS", "MAX_SEARCH_CHANGES", "RECONCILING_NOTE", "EpochReplay", "MemberDifference",
+           "replay_history", "replay_step")
 
 MAX_SEARCH_CHANGES = 5
 #: At most this many candidate inputs (members' held tasks x membership x task offsets) for a 4.4+ computation
 #: made while members still reconciled (``_reconciling``); beyond it the replay says so instead of searching.
 MAX_RECONCILING_INPUTS = 6000
+#: How a note of an epoch replayed from the tasks members held mid-reconciliation begins.
+RECONCILING_NOTE = "replayed with the tasks members held mid-reconciliation"
 
 Targets = dict[str, tuple[TaskMap, TaskMap]]
 
@@ -323,7 +325,7 @@ def _reconciling(previous: StreamsGroup, current: StreamsGroup, variants: list[t
         return dataclasses.replace(first, notes=tuple(notes))
     gone, joined, label, held = fits[0]
     moved = [mid for mid in held if (_current(previous, mid) or (EMPTY_TASKS, EMPTY_TASKS)) != held[mid]]
-    parts = [f"the tasks members held mid-reconciliation (4.4+ hands the assignor their reconciled tasks): "
+    parts = [f"(4.4+ hands the assignor their reconciled tasks): "
              f"{len(fits)} of {inputs} candidate inputs reproduce the broker's target"]
     if moved:
         parts.append("moved on since the previous capture: " + ", ".join(
@@ -335,7 +337,7 @@ def _reconciling(previous: StreamsGroup, current: StreamsGroup, variants: list[t
         parts.append(f"not yet in the group at the computation (joined after it): {', '.join(joined)}")
     if label is not None:
         parts.append(f"with {label}")
-    notes.append("replayed with " + "; ".join(parts))
+    notes.append(RECONCILING_NOTE + " " + "; ".join(parts))
     return EpochReplay(current.name, first.epoch, first.previous_epoch, first.members, True, (),
                        ("one computation",), tuple(notes))
 
