@@ -243,6 +243,16 @@ def test_a_44_replay_that_no_reconciling_input_reproduces_names_what_it_could_no
     assert re.search(r"none of \d+ candidate inputs", note), note
 
 
+def test_a_44_replay_with_too_many_reconciling_inputs_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    from taskassign.streams_protocol import replay
+
+    monkeypatch.setattr(replay, "MAX_RECONCILING_INPUTS", 2)
+    code, epochs = _replayed(REPLAYS / "44-reconciling")
+    assert code == 1
+    note = " ".join(epochs[3]["notes"])
+    assert not epochs[3]["matches"] and "too many to try (more than 2)" in note, note
+
+
 def test_a_43_line_replays_from_the_previous_targets_only(tmp_path: Path) -> None:
     # Up to 4.3 the assignor reads the previous targets: the same captures said to come from a 4.3 broker are not
     # searched for reconciling inputs.

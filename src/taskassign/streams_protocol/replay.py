@@ -244,11 +244,12 @@ def _subsets(items: Sequence[str]) -> list[tuple[str, ...]]:
     return [c for k in range(len(items) + 1) for c in itertools.combinations(items, k)]
 
 
-def _held_states(previous: StreamsGroup, ids: Sequence[str]) -> list[Targets] | None:
+def _held_states(previous: StreamsGroup, ids: Sequence[str], limit: int) -> list[Targets] | None:
     """Every input of held tasks the members ``ids`` of ``previous`` may have had at the next computation: each
     member whose captured current assignment differs from its target as captured (0), having revoked what its
     target drops (1), or having also taken the tasks of its target that no other member holds (2); distinct
-    inputs only, in that order. None when the capture has no current assignments."""
+    inputs only, in that order. None when the capture has no current assignments; empty when there would be
+    more than ``limit``."""
     by_id = {m.member_id: m for m in previous.members}
     held: dict[str, list[frozenset[tuple[str, int]]]] = {}
     target: dict[str, list[frozenset[tuple[str, int]]]] = {}
@@ -259,6 +260,8 @@ def _held_states(previous: StreamsGroup, ids: Sequence[str]) -> list[Targets] | 
         held[mid] = [_pairs(current[0]), _pairs(current[1])]
         target[mid] = [_pairs(by_id[mid].active_tasks), _pairs(by_id[mid].standby_tasks)]
     moving = [mid for mid in ids if held[mid] != target[mid]]
+    if 3 ** len(moving) > limit:
+        return []
     seen: set[tuple[tuple[str, frozenset[tuple[str, int]], frozenset[tuple[str, int]]], ...]] = set()
     states: list[Targets] = []
     for choice in itertools.product(range(3), repeat=len(moving)):
@@ -294,14 +297,15 @@ def _reconciling(previous: StreamsGroup, current: StreamsGroup, variants: list[t
             if ahead else [])
     memberships = [(d, j) for d in _subsets(departed) for j in _subsets(late)]
     kept = [mid for mid in was if mid in now]
-    states = _held_states(previous, [*kept, *departed])
+    notes = list(first.notes)
+    limit = MAX_RECONCILING_INPUTS // (len(memberships) * len(variants))
+    states = _held_states(previous, [*kept, *departed], limit)
     if states is None:
         return first
-    total = len(states) * len(memberships) * len(variants)
-    notes = list(first.notes)
-    if total > MAX_RECONCILING_INPUTS:
-        notes.append(f"members were still reconciling when the broker computed (4.4+ starts from the tasks they "
-                     f"held): {total} candidate inputs are too many to try (at most {MAX_RECONCILING_INPUTS})")
+    if not states:
+        notes.append("the tasks members held when the broker computed were not seen: members were still "
+                     "reconciling (4.4+ hands the assignor their reconciled tasks), and the inputs the captures "
+                     f"allow are too many to try (more than {MAX_RECONCILING_INPUTS})")
         return dataclasses.replace(first, notes=tuple(notes))
     fits: list[tuple[tuple[str, ...], tuple[str, ...], str | None, Targets]] = []
     for held in states:
