@@ -6,6 +6,8 @@ broker reported (compared with each recording's decoded summary)."""
 from __future__ import annotations
 
 import json
+import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -186,9 +188,9 @@ def test_a_44_replay_uses_the_task_offsets_the_broker_held_when_it_computed(pair
 
 
 @pytest.mark.xfail(strict=True, reason="4.4: a multi-threaded instance joining (or crashing out of) a group with "
-                   "standbys, its threads joining or expiring in epochs the capture did not see: no grouping of the "
-                   "changes, no set of task offsets tried reproduces the broker's targets (found by the live test; "
-                   "cause not found yet)")
+                   "standbys, its threads joining or expiring in epochs the capture did not see while members were "
+                   "still reconciling: the replay tries unseen epochs (from previous targets) and reconciling inputs "
+                   "(for one computation) but not both together, and neither alone reproduces the broker's targets")
 @pytest.mark.parametrize(("pair", "epochs"), [("44-join-threads-standby-1", (6, 8)),
                                               ("44-join-threads-standby-2", (7, 9)),
                                               ("44-crash-threads-standby-1", (9, 11))])
@@ -201,6 +203,73 @@ def test_a_44_join_of_a_multi_threaded_instance_with_standbys(pair: str, epochs:
     (epoch,) = json.loads(output)["epochs"]
     assert (epoch["previous_epoch"], epoch["assignment_epoch"]) == epochs
     assert code == 0 and epoch["matches"], epoch["differences"]
+
+
+def _replayed(directory: Path) -> tuple[int, list[dict[str, Any]]]:
+    code, output = run("rebalance", str(directory), "--json")
+    return code, json.loads(output)["epochs"]
+
+
+def test_a_44_replay_starts_from_the_tasks_members_held_while_still_reconciling() -> None:
+    # A live Kafka 4.4 history (tests/capture/test_live_capture_groups.py: 2 instances x 2 threads, c joins, c is
+    # SIGKILLed), watched while members still reconciled. 4.4's coordinator hands the assignor each member's
+    # reconciled tasks (TargetAssignmentBuilder#createMemberMetadataAndState), not its previous target:
+    # epoch 7 was computed when only one of c's threads had joined (the capture, group epoch 8, already holds the
+    # other); epoch 8 from tasks c's first thread had taken and others not yet released; epoch 9 when one of c's
+    # threads had expired and the other not yet (the capture no longer holds it). Replayed from the previous
+    # targets, 3 of the 4 epochs differed by 3 or 4 tasks.
+    code, epochs = _replayed(REPLAYS / "44-reconciling")
+    assert code == 0, epochs
+    assert [(e["previous_epoch"], e["assignment_epoch"], e["matches"]) for e in epochs] == [
+        (None, 6, True), (6, 7, True), (7, 8, True), (8, 9, True)]
+    notes = [" ".join(e["notes"]) for e in epochs]
+    assert "not yet in the group at the computation (joined after it): 3dy9XWVlS2KHZJ912VOIZg" in notes[1], notes
+    assert "the tasks members held mid-reconciliation" in notes[2], notes
+    assert "still in the group at the computation (left after it): Pf9MXxN3RpuBpYerY2sLtA" in notes[3], notes
+    assert "Pf9MXxN3RpuBpYerY2sLtA held 0_5, 1_5, 2_5" in notes[3], notes
+
+
+def test_a_44_replay_that_no_reconciling_input_reproduces_names_what_it_could_not_see(tmp_path: Path) -> None:
+    # The same history with epoch 9's recorded target altered (two members swap a task): no input between the
+    # previous capture's current assignments and its targets gives it, and the replay says which input it lacked.
+    history = tmp_path / "history"
+    shutil.copytree(REPLAYS / "44-reconciling", history)
+    path = history / "live-predict-epoch-0000000009.json"
+    doc = json.loads(path.read_text())
+    one, two = doc["members"][0], doc["members"][1]
+    one["activeTasks"]["0"], two["activeTasks"]["0"] = two["activeTasks"]["0"], one["activeTasks"]["0"]
+    path.write_text(json.dumps(doc))
+    code, epochs = _replayed(history)
+    assert code == 1
+    last = epochs[-1]
+    assert not last["matches"] and last["differences"], last
+    note = " ".join(last["notes"])
+    assert "the tasks members held when the broker computed were not seen" in note, note
+    assert re.search(r"none of \d+ candidate inputs", note), note
+
+
+def test_a_44_replay_with_too_many_reconciling_inputs_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    from taskassign.streams_protocol import replay
+
+    monkeypatch.setattr(replay, "MAX_RECONCILING_INPUTS", 2)
+    code, epochs = _replayed(REPLAYS / "44-reconciling")
+    assert code == 1
+    note = " ".join(epochs[3]["notes"])
+    assert not epochs[3]["matches"] and "too many to try (more than 2)" in note, note
+
+
+def test_a_43_line_replays_from_the_previous_targets_only(tmp_path: Path) -> None:
+    # Up to 4.3 the assignor reads the previous targets: the same captures said to come from a 4.3 broker are not
+    # searched for reconciling inputs.
+    history = tmp_path / "history"
+    shutil.copytree(REPLAYS / "44-reconciling", history)
+    for path in history.iterdir():
+        doc = json.loads(path.read_text())
+        doc["capture"]["brokerReleaseLine"] = "4.3"
+        path.write_text(json.dumps(doc))
+    code, epochs = _replayed(history)
+    assert code == 1
+    assert not any("reconcil" in " ".join(e["notes"]) for e in epochs), epochs
 
 
 # --- bad input: each a clear message and exit code 2 ---------------------------------------------------------

@@ -32,7 +32,7 @@ from taskassign.streams_protocol.assignors import run_assignor
 from taskassign.streams_protocol.format import read_streams_group
 from taskassign.streams_protocol.lines import StreamsProtocolError
 from taskassign.streams_protocol.model import EMPTY_TASKS, GroupMember, StreamsGroup, TaskMap, task_name
-from taskassign.streams_protocol.replay import replay_step
+from taskassign.streams_protocol.replay import RECONCILING_NOTE, replay_step
 
 __all__ = ("check_streams_pair", "read_streams")
 
@@ -203,6 +203,8 @@ def _substitutions(base: StreamsGroup, before: StreamsGroup, after: StreamsGroup
     replay = replay_step(before, after)
     kafka = _kafka(after)
     last = steps[-1][1] if steps else first
-    if replay.matches and last != kafka:  # what the replay found: computations missed, or the offsets the broker held
-        step(CAUSE_UNSEEN if len(replay.steps) > 1 else CAUSE_LAGS, group, kafka)
+    # what the replay found: computations missed, the tasks members held mid-reconciliation (4.4+), or the offsets
+    if replay.matches and last != kafka:
+        held_then = any(note.startswith(RECONCILING_NOTE) for note in replay.notes)
+        step(CAUSE_UNSEEN if len(replay.steps) > 1 else CAUSE_RECONCILING if held_then else CAUSE_LAGS, group, kafka)
     return steps, list(dict.fromkeys(moved))

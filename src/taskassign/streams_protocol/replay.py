@@ -26,6 +26,20 @@ tries the previous capture's offsets for the members it holds, with the captured
 members that joined since (``_offset_variants``), and says which reproduced. Intermediate computations of
 the search are fed the previous step's targets as if the members had reconciled them.
 
+Members still reconciling (4.4+). From 4.4 the coordinator hands the assignor each member's *reconciled*
+tasks (``StreamsGroupMember#assignedTasks``, what StreamsGroupDescribe reports as its current assignment), not
+its previous target (``TargetAssignmentBuilder#createMemberMetadataAndState``). A computation made while members
+still move towards the previous target starts from tasks the capture never saw: what each member held at that
+moment lies between the previous capture's current assignment and its target (``CurrentAssignmentBuilder``: a
+member first drops the tasks it must revoke, then takes the tasks of its target that others have released).
+And a capture taken while the group epoch is already past the assignment epoch holds members that joined after
+the computation (no target yet) or misses members that left after it (a crashed instance's threads expire one
+by one). When the direct replay and the offset variants differ, ``_reconciling`` tries each such input: every
+member whose current assignment differed from its target either as captured, having revoked, or having also
+taken the released tasks of its target; joiners without a target in or out; departed members in or out. It
+reports how many candidate inputs reproduce the broker's target (the capture cannot tell them apart), or, when
+none does, that the members' held tasks at the computation were not seen.
+
 Warm-up tasks are not part of the modelled assignors' answer: recorded warm-ups are reported, not compared.
 """
 
@@ -39,11 +53,17 @@ from dataclasses import dataclass
 from taskassign.errors import StreamsAssignorError
 from taskassign.streams_protocol.assignors import STREAMS_ASSIGNORS, run_assignor
 from taskassign.streams_protocol.lines import DEFAULT_STREAMS_LINE, StreamsProtocolError, sticky_revision
-from taskassign.streams_protocol.model import EMPTY_TASKS, GroupMember, StreamsGroup, TaskMap, task_name
+from taskassign.streams_protocol.model import EMPTY_TASKS, GroupMember, StreamsGroup, TaskMap, task_map, task_name
 
-__all__ = ("MAX_SEARCH_CHANGES", "EpochReplay", "MemberDifference", "replay_history", "replay_line", "replay_step")
+__all__ = ("MAX_RECONCILING_INPUTS", "MAX_SEARCH_CHANGES", "RECONCILING_NOTE", "EpochReplay", "MemberDifference",
+           "replay_history", "replay_line", "replay_step")
 
 MAX_SEARCH_CHANGES = 5
+#: At most this many candidate inputs (members' held tasks x membership x task offsets) for a 4.4+ computation
+#: made while members still reconciled (``_reconciling``); beyond it the replay says so instead of searching.
+MAX_RECONCILING_INPUTS = 6000
+#: How a note of an epoch replayed from the tasks members held mid-reconciliation begins.
+RECONCILING_NOTE = "replayed with the tasks members held mid-reconciliation"
 
 Targets = dict[str, tuple[TaskMap, TaskMap]]
 
@@ -192,8 +212,8 @@ def _offset_variants(previous: StreamsGroup | None, current: StreamsGroup,
 def replay_step(previous: StreamsGroup | None, current: StreamsGroup, kafka_line: str | None = None) -> EpochReplay:
     """Replay the computation(s) from ``previous``'s targets (None: nothing) to ``current``'s, with the task
     offsets of ``current``, else those of ``previous`` (``_offset_variants``); the first that reproduces the
-    capture is reported, else the first's differences. ``kafka_line`` replays another line than the captured
-    broker's (``replay_line``)."""
+    capture is reported; else, on a 4.4+ line, the inputs of members still reconciling (``_reconciling``); else
+    the first's differences. ``kafka_line`` replays another line than the captured broker's (``replay_line``)."""
     line, source = replay_line(current, kafka_line)
     notes = () if source == "the captured broker's line" else (f"replayed as Kafka {line}: {source}",)
     variants = _offset_variants(previous, current, line)
@@ -204,7 +224,142 @@ def replay_step(previous: StreamsGroup | None, current: StreamsGroup, kafka_line
             if result.matches:
                 first = dataclasses.replace(result, notes=(*result.notes, f"replayed with {label}"))
                 break
+        else:
+            if previous is not None and _reads_reconciled(line):
+                first = _reconciling(previous, current, variants, first, line)
     return dataclasses.replace(first, kafka_version=line, notes=(*notes, *first.notes))
+
+
+def _reads_reconciled(line: str) -> bool:
+    """Whether Kafka ``line`` hands the assignor the members' reconciled tasks (4.4 and later)."""
+    try:
+        return sticky_revision(line).member_tasks == sticky_revision("4.4").member_tasks
+    except StreamsProtocolError:
+        return False
+
+
+def _current(group: StreamsGroup, member_id: str) -> tuple[TaskMap, TaskMap] | None:
+    """A member's current (reconciled) assignment as the capture recorded it; None when not recorded."""
+    entry = ((group.capture or {}).get("members") or {}).get(member_id)
+    current = entry.get("currentAssignment") if isinstance(entry, Mapping) else None
+    if not isinstance(current, Mapping):
+        return None
+    maps = []
+    for key in ("activeTasks", "standbyTasks"):
+        tasks = current.get(key) or {}
+        if not isinstance(tasks, Mapping):
+            return None
+        maps.append(task_map((str(s), int(p)) for s, parts in tasks.items() for p in parts))
+    return maps[0], maps[1]
+
+
+def _pairs(tasks: TaskMap) -> frozenset[tuple[str, int]]:
+    return frozenset((s, p) for s, parts in tasks.items() for p in parts)
+
+
+def _subsets(items: Sequence[str]) -> list[tuple[str, ...]]:
+    return [c for k in range(len(items) + 1) for c in itertools.combinations(items, k)]
+
+
+def _held_states(previous: StreamsGroup, ids: Sequence[str], limit: int) -> list[Targets] | None:
+    """Every input of held tasks the members ``ids`` of ``previous`` may have had at the next computation: each
+    member whose captured current assignment differs from its target as captured (0), having revoked what its
+    target drops (1), or having also taken the tasks of its target that no other member holds (2); distinct
+    inputs only, in that order. None when the capture has no current assignments; empty when there would be
+    more than ``limit``."""
+    by_id = {m.member_id: m for m in previous.members}
+    held: dict[str, list[frozenset[tuple[str, int]]]] = {}
+    target: dict[str, list[frozenset[tuple[str, int]]]] = {}
+    for mid in ids:
+        current = _current(previous, mid)
+        if current is None:
+            return None
+        held[mid] = [_pairs(current[0]), _pairs(current[1])]
+        target[mid] = [_pairs(by_id[mid].active_tasks), _pairs(by_id[mid].standby_tasks)]
+    moving = [mid for mid in ids if held[mid] != target[mid]]
+    if 3 ** len(moving) > limit:
+        return []
+    seen: set[tuple[tuple[str, frozenset[tuple[str, int]], frozenset[tuple[str, int]]], ...]] = set()
+    states: list[Targets] = []
+    for choice in itertools.product(range(3), repeat=len(moving)):
+        stage = dict(zip(moving, choice, strict=True))
+        now = {mid: [h & t if stage.get(mid, 0) else h for h, t in zip(held[mid], target[mid], strict=True)]
+               for mid in ids}
+        for mid in moving:
+            if stage[mid] == 2:
+                for kind in (0, 1):
+                    others = set().union(*(now[o][kind] for o in ids if o != mid))
+                    now[mid][kind] = now[mid][kind] | {t for t in target[mid][kind] - held[mid][kind]
+                                                       if t not in others}
+        key = tuple((mid, now[mid][0], now[mid][1]) for mid in ids)
+        if key in seen:
+            continue
+        seen.add(key)
+        states.append({mid: (task_map(now[mid][0]), task_map(now[mid][1])) for mid in ids})
+    return states
+
+
+def _reconciling(previous: StreamsGroup, current: StreamsGroup, variants: list[tuple[str | None, StreamsGroup]],
+                 first: EpochReplay, line: str) -> EpochReplay:
+    """A 4.4+ computation from the tasks members held while still reconciling (see the module's docstring): how
+    many candidate inputs reproduce the capture, or what the replay could not see."""
+    now = {m.member_id: m for m in current.members}
+    was = {m.member_id: m for m in previous.members}
+    capture = current.capture or {}
+    group_epoch, epoch = capture.get("groupEpoch"), _assignment_epoch(current)
+    ahead = isinstance(group_epoch, int) and epoch is not None and group_epoch > epoch
+    departed = [mid for mid in was if mid not in now] if ahead else []
+    late = ([mid for mid in now if mid not in was and not now[mid].active_tasks and not now[mid].standby_tasks]
+            if ahead else [])
+    memberships = [(d, j) for d in _subsets(departed) for j in _subsets(late)]
+    kept = [mid for mid in was if mid in now]
+    notes = list(first.notes)
+    limit = MAX_RECONCILING_INPUTS // (len(memberships) * len(variants))
+    states = _held_states(previous, [*kept, *departed], limit)
+    if states is None:
+        return first
+    if not states:
+        notes.append("the tasks members held when the broker computed were not seen: members were still "
+                     "reconciling (4.4+ hands the assignor their reconciled tasks), and the inputs the captures "
+                     f"allow are too many to try (more than {MAX_RECONCILING_INPUTS})")
+        return dataclasses.replace(first, notes=tuple(notes))
+    fits: list[tuple[tuple[str, ...], tuple[str, ...], str | None, Targets]] = []
+    for held in states:
+        for gone, joined in memberships:
+            for label, group in variants:  # an input fits with the first offsets that reproduce
+                members = [m for m in group.members if m.member_id not in joined] + [was[mid] for mid in gone]
+                try:
+                    computed = _compute(group, members, held, line)
+                except StreamsAssignorError:
+                    continue
+                if not _differences(current, computed):
+                    fits.append((gone, joined, label, held))
+                    break
+    inputs = len(states) * len(memberships)
+    if not fits:
+        notes.append(f"the tasks members held when the broker computed were not seen: members were still "
+                     f"reconciling (4.4+ hands the assignor their reconciled tasks, not their previous targets) and "
+                     f"none of {inputs} candidate inputs between the previous capture's current assignments and its "
+                     f"targets{' (and members joining or leaving after the computation)' if ahead else ''} "
+                     f"reproduces the broker's target, with any of {len(variants)} sets of task offsets")
+        return dataclasses.replace(first, notes=tuple(notes))
+    gone, joined, label, held = fits[0]
+    moved = [mid for mid in held if (_current(previous, mid) or (EMPTY_TASKS, EMPTY_TASKS)) != held[mid]]
+    parts = [f"(4.4+ hands the assignor their reconciled tasks): "
+             f"{len(fits)} of {inputs} candidate inputs reproduce the broker's target"]
+    if moved:
+        parts.append("moved on since the previous capture: " + ", ".join(
+            f"{mid} held {', '.join(sorted(_names(held[mid][0]) | _names(held[mid][1]))) or 'nothing'}"
+            for mid in moved))
+    if gone:
+        parts.append(f"still in the group at the computation (left after it): {', '.join(gone)}")
+    if joined:
+        parts.append(f"not yet in the group at the computation (joined after it): {', '.join(joined)}")
+    if label is not None:
+        parts.append(f"with {label}")
+    notes.append(RECONCILING_NOTE + " " + "; ".join(parts))
+    return EpochReplay(current.name, first.epoch, first.previous_epoch, first.members, True, (),
+                       ("one computation",), tuple(notes))
 
 
 def _replay_step(previous: StreamsGroup | None, current: StreamsGroup, line: str) -> EpochReplay:
