@@ -5,7 +5,6 @@ import sys
 from collections.abc import Iterator
 
 import pytest
-
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -23,3 +22,4 @@ def _stop_plugin_processes() -> Iterator[None]:
     module = sys.modules.get("taskassign.assignors.plugin_process")
     if module is not None:
         module.stop_hosts()
+        module.set_plugin_limits(module.DEFAULT_PLUGIN_LIMITS)  # a CLI test's --plugin-timeout ends with it

@@ -30,7 +30,8 @@ def test_short_names_are_forgiving() -> None:
 
 
 def test_module_paths() -> None:
-    for spec in ("taskassign.assignors.identity:IdentityTaskAssignor", "taskassign.assignors.identity.IdentityTaskAssignor"):
+    for spec in ("taskassign.assignors.identity:IdentityTaskAssignor",
+                 "taskassign.assignors.identity.IdentityTaskAssignor"):
         resolved = resolve(spec)
         assert resolved.is_plugin and resolved.class_name == "IdentityTaskAssignor"  # loaded in its own process
 

@@ -10,7 +10,7 @@ answer at most ``PluginLimits.timeout_s`` (``--plugin-timeout``); the child's ad
 (``RLIMIT_AS``: taskassign's own at the fork plus ``PluginLimits.memory_mib``, ``--plugin-memory``); the
 child's standard output goes to a file of its own, and any byte the plug-in writes there is an error. Each of
 these ends as a ``PluginAssignorError`` (one line naming the plug-in, exit 1) and stops the child; the next use
-of the spec starts a new one. Built-in assignors never come here: they run in-process, at full speed.
+of that plug-in starts a new one. Built-in assignors never come here: they run in-process, at full speed.
 
 Kafka gives its leader no such fence (an assignor runs inside the consumer's poll loop, where a hang costs the
 member its place in the group after ``max.poll.interval.ms``), so the limits are taskassign's own, documented
@@ -20,6 +20,7 @@ in docs/assignors.md.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import copyreg
 import gc
 import io
@@ -41,6 +42,7 @@ from typing import Any
 from taskassign.errors import AssignorNotFoundError, PluginAssignorError, TaskAssignmentException
 
 __all__ = (
+    "DEFAULT_PLUGIN_LIMITS",
     "DEFAULT_PLUGIN_MEMORY_MIB",
     "DEFAULT_PLUGIN_TIMEOUT_S",
     "PluginFailure",
@@ -75,7 +77,9 @@ class PluginLimits:
             raise ValueError(f"plug-in memory {self.memory_mib} MiB: expected 16 to {1 << 30}")
 
 
-_limits = PluginLimits()
+#: The limits without --plugin-timeout or --plugin-memory.
+DEFAULT_PLUGIN_LIMITS = PluginLimits()
+_limits = DEFAULT_PLUGIN_LIMITS
 
 
 def set_plugin_limits(limits: PluginLimits) -> None:
@@ -91,7 +95,7 @@ def plugin_limits() -> PluginLimits:
     return _limits
 
 
-class PluginFailure(Exception):  # noqa: N818 - the detail of a PluginAssignorError, read as "PluginFailure: ..."
+class PluginFailure(Exception):
     """What became of a plug-in's call when it did not answer with a value or an exception of its own: a
     timeout, an exit, memory, stray output, a crash. ``kind`` names which (``timeout``, ``exit``, ``memory``,
     ``stdout``, ``crash``)."""
@@ -169,7 +173,7 @@ class PluginHost:
             try:
                 self._conn.send_bytes(_dumps((op, dropped, args)))
                 answered = self._conn.poll(timeout)
-                answer = pickle.loads(self._conn.recv_bytes()) if answered else None
+                answer: tuple[Any, ...] = pickle.loads(self._conn.recv_bytes()) if answered else ()
             except (EOFError, OSError):
                 raise PluginAssignorError(self.spec, method, PluginFailure("crash", self._ended())) from None
             except pickle.PicklingError as exc:
@@ -177,7 +181,7 @@ class PluginHost:
             if not answered:
                 self._kill()
                 raise PluginAssignorError(self.spec, method, PluginFailure(
-                    "timeout", f"no answer within {timeout:g} s (--plugin-timeout); its process was stopped"))
+                    "timeout", f"it gave no answer within {timeout:g} s (--plugin-timeout); its process was stopped"))
         return self._outcome(method, answer)
 
     def _outcome(self, method: str, answer: tuple[Any, ...]) -> Any:
@@ -198,10 +202,8 @@ class PluginHost:
 
     def _fork(self) -> None:
         for stream in (sys.stdout, sys.stderr):
-            try:
+            with contextlib.suppress(OSError, ValueError):
                 stream.flush()  # else the child inherits, and later writes, what the parent has buffered
-            except (OSError, ValueError):
-                pass
         parent, child = Pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child: never returns into the parent's stack
@@ -209,7 +211,7 @@ class PluginHost:
             try:
                 parent.close()
                 _child_main(child, self._loader, self._memory_mib)
-            except BaseException:  # noqa: BLE001 - the child's last resort: its exit code says it failed
+            except BaseException:
                 code = 70
             finally:
                 os._exit(code)
@@ -245,14 +247,17 @@ class PluginHost:
             try:
                 os.killpg(self._pid, signal.SIGKILL)  # its group: whatever the plug-in started goes too
             except (ProcessLookupError, PermissionError):
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.kill(self._pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
             self._reap(block=True)
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+
+    @property
+    def running(self) -> bool:
+        """Whether its process is up (a failure stops it; ``host_for`` then starts another)."""
+        return self._conn is not None
 
     def stop(self) -> None:
         """End the child (idempotent)."""
@@ -262,12 +267,12 @@ class PluginHost:
 def _exception(type_name: str, message: str, pickled: bytes | None) -> BaseException:
     if pickled is not None:
         try:
-            exc = pickle.loads(pickled)
+            exc: object = pickle.loads(pickled)
             if isinstance(exc, BaseException):
                 return exc
-        except Exception:  # noqa: BLE001, S110 - a class only the plug-in's process knows: rebuilt by name below
+        except Exception:
             pass
-    remote = type(type_name, (_RemoteError,), {})
+    remote: type[_RemoteError] = type(type_name, (_RemoteError,), {})
     return remote(message)
 
 
@@ -278,7 +283,7 @@ def _child_main(conn: Connection, loader: Callable[[], type[Any]], memory_mib: i
     os.setpgid(0, 0)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops this process
     gc.enable()
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     with open("/proc/self/statm", encoding="ascii") as statm:
         own = int(statm.read().split()[0]) * resource.getpagesize()
     wanted = own + memory_mib * (1 << 20)
@@ -298,19 +303,17 @@ def _child_main(conn: Connection, loader: Callable[[], type[Any]], memory_mib: i
         for iid in dropped:
             instances.pop(iid, None)
         answer = _serve(op, args, loader, classes, instances)
-        try:
+        with contextlib.suppress(Exception):
             sys.stdout.flush()
-        except Exception:  # noqa: BLE001, S110 - a closed stdout: its bytes, if any, are counted below
-            pass
         written = os.fstat(captured.fileno()).st_size
-        if written:
+        if written and answer[0] in ("ok", "gave_up", "raised"):  # an exit or memory says more
             head = os.pread(captured.fileno(), _PREVIEW, 0).decode("utf-8", "replace")
             answer = ("stdout", f"it wrote {written} byte(s) to standard output ({head!r}"
                                 f"{'...' if written > _PREVIEW else ''}), where taskassign's own output goes; "
                                 "a plug-in writes to stderr or a logger")
         try:
             data = _dumps(answer)
-        except Exception as exc:  # noqa: BLE001 - a value that cannot travel is the plug-in's error
+        except Exception as exc:
             data = _dumps(("raised", type(exc).__name__, f"its answer cannot be sent to taskassign: {exc}", None,
                            ""))
         conn.send_bytes(data)
@@ -361,10 +364,10 @@ def _serve(op: str, args: tuple[Any, ...], loader: Callable[[], type[Any]], clas
     except MemoryError:
         return ("memory", "it ran out of memory (--plugin-memory: at most "
                           f"{_limits.memory_mib} MiB beyond taskassign's own)")
-    except BaseException as exc:  # noqa: BLE001 - whatever the plug-in raised is its answer
+    except BaseException as exc:
         try:
             pickled: bytes | None = pickle.dumps(exc)
-        except Exception:  # noqa: BLE001
+        except Exception:
             pickled = None
         return ("raised", type(exc).__name__, str(exc), pickled, "".join(traceback.format_exception(exc)))
 
@@ -379,7 +382,7 @@ def host_for(spec: str, loader: Callable[[], type[Any]]) -> PluginHost:
     key = (os.getpid(), spec, _limits)
     with _HOSTS_LOCK:
         host = _HOSTS.get(key)
-        if host is not None and host._conn is not None:
+        if host is not None and host.running:
             return host
         host = PluginHost(spec, loader, _limits)
         _HOSTS[key] = host

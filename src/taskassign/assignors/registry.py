@@ -118,8 +118,9 @@ class ResolvedAssignor:
     (the short name for built-ins, else the stripped text); ``protocol`` ``"classic"`` for a KIP-924 assignor
     run by the group leader, ``"streams"`` for a broker-side assignor of the streams protocol (KIP-1071);
     ``builtin`` False for a plug-in (code the run imported); ``assignor_class`` the KIP-924 class (None under
-    the streams protocol, and for a plug-in, whose class lives in its own process); ``kafka_name`` Kafka's name of a broker-side assignor (``streams_sticky`` ->
-    ``sticky``, None for a classic one). No assignor has settings of its own at resolution: its configs are the
+    the streams protocol, and for a plug-in, whose class lives in its own process: ``class_name`` names it);
+    ``kafka_name`` Kafka's name of a broker-side assignor (``streams_sticky`` -> ``sticky``, None for a classic
+    one). No assignor has settings of its own at resolution: its configs are the
     application's, given to ``create`` for each rebalance."""
 
     spec: str

@@ -20,6 +20,7 @@ from taskassign.cli._common import (
     print_traceback,
     stderr_console,
     stdout_console,
+    use_plugin_limits,
 )
 from taskassign.cli._options import (
     DEFAULT_ASSIGNOR,
@@ -29,6 +30,8 @@ from taskassign.cli._options import (
     AssignmentOut,
     KafkaCompat,
     KafkaVersion,
+    PluginMemory,
+    PluginTimeout,
     RacksDown,
     RemoveClients,
     SetConfigs,
@@ -82,8 +85,11 @@ def assign(
     allow_plugins: AllowPlugins = False,
     strict: Annotated[bool, strict_option(_STRICT_HELP)] = False,
     debug: Annotated[bool, debug_option(_DEBUG_HELP)] = False,
+    plugin_timeout: PluginTimeout = 60.0,
+    plugin_memory: PluginMemory = 2048,
 ) -> None:
     """Assign every task of a scenario (or of every scenario in a directory) to its clients."""
+    use_plugin_limits(plugin_timeout, plugin_memory)
     what_if = what_if_from_flags(sets, add_clients, remove_clients, racks_down)
     try:
         _assign(scenario, assignor, output, out_dir, as_json, config_overrides(kafka_compat, kafka_version),

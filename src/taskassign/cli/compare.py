@@ -16,12 +16,15 @@ from taskassign.cli._common import (
     new_table,
     stderr_console,
     stdout_console,
+    use_plugin_limits,
 )
 from taskassign.cli._options import (
     AddClients,
     EventsSeed,
     KafkaCompat,
     KafkaVersion,
+    PluginMemory,
+    PluginTimeout,
     RacksDown,
     RemoveClients,
     SetConfigs,
@@ -178,10 +181,13 @@ def compare_command(
     add_clients: AddClients = None,
     remove_clients: RemoveClients = None,
     racks_down: RacksDown = None,
+    plugin_timeout: PluginTimeout = 60.0,
+    plugin_memory: PluginMemory = 2048,
 ) -> None:
     """The same application through each assignor (one rebalance, or a simulation with --events), side by side:
     metrics as rows, assignors as columns, the better value of each row marked. With one assignor and a what-if:
     the input as it is against the altered input, as a before -> after diff."""
+    use_plugin_limits(plugin_timeout, plugin_memory)
     from taskassign.api.compare import parse_assignor_list
     from taskassign.api.what_if import apply_what_if
 

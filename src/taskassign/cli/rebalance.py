@@ -16,12 +16,15 @@ from taskassign.cli._common import (
     new_table,
     stderr_console,
     stdout_console,
+    use_plugin_limits,
 )
 from taskassign.cli._options import (
     DEFAULT_ASSIGNOR,
     AddClients,
     KafkaCompat,
     KafkaVersion,
+    PluginMemory,
+    PluginTimeout,
     RacksDown,
     RemoveClients,
     SetConfigs,
@@ -61,6 +64,8 @@ def rebalance(
     previous: Path | None = typer.Option(
         None, "--previous",
         help="Streams groups: the capture of the epoch before GROUP (its targets are the assignor's input)."),
+    plugin_timeout: PluginTimeout = 60.0,
+    plugin_memory: PluginMemory = 2048,
 ) -> None:
     """Run Kafka Streams' group leader on GROUP.json: every member's assignment bytes and what it does next.
 
@@ -71,6 +76,7 @@ def rebalance(
     with --previous the capture before it) the broker's assignor is replayed for every target-assignment
     epoch and compared with the broker's targets: exit code 0 only when every epoch matches.
     """
+    use_plugin_limits(plugin_timeout, plugin_memory)
     from rich.markup import escape
     from rich.text import Text
 

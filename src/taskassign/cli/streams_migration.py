@@ -9,12 +9,21 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from taskassign.cli._app import app
-from taskassign.cli._common import handle_errors, load_altered, new_table, stderr_console, stdout_console
+from taskassign.cli._common import (
+    handle_errors,
+    load_altered,
+    new_table,
+    stderr_console,
+    stdout_console,
+    use_plugin_limits,
+)
 from taskassign.cli._options import (
     DEFAULT_ASSIGNOR,
     AddClients,
     KafkaCompat,
     KafkaVersion,
+    PluginMemory,
+    PluginTimeout,
     RacksDown,
     RemoveClients,
     SetConfigs,
@@ -64,9 +73,12 @@ def streams_migration(
     add_clients: AddClients = None,
     remove_clients: RemoveClients = None,
     racks_down: RacksDown = None,
+    plugin_timeout: PluginTimeout = 60.0,
+    plugin_memory: PluginMemory = 2048,
 ) -> None:
     """What moving an application to the streams protocol (KIP-1071) would change: the classic assignor against
     Kafka's broker-side sticky and balanced assignors, on the same application."""
+    use_plugin_limits(plugin_timeout, plugin_memory)
     from rich.markup import escape
     from rich.text import Text
 
