@@ -21,6 +21,7 @@ import argparse
 import platform
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from benchmarks._results import load_average, report
@@ -38,9 +39,9 @@ def cold_group(members: int) -> StreamsGroup:
 
 
 def previous_group(cold: StreamsGroup, answer: StreamsGroupAssignment) -> StreamsGroup:
-    members = tuple(GroupMember(m.member_id, m.process_id, active_tasks=answer.members[m.member_id].active,
-                                standby_tasks=answer.members[m.member_id].standby) for m in cold.members)
-    return StreamsGroup(cold.group_id, cold.subtopologies, members, cold.configs, cold.assignor)
+    members = tuple(GroupMember(m.member_id, m.process_id, active_tasks=answer.members[m.member_id].active_tasks,
+                                standby_tasks=answer.members[m.member_id].standby_tasks) for m in cold.members)
+    return replace(cold, members=members)
 
 
 def once(fn: Callable[[], Any]) -> tuple[Any, dict[str, float]]:

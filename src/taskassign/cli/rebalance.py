@@ -52,7 +52,8 @@ def rebalance(
     group: Path = typer.Argument(..., help="A GROUP.json file (docs/group-file.md)."),
     assignor: Annotated[str | None, assignor_option(
         "Built-in name (see `taskassign assignors`), module:Class or file.py:Class. Default: the assignor a captured "
-        f"file names (the one Kafka ran), else {DEFAULT_ASSIGNOR}.")] = None,
+        f"file names (the one Kafka ran), else {DEFAULT_ASSIGNOR}; --set task.assignor.class=... names one "
+        "too.")] = None,
     output: Annotated[Path | None, out_option("Write the group assignment document here.")] = None,
     as_json: Annotated[bool, json_option("Print the group assignment document instead of a table.")] = False,
     kafka_compat: KafkaCompat = False,
@@ -89,6 +90,10 @@ def rebalance(
     from taskassign.formats.json_io import dump_json, to_json_text
     from taskassign.wire.versions import AssignorError
 
+    what_if = what_if_from_flags(sets, add_clients, remove_clients, racks_down)
+    if not what_if.is_empty and (is_streams_capture_input(group) or group.is_dir()):
+        raise UserInputError("--set, --add-clients, --remove-client and --rack-down alter one group file; a streams "
+                             "group's capture or a history directory is replayed as captured, so they cannot apply")
     if is_streams_capture_input(group):
         replays = replay_streams(group, previous)
         text, rendered = write_and_render(replays, as_json=as_json, output=output)
@@ -108,11 +113,13 @@ def rebalance(
     if user is not None:
         user.classic_class()  # a streams-protocol name: no place here
     spec = read_group(group)
+    if user is None and what_if.assignor is not None:  # --set task.assignor.class: the user's choice, like -a
+        user = resolve(what_if.assignor)
     chosen = user or resolve(spec.capture.assignor if spec.capture is not None else DEFAULT_ASSIGNOR)
     chosen.classic_class()
     if overrides := config_overrides(kafka_compat, kafka_version):
         spec = group_with_config_overrides(spec, overrides)
-    spec, notes = apply_what_if_to_group(spec, what_if_from_flags(sets, add_clients, remove_clients, racks_down))
+    spec, notes = apply_what_if_to_group(spec, what_if)
     with stderr_console().status(f"rebalancing {len(spec.members)} members"):
         run = rebalance_group_file(spec, chosen)
     result, comparison = run.result, run.comparison

@@ -63,8 +63,9 @@ def comparison_table(what_if: MigrationWhatIf) -> Table:
 @handle_errors
 def streams_migration(
     application: Path = typer.Argument(..., help="A *.scenario.json or a GROUP.json."),
-    classic: str = typer.Option(DEFAULT_ASSIGNOR, "--classic",
-                                help="The classic protocol's assignor (a KIP-924 one; Kafka's default)."),
+    classic: str | None = typer.Option(
+        None, "--classic", help=f"The classic protocol's assignor (a KIP-924 one). Default: the one --set "
+                                f"task.assignor.class=... names, else {DEFAULT_ASSIGNOR} (Kafka's default)."),
     output: Annotated[Path | None, out_option("Write the comparison document here.")] = None,
     as_json: Annotated[bool, json_option("Print the comparison document instead of a table.")] = False,
     kafka_compat: KafkaCompat = False,
@@ -86,10 +87,9 @@ def streams_migration(
     from taskassign.assignors.registry import resolve
     from taskassign.formats.json_io import dump_json, to_json_text
 
-    resolved = resolve(classic)
-    loaded, notes = load_altered(
-        application, what_if_from_flags(sets, add_clients, remove_clients, racks_down), kafka_compat=kafka_compat,
-        kafka_version=kafka_version)
+    what_if_flags = what_if_from_flags(sets, add_clients, remove_clients, racks_down)
+    resolved = resolve(classic or what_if_flags.assignor or DEFAULT_ASSIGNOR)  # --set task.assignor.class is honoured
+    loaded, notes = load_altered(application, what_if_flags, kafka_compat=kafka_compat, kafka_version=kafka_version)
     what_if = migration_what_if(loaded, resolved)
     console = stdout_console()
     announce_what_if(stderr_console() if as_json else console, notes)
