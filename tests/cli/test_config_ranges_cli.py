@@ -66,7 +66,7 @@ def test_streams_migration_honours_set_task_assignor_class() -> None:
                                       "--json"])
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
-    assert [run["assignor"] for run in document["runs"]][0] == "sticky"
+    assert document["runs"][0]["assignor"] == "sticky"
 
 
 def test_what_if_flags_on_a_streams_capture_are_refused() -> None:

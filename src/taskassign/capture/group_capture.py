@@ -34,8 +34,13 @@ from taskassign.capture.cluster import ClusterReader, DescribedGroup, DescribedM
 from taskassign.capture.streams_config import StreamsConfig
 from taskassign.capture.topology_inference import source_table_stores, to_group_topology
 from taskassign.capture.topology_text import TopologyDescription
-from taskassign.configs import DEFAULT_PROBING_REBALANCE_INTERVAL_MS, KAFKA_COMPAT, PROBING_REBALANCE_INTERVAL_MS
-from taskassign.errors import DecodeError, GroupNotCapturableError
+from taskassign.configs import (
+    DEFAULT_PROBING_REBALANCE_INTERVAL_MS,
+    KAFKA_COMPAT,
+    LONG_MAX,
+    PROBING_REBALANCE_INTERVAL_MS,
+)
+from taskassign.errors import DecodeError, GroupNotCapturableError, UserInputError
 from taskassign.formats.group import GROUP_FORMAT
 from taskassign.formats.wire_documents import message_to_json
 from taskassign.ids import TaskId
@@ -115,6 +120,11 @@ def capture_group(
     interval = int(configs.get(PROBING_REBALANCE_INTERVAL_MS, DEFAULT_PROBING_REBALANCE_INTERVAL_MS))
     leader, leader_source, now_ms = _leader_and_clock(members, interval, captured_at_ms,
                                                       probing_on_leader=config.assignor in KAFKA_INTERNAL_ASSIGNORS)
+    if now_ms > LONG_MAX - interval:  # the file would hold a deadline past Long.MAX: taskassign could not read it
+        raise UserInputError(
+            f"{configs_source}: {PROBING_REBALANCE_INTERVAL_MS}={interval} with the leader's clock at {now_ms} ms puts "
+            f"the probing rebalance deadline past Long.MAX_VALUE ({LONG_MAX}); Kafka's leader would overflow it too. "
+            f"Give the value the application runs with (at most {LONG_MAX - now_ms})")
     document: dict[str, Any] = {
         "format": GROUP_FORMAT,
         "name": group_id,
