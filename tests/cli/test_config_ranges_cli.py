@@ -72,3 +72,13 @@ def test_streams_migration_honours_set_task_assignor_class() -> None:
 def test_what_if_flags_on_a_streams_capture_are_refused() -> None:
     code, output = _run("rebalance", str(STREAMS_GROUP), "--set", "num.standby.replicas=2")
     assert code == 2 and "cannot apply" in output, output
+
+
+def test_the_services_configs_hold_kafkas_ranges_at_start(tmp_path: Path) -> None:
+    from taskassign.bridge.service import read_service_config
+    from taskassign.errors import ScenarioError
+
+    config = tmp_path / "serve.json"
+    config.write_text(json.dumps({"applications": {"orders": {"configs": {"probing.rebalance.interval.ms": 1000}}}}))
+    with pytest.raises(ScenarioError, match=r"applications\.orders\.configs: .*must be >= 60000"):
+        read_service_config(config)

@@ -264,6 +264,8 @@ def run_pipeline(
             "options": {"assignor": options.assignor, "kafka_compat": options.kafka_compat,
                         "kafka_version": options.kafka_version, "buckets": buckets,
                         "allow_plugins": options.allow_plugins, "attention": options.attention,
+                        "plugin_timeout_s": options.plugin_limits.timeout_s,
+                        "plugin_memory_mib": options.plugin_limits.memory_mib,
                         **({"assignors": list(options.assignors)} if options.assignors else {})},
         }
         if options.assignors:
