@@ -27,7 +27,7 @@ SCENARIO = EXAMPLES_DIR / "scenarios" / "two-racks-one-standby.scenario.json"
 
 @pytest.fixture(autouse=True)
 def _tight_limits() -> Iterator[None]:
-    set_plugin_limits(PluginLimits(timeout_s=1, memory_mib=64))
+    set_plugin_limits(PluginLimits(timeout_s=5, memory_mib=64))
     yield
 
 

@@ -42,4 +42,4 @@ def test_hostile_plugins_are_flagged_and_the_fleet_runs(spark: Any, tmp_path: Pa
         assert row["reason_code"] == R.ASSIGNOR_FAILED, row
         assert re.search(said, row["reason"] or ""), row["reason"]
     options = json.loads((out / "manifest.json").read_text())["options"]
-    assert (options["plugin_timeout_s"], options["plugin_memory_mib"]) == (1.0, 64)
+    assert (options["plugin_timeout_s"], options["plugin_memory_mib"]) == (5.0, 64)

@@ -281,6 +281,10 @@ def _exception(type_name: str, message: str, pickled: bytes | None) -> BaseExcep
 
 def _child_main(conn: Connection, loader: Callable[[], type[Any]], memory_mib: int) -> None:  # pragma: no cover
     os.setpgid(0, 0)
+    for name in os.listdir("/proc/self/fd"):  # taskassign's sockets and files (serve's listener) are not its own
+        if int(name) > 2 and int(name) != conn.fileno():
+            with contextlib.suppress(OSError):
+                os.close(int(name))
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops this process
     gc.enable()
     _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
