@@ -46,6 +46,8 @@ def test_a_probing_interval_past_long_max_with_the_inputs_clock_is_refused(tmp_p
     ("num.standby.replicas=-1", "must be >= 0"),
     ("num.standby.replicas=2147483648", "does not fit a Java int"),
     ("max.warmup.replicas=0", "must be >= 1"),
+    ("taskassign.state_aware.movement_cost=inf", "expected a finite number"),  # a traceback before issue 32
+    ("taskassign.state_aware.traffic_cost=nan", "expected a finite number"),
 ])
 @pytest.mark.parametrize("command", ["assign", "rebalance", "streams-migration"])
 def test_every_what_if_holds_kafkas_ranges(command: str, config: str, message: str, tmp_path: Path) -> None:
