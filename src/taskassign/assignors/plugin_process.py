@@ -281,6 +281,10 @@ def _exception(type_name: str, message: str, pickled: bytes | None) -> BaseExcep
 
 def _child_main(conn: Connection, loader: Callable[[], type[Any]], memory_mib: int) -> None:  # pragma: no cover
     os.setpgid(0, 0)
+    with contextlib.suppress(Exception):  # Linux: killed with taskassign, even mid-call (PR_SET_PDEATHSIG)
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)
     for name in os.listdir("/proc/self/fd"):  # taskassign's sockets and files (serve's listener) are not its own
         if int(name) > 2 and int(name) != conn.fileno():
             with contextlib.suppress(OSError):
