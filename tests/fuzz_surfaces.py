@@ -196,9 +196,9 @@ def _collisions(work: Path) -> list[tuple[str, list[str], list[Path]]]:
         ("compare --out DIR_WITH_USER_FILE", ["compare", str(scenario), "-a", "high_availability,sticky",
                                              "--out", str(out_dir)], [out_dir / "report.html"]),
         ("check-assignor --save-failures DIR_WITH_USER_FILE",
-         ["check-assignor", "taskassign.assignors.identity:IdentityTaskAssignor", "--scenarios", str(scenario),
-          "--random", "0", "--save-failures", str(out_dir)],
-         [out_dir / f"{scenario.name}"]),
+         ["check-assignor", f"{Path(__file__).parent / 'assignors' / 'plugins.py'}:DropsEverything", "--scenarios",
+          str(scenario), "--random", "0", "--save-failures", str(out_dir)],  # fails every case: it writes
+         [out_dir / "two-racks-one-standby.scenario.json"]),  # the case's name: the scenario's own
     ]
 
 
@@ -214,7 +214,7 @@ def collision_outcomes(work: Path) -> list[Outcome]:
         shutil.copy(SCENARIO, work / "app.scenario.json")
         shutil.copy(GROUP, work / "app.group.json")
         for path in (work / "notes.json", work / "dir" / "simulation.json", work / "dir" / "report.html",
-                     work / "dir" / "app.scenario.json"):
+                     work / "dir" / "two-racks-one-standby.scenario.json"):
             path.write_text('{"mine": true}\n')
         before = {p: p.read_bytes() for p in kept}
         outcome = run_cli(case, argv)
