@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fuzz_inputs import COMMANDS, READERS, Outcome, attempt, cli_attempt, read_snapshot_bucket
+from tests.fuzz_surfaces import SURFACES, attempt_streams_group, collision_outcomes, surface_attempt
 
 from benchmarks._results import load_average, report
 
@@ -56,21 +57,35 @@ def run(inputs: int, cli_inputs: int, seed: int) -> dict[str, Any]:
         readers[name] = _count([attempt(name, rng) for _ in range(inputs)])
     rng = random.Random(f"{seed}:snapshot_bucket")
     readers["snapshot_bucket"] = _count([read_snapshot_bucket(rng) for _ in range(inputs)])
+    rng = random.Random(f"{seed}:streams_group")
+    readers["streams_group"] = _count([attempt_streams_group(rng) for _ in range(inputs)])
     commands: dict[str, Any] = {}
+    surfaces: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as workdir:
         for name in sorted(COMMANDS):
             rng = random.Random(f"{seed}:cli:{name}")
             commands[name] = _count([cli_attempt(name, rng, Path(workdir)) for _ in range(cli_inputs)])
-    findings = sum(r["findings"] for r in (*readers.values(), *commands.values()))
+        for name in sorted(SURFACES):  # issue 32's surfaces
+            rng = random.Random(f"{seed}:surface:{name}")
+            surfaces[name] = _count([surface_attempt(name, rng, Path(workdir)) for _ in range(cli_inputs)])
+        collisions = collision_outcomes(Path(workdir) / "collisions")
+    collision_report = {"cases": len(collisions), "refused": sum(o.kind == "refused" for o in collisions),
+                        "findings": [f"{o.reader}: {o.error}" for o in collisions if o.kind == "finding"],
+                        "note": "issue 32 point 1's rule (no overwriting without --force, output == input "
+                                "refused, exit 2) comes with branch i32-files; before it these are findings"}
+    findings = sum(r["findings"] for r in (*readers.values(), *commands.values(), *surfaces.values()))
     return {
         "benchmark": "fuzz_inputs",
         "command": f"PYTHONPATH=src python -m benchmarks.fuzz_inputs --inputs {inputs} --cli-inputs {cli_inputs} "
                    f"--seed {seed}",
         "seed": seed,
-        "inputs_tried": inputs * len(readers) + cli_inputs * len(commands),
+        "inputs_tried": inputs * len(readers) + cli_inputs * (len(commands) + len(surfaces)) + len(collisions),
         "readers": readers,
         "commands": commands,
+        "surfaces": surfaces,
+        "output_path_collisions": collision_report,
         "findings": findings,
+        "collision_findings": len(collision_report["findings"]),
         "found_and_fixed": list(FOUND_AND_FIXED),
         "seconds": round(time.perf_counter() - start, 1),
         "load_average_at_end": load_average(),

@@ -5,7 +5,11 @@ decodes nested userData) and re-encoded. Any exception other than DecodeError is
 recorded with its input. Inputs: half random bytes, half valid messages of random versions with
 1-4 mutations (bit flips, truncation, inserted bytes, boundary bytes, overwritten length fields).
 
-    PYTHONPATH=src python -m benchmarks.fuzz_wire --inputs 200000 --seed 1
+``--capture-attempts`` runs ``taskassign capture`` against a loopback broker replaying recorded frames
+(tests/capture/data/recordings) whose responses carry 1-3 mutations: each must end in a capture or exit 2 with
+one error line, never a traceback (tests/fuzz_surfaces.py).
+
+    PYTHONPATH=src:. python -m benchmarks.fuzz_wire --inputs 200000 --capture-attempts 200 --seed 1
 """
 
 from __future__ import annotations
@@ -140,15 +144,41 @@ def run(inputs: int, seed: int) -> dict[str, Any]:
     }
 
 
+def run_capture(attempts: int, seed: int) -> dict[str, Any]:
+    """``taskassign capture`` against a fake broker replaying recorded frames with malformed responses
+    (tests/fuzz_surfaces.capture_attempt): a capture or exit 2 with one error line, never a traceback."""
+    import tempfile
+    from pathlib import Path
+
+    from tests.fuzz_surfaces import capture_attempt
+
+    outcome: Counter[str] = Counter()
+    findings: list[dict[str, str]] = []
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as workdir:
+        for i in range(attempts):
+            result = capture_attempt(random.Random(f"{seed}:capture:{i}"), Path(workdir))
+            outcome[result.kind] += 1
+            if result.kind == "finding":
+                findings.append({"seed": f"{seed}:capture:{i}", "error": result.error, "detail": result.detail[-800:]})
+    return {"attempts": attempts, "captured": outcome["accepted"], "refused": outcome["refused"],
+            "findings": len(findings), "finding_examples": findings[:5],
+            "seconds": round(time.perf_counter() - start, 1)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--inputs", type=int, default=200_000)
+    parser.add_argument("--capture-attempts", type=int, default=200,
+                        help="captures against a fake broker answering malformed frames")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-write", action="store_true", help="print only, do not update results/fuzz_wire.json")
     args = parser.parse_args()
     result = run(args.inputs, args.seed)
+    result["capture_against_a_fake_broker"] = run_capture(args.capture_attempts, args.seed)
+    result["command"] += f" --capture-attempts {args.capture_attempts}"
     report("fuzz_wire", result, write=not args.no_write)
-    if result["crashes"]:
+    if result["crashes"] or result["capture_against_a_fake_broker"]["findings"]:
         raise SystemExit(1)
 
 

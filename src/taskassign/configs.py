@@ -127,6 +127,9 @@ def upgrade_from_problem(value: str, line: str) -> str | None:
 
 INT_MAX = 2**31 - 1
 LONG_MAX = 2**63 - 1
+#: The widest value of taskassign's own number configs (weights, costs, tolerances): finite, and small enough that
+#: sums over a million tasks stay exact integers when a solver scales them.
+MAX_NUMBER = 1e9
 #: ``acceptable.recovery.lag = Long.MAX_VALUE`` means "every client is caught up on every task".
 UNBOUNDED_RECOVERY_LAG = LONG_MAX
 MAX_RACK_AWARE_TAGS = 5
@@ -253,6 +256,9 @@ def _coerce(key: ConfigKey, value: Any, coerce_strings: bool) -> Any:
     if kind == "number":
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ConfigError(key.name, f"expected a number, got {_describe(value)}")
+        if not -MAX_NUMBER <= value <= MAX_NUMBER:  # NaN fails both; inf and 1e308 would overflow the solvers
+            raise ConfigError(key.name, f"expected a finite number between {-MAX_NUMBER:g} and {MAX_NUMBER:g}, "
+                                        f"got {value}")
         return value
     if kind == "bool":
         if not isinstance(value, bool):

@@ -24,6 +24,7 @@ from taskassign.ids import ProcessId, TaskId
 
 __all__ = (
     "LATEST_OFFSET",
+    "MAX_MEMBERS",
     "MAX_PARTITIONS",
     "MAX_TASKS",
     "UNKNOWN_OFFSET_SUM",
@@ -118,6 +119,11 @@ UNKNOWN_OFFSET_SUM = -3
 #: partition number) cannot make a reader build billions of tasks and exhaust the memory.
 MAX_PARTITIONS = 1_000_000
 MAX_TASKS = 1_000_000
+#: The most members an application may have in taskassign's inputs: stream threads (a classic group's consumers,
+#: a streams group's members) of all its clients together, and so its clients (processes). Every assignor is
+#: sub-quadratic within it (docs/performance.md); far above real groups, it keeps a what-if such as
+#: ``--add-clients 10000:threads=100000`` (10^9 threads) from exhausting the memory.
+MAX_MEMBERS = 100_000
 
 _EMPTY_TASKS: SortedFrozenSet[TaskId] = SortedFrozenSet()
 _EMPTY_STR_MAP: Mapping[str, str] = MappingProxyType({})

@@ -30,21 +30,21 @@ def test_short_names_are_forgiving() -> None:
 
 
 def test_module_paths() -> None:
-    assert resolve("taskassign.assignors.identity:IdentityTaskAssignor").assignor_class is IdentityTaskAssignor
-    assert resolve("taskassign.assignors.identity.IdentityTaskAssignor").assignor_class is IdentityTaskAssignor
+    for spec in ("taskassign.assignors.identity:IdentityTaskAssignor",
+                 "taskassign.assignors.identity.IdentityTaskAssignor"):
+        resolved = resolve(spec)
+        assert resolved.is_plugin and resolved.class_name == "IdentityTaskAssignor"  # loaded in its own process
 
 
 def test_file_path() -> None:
-    cls = resolve(f"{EXAMPLES_DIR / 'custom_assignor.py'}:StateWeightedStickyAssignor").classic_class()
-    assert cls.__name__ == "StateWeightedStickyAssignor"
+    resolved = resolve(f"{EXAMPLES_DIR / 'custom_assignor.py'}:StateWeightedStickyAssignor")
+    assert resolved.class_name == "StateWeightedStickyAssignor"
 
 
 def test_configure_receives_configs() -> None:
-    received = {}
-
     class Configurable(IdentityTaskAssignor):
         def configure(self, configs: dict[str, object]) -> None:
-            received.update(configs)
+            self.received = dict(configs)
 
     import sys
     import types
@@ -52,8 +52,8 @@ def test_configure_receives_configs() -> None:
     module = types.ModuleType("taskassign_test_configurable")
     module.Configurable = Configurable  # type: ignore[attr-defined]
     sys.modules[module.__name__] = module
-    create_assignor("taskassign_test_configurable:Configurable", {"num.standby.replicas": 3})
-    assert received == {"num.standby.replicas": 3}
+    created = create_assignor("taskassign_test_configurable:Configurable", {"num.standby.replicas": 3})
+    assert created.received == {"num.standby.replicas": 3}  # type: ignore[attr-defined]  # read from its process
 
 
 @pytest.mark.parametrize(
@@ -123,7 +123,7 @@ def test_resolve_builds_one_object_per_kind() -> None:
     assert resolve(builtin) is builtin  # an already resolved assignor is not resolved again
     module = resolve(" taskassign.assignors.identity:IdentityTaskAssignor ")
     assert module.is_plugin and module.name == "taskassign.assignors.identity:IdentityTaskAssignor"
-    assert module.assignor_class is IdentityTaskAssignor
+    assert module.assignor_class is None and module.class_name == "IdentityTaskAssignor"  # it lives in its process
     file_spec = f"{EXAMPLES_DIR / 'custom_assignor.py'}:StateWeightedStickyAssignor"
     from_file = resolve(file_spec)
     assert from_file.is_plugin and from_file.protocol == "classic" and from_file.name == file_spec
@@ -156,9 +156,13 @@ def test_resolve_refuses_a_plugin_from_data_before_importing_it(tmp_path: Path) 
 def test_a_plugin_file_is_imported_once_and_instantiated_per_rebalance(tmp_path: Path) -> None:
     plugin = tmp_path / "counting.py"
     plugin.write_text("from taskassign.assignors.identity import IdentityTaskAssignor\n"
-                      "IMPORTS = globals().get('IMPORTS', 0) + 1\n"
-                      "class A(IdentityTaskAssignor):\n    pass\n")
+                      "import sys\n"
+                      "sys.IMPORTS = getattr(sys, 'IMPORTS', 0) + 1\n"
+                      "class A(IdentityTaskAssignor):\n"
+                      "    def __init__(self):\n"
+                      "        self.imports, self.module = sys.IMPORTS, type(self).__module__\n")
     resolved = resolve(f"{plugin}:A")
     first, second = resolved.create({}), resolved.create({})
-    assert first is not second and first.plugin is not second.plugin  # type: ignore[attr-defined]
-    assert type(first.plugin).__module__ == "taskassign_user_counting"  # type: ignore[attr-defined]
+    assert first is not second and first._iid != second._iid  # type: ignore[attr-defined]
+    assert (first.imports, second.imports) == (1, 1)  # type: ignore[attr-defined]
+    assert first.module == "taskassign_user_counting"  # type: ignore[attr-defined]

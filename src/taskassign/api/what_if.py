@@ -23,7 +23,7 @@ from taskassign.formats.client_names import client_names, facts_from_group, name
 from taskassign.formats.group import GroupSpec, group_with_config_overrides
 from taskassign.formats.scenario import MAX_THREADS, Scenario
 from taskassign.ids import ProcessId
-from taskassign.model import ApplicationState, KafkaStreamsState
+from taskassign.model import MAX_MEMBERS, ApplicationState, KafkaStreamsState
 
 __all__ = (
     "ClientShape",
@@ -224,9 +224,12 @@ def _with_configs(scenario: Scenario, sets: tuple[tuple[str, str], ...],
         raw[name] = typed
         notes.append(f"{name}={_config_text(typed)} (was {_config_text(was)})")
     try:
-        return raw, AssignmentConfigs.from_properties(raw, coerce_strings=True)
+        configs = AssignmentConfigs.from_properties(raw, coerce_strings=True)
     except ConfigError as exc:
         raise UserInputError(f"--set: {exc}") from None
+    if (problem := configs.now_ms_problem(scenario.state.now_ms)) is not None:  # what is written must read back
+        raise UserInputError(f"--set: the input's now_ms {problem}")
+    return raw, configs
 
 
 def _config_text(value: Any) -> str:
@@ -272,6 +275,12 @@ def _new_clients(name: str, batch: NewClients, clients: dict[ProcessId, KafkaStr
     if missing:
         raise UserInputError(f"--add-clients {batch.count}: rack.aware.assignment.tags asks for tag(s) "
                              f"{', '.join(missing)}; give them as tag.{missing[0]}=VALUE")
+    members = sum(c.num_processing_threads for c in clients.values()) + batch.count * threads
+    if members > MAX_MEMBERS:  # before building a thread: 10000:threads=100000 would be 10^9 of them
+        raise UserInputError(
+            f"--add-clients {batch.count}{f':threads={threads}' if batch.shape.threads is not None else ''}: "
+            f"{batch.count} client(s) of {threads} thread(s) would make {members} stream threads (members) in "
+            f"all, more than the {MAX_MEMBERS} taskassign takes per application (docs/security.md, Work)")
     added = []
     for pid in new_process_ids(name, batch.count, clients):
         consumers = tuple(f"{pid}-StreamThread-{i}" for i in range(1, threads + 1))
@@ -309,6 +318,8 @@ def apply_what_if_to_group(spec: GroupSpec, what_if: WhatIf) -> tuple[GroupSpec,
             spec = group_with_config_overrides(spec, overrides)
         except ConfigError as exc:
             raise UserInputError(f"--set: {exc}") from None
+        if (problem := spec.configs.now_ms_problem(spec.now_ms)) is not None:
+            raise UserInputError(f"--set: the input's now_ms {problem}")
         notes.extend(f"{name}={_config_text(value)}" for name, value in overrides.items())
     clients = {m.info.process_id: m for m in members if m.info.process_id is not None}
     names = client_names(facts_from_group(spec))

@@ -17,9 +17,11 @@ file. A spec the user typed (``--assignor``) is the user's choice; a spec that c
 snapshot, a group file) is resolved with ``allow_plugins=False`` unless the run opted in, and then fails
 with PluginNotAllowedError before anything is imported.
 
-``create_assignor`` hands out a plug-in wrapped in ``PluginAssignor``: anything its code raises (but the
-``TaskAssignmentException`` KIP-924 gives a meaning) becomes a PluginAssignorError naming the assignor, the
-method and the exception, which every command prints as one line (``assign --debug`` adds the traceback).
+A plug-in runs in a process of its own (``plugin_process``: a deadline, a memory limit, its stdout kept
+away from taskassign's); resolving one imports it there. ``create_assignor`` hands out a plug-in as a
+``PluginAssignor``: anything its code raises (but the ``TaskAssignmentException`` KIP-924 gives a meaning), and
+any way it ends without an answer, becomes a PluginAssignorError naming the assignor, the method and the cause,
+which every command prints as one line (``assign --debug`` adds the plug-in's traceback).
 """
 
 from __future__ import annotations
@@ -28,12 +30,15 @@ import importlib
 import importlib.util
 import inspect
 import sys
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
 from taskassign.assignors.base import TaskAssignor
+from taskassign.assignors.plugin_process import PluginHost, host_for
 from taskassign.errors import AssignorNotFoundError, PluginAssignorError, PluginNotAllowedError, TaskAssignmentException
 from taskassign.model import ApplicationState, AssignmentError, GroupAssignment, GroupSubscription, TaskAssignment
 
@@ -113,8 +118,9 @@ class ResolvedAssignor:
     (the short name for built-ins, else the stripped text); ``protocol`` ``"classic"`` for a KIP-924 assignor
     run by the group leader, ``"streams"`` for a broker-side assignor of the streams protocol (KIP-1071);
     ``builtin`` False for a plug-in (code the run imported); ``assignor_class`` the KIP-924 class (None under
-    the streams protocol); ``kafka_name`` Kafka's name of a broker-side assignor (``streams_sticky`` ->
-    ``sticky``, None for a classic one). No assignor has settings of its own at resolution: its configs are the
+    the streams protocol, and for a plug-in, whose class lives in its own process: ``class_name`` names it);
+    ``kafka_name`` Kafka's name of a broker-side assignor (``streams_sticky`` -> ``sticky``, None for a classic
+    one). No assignor has settings of its own at resolution: its configs are the
     application's, given to ``create`` for each rebalance."""
 
     spec: str
@@ -123,6 +129,8 @@ class ResolvedAssignor:
     builtin: bool
     assignor_class: type[Any] | None = None
     kafka_name: str | None = None
+    #: The class's name (a plug-in's, as its process loaded it; a built-in's).
+    class_name: str = ""
 
     @property
     def is_streams(self) -> bool:
@@ -135,7 +143,10 @@ class ResolvedAssignor:
         return not self.builtin
 
     def classic_class(self) -> type[Any]:
-        """The KIP-924 class; AssignorNotFoundError for a broker-side assignor of the streams protocol."""
+        """The KIP-924 class (``PluginAssignor`` for a plug-in, whose class lives in its own process);
+        AssignorNotFoundError for a broker-side assignor of the streams protocol."""
+        if self.is_plugin:
+            return PluginAssignor
         if self.assignor_class is None:
             raise AssignorNotFoundError(
                 f"{self.spec!r} is a broker-side assignor of the streams protocol (KIP-1071): it assigns members "
@@ -147,11 +158,11 @@ class ResolvedAssignor:
     def create(self, configs: Mapping[str, Any] | None = None) -> TaskAssignor:
         """A fresh, configured instance (Kafka: one per rebalance); a plug-in comes wrapped in
         ``PluginAssignor``."""
-        cls = self.classic_class()
         if self.is_plugin:
-            plugin = PluginAssignor(self.spec.strip(), cls)
+            plugin = PluginAssignor(self.name, host_for(self.name, partial(_load, self.name, self.spec)))
             plugin.configure(dict(configs or {}))
             return plugin
+        cls = self.classic_class()
         try:
             assignor = cls()
         except TypeError as exc:
@@ -175,7 +186,8 @@ def resolve(spec: str | ResolvedAssignor, *, allow_plugins: bool = True, source:
     if streams is not None:
         return ResolvedAssignor(spec, short, "streams", True, kafka_name=streams[0])
     if short in BUILTIN_ASSIGNORS:
-        return ResolvedAssignor(spec, short, "classic", True, _load(BUILTIN_ASSIGNORS[short][0], spec))
+        cls = _load(BUILTIN_ASSIGNORS[short][0], spec)
+        return ResolvedAssignor(spec, short, "classic", True, cls, class_name=cls.__name__)
     if ":" in spec or "." in spec:
         if not allow_plugins:
             raise PluginNotAllowedError(
@@ -183,7 +195,8 @@ def resolve(spec: str | ResolvedAssignor, *, allow_plugins: bool = True, source:
                 f"code, so {source} may name built-in assignors only ({', '.join(sorted(BUILTIN_ASSIGNORS))}) "
                 "unless the run allows plug-ins (--allow-plugins)"
             )
-        return ResolvedAssignor(spec, spec.strip(), "classic", False, _load(spec.strip(), spec))
+        host = host_for(spec.strip(), partial(_load, spec.strip(), spec))  # imports it in its own process
+        return ResolvedAssignor(spec, spec.strip(), "classic", False, class_name=host.class_name)
     raise AssignorNotFoundError(
         f"unknown assignor {spec!r}; built-in assignors: {', '.join(sorted(BUILTIN_ASSIGNORS))}; "
         f"streams protocol (KIP-1071): {', '.join(sorted(STREAMS_GROUP_ASSIGNORS))}; "
@@ -251,58 +264,53 @@ def _import_file(path: Path, spec: str) -> Any:
 
 
 class PluginAssignor:
-    """A plug-in assignor as taskassign runs it: every call into the plug-in's code that raises anything but
-    a TaskAssignmentException from ``assign`` (KIP-924: keep the previous assignment) raises PluginAssignorError
-    naming the assignor, the method and the exception, which stays the error's ``__cause__``. Other attributes
-    (``fallback_when_lags_unknown``, ``details``, ...) are the plug-in's own."""
+    """A plug-in assignor as taskassign runs it: an instance living in the plug-in's own process
+    (``plugin_process``), called with data. Anything its code raises but the TaskAssignmentException KIP-924
+    gives a meaning (from ``assign``: keep the previous assignment), and any way it ends without an answer
+    (``sys.exit``, a timeout, memory, output on stdout), is a PluginAssignorError naming the assignor and the
+    method. The attributes the leader reads (``name``, ``fallback_when_lags_unknown``) come back with the
+    instance; any other is fetched from the plug-in's process."""
 
-    def __init__(self, spec: str, cls: type[Any]) -> None:
+    def __init__(self, spec: str, host: PluginHost) -> None:
         self.spec = spec
-        try:
-            self.plugin: Any = cls()
-        except TypeError as exc:
-            raise AssignorNotFoundError(f"assignor {spec!r}: cannot construct {cls.__name__}() without "
-                                        f"arguments ({exc})") from None
-        except Exception as exc:
-            raise PluginAssignorError(spec, f"{cls.__name__}()", exc) from exc
+        self._host = host
+        self._iid, attributes = host.new_instance()
+        self._own_name: str = attributes["name"]
+        self.fallback_when_lags_unknown: str | None = attributes["fallback_when_lags_unknown"]
+        weakref.finalize(self, host.drop, self._iid)
 
     @property
     def name(self) -> str:
         """The plug-in's own ``name`` when it sets one, else the name it was loaded by."""
-        own = getattr(self.plugin, "name", "")
-        return own if isinstance(own, str) and own else self.spec
+        return self._own_name or self.spec
 
     def __getattr__(self, attribute: str) -> Any:
-        if attribute == "plugin":  # not yet set: the constructor failed
+        if attribute.startswith("_"):
             raise AttributeError(attribute)
-        return getattr(self.plugin, attribute)
+        try:
+            return self._host.call("attr", f"{attribute} (attribute)", self._iid, attribute)
+        except PluginAssignorError as exc:
+            if isinstance(exc.exception, AttributeError):
+                raise AttributeError(attribute) from None
+            raise
 
     def configure(self, configs: Mapping[str, Any]) -> None:
-        configure = getattr(self.plugin, "configure", None)
-        if callable(configure):
-            try:
-                configure(configs)
-            except Exception as exc:
-                raise PluginAssignorError(self.spec, "configure()", exc) from exc
+        self._call("configure", "configure()", dict(configs))
 
     def assign(self, application_state: ApplicationState) -> TaskAssignment:
-        try:
-            result: TaskAssignment = self.plugin.assign(application_state)
-        except TaskAssignmentException:
-            raise
-        except Exception as exc:
-            raise PluginAssignorError(self.spec, "assign()", exc) from exc
+        result: TaskAssignment = self._host.call("assign", "assign()", self._iid, application_state)
         return result
 
     def on_assignment_computed(
         self, assignment: GroupAssignment, subscription: GroupSubscription, error: AssignmentError
     ) -> None:
-        callback = getattr(self.plugin, "on_assignment_computed", None)
-        if callable(callback):
-            try:
-                callback(assignment, subscription, error)
-            except Exception as exc:
-                raise PluginAssignorError(self.spec, "on_assignment_computed()", exc) from exc
+        self._call("callback", "on_assignment_computed()", assignment, subscription, error)
+
+    def _call(self, op: str, method: str, *args: Any) -> Any:
+        try:
+            return self._host.call(op, method, self._iid, *args)
+        except TaskAssignmentException as exc:  # KIP-924 gives it a meaning in assign() only
+            raise PluginAssignorError(self.spec, method, exc) from exc
 
 
 def create_assignor(spec: str, configs: Mapping[str, Any] | None = None) -> TaskAssignor:

@@ -42,7 +42,8 @@ from taskassign.bridge.plans import (
 )
 from taskassign.bridge.request import ANSWER_FORMAT, answer_clients, parse_classic_request
 from taskassign.bridge.token import read_token_file
-from taskassign.errors import StreamsAssignorError, TaskassignError, UserInputError
+from taskassign.configs import AssignmentConfigs
+from taskassign.errors import ConfigError, StreamsAssignorError, TaskassignError, UserInputError
 from taskassign.formats.json_io import JsonObject, load_json_file
 from taskassign.leader.assign import assign_scenario, result_to_document
 from taskassign.model import AssignmentError
@@ -101,6 +102,10 @@ def _settings(obj: JsonObject, default: str) -> AppSettings:
     except UserInputError as exc:
         obj.fail("assignor", str(exc))
     configs = obj.obj("configs", {}).data
+    try:  # Kafka's ranges (probing.rebalance.interval.ms >= 60000, ...) at start, not at every request
+        AssignmentConfigs.from_properties(dict(configs), coerce_strings=True)
+    except ConfigError as exc:
+        obj.fail("configs", str(exc))
     return AppSettings(assignor, dict(configs))
 
 

@@ -40,6 +40,7 @@ from taskassign.configs import (
     DEFAULT_NUM_STANDBY_REPLICAS,
     DEFAULT_PROBING_REBALANCE_INTERVAL_MS,
     KAFKA_COMPAT,
+    LONG_MAX,
     MAX_WARMUP_REPLICAS,
     NUM_STANDBY_REPLICAS,
     PROBING_REBALANCE_INTERVAL_MS,
@@ -129,6 +130,11 @@ def capture_group(
     interval = int(configs.get(PROBING_REBALANCE_INTERVAL_MS, DEFAULT_PROBING_REBALANCE_INTERVAL_MS))
     leader, leader_source, now_ms = _leader_and_clock(members, interval, captured_at_ms,
                                                       probing_on_leader=config.assignor in KAFKA_INTERNAL_ASSIGNORS)
+    if now_ms > LONG_MAX - interval:  # the file would hold a deadline past Long.MAX: taskassign could not read it
+        raise UserInputError(
+            f"{configs_source}: {PROBING_REBALANCE_INTERVAL_MS}={interval} with the leader's clock at {now_ms} ms puts "
+            f"the probing rebalance deadline past Long.MAX_VALUE ({LONG_MAX}); Kafka's leader would overflow it too. "
+            f"Give the value the application runs with (at most {LONG_MAX - now_ms})")
     document: dict[str, Any] = {
         "format": GROUP_FORMAT,
         "name": group_id,

@@ -85,6 +85,13 @@ def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
+def use_plugin_limits(timeout_s: float, memory_mib: int) -> None:
+    """``--plugin-timeout`` and ``--plugin-memory``: the limits of every plug-in assignor this run starts."""
+    from taskassign.assignors.plugin_process import PluginLimits, set_plugin_limits
+
+    set_plugin_limits(PluginLimits(timeout_s, memory_mib))
+
+
 def config_overrides(kafka_compat: bool = False, kafka_version: str | None = None) -> dict[str, Any]:
     """The configs ``--kafka-compat`` and ``--kafka-version`` set (the flag wins over the file's config)."""
     from taskassign.configs import KAFKA_COMPAT, KAFKA_VERSION

@@ -26,6 +26,8 @@ __all__ = (
     "DEFAULT_ASSIGNOR",
     "DEFAULT_CAPTURE_TIMEOUT_S",
     "DEFAULT_KAFKA_LINE",
+    "DEFAULT_PLUGIN_MEMORY_MIB",
+    "DEFAULT_PLUGIN_TIMEOUT_S",
     "KAFKA_LINES",
     "AddClients",
     "AllowPlugins",
@@ -35,6 +37,8 @@ __all__ = (
     "Force",
     "KafkaCompat",
     "KafkaVersion",
+    "PluginMemory",
+    "PluginTimeout",
     "RacksDown",
     "RemoveClients",
     "SetConfigs",
@@ -57,6 +61,9 @@ DEFAULT_CAPTURE_TIMEOUT_S = 30.0
 #: ``configs.KAFKA_LINES`` and ``configs.DEFAULT_KAFKA_LINE``: the release lines ``--kafka-version`` takes.
 KAFKA_LINES: tuple[str, ...] = ("3.9", "4.0", "4.1", "4.2", "4.3", "4.4", "trunk")
 DEFAULT_KAFKA_LINE = "4.4"
+#: ``assignors.plugin_process.DEFAULT_PLUGIN_TIMEOUT_S`` and ``DEFAULT_PLUGIN_MEMORY_MIB``.
+DEFAULT_PLUGIN_TIMEOUT_S = 60.0
+DEFAULT_PLUGIN_MEMORY_MIB = 2048
 
 _KAFKA_VERSION_HELP = (f"The Kafka Streams release line whose assignors and group leader are reproduced: "
                        f"{', '.join(KAFKA_LINES)}. Default: the input's kafka.version config, else "
@@ -115,6 +122,16 @@ def events_option(help: str, *, required: bool = False) -> Any:
     default, as with ``out_option``."""
     return typer.Option(..., "--events", "-e", help=help) if required else typer.Option("--events", "-e", help=help)
 
+
+# A plug-in assignor's process (docs/assignors.md, "Plug-ins run apart"): every command that can run one.
+PluginTimeout = Annotated[float, typer.Option(
+    "--plugin-timeout", metavar="SECONDS", min=0.001, max=86_400.0,
+    help=f"Stop a plug-in assignor that has not answered one call (import, configure, assign, callback) within "
+         f"SECONDS: exit 1 naming it. Default {DEFAULT_PLUGIN_TIMEOUT_S:g}.")]
+PluginMemory = Annotated[int, typer.Option(
+    "--plugin-memory", metavar="MIB", min=16, max=1 << 30,
+    help=f"The address space a plug-in assignor's process may take beyond taskassign's own (RLIMIT_AS); past "
+         f"it the plug-in fails, exit 1 naming it. Default {DEFAULT_PLUGIN_MEMORY_MIB}.")]
 
 KafkaCompat = Annotated[bool, kafka_compat_option()]
 AllowPlugins = Annotated[bool, allow_plugins_option()]

@@ -20,6 +20,7 @@ from taskassign.cli._common import (
     print_traceback,
     stderr_console,
     stdout_console,
+    use_plugin_limits,
 )
 from taskassign.cli._options import (
     DEFAULT_ASSIGNOR,
@@ -30,6 +31,8 @@ from taskassign.cli._options import (
     Force,
     KafkaCompat,
     KafkaVersion,
+    PluginMemory,
+    PluginTimeout,
     RacksDown,
     RemoveClients,
     SetConfigs,
@@ -84,10 +87,13 @@ def assign(
     strict: Annotated[bool, strict_option(_STRICT_HELP)] = False,
     debug: Annotated[bool, debug_option(_DEBUG_HELP)] = False,
     force: Force = False,
+    plugin_timeout: PluginTimeout = 60.0,
+    plugin_memory: PluginMemory = 2048,
 ) -> None:
     """Assign every task of a scenario (or of every scenario in a directory) to its clients."""
     from taskassign.formats.output_paths import OutputGuard
 
+    use_plugin_limits(plugin_timeout, plugin_memory)
     what_if = what_if_from_flags(sets, add_clients, remove_clients, racks_down)
     cases = sorted(scenario.glob("*.scenario.json")) if scenario.is_dir() else []
     guard = OutputGuard.of(force, scenario, *cases)

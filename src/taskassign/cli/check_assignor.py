@@ -16,8 +16,17 @@ from taskassign.cli._common import (
     print_traceback,
     stderr_console,
     stdout_console,
+    use_plugin_limits,
 )
-from taskassign.cli._options import DEFAULT_KAFKA_LINE, Force, KafkaVersion, debug_option, json_option
+from taskassign.cli._options import (
+    DEFAULT_KAFKA_LINE,
+    Force,
+    KafkaVersion,
+    PluginMemory,
+    PluginTimeout,
+    debug_option,
+    json_option,
+)
 from taskassign.errors import UserInputError
 
 if TYPE_CHECKING:
@@ -61,11 +70,14 @@ def check_assignor(
     debug: Annotated[bool, debug_option("Print the traceback of the first exception the assignor raised.")] = False,
     kafka_version: KafkaVersion = None,
     force: Force = False,
+    plugin_timeout: PluginTimeout = 60.0,
+    plugin_memory: PluginMemory = 2048,
 ) -> None:
     """Run an assignor over the shipped scenarios and random applications; report what breaks Kafka's rules.
 
     Fails (exit 1) on an exception, an assignment Kafka's validation refuses, unassigned tasks, missing
     standbys, or different answers to the same input; notes balance and warm-ups."""
+    use_plugin_limits(plugin_timeout, plugin_memory)
     from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

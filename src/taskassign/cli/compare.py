@@ -16,6 +16,7 @@ from taskassign.cli._common import (
     new_table,
     stderr_console,
     stdout_console,
+    use_plugin_limits,
 )
 from taskassign.cli._options import (
     AddClients,
@@ -23,6 +24,8 @@ from taskassign.cli._options import (
     Force,
     KafkaCompat,
     KafkaVersion,
+    PluginMemory,
+    PluginTimeout,
     RacksDown,
     RemoveClients,
     SetConfigs,
@@ -191,10 +194,13 @@ def compare_command(
     remove_clients: RemoveClients = None,
     racks_down: RacksDown = None,
     force: Force = False,
+    plugin_timeout: PluginTimeout = 60.0,
+    plugin_memory: PluginMemory = 2048,
 ) -> None:
     """The same application through each assignor (one rebalance, or a simulation with --events), side by side:
     metrics as rows, assignors as columns, the better value of each row marked. With one assignor and a what-if:
     the input as it is against the altered input, as a before -> after diff."""
+    use_plugin_limits(plugin_timeout, plugin_memory)
     from taskassign.api.compare import parse_assignor_list
     from taskassign.api.what_if import apply_what_if
     from taskassign.formats.output_paths import OutputGuard

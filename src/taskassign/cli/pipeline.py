@@ -13,11 +13,20 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from taskassign.cli._app import CommandGroup, app
-from taskassign.cli._common import EXIT_FAILED, handle_errors, new_table, stderr_console, stdout_console
+from taskassign.cli._common import (
+    EXIT_FAILED,
+    handle_errors,
+    new_table,
+    stderr_console,
+    stdout_console,
+    use_plugin_limits,
+)
 from taskassign.cli._options import (
     Force,
     KafkaCompat,
     KafkaVersion,
+    PluginMemory,
+    PluginTimeout,
     SparkMaster,
     SparkRemote,
     allow_plugins_option,
@@ -126,8 +135,11 @@ def run(
     conf: list[str] = typer.Option([], "--conf", help="Extra Spark config KEY=VALUE (repeatable)."),
     allow_plugins: Annotated[bool, allow_plugins_option(_PLUGINS_HELP)] = False,
     attention: int = typer.Option(10, "--attention", min=0, help=_ATTENTION_HELP),
+    plugin_timeout: PluginTimeout = 60.0,
+    plugin_memory: PluginMemory = 2048,
 ) -> None:
     """Assign every application of a fleet snapshot and write assignments, metrics, errors and a manifest."""
+    use_plugin_limits(plugin_timeout, plugin_memory)
     single, compared = _assignors(assignor)  # a bad name: exit 2 before Spark starts
     from taskassign.formats.output_paths import check_not_input
 
@@ -135,12 +147,13 @@ def run(
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+    from taskassign.assignors.plugin_process import plugin_limits
     from taskassign.pipeline.progress import ApplicationCounter
     from taskassign.pipeline.run import PipelineOptions, run_pipeline
     from taskassign.pipeline.session import command_session
 
     options = PipelineOptions(input_dir, output_dir, single, kafka_compat, buckets, allow_plugins, compared,
-                              attention, kafka_version)
+                              attention, kafka_version, plugin_limits())
     console, errors = stdout_console(), stderr_console()
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=errors, transient=True) as progress:
@@ -300,8 +313,11 @@ def export_scenario(
     kafka_compat: Annotated[bool, kafka_compat_option("Set taskassign.kafka.compat in its configs.")] = False,
     allow_plugins: Annotated[bool, allow_plugins_option(_PLUGINS_HELP)] = False,
     force: Force = False,
+    plugin_timeout: PluginTimeout = 60.0,
+    plugin_memory: PluginMemory = 2048,
 ) -> None:
     """Write one application's scenario file: the exact input the pipeline gives the engine for it."""
+    use_plugin_limits(plugin_timeout, plugin_memory)
     from rich.markup import escape
 
     from taskassign.formats.json_io import dump_json

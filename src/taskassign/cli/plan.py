@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 import typer
 
 from taskassign.cli._app import app
-from taskassign.cli._common import handle_errors, new_table, stdout_console
-from taskassign.cli._options import Force
+from taskassign.cli._common import handle_errors, new_table, stdout_console, use_plugin_limits
+from taskassign.cli._options import Force, PluginMemory, PluginTimeout
 from taskassign.errors import UserInputError
 
 if TYPE_CHECKING:
@@ -32,8 +32,11 @@ def plan(
                                               "(default: the capture's group id / scenario name)."),
     as_json: bool = typer.Option(False, "--json", help="Print the diff as JSON instead of tables."),
     force: Force = False,
+    plugin_timeout: PluginTimeout = 60.0,
+    plugin_memory: PluginMemory = 2048,
 ) -> None:
     """Compute an assignment for a captured application and show what would move (before -> after)."""
+    use_plugin_limits(plugin_timeout, plugin_memory)
     from rich.markup import escape
 
     from taskassign.analysis.diff import diff_assignments

@@ -16,6 +16,7 @@ from taskassign.cli._common import (
     new_table,
     stderr_console,
     stdout_console,
+    use_plugin_limits,
 )
 from taskassign.cli._options import (
     DEFAULT_ASSIGNOR,
@@ -23,6 +24,8 @@ from taskassign.cli._options import (
     Force,
     KafkaCompat,
     KafkaVersion,
+    PluginMemory,
+    PluginTimeout,
     RacksDown,
     RemoveClients,
     SetConfigs,
@@ -52,7 +55,8 @@ def rebalance(
     group: Path = typer.Argument(..., help="A GROUP.json file (docs/group-file.md)."),
     assignor: Annotated[str | None, assignor_option(
         "Built-in name (see `taskassign assignors`), module:Class or file.py:Class. Default: the assignor a captured "
-        f"file names (the one Kafka ran), else {DEFAULT_ASSIGNOR}.")] = None,
+        f"file names (the one Kafka ran), else {DEFAULT_ASSIGNOR}; --set task.assignor.class=... names one "
+        "too.")] = None,
     output: Annotated[Path | None, out_option("Write the group assignment document here.")] = None,
     as_json: Annotated[bool, json_option("Print the group assignment document instead of a table.")] = False,
     kafka_compat: KafkaCompat = False,
@@ -65,6 +69,8 @@ def rebalance(
         None, "--previous",
         help="Streams groups: the capture of the epoch before GROUP (its targets are the assignor's input)."),
     force: Force = False,
+    plugin_timeout: PluginTimeout = 60.0,
+    plugin_memory: PluginMemory = 2048,
 ) -> None:
     """Run Kafka Streams' group leader on GROUP.json: every member's assignment bytes and what it does next.
 
@@ -75,6 +81,7 @@ def rebalance(
     with --previous the capture before it) the broker's assignor is replayed for every target-assignment
     epoch and compared with the broker's targets: exit code 0 only when every epoch matches.
     """
+    use_plugin_limits(plugin_timeout, plugin_memory)
     from rich.markup import escape
     from rich.text import Text
 
@@ -90,6 +97,10 @@ def rebalance(
 
     if output is not None:  # a history directory's captures are inputs, each of them
         OutputGuard.of(force, group, previous, *(sorted(group.glob("*.json")) if group.is_dir() else ())).file(output)
+    what_if = what_if_from_flags(sets, add_clients, remove_clients, racks_down)
+    if not what_if.is_empty and (is_streams_capture_input(group) or group.is_dir()):
+        raise UserInputError("--set, --add-clients, --remove-client and --rack-down alter one group file; a streams "
+                             "group's capture or a history directory is replayed as captured, so they cannot apply")
     if is_streams_capture_input(group):
         replays = replay_streams(group, previous, kafka_version)
         text, rendered = write_and_render(replays, as_json=as_json, output=output)
@@ -109,6 +120,8 @@ def rebalance(
     if user is not None:
         user.classic_class()  # a streams-protocol name: no place here
     spec = read_group(group)
+    if user is None and what_if.assignor is not None:  # --set task.assignor.class: the user's choice, like -a
+        user = resolve(what_if.assignor)
     chosen = user or resolve(spec.capture.assignor if spec.capture is not None else DEFAULT_ASSIGNOR)
     chosen.classic_class()
     if overrides := config_overrides(kafka_compat, kafka_version):

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 import typer
 
 from taskassign.cli._app import app
-from taskassign.cli._common import handle_errors, stderr_console
-from taskassign.cli._options import Force
+from taskassign.cli._common import handle_errors, stderr_console, use_plugin_limits
+from taskassign.cli._options import Force, PluginMemory, PluginTimeout
 
 if TYPE_CHECKING:
     pass
@@ -35,8 +35,11 @@ def serve(
                                            help="The most one decision may take before an error is answered "
                                                 "(default 400; keep it under taskassign.timeout.ms)."),
     force: Force = False,
+    plugin_timeout: PluginTimeout = 60.0,
+    plugin_memory: PluginMemory = 2048,
 ) -> None:
     """Answer the bridge's rebalances: the application's assignor on its ApplicationState, or its approved plan."""
+    use_plugin_limits(plugin_timeout, plugin_memory)
     from rich.markup import escape
 
     from taskassign.bridge.service import make_server, read_service_config

@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from taskassign.cli._app import app
-from taskassign.cli._common import EXIT_FAILED, handle_errors, load_altered, new_table, stderr_console, stdout_console
+from taskassign.cli._common import (
+    EXIT_FAILED,
+    handle_errors,
+    load_altered,
+    new_table,
+    stderr_console,
+    stdout_console,
+    use_plugin_limits,
+)
 from taskassign.cli._options import (
     DEFAULT_ASSIGNOR,
     AddClients,
@@ -17,6 +25,8 @@ from taskassign.cli._options import (
     Force,
     KafkaCompat,
     KafkaVersion,
+    PluginMemory,
+    PluginTimeout,
     RacksDown,
     RemoveClients,
     SetConfigs,
@@ -126,8 +136,11 @@ def simulate_command(
     racks_down: RacksDown = None,
     allow_plugins: AllowPlugins = False,
     force: Force = False,
+    plugin_timeout: PluginTimeout = 60.0,
+    plugin_memory: PluginMemory = 2048,
 ) -> None:
     """Replay a sequence of rebalances (joins, crashes, restarts, restores, probing) and report each one."""
+    use_plugin_limits(plugin_timeout, plugin_memory)
     from rich.markup import escape
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
     from rich.text import Text

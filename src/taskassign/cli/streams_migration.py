@@ -9,13 +9,22 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from taskassign.cli._app import app
-from taskassign.cli._common import handle_errors, load_altered, new_table, stderr_console, stdout_console
+from taskassign.cli._common import (
+    handle_errors,
+    load_altered,
+    new_table,
+    stderr_console,
+    stdout_console,
+    use_plugin_limits,
+)
 from taskassign.cli._options import (
     DEFAULT_ASSIGNOR,
     AddClients,
     Force,
     KafkaCompat,
     KafkaVersion,
+    PluginMemory,
+    PluginTimeout,
     RacksDown,
     RemoveClients,
     SetConfigs,
@@ -59,8 +68,9 @@ def comparison_table(what_if: MigrationWhatIf) -> Table:
 @handle_errors
 def streams_migration(
     application: Path = typer.Argument(..., help="A *.scenario.json or a GROUP.json."),
-    classic: str = typer.Option(DEFAULT_ASSIGNOR, "--classic",
-                                help="The classic protocol's assignor (a KIP-924 one; Kafka's default)."),
+    classic: str | None = typer.Option(
+        None, "--classic", help=f"The classic protocol's assignor (a KIP-924 one). Default: the one --set "
+                                f"task.assignor.class=... names, else {DEFAULT_ASSIGNOR} (Kafka's default)."),
     output: Annotated[Path | None, out_option("Write the comparison document here.")] = None,
     as_json: Annotated[bool, json_option("Print the comparison document instead of a table.")] = False,
     kafka_compat: KafkaCompat = False,
@@ -70,9 +80,12 @@ def streams_migration(
     remove_clients: RemoveClients = None,
     racks_down: RacksDown = None,
     force: Force = False,
+    plugin_timeout: PluginTimeout = 60.0,
+    plugin_memory: PluginMemory = 2048,
 ) -> None:
     """What moving an application to the streams protocol (KIP-1071) would change: the classic assignor against
     Kafka's broker-side sticky and balanced assignors, on the same application."""
+    use_plugin_limits(plugin_timeout, plugin_memory)
     from rich.markup import escape
     from rich.text import Text
 
@@ -85,10 +98,9 @@ def streams_migration(
 
     if output is not None:
         OutputGuard.of(force, application).file(output)
-    resolved = resolve(classic)
-    loaded, notes = load_altered(
-        application, what_if_from_flags(sets, add_clients, remove_clients, racks_down), kafka_compat=kafka_compat,
-        kafka_version=kafka_version)
+    what_if_flags = what_if_from_flags(sets, add_clients, remove_clients, racks_down)
+    resolved = resolve(classic or what_if_flags.assignor or DEFAULT_ASSIGNOR)  # --set task.assignor.class is honoured
+    loaded, notes = load_altered(application, what_if_flags, kafka_compat=kafka_compat, kafka_version=kafka_version)
     what_if = migration_what_if(loaded, resolved)
     verdict = migration_verdict(what_if, loaded, resolved, source=str(application))
     console = stdout_console()

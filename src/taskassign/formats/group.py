@@ -20,7 +20,7 @@ from taskassign.errors import DecodeError, EncodeError
 from taskassign.formats.json_io import JsonObject, describe, fail, load_json_file
 from taskassign.formats.scenario import parse_configs, typed_configs
 from taskassign.formats.wire_documents import bytes_from_text, message_from_json, message_to_json
-from taskassign.model import MAX_PARTITIONS
+from taskassign.model import MAX_MEMBERS, MAX_PARTITIONS
 from taskassign.wire.consumer_protocol import Assignment, Subscription
 from taskassign.wire.subscription_info import SubscriptionInfo
 
@@ -327,6 +327,9 @@ def _partition_list(entry: JsonObject, items: list[Any]) -> tuple[PartitionSpec,
 
 
 def _members(items: list[Any], source: str | None) -> tuple[MemberSpec, ...]:
+    if len(items) > MAX_MEMBERS:
+        fail("$.members", f"{len(items)} members, more than the {MAX_MEMBERS} taskassign takes per group "
+                        "(docs/security.md, Work)", source)
     if not items:
         fail("$.members", "a group has at least one member", source)
     members: list[MemberSpec] = []

@@ -23,6 +23,7 @@ from taskassign.ids import ProcessId, TaskId
 from taskassign.internals.gc_pause import gc_paused
 from taskassign.model import (
     LATEST_OFFSET,
+    MAX_MEMBERS,
     UNKNOWN_OFFSET_SUM,
     ApplicationState,
     KafkaStreamsAssignment,
@@ -249,6 +250,10 @@ def _parse_clients(
     clients: list[KafkaStreamsState] = []
     seen_pids: set[ProcessId] = set()
     consumer_owner: dict[str, str] = {}
+    if len(items) > MAX_MEMBERS:
+        fail("$.clients", f"{len(items)} clients, more than the {MAX_MEMBERS} taskassign takes (each has a thread "
+                          "at least: docs/security.md, Work)", source)
+    members = 0
     for i, item in enumerate(items):
         obj = JsonObject(item, f"$.clients[{i}]", source)
         pid = _process_id(obj.raw("process_id"), obj.sub("process_id"), source)
@@ -256,6 +261,10 @@ def _parse_clients(
             obj.fail("process_id", f"duplicate process id {pid}")
         seen_pids.add(pid)
         consumers = _parse_consumers(obj, pid)
+        members += len(consumers)
+        if members > MAX_MEMBERS:
+            fail(obj.path, f"the clients up to this one have {members} threads (consumers) in all, more than the "
+                           f"{MAX_MEMBERS} members taskassign takes per application (docs/security.md, Work)", source)
         for k, consumer in enumerate(consumers):
             if consumer in consumer_owner:
                 fail(f"{obj.sub('consumers')}[{k}]",

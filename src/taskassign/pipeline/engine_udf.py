@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import StructType
 
+from taskassign.assignors.plugin_process import DEFAULT_PLUGIN_LIMITS, PluginLimits, set_plugin_limits
 from taskassign.fleet.bucket import BucketResult, process_bucket
 from taskassign.fleet.checks import MALFORMED, SOURCE_ROW
 from taskassign.fleet.outputs import app_row, client_rows, consumer_rows
@@ -62,6 +63,8 @@ class EngineSettings:
     kafka_version: str | None = None
     #: The applications' own assignors may be plug-ins (--allow-plugins).
     allow_plugins: bool = False
+    #: What a plug-in may take (--plugin-timeout, --plugin-memory): set in each worker before its bucket runs.
+    plugin_limits: PluginLimits = DEFAULT_PLUGIN_LIMITS
     #: A directory the buckets write their PROCESSED rows to as Parquet files (returning STAGED_FILE rows).
     staged: str | None = None
     #: Sees each bucket's PROCESSED rows, before any staging (the progress count, pipeline.progress).
@@ -217,6 +220,7 @@ def _bucket_runner(
 
     def results(tables: Mapping[str, pa.Table], spent: float, read_seconds: float) -> ArrowBatches:
         started = time.perf_counter()
+        set_plugin_limits(settings.plugin_limits)  # a worker is a process of its own: the driver's do not reach it
         result = process_bucket(tables, assignor_override=settings.assignor_override,
                                 kafka_compat=settings.kafka_compat, allow_plugins=settings.allow_plugins,
                                 kafka_version=settings.kafka_version)

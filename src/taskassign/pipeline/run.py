@@ -21,6 +21,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from taskassign.analysis.attention import DEFAULT_ATTENTION
+from taskassign.assignors.plugin_process import DEFAULT_PLUGIN_LIMITS, PluginLimits
 from taskassign.errors import UserInputError
 from taskassign.pipeline import stages
 from taskassign.pipeline.assemble import assemble_outputs
@@ -84,6 +85,8 @@ class PipelineOptions:
     attention: int = DEFAULT_ATTENTION
     #: ``--kafka-version``: the Kafka release line of every application (None: each one's kafka.version, else 4.4).
     kafka_version: str | None = None
+    #: ``--plugin-timeout``, ``--plugin-memory``: what a plug-in assignor may take in each worker.
+    plugin_limits: PluginLimits = DEFAULT_PLUGIN_LIMITS
 
     def passes(self) -> tuple[str | None, ...]:
         """The assignor override of each pass over the fleet: one, or each assignor compared."""
@@ -135,6 +138,7 @@ def processed(
     with ``local``, the buckets read the files it writes, waiting for them."""
     settings = EngineSettings(assignor_override=options.assignor, kafka_compat=options.kafka_compat,
                               kafka_version=options.kafka_version, allow_plugins=options.allow_plugins,
+                              plugin_limits=options.plugin_limits,
                               staged=staged, on_rows=counter.row_counter() if counter is not None else None)
     if local is not None:
         return stages.process_bucket_files(spark, str(local.directory), buckets, settings)
@@ -260,6 +264,8 @@ def run_pipeline(
             "options": {"assignor": options.assignor, "kafka_compat": options.kafka_compat,
                         "kafka_version": options.kafka_version, "buckets": buckets,
                         "allow_plugins": options.allow_plugins, "attention": options.attention,
+                        "plugin_timeout_s": options.plugin_limits.timeout_s,
+                        "plugin_memory_mib": options.plugin_limits.memory_mib,
                         **({"assignors": list(options.assignors)} if options.assignors else {})},
         }
         if options.assignors:

@@ -15,6 +15,7 @@ make ``balance`` loop for ever).
 from __future__ import annotations
 
 import heapq
+import math
 from collections import deque
 from collections.abc import Callable
 
@@ -75,37 +76,95 @@ def _should_move(source: _Process, destination: _Process) -> bool:
     return 0 <= proposed < skew
 
 
+class _MinTree:
+    """Minimum of a list of doubles under point updates, and the first index at or after a position whose value
+    is at most a bound: each in O(log n), so a pass over all processes is O(n log n), not O(n^2)."""
+
+    __slots__ = ("size", "tree")
+
+    def __init__(self, values: list[float]) -> None:
+        size = 1
+        while size < len(values):
+            size *= 2
+        self.size = size
+        tree = [math.inf] * (2 * size)
+        tree[size:size + len(values)] = values
+        for i in range(size - 1, 0, -1):
+            tree[i] = min(tree[2 * i], tree[2 * i + 1])
+        self.tree = tree
+
+    def minimum(self) -> float:
+        return self.tree[1]
+
+    def set(self, index: int, value: float) -> None:
+        tree = self.tree
+        i = index + self.size
+        tree[i] = value
+        i //= 2
+        while i:
+            tree[i] = min(tree[2 * i], tree[2 * i + 1])
+            i //= 2
+
+    def first_at_most(self, start: int, bound: float) -> int:
+        """The smallest index >= ``start`` whose value is <= ``bound``, else -1."""
+        tree, size = self.tree, self.size
+        if start >= size:
+            return -1
+        i = start + size
+        # climb while the subtrees to the right of the path hold nothing small enough
+        while True:
+            if tree[i] <= bound:
+                break
+            while i & 1:  # a right child: go up until a left child, whose right sibling is next
+                i //= 2
+                if i == 0:
+                    return -1
+            i += 1
+        while i < size:  # descend to the leftmost leaf at most bound
+            i = 2 * i if tree[2 * i] <= bound else 2 * i + 1
+        return i - size
+
+
 def _balance(processes: list[_Process], kind: Callable[[_Process], set[int]]) -> None:
     """Full passes over (source, destination) pairs in id order until one moves nothing; in each pair, while
     a move would reduce the skew, the source's tasks of ``kind`` in order go to the destination unless it
     holds them in any role.
 
-    A move needs the source more loaded than the destination, so a source at the lowest load is skipped
-    whole and a destination at or above the source's load at once (the loads are Kafka's doubles, kept
-    current after every move): the same pairs move as in Kafka's double loop, without visiting the rest."""
-    loads = [p.assigned_load() for p in processes]
+    Kafka visits every pair (quadratic in the processes, per pass). Here a pair is visited only when it can
+    move: a move needs the source above the lowest load, and needs ``(d + 1) / cd <= (s - 1) / cs`` (the
+    destination after one more task no higher than the source after one less, ``_should_move``'s
+    ``proposed >= 0``, compared as the same doubles), so the destinations are found in id order by that bound
+    with a min-tree of each process's load after one more task (``_MinTree``). The pairs visited are exactly
+    those of Kafka's double loop that can move, in the same order, with the same moves."""
+    count = len(processes)
+    loads = _MinTree([p.assigned_load() for p in processes])
+    after_one_more = _MinTree([(len(p.all) + 1) / p.capacity for p in processes])
     moved = True
     while moved:
         moved = False
         for a, source in enumerate(processes):
-            if loads[a] <= min(loads):
+            if loads.tree[loads.size + a] <= loads.minimum():
                 continue
-            for b, destination in enumerate(processes):
-                if loads[b] >= loads[a] or not _should_move(source, destination):
-                    continue
-                tasks = kind(source)
-                target = kind(destination)
-                for t in sorted(tasks):
-                    if not _should_move(source, destination):
-                        break
-                    if t in destination.all:
-                        continue
-                    tasks.discard(t)
-                    source.all.discard(t)
-                    destination.add(target, t)
-                    moved = True
-                loads[a] = source.assigned_load()
-                loads[b] = destination.assigned_load()
+            b = after_one_more.first_at_most(0, (len(source.all) - 1) / source.capacity)
+            while 0 <= b < count:
+                destination = processes[b]
+                if b != a and loads.tree[loads.size + b] < loads.tree[loads.size + a] and \
+                        _should_move(source, destination):
+                    tasks = kind(source)
+                    target = kind(destination)
+                    for t in sorted(tasks):
+                        if not _should_move(source, destination):
+                            break
+                        if t in destination.all:
+                            continue
+                        tasks.discard(t)
+                        source.all.discard(t)
+                        destination.add(target, t)
+                        moved = True
+                    for k, process in ((a, source), (b, destination)):
+                        loads.set(k, process.assigned_load())
+                        after_one_more.set(k, (len(process.all) + 1) / process.capacity)
+                b = after_one_more.first_at_most(b + 1, (len(source.all) - 1) / source.capacity)
 
 
 def _assign_standbys(processes: list[_Process], stateful: list[int], num_standby: int) -> None:
@@ -178,16 +237,21 @@ def _spread(process: _Process, active: dict[str, list[int]], standby: dict[str, 
             k += 1
             if counts[member] < level:
                 below.append(member)
-        at_level = [m for m in process.members if counts[m] == level]
+        at_level = deque(m for m in process.members if counts[m] == level)  # in member-id order
+        available = set(at_level)  # taken ones leave this set; the deque skips them when popped (no O(n) remove)
         rest: list[int] = []
         for t, owner in unassigned[k:]:
-            if owner is not None and owner in at_level:
-                at_level.remove(owner)
+            if owner is not None and owner in available:
+                available.discard(owner)
                 give(owner, t)
             else:
                 rest.append(t)
         for t in rest:
-            give(at_level.pop(0), t)
+            while at_level[0] not in available:
+                at_level.popleft()
+            member = at_level.popleft()
+            available.discard(member)
+            give(member, t)
 
 
 def assign_balanced(group: StreamsGroup) -> StreamsGroupAssignment:

@@ -24,7 +24,7 @@ from typing import Any
 from taskassign.errors import StreamsAssignorError
 from taskassign.formats.json_io import JsonObject, check_int, describe, dump_json, fail, load_json_file
 from taskassign.internals.java_order import java_string_key
-from taskassign.model import MAX_PARTITIONS, MAX_TASKS
+from taskassign.model import MAX_MEMBERS, MAX_PARTITIONS, MAX_TASKS
 from taskassign.streams_protocol.model import (
     ASSIGNOR_NAMES,
     DEFAULT_ASSIGNOR_NAME,
@@ -136,6 +136,9 @@ def _subtopologies(items: list[Any], source: str | None) -> tuple[Subtopology, .
 
 
 def _members(items: list[Any], source: str | None) -> tuple[GroupMember, ...]:
+    if len(items) > MAX_MEMBERS:
+        fail("$.members", f"{len(items)} members, more than the {MAX_MEMBERS} taskassign takes per group "
+                        "(docs/security.md, Work)", source)
     result: list[GroupMember] = []
     seen: dict[str, int] = {}
     for i, item in enumerate(items):
