@@ -114,3 +114,30 @@ def test_only_new_task_info_builds_a_task_info() -> None:
     callers = sorted(str(p.relative_to(src)) for p in src.rglob("*.py")
                      if p.name != "model.py" and re.search(r"\bTaskInfo\(", p.read_text(encoding="utf-8")))
     assert not callers, f"build TaskInfo through model.new_task_info: {callers}"
+
+
+def test_task_builders_give_the_values_of_the_checked_constructors() -> None:
+    """model.task_builders (the fleet's bulk builder) skips __init__ and __post_init__: equal values, every
+    derived field included."""
+    from taskassign.ids import TaskId
+    from taskassign.model import SortedFrozenSet, TaskTopicPartition, new_task_info, task_builders
+
+    partition, task_info = task_builders()
+    racks = SortedFrozenSet(["r1", "r0"])
+    cases = [
+        ((TaskTopicPartition("cl", 3, False, True, racks), TaskTopicPartition("in", 3, True, False, None)), ("s",), 7,
+         None),
+        ((TaskTopicPartition("a", 0, True, True, racks), TaskTopicPartition("b", 0, True, False, racks)), (), 0, 12),
+        ((TaskTopicPartition("b", 1, True, False, None),), (), 0, None),
+    ]
+    for parts, stores, end, size in cases:
+        fast_parts = tuple(partition(p.topic, p.partition, p.is_source, p.is_changelog, p.rack_ids) for p in parts)
+        assert fast_parts == parts
+        checked = new_task_info(TaskId(0, parts[0].partition), stores, parts, end, size)
+        fast = task_info(TaskId(0, parts[0].partition), SortedFrozenSet(stores), fast_parts,
+                         tuple(p for p in fast_parts if p.is_source), tuple(p for p in fast_parts if p.is_changelog),
+                         end, size)
+        assert fast == checked
+        for name in ("has_changelog", "is_stateful", "source_partitions", "changelog_partitions",
+                     "source_topic_partitions", "topic_partitions", "state_store_names"):
+            assert getattr(fast, name) == getattr(checked, name), name

@@ -27,6 +27,7 @@ import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from itertools import chain
 from types import MappingProxyType
 from typing import Any
 
@@ -482,6 +483,7 @@ def _client_metrics(
     held = ran.union(client.previous_standby_tasks.items)
     anyone_ran = view.previously_active
     moves_in = records = state_load = active_state_load = changelog_replicas = 0
+    reads: list[tuple[TaskTopicPartition, ...]] = []  # read in one call per kind, in the same order
     for t in placed.active:
         info = tasks[t]
         weight = info.state_weight
@@ -498,7 +500,9 @@ def _client_metrics(
                 records += restored
                 totals.restore_active += restored
                 totals.unknown_lags += unknown
-        totals.read(rack, info.source_partitions, True)
+        reads.append(info.source_partitions)
+    totals.read(rack, chain.from_iterable(reads), True)
+    reads.clear()
     for t in placed.standby:
         info = tasks[t]
         state_load += info.state_weight
@@ -512,7 +516,8 @@ def _client_metrics(
                 records += restored
                 totals.restore_standby += restored
                 totals.unknown_lags += unknown
-        totals.read(rack, info.changelog_partitions, False)
+        reads.append(info.changelog_partitions)
+    totals.read(rack, chain.from_iterable(reads), False)
     totals.active_moves += moves_in
     per_consumer = consumers.get(pid) if consumers is not None else None
     thread_active, thread_total, thread_state = _thread_loads(client, placed, per_consumer, state_load, tasks)

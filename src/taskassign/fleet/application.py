@@ -244,21 +244,30 @@ def _fill(result: AppResult, built: BuiltApplication, outcome: RebalanceResult) 
     measured = _measure(built, outcome)
     result["metrics"] = measured.to_dict() if measured is not None else None
     per_client = {m.process_id: m for m in measured.client_metrics} if measured is not None else {}
+    # Each task's id as text once (a task is written up to three times: its client's and its consumer's lists).
+    names = _TaskNames({t: str(t) for t in state.tasks})
     clients: list[ClientResult] = []
     for pid, assignment in outcome.group.clients.items():
         client = state.clients[pid]
         detail = per_client.get(pid)
         clients.append(ClientResult(
             process_id=str(pid), rack=client.rack_id, num_threads=client.num_processing_threads,
-            active_tasks=[str(t) for t in assignment.active_tasks()],
-            standby_tasks=[str(t) for t in assignment.standby_tasks()],
+            active_tasks=list(map(names.__getitem__, assignment.active_tasks())),
+            standby_tasks=list(map(names.__getitem__, assignment.standby_tasks())),
             followup_rebalance_deadline_ms=assignment.followup_rebalance_deadline,
             records_to_restore=detail.records_to_restore if detail else None,
             state_load=detail.state_load if detail else None,
             active_moves_in=detail.active_moves_in if detail else None,
         ))
     result["clients"] = clients
-    result["consumers"] = _consumers(outcome)
+    result["consumers"] = _consumers(outcome, names)
+
+
+class _TaskNames(dict[Any, str]):
+    """Task ids as text, made on first use for a task the application does not list (an invalid assignment)."""
+
+    def __missing__(self, task: Any) -> str:
+        return str(task)
 
 
 def _measure(built: BuiltApplication, outcome: RebalanceResult) -> AssignmentMetrics | None:
@@ -270,7 +279,7 @@ def _measure(built: BuiltApplication, outcome: RebalanceResult) -> AssignmentMet
         return None
 
 
-def _consumers(outcome: RebalanceResult) -> list[ConsumerResult]:
+def _consumers(outcome: RebalanceResult, names: Mapping[Any, str]) -> list[ConsumerResult]:
     """Each consumer's share, when the leader distributed the tasks over threads (``computeNewAssignment``); task lists
     in TaskId order, as in assignment files."""
     per_client: Mapping[Any, Mapping[str, Any]] | None = outcome.group.consumers
@@ -281,9 +290,9 @@ def _consumers(outcome: RebalanceResult) -> list[ConsumerResult]:
         for consumer, share in consumers.items():
             rows.append(ConsumerResult(
                 process_id=str(pid), consumer_id=consumer,
-                active_tasks=[str(t) for t in sorted(share.active)],
-                standby_tasks=[str(t) for t in sorted(share.standby)],
-                withheld_tasks=[str(t) for t in sorted(share.withheld)],
+                active_tasks=list(map(names.__getitem__, sorted(share.active))),
+                standby_tasks=list(map(names.__getitem__, sorted(share.standby))),
+                withheld_tasks=list(map(names.__getitem__, sorted(share.withheld))),
                 followup_rebalance_deadline_ms=share.followup_rebalance_deadline,
             ))
     return rows

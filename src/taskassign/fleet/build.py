@@ -29,9 +29,8 @@ from taskassign.model import (
     KafkaStreamsState,
     SortedFrozenSet,
     TaskInfo,
-    TaskTopicPartition,
     compute_lag,
-    new_task_info,
+    task_builders,
 )
 
 __all__ = (
@@ -146,9 +145,16 @@ def _pid(text: str) -> ProcessId:
         raise UserInputError(str(exc)) from None
 
 
+_PARTITION, _TASK_INFO = task_builders()
+
+
 def _tasks(blocks: Sequence[SubtopologyInput]) -> dict[TaskId, TaskInfo]:
     """Every task of every subtopology: task p reads partition p of each source topic that has one and
-    owns partition p of each changelog topic (Kafka's partition grouper and ``ChangelogTopics``)."""
+    owns partition p of each changelog topic (Kafka's partition grouper and ``ChangelogTopics``).
+
+    Built column-wise per subtopology: its topics sorted once (a task's partitions share its number, so
+    topic order is (topic, partition) order), each topic's rack sets interned once, and the values made
+    straight into their final form (``model.task_builders``)."""
     racks_cache: dict[tuple[str, ...], SortedFrozenSet[str]] = {}
 
     def rack_set(racks: list[str] | None) -> SortedFrozenSet[str] | None:
@@ -160,6 +166,7 @@ def _tasks(blocks: Sequence[SubtopologyInput]) -> dict[TaskId, TaskInfo]:
             found = racks_cache[key] = SortedFrozenSet(key)
         return found
 
+    partition, task_info = _PARTITION, _TASK_INFO
     tasks: dict[TaskId, TaskInfo] = {}
     for block in sorted(blocks, key=lambda b: b["subtopology"]):
         sub, count = block["subtopology"], block["num_tasks"]
@@ -170,20 +177,36 @@ def _tasks(blocks: Sequence[SubtopologyInput]) -> dict[TaskId, TaskInfo]:
         sizes = block["state_bytes"] or ()
         if logged and len(ends) != count:
             raise UserInputError(f"subtopology {sub}: {len(ends)} end offset sums for {count} tasks")
+        columns = []
+        for t in topics:
+            racks = t["racks"]
+            column = [rack_set(r) for r in racks[:count]] if racks is not None else []
+            column += [None] * (count - len(column))
+            columns.append((t["topic"], t["is_source"], t["is_changelog"], t["num_partitions"], column))
+        if count and TaskId(sub, 0) in tasks:  # blocks in subtopology order: a repeated one collides at 0
+            raise UserInputError(f"task {TaskId(sub, 0)} is listed twice")
         for p in range(count):
             tid = TaskId(sub, p)
-            if tid in tasks:
-                raise UserInputError(f"task {tid} is listed twice")
             parts = []
-            for t in topics:
-                racks = t["racks"]
-                rack_ids = rack_set(racks[p]) if racks is not None and p < len(racks) else None
-                if t["is_source"] and p < t["num_partitions"]:
-                    parts.append(TaskTopicPartition(t["topic"], p, True, t["is_changelog"], rack_ids))
-                elif t["is_changelog"]:
-                    parts.append(TaskTopicPartition(t["topic"], p, False, True, rack_ids))
-            state_bytes = sizes[p] if p < len(sizes) else None
-            tasks[tid] = new_task_info(tid, stores, parts, ends[p] if logged else 0, state_bytes)
+            sources = []
+            changelogs = []
+            for topic, is_source, is_changelog, limit, column in columns:
+                if is_source and p < limit:
+                    made = partition(topic, p, True, is_changelog, column[p])
+                    sources.append(made)
+                    if is_changelog:
+                        changelogs.append(made)
+                elif is_changelog:
+                    made = partition(topic, p, False, True, column[p])
+                    changelogs.append(made)
+                else:
+                    continue
+                parts.append(made)
+            end = ends[p] if logged else 0
+            if end != 0 and not changelogs:  # new_task_info's check (unreachable: a changelog topic is every task's)
+                raise ValueError(f"task {tid} has a changelog end offset sum ({end}) but no changelog partition")
+            tasks[tid] = task_info(tid, stores, tuple(parts), tuple(sources), tuple(changelogs), end,
+                                   sizes[p] if p < len(sizes) else None)
     return tasks
 
 
@@ -212,10 +235,10 @@ def _clients(
         # below are built in order, not sorted again (a tenth of building a scenario).
         ordered, last = True, None
         for t in row["tasks"] or ():
-            tid = TaskId(t["subtopology"], t["partition"])
-            info = tasks.get(tid)
+            info = tasks.get((None, t["subtopology"], t["partition"]))  # type: ignore[call-overload]  # a TaskId's tuple
             if info is None:
-                raise UserInputError(f"client {pid} reports unknown task {tid}")
+                raise UserInputError(f"client {pid} reports unknown task {TaskId(t['subtopology'], t['partition'])}")
+            tid = info.id
             if ordered:
                 ordered, last = last is None or last < tid, tid
             offset = t["offset_sum"]

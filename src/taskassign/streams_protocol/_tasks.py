@@ -9,7 +9,6 @@ the assignors collect them but never look them up.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from itertools import groupby
 from types import MappingProxyType
 
 from taskassign.internals.java_order import java_string_key
@@ -63,9 +62,15 @@ class TaskIndex:
     def name(self, task: int) -> str:
         return task_name(self.ids[self.task_rank[task]], self.task_partition[task])
 
-    def partition_major(self) -> list[int]:
-        """Every task sorted by (partition, subtopology id)."""
-        return sorted(range(self.count), key=lambda t: (self.task_partition[t], self.task_rank[t]))
+    def partition_major(self, stateful_only: bool = False) -> list[int]:
+        """Every task (``stateful_only``: of stateful subtopologies) sorted by (partition, subtopology id), made
+        in that order rather than sorted."""
+        order: list[int] = []
+        ranks = [(first, n) for first, n, stateful in zip(self.base, self.partitions, self.stateful, strict=True)
+                 if stateful or not stateful_only]
+        for p in range(max((n for _, n in ranks), default=0)):
+            order.extend([first + p for first, n in ranks if p < n])
+        return order
 
     def stateful_tasks(self) -> list[int]:
         """The tasks of stateful subtopologies, ascending."""
@@ -76,7 +81,17 @@ class TaskIndex:
         return result
 
     def task_map(self, tasks: Iterable[int]) -> TaskMap:
-        """A TaskMap of ints (any order): sorted ints come grouped by subtopology."""
-        partition = self.task_partition.__getitem__
-        return MappingProxyType({self.ids[r]: tuple(map(partition, group))
-                                 for r, group in groupby(sorted(tasks), self.task_rank.__getitem__)})
+        """A TaskMap of ints (any order): sorted ints come grouped by subtopology. One loop, no groupby: an
+        assignor's answer is one call per member and kind, a few tasks each (an eighth of the sticky assignor's
+        time at 10^3 members through groupby)."""
+        ids, ranks, partitions = self.ids, self.task_rank, self.task_partition
+        grouped: dict[str, list[int]] = {}
+        last = -1
+        current: list[int] = []
+        for t in sorted(tasks):
+            r = ranks[t]
+            if r != last:
+                last = r
+                current = grouped[ids[r]] = []
+            current.append(partitions[t])
+        return MappingProxyType({sid: tuple(parts) for sid, parts in grouped.items()})

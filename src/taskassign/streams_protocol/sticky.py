@@ -230,7 +230,7 @@ def _assign(group: StreamsGroup, revision: StickyRevision) -> StreamsGroupAssign
         requeue(process_count[j] / capacity[j])
 
     if num_standby > 0:
-        _assign_standbys(run, stateful, num_standby, prev_active, prev_standby, total_quota)
+        _assign_standbys(run, num_standby, prev_active, prev_standby, total_quota)
 
     members = {
         run.members[i].member_id: MemberAssignment(index.task_map(run.active[i]), index.task_map(run.standby[i]))
@@ -270,16 +270,14 @@ def _ranked_previous_holders(run: _Run, index: TaskIndex, task_offsets: bool) ->
 
 
 def _assign_standbys(
-    run: _Run, stateful: list[int], num_standby: int, prev_active: list[int], prev_standby: dict[int, list[int]],
+    run: _Run, num_standby: int, prev_active: list[int], prev_standby: dict[int, list[int]],
     total_quota: _Quota,
 ) -> None:
     """Standbys: previous active's process, then previous standby / offset holders, within the total quota,
     tasks by (partition, subtopology) descending; the rest to the least loaded process without the task, tasks
     by (subtopology, partition) descending (``StickyTaskAssignor#assignStandby``'s two sorts)."""
     records: list[tuple[int, int]] = []
-    index = run.index
-    partition, rank = index.task_partition, index.task_rank
-    for t in sorted(stateful, key=lambda t: (partition[t], rank[t]), reverse=True):
+    for t in reversed(run.index.partition_major(stateful_only=True)):  # (partition, subtopology) descending
         if prev_active[t] < 0 and t not in prev_standby:  # nobody held it: every replica goes to the fill step
             records.append((t, num_standby))
             continue
