@@ -170,6 +170,7 @@ def test_no_fleet_metrics_when_no_application_ran() -> None:
     assert fleet_metrics(_app_metrics([{"app_id": "x", "status": "REJECTED"}])).num_rows == 0
 
 
+@pytest.mark.slow  # a whole fleet through Spark twice; test_run covers the same tables on the example fleet
 @pytest.mark.spark
 def test_fleet_metrics_agree_with_sparks_aggregates(spark: Any) -> None:
     from pyspark.sql import functions as F

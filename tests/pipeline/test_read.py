@@ -20,6 +20,7 @@ def typed_rows(spark: Any, directory: Path, table: str) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: json.dumps({k: v for k, v in r.items() if k != SOURCE_ROW}, default=str))
 
 
+@pytest.mark.slow  # 18 Spark reads (6 tables x 3 formats); the malformed-input tests below cover each format quickly
 def test_every_format_reads_the_same_typed_rows(spark: Any, tmp_path: Path) -> None:
     rows = base_rows()
     rows["members"][2]["subscription_info"] = b"\x00\x00\x00\x0b binary \xff"  # base64 in CSV and JSON

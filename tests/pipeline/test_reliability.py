@@ -213,6 +213,7 @@ def test_a_fifo_as_a_table_exits_2(spark: Any, tmp_path: Path) -> None:
     assert "not a regular file or directory" in " ".join(result.output.split())
 
 
+@pytest.mark.slow  # a whole `pipeline run` in a subprocess with a fresh JVM
 def test_the_command_prints_no_jvm_stack_trace(tmp_path: Path) -> None:
     """In its own process, so that what Spark's JVM prints is seen too."""
     snapshot = _fleet_copy(tmp_path)
