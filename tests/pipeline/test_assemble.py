@@ -170,7 +170,8 @@ def test_no_fleet_metrics_when_no_application_ran() -> None:
     assert fleet_metrics(_app_metrics([{"app_id": "x", "status": "REJECTED"}])).num_rows == 0
 
 
-@pytest.mark.slow  # a whole fleet through Spark twice; test_run covers the same tables on the example fleet
+@pytest.mark.slow  # an oracle check: Spark aggregates every metric of 301 applications (tens of seconds); the tests
+# above hold fleet_metrics to hand-computed values without Spark
 @pytest.mark.spark
 def test_fleet_metrics_agree_with_sparks_aggregates(spark: Any) -> None:
     from pyspark.sql import functions as F
