@@ -66,6 +66,8 @@ MAX_RECONCILING_INPUTS = 6000
 RECONCILING_NOTE = "replayed with the tasks members held mid-reconciliation"
 
 Targets = dict[str, tuple[TaskMap, TaskMap]]
+#: Each member's held (or target) active and standby tasks, as (subtopology, partition) pairs.
+Holding = dict[str, tuple[frozenset[tuple[str, int]], frozenset[tuple[str, int]]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,40 +267,20 @@ def _subsets(items: Sequence[str]) -> list[tuple[str, ...]]:
 
 def _held_states(previous: StreamsGroup, ids: Sequence[str], limit: int) -> list[Targets] | None:
     """Every input of held tasks the members ``ids`` of ``previous`` may have had at the next computation: each
-    member whose captured current assignment differs from its target as captured (0), having revoked what its
-    target drops (1), or having also taken the tasks of its target that no other member holds (2); distinct
-    inputs only, in that order. None when the capture has no current assignments; empty when there would be
-    more than ``limit``."""
+    member whose captured current assignment differs from its target as captured, having revoked, or having
+    also taken what was released (``_reconciled_holdings``). None when the capture has no current assignments;
+    empty when there would be more than ``limit``."""
     by_id = {m.member_id: m for m in previous.members}
-    held: dict[str, list[frozenset[tuple[str, int]]]] = {}
-    target: dict[str, list[frozenset[tuple[str, int]]]] = {}
+    held: Holding = {}
+    target: Holding = {}
     for mid in ids:
         current = _current(previous, mid)
         if current is None:
             return None
-        held[mid] = [_pairs(current[0]), _pairs(current[1])]
-        target[mid] = [_pairs(by_id[mid].active_tasks), _pairs(by_id[mid].standby_tasks)]
-    moving = [mid for mid in ids if held[mid] != target[mid]]
-    if 3 ** len(moving) > limit:
-        return []
-    seen: set[tuple[tuple[str, frozenset[tuple[str, int]], frozenset[tuple[str, int]]], ...]] = set()
-    states: list[Targets] = []
-    for choice in itertools.product(range(3), repeat=len(moving)):
-        stage = dict(zip(moving, choice, strict=True))
-        now = {mid: [h & t if stage.get(mid, 0) else h for h, t in zip(held[mid], target[mid], strict=True)]
-               for mid in ids}
-        for mid in moving:
-            if stage[mid] == 2:
-                for kind in (0, 1):
-                    others = set().union(*(now[o][kind] for o in ids if o != mid))
-                    now[mid][kind] = now[mid][kind] | {t for t in target[mid][kind] - held[mid][kind]
-                                                       if t not in others}
-        key = tuple((mid, now[mid][0], now[mid][1]) for mid in ids)
-        if key in seen:
-            continue
-        seen.add(key)
-        states.append({mid: (task_map(now[mid][0]), task_map(now[mid][1])) for mid in ids})
-    return states
+        held[mid] = (_pairs(current[0]), _pairs(current[1]))
+        target[mid] = (_pairs(by_id[mid].active_tasks), _pairs(by_id[mid].standby_tasks))
+    process = {mid: by_id[mid].process_id for mid in ids}
+    return [_as_targets(holding) for holding in _reconciled_holdings(held, target, process, limit)]
 
 
 def _reconciling(previous: StreamsGroup, current: StreamsGroup, variants: list[tuple[str | None, StreamsGroup]],
@@ -362,9 +344,6 @@ def _reconciling(previous: StreamsGroup, current: StreamsGroup, variants: list[t
     notes.append(RECONCILING_NOTE + " " + "; ".join(parts))
     return EpochReplay(current.name, first.epoch, first.previous_epoch, first.members, True, (),
                        ("one computation",), tuple(notes))
-
-
-Holding = dict[str, tuple[frozenset[tuple[str, int]], frozenset[tuple[str, int]]]]
 
 
 def _reconciled_holdings(held: Holding, target: Holding, process: Mapping[str, str], limit: int) -> list[Holding]:
