@@ -36,9 +36,15 @@ And a capture taken while the group epoch is already past the assignment epoch h
 the computation (no target yet) or misses members that left after it (a crashed instance's threads expire one
 by one). When the direct replay and the offset variants differ, ``_reconciling`` tries each such input: every
 member whose current assignment differed from its target either as captured, having revoked, or having also
-taken the released tasks of its target; joiners without a target in or out; departed members in or out. It
-reports how many candidate inputs reproduce the broker's target (the capture cannot tell them apart), or, when
-none does, that the members' held tasks at the computation were not seen.
+taken the released tasks of its target (``_reconciled_holdings``, Kafka's release rules); joiners without a
+target in or out; departed members in or out. It reports how many candidate inputs reproduce the broker's target
+(the capture cannot tell them apart), or, when none does, that the members' held tasks at the computation were
+not seen.
+
+Both at once (4.4+). A multi-threaded instance joining or crashing makes one computation per thread, the later
+ones while members still reconcile the earlier: ``_unseen_reconciling`` groups the membership changes as
+``_search`` does, computes the first from the previous capture's current assignments and each later one from
+every holding the members may have reached after the one before, within ``MAX_RECONCILING_INPUTS`` computations.
 
 Warm-up tasks are not part of the modelled assignors' answer: recorded warm-ups are reported, not compared.
 """
