@@ -211,6 +211,22 @@ def test_a_44_join_of_a_multi_threaded_instance_with_standbys(pair: str, epochs:
     assert re.search(r"\d+ of \d+ candidate sequences reproduce the broker's target", note), note
 
 
+def test_a_44_unseen_epochs_that_no_reconciling_sequence_reproduces_say_so(tmp_path: Path) -> None:
+    # The 2-thread join with one standby, its recorded target altered (two members swap an active task): no
+    # grouping of the two joins from any holding gives it, and the replay says what it tried.
+    first, second = sorted((REPLAYS / "44-join-threads-standby-1").iterdir())
+    doc = json.loads(second.read_text())
+    one, two = doc["members"][1], doc["members"][2]
+    one["activeTasks"]["0"], two["activeTasks"]["0"] = two["activeTasks"]["0"], one["activeTasks"]["0"]
+    altered = tmp_path / second.name
+    altered.write_text(json.dumps(doc))
+    code, output = run("rebalance", str(altered), "--previous", str(first), "--json")
+    (epoch,) = json.loads(output)["epochs"]
+    assert code == 1 and not epoch["matches"] and epoch["differences"], epoch
+    note = " ".join(epoch["notes"])
+    assert "nor does any grouping of the 2 membership changes into computations the capture did not see" in note, note
+
+
 def test_a_44_unseen_epochs_from_reconciling_inputs_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     from taskassign.streams_protocol import replay
 
