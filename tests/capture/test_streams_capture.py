@@ -187,22 +187,55 @@ def test_a_44_replay_uses_the_task_offsets_the_broker_held_when_it_computed(pair
         in flat(output), output
 
 
-@pytest.mark.xfail(strict=True, reason="4.4: a multi-threaded instance joining (or crashing out of) a group with "
-                   "standbys, its threads joining or expiring in epochs the capture did not see while members were "
-                   "still reconciling: the replay tries unseen epochs (from previous targets) and reconciling inputs "
-                   "(for one computation) but not both together, and neither alone reproduces the broker's targets")
-@pytest.mark.parametrize(("pair", "epochs"), [("44-join-threads-standby-1", (6, 8)),
-                                              ("44-join-threads-standby-2", (7, 9)),
-                                              ("44-crash-threads-standby-1", (9, 11))])
-def test_a_44_join_of_a_multi_threaded_instance_with_standbys(pair: str, epochs: tuple[int, int]) -> None:
+@pytest.mark.parametrize(("pair", "epochs", "steps"), [
+    ("44-join-threads-standby-1", (6, 8), ["joined OFRI8x5HQuip6eNMmHPioA", "joined opE0GF7HShKym5fJZecASw"]),
+    ("44-join-threads-standby-2", (7, 9), ["joined t5Oe_zmIRM64UoxLUqim3w", "joined AxsF5exjTSK_5ZRchnpKOg"]),
+    ("44-crash-threads-standby-1", (9, 11), ["left eTLZYud0TauBgfqObdgylA", "left dnc2v2lXRw25xKoZ9C99iQ"])])
+def test_a_44_join_of_a_multi_threaded_instance_with_standbys(pair: str, epochs: tuple[int, int],
+                                                              steps: list[str]) -> None:
     # Captures from the live test on a Kafka 4.4 broker (test_live_streams_capture.py): one standby from the
-    # broker's default (multi-store, a 2-thread instance joins a 2- and a 3-thread one), two from a group override
-    # (a chain of five subtopologies, a 2-thread instance joins instances of 1, 2 and 3 threads).
+    # broker's default (multi-store, a 2-thread instance joins a 2- and a 3-thread one, or crashes), two from a group
+    # override (a chain of five subtopologies, a 2-thread instance joins instances of 1, 2 and 3 threads). The
+    # instance's threads joined (expired) one per computation, and the second computation started from the tasks
+    # members held while reconciling the first: neither the unseen epochs from the previous targets nor one
+    # computation from reconciling inputs reproduces the broker's target; both together do.
     first, second = sorted((REPLAYS / pair).iterdir())
     code, output = run("rebalance", str(second), "--previous", str(first), "--json")
     (epoch,) = json.loads(output)["epochs"]
     assert (epoch["previous_epoch"], epoch["assignment_epoch"]) == epochs
-    assert code == 0 and epoch["matches"], epoch["differences"]
+    assert code == 0 and epoch["matches"], epoch
+    assert epoch["steps"] == steps, epoch
+    note = " ".join(epoch["notes"])
+    assert "mid-reconciliation through epochs the capture did not see" in note, note
+    assert "the broker computed 2 times between the two captures, members reconciling in between" in note, note
+    assert re.search(r"\d+ of \d+ candidate sequences reproduce the broker's target", note), note
+
+
+def test_a_44_unseen_epochs_that_no_reconciling_sequence_reproduces_say_so(tmp_path: Path) -> None:
+    # The 2-thread join with one standby, its recorded target altered (two members swap an active task): no
+    # grouping of the two joins from any holding gives it, and the replay says what it tried.
+    first, second = sorted((REPLAYS / "44-join-threads-standby-1").iterdir())
+    doc = json.loads(second.read_text())
+    one, two = doc["members"][1], doc["members"][2]
+    one["activeTasks"]["0"], two["activeTasks"]["0"] = two["activeTasks"]["0"], one["activeTasks"]["0"]
+    altered = tmp_path / second.name
+    altered.write_text(json.dumps(doc))
+    code, output = run("rebalance", str(altered), "--previous", str(first), "--json")
+    (epoch,) = json.loads(output)["epochs"]
+    assert code == 1 and not epoch["matches"] and epoch["differences"], epoch
+    note = " ".join(epoch["notes"])
+    assert "nor does any grouping of the 2 membership changes into computations the capture did not see" in note, note
+
+
+def test_a_44_unseen_epochs_from_reconciling_inputs_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from taskassign.streams_protocol import replay
+
+    monkeypatch.setattr(replay, "MAX_RECONCILING_INPUTS", 10)
+    first, second = sorted((REPLAYS / "44-join-threads-standby-1").iterdir())
+    code, output = run("rebalance", str(second), "--previous", str(first), "--json")
+    (epoch,) = json.loads(output)["epochs"]
+    assert code == 1 and not epoch["matches"], epoch
+    assert "too many to try (more than 10 computations)" in " ".join(epoch["notes"]), epoch["notes"]
 
 
 def _replayed(directory: Path) -> tuple[int, list[dict[str, Any]]]:

@@ -36,9 +36,15 @@ And a capture taken while the group epoch is already past the assignment epoch h
 the computation (no target yet) or misses members that left after it (a crashed instance's threads expire one
 by one). When the direct replay and the offset variants differ, ``_reconciling`` tries each such input: every
 member whose current assignment differed from its target either as captured, having revoked, or having also
-taken the released tasks of its target; joiners without a target in or out; departed members in or out. It
-reports how many candidate inputs reproduce the broker's target (the capture cannot tell them apart), or, when
-none does, that the members' held tasks at the computation were not seen.
+taken the released tasks of its target (``_reconciled_holdings``, Kafka's release rules); joiners without a
+target in or out; departed members in or out. It reports how many candidate inputs reproduce the broker's target
+(the capture cannot tell them apart), or, when none does, that the members' held tasks at the computation were
+not seen.
+
+Both at once (4.4+). A multi-threaded instance joining or crashing makes one computation per thread, the later
+ones while members still reconcile the earlier: ``_unseen_reconciling`` groups the membership changes as
+``_search`` does, computes the first from the previous capture's current assignments and each later one from
+every holding the members may have reached after the one before, within ``MAX_RECONCILING_INPUTS`` computations.
 
 Warm-up tasks are not part of the modelled assignors' answer: recorded warm-ups are reported, not compared.
 """
@@ -66,6 +72,8 @@ MAX_RECONCILING_INPUTS = 6000
 RECONCILING_NOTE = "replayed with the tasks members held mid-reconciliation"
 
 Targets = dict[str, tuple[TaskMap, TaskMap]]
+#: Each member's held (or target) active and standby tasks, as (subtopology, partition) pairs.
+Holding = dict[str, tuple[frozenset[tuple[str, int]], frozenset[tuple[str, int]]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,7 +234,9 @@ def replay_step(previous: StreamsGroup | None, current: StreamsGroup, kafka_line
                 break
         else:
             if previous is not None and _reads_reconciled(line):
-                first = _reconciling(previous, current, variants, first, line)
+                single = _reconciling(previous, current, variants, first, line)
+                first = single if single.matches else _unseen_reconciling(previous, current, variants, first,
+                                                                           single, line)
     return dataclasses.replace(first, kafka_version=line, notes=(*notes, *first.notes))
 
 
@@ -263,40 +273,20 @@ def _subsets(items: Sequence[str]) -> list[tuple[str, ...]]:
 
 def _held_states(previous: StreamsGroup, ids: Sequence[str], limit: int) -> list[Targets] | None:
     """Every input of held tasks the members ``ids`` of ``previous`` may have had at the next computation: each
-    member whose captured current assignment differs from its target as captured (0), having revoked what its
-    target drops (1), or having also taken the tasks of its target that no other member holds (2); distinct
-    inputs only, in that order. None when the capture has no current assignments; empty when there would be
-    more than ``limit``."""
+    member whose captured current assignment differs from its target as captured, having revoked, or having
+    also taken what was released (``_reconciled_holdings``). None when the capture has no current assignments;
+    empty when there would be more than ``limit``."""
     by_id = {m.member_id: m for m in previous.members}
-    held: dict[str, list[frozenset[tuple[str, int]]]] = {}
-    target: dict[str, list[frozenset[tuple[str, int]]]] = {}
+    held: Holding = {}
+    target: Holding = {}
     for mid in ids:
         current = _current(previous, mid)
         if current is None:
             return None
-        held[mid] = [_pairs(current[0]), _pairs(current[1])]
-        target[mid] = [_pairs(by_id[mid].active_tasks), _pairs(by_id[mid].standby_tasks)]
-    moving = [mid for mid in ids if held[mid] != target[mid]]
-    if 3 ** len(moving) > limit:
-        return []
-    seen: set[tuple[tuple[str, frozenset[tuple[str, int]], frozenset[tuple[str, int]]], ...]] = set()
-    states: list[Targets] = []
-    for choice in itertools.product(range(3), repeat=len(moving)):
-        stage = dict(zip(moving, choice, strict=True))
-        now = {mid: [h & t if stage.get(mid, 0) else h for h, t in zip(held[mid], target[mid], strict=True)]
-               for mid in ids}
-        for mid in moving:
-            if stage[mid] == 2:
-                for kind in (0, 1):
-                    others = set().union(*(now[o][kind] for o in ids if o != mid))
-                    now[mid][kind] = now[mid][kind] | {t for t in target[mid][kind] - held[mid][kind]
-                                                       if t not in others}
-        key = tuple((mid, now[mid][0], now[mid][1]) for mid in ids)
-        if key in seen:
-            continue
-        seen.add(key)
-        states.append({mid: (task_map(now[mid][0]), task_map(now[mid][1])) for mid in ids})
-    return states
+        held[mid] = (_pairs(current[0]), _pairs(current[1]))
+        target[mid] = (_pairs(by_id[mid].active_tasks), _pairs(by_id[mid].standby_tasks))
+    process = {mid: by_id[mid].process_id for mid in ids}
+    return [_as_targets(holding) for holding in _reconciled_holdings(held, target, process, limit)]
 
 
 def _reconciling(previous: StreamsGroup, current: StreamsGroup, variants: list[tuple[str | None, StreamsGroup]],
@@ -360,6 +350,131 @@ def _reconciling(previous: StreamsGroup, current: StreamsGroup, variants: list[t
     notes.append(RECONCILING_NOTE + " " + "; ".join(parts))
     return EpochReplay(current.name, first.epoch, first.previous_epoch, first.members, True, (),
                        ("one computation",), tuple(notes))
+
+
+def _reconciled_holdings(held: Holding, target: Holding, process: Mapping[str, str], limit: int) -> list[Holding]:
+    """What the members may hold at the next computation, after the coordinator computed ``target`` while they
+    held ``held``: each member that differs from its target either not yet reconciled, having revoked (its
+    active tasks cut to the target; a demoted active or a standby the target keeps stays a standby, a standby
+    promoted to active kept until the active is granted), or having also taken what was released
+    (``CurrentAssignmentBuilder#computeNextAssignment``: an active task once no other member holds it active, a
+    standby once no other member of its process holds it, the promoted standby then dropped). Distinct holdings,
+    in that order; empty when there would be more than ``limit``."""
+    ids = list(held)
+    moving = [mid for mid in ids if held[mid] != target[mid]]
+    if 3 ** len(moving) > limit:
+        return []
+    out: list[Holding] = []
+    seen: set[tuple[tuple[str, frozenset[tuple[str, int]], frozenset[tuple[str, int]]], ...]] = set()
+    for choice in itertools.product(range(3), repeat=len(moving)):
+        stage = dict(zip(moving, choice, strict=True))
+        now: dict[str, list[set[tuple[str, int]]]] = {}
+        for mid in ids:
+            (ha, hs), (ta, ts) = held[mid], target[mid]
+            revoked = [set(ha & ta), set((hs & ts) | (ha & ts) | (hs & ta))]
+            now[mid] = revoked if stage.get(mid, 0) else [set(ha), set(hs)]
+        for mid in moving:
+            if stage[mid] < 2:
+                continue
+            ta, ts = target[mid]
+            actives = set().union(*(now[o][0] for o in ids if o != mid))
+            local = set().union(*(now[o][0] | now[o][1] for o in ids if o != mid and process[o] == process[mid]))
+            granted = {t for t in ta - now[mid][0] if t not in actives}
+            now[mid][0] |= granted
+            now[mid][1] -= granted - ts
+            now[mid][1] |= {t for t in ts - now[mid][1] if t not in local}
+        key = tuple((mid, frozenset(now[mid][0]), frozenset(now[mid][1])) for mid in ids)
+        if key not in seen:
+            seen.add(key)
+            out.append({mid: (frozenset(now[mid][0]), frozenset(now[mid][1])) for mid in ids})
+    return out
+
+
+def _as_targets(holding: Holding) -> Targets:
+    return {mid: (task_map(active), task_map(standby)) for mid, (active, standby) in holding.items()}
+
+
+def _too_many(single: EpochReplay) -> EpochReplay:
+    return dataclasses.replace(single, notes=(*single.notes, (
+        "through epochs the capture did not see, the inputs of members still reconciling are too many to try "
+        f"(more than {MAX_RECONCILING_INPUTS} computations)")))
+
+
+def _unseen_reconciling(previous: StreamsGroup, current: StreamsGroup,
+                        variants: list[tuple[str | None, StreamsGroup]], first: EpochReplay, single: EpochReplay,
+                        line: str) -> EpochReplay:
+    """4.4+: the membership changes grouped into computations the capture did not see (as ``_search``), each
+    computed from the tasks the members held then: the first from the previous capture's current assignments,
+    every later one from a holding ``_reconciled_holdings`` allows after the one before (a joiner holding nothing
+    or what it was granted). At most ``MAX_RECONCILING_INPUTS`` computations; ``single``: the one-computation
+    answer, returned (with a note) when no sequence reproduces the capture."""
+    epoch, prev_epoch = _assignment_epoch(current), _assignment_epoch(previous)
+    gap = None if epoch is None or prev_epoch is None else epoch - prev_epoch
+    now_ids = {m.member_id for m in current.members}
+    was = {m.member_id: m for m in previous.members}
+    changes = [f"+{m.member_id}" for m in current.members if m.member_id not in was] + \
+              [f"-{mid}" for mid in was if mid not in now_ids]
+    if not 1 < len(changes) <= MAX_SEARCH_CHANGES or (gap is not None and gap < 2):
+        return single
+    start: Holding = {}
+    for mid in was:
+        reconciled = _current(previous, mid)
+        if reconciled is None:
+            return single
+        start[mid] = (_pairs(reconciled[0]), _pairs(reconciled[1]))
+    runs = 0
+    for label, group in variants:  # the first offsets with which a sequence reproduces the capture
+        by_id = {m.member_id: m for m in group.members}
+        fits: list[list[list[str]]] = []
+        tried = 0
+        for blocks in _ordered_partitions(changes):
+            if len(blocks) < 2 or (gap is not None and len(blocks) > gap):
+                continue
+            members = {mid: by_id.get(mid, m) for mid, m in was.items()}
+            frontier = [start]
+            for index, block in enumerate(blocks):
+                for change in block:
+                    if change[0] == "+":
+                        members[change[1:]] = by_id[change[1:]]
+                    else:
+                        members.pop(change[1:], None)
+                following: list[Holding] = []
+                process = {mid: m.process_id for mid, m in members.items()}
+                for holding in frontier:
+                    held = {mid: holding.get(mid, (frozenset(), frozenset())) for mid in members}
+                    runs += 1
+                    if runs > MAX_RECONCILING_INPUTS:
+                        return _too_many(single)
+                    try:
+                        computed = _compute(group, list(members.values()), _as_targets(held), line)
+                    except StreamsAssignorError:
+                        continue
+                    if index == len(blocks) - 1:
+                        tried += 1
+                        if not _differences(current, computed):
+                            fits.append(blocks)
+                        continue
+                    target = {mid: (_pairs(computed[mid][0]), _pairs(computed[mid][1])) for mid in members}
+                    holdings = _reconciled_holdings(held, target, process, MAX_RECONCILING_INPUTS - runs)
+                    if not holdings:
+                        return _too_many(single)
+                    following += holdings
+                frontier = following
+        if fits:
+            blocks = fits[0]
+            steps = tuple(", ".join(("joined " if c[0] == "+" else "left ") + c[1:] for c in block)
+                          for block in blocks)
+            note = (f"{RECONCILING_NOTE} through epochs the capture did not see (4.4+ hands the assignor their "
+                    f"reconciled tasks): the broker computed {len(blocks)} times between the two captures, members "
+                    f"reconciling in between; {len(fits)} of {tried} candidate sequences reproduce the broker's "
+                    "target")
+            if label is not None:
+                note += f"; with {label}"
+            return EpochReplay(current.name, first.epoch, first.previous_epoch, first.members, True, (), steps,
+                               (*first.notes, note))
+    return dataclasses.replace(single, notes=(*single.notes, (
+        f"nor does any grouping of the {len(changes)} membership changes into computations the capture did not "
+        "see, each from the tasks members held while reconciling the one before")))
 
 
 def _replay_step(previous: StreamsGroup | None, current: StreamsGroup, line: str) -> EpochReplay:
