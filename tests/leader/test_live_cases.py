@@ -53,10 +53,12 @@ def test_colliding_tasks_keep_the_walk_order_not_the_task_id_order() -> None:
     assert bucket == [TaskId(1, 0), TaskId(4, 3), TaskId(3, 2), TaskId(2, 1)]
 
 
-def test_fallback_prior_on_the_cold_capture_differs_only_by_its_probing_follow_up() -> None:
+@pytest.mark.parametrize("name", ["live_cases/sticky-legacy-gen01-cold-3.group.json",
+                                  "live_legacy_sticky/chain-cold-kafka44.group.json"])
+def test_fallback_prior_on_the_cold_capture_differs_only_by_its_probing_follow_up(name: str) -> None:
     """FallbackPriorTaskAssignor is LegacySticky keeping every previous active (none on a cold start) and asking
     for a probing rebalance: Kafka's bytes for every member but the leader's, which carries the follow-up."""
-    spec = read_group(GOLDEN_DIR / "live_cases" / "sticky-legacy-gen01-cold-3.group.json")
+    spec = read_group(GOLDEN_DIR / name)
     result = rebalance_group_file(spec, "fallback_prior")
     assert result.comparison is not None
     differing = [m for m in result.comparison.members if not m.matches]
