@@ -16,11 +16,22 @@ import pytest
 
 from taskassign.api.rebalance import rebalance_group_file
 from taskassign.formats.group import read_group
-from taskassign.ids import TaskId
+from taskassign.ids import ProcessId, TaskId
 from taskassign.internals.java_order import hash_iteration_order, leader_subtopology_walk, leader_task_order
 from tests.helpers import GOLDEN_DIR
 
 LIVE = sorted((GOLDEN_DIR / "live_cases").glob("*.group.json"))
+
+# What tests/leader/java/LegacyStickyClientOrder.java prints with Kafka's own LegacyStickyTaskAssignor (the same on
+# 4.2 and 4.4): the clients HashMap filled in the order the leader met them, then in ProcessId order.
+JAVA_CLIENT_ORDER = (
+    "filled 0fd00e88 6bde9c64 92926a38 -> 92926a38 actives [0_2, 1_0, 1_3, 2_2, 3_1, 4_0, 4_3] standbys [1_1, 1_2, "
+    "3_0, 4_2] 0fd00e88 actives [0_1, 0_3, 1_1, 1_2, 2_1, 2_3, 3_0, 3_3, 4_1, 4_2] standbys [1_3, 3_1, 3_2, 4_0, 4_3] "
+    "6bde9c64 actives [0_0, 2_0, 3_2] standbys [1_0, 3_3, 4_1]",
+    "filled 92926a38 0fd00e88 6bde9c64 -> 92926a38 actives [0_1, 1_0, 1_3, 2_2, 3_1, 4_0, 4_3] standbys [1_1, 1_2, "
+    "3_0, 4_2] 0fd00e88 actives [0_2, 0_3, 1_1, 1_2, 2_1, 2_3, 3_0, 3_3, 4_1, 4_2] standbys [1_3, 3_1, 3_2, 4_0, 4_3] "
+    "6bde9c64 actives [0_0, 2_0, 3_2] standbys [1_0, 3_3, 4_1]",
+)
 
 
 def test_live_cases_present() -> None:
@@ -160,15 +171,21 @@ def test_the_leader_walks_its_clients_in_the_order_it_met_them() -> None:
     assert met is not None and sorted(met) == list(state.process_ids) and list(met) != list(state.process_ids)
     walked = hash_iteration_order(list(met))
     assert walked != hash_iteration_order(list(state.process_ids))  # the colliding pair comes out the other way
-    # the same capture replayed with the ProcessId order of the offline harness gives Kafka's leader other bytes
+    # Kafka's own assignor on both fill orders (tasks in TaskId order, as the Java driver fills its HashSets)
     import dataclasses
 
     from taskassign.assignors.legacy_sticky import legacy_sticky_assignment
 
-    offline = dataclasses.replace(state, client_arrival_order=None)
-    live = legacy_sticky_assignment(state, must_preserve_active_task_assignment=False, rack_aware=False)
-    other = legacy_sticky_assignment(offline, must_preserve_active_task_assignment=False, rack_aware=False)
-    assert {a.process_id: a.tasks for a in live.assignments} != {a.process_id: a.tasks for a in other.assignments}
+    def printed(order: tuple[ProcessId, ...] | None) -> str:
+        run = dataclasses.replace(state, subtopology_walk_order=None, client_arrival_order=order)
+        result = legacy_sticky_assignment(run, must_preserve_active_task_assignment=False, rack_aware=False)
+        filled = order if order is not None else state.process_ids
+        by_client = {a.process_id: a for a in result.assignments}
+        clients = " ".join(f"{str(p)[:8]} actives [{', '.join(map(str, by_client[p].active_tasks()))}] standbys "
+                           f"[{', '.join(map(str, by_client[p].standby_tasks()))}]" for p in state.process_ids)
+        return f"filled {' '.join(str(p)[:8] for p in filled)} -> {clients}"
+
+    assert (printed(met), printed(None)) == JAVA_CLIENT_ORDER
 
 
 def test_the_public_sticky_on_a_live_42_join_given_kafkas_client_choice() -> None:
@@ -178,7 +195,6 @@ def test_the_public_sticky_on_a_live_42_join_given_kafkas_client_choice() -> Non
     from taskassign.assignors.sticky import StickyTaskAssignor
     from taskassign.configs import KAFKA_VERSION
     from taskassign.formats.group import group_with_config_overrides
-    from taskassign.ids import ProcessId
     from taskassign.model import ApplicationState, KafkaStreamsAssignment, TaskAssignment
     from taskassign.wire import Assignment, AssignmentInfo
 
