@@ -392,6 +392,10 @@ class ApplicationState:
     #: HashMap, which decides the order of tasks whose hashes share a bucket in the leader's task sets (docs/
     #: kafka-versions.md). None (an offline scenario): TaskId order, as the golden harness filled them.
     subtopology_walk_order: tuple[tuple[str | None, int], ...] | None = None
+    #: The order Kafka's group leader first met the clients (its subscriptions walked in member-id HashMap order):
+    #: its ``clientMetadataMap`` and ``clientStates`` HashMaps are filled in it, so process ids whose hashes share a
+    #: bucket iterate in this order. None (an offline scenario): ProcessId order, as the golden harness filled them.
+    client_arrival_order: tuple[ProcessId, ...] | None = None
     #: TaskId-sorted ids of every task.
     task_ids: SortedFrozenSet[TaskId] = field(init=False, repr=False)
     #: Tasks with a changelog partition: Kafka's own assignors' "stateful" (lags, standbys).
@@ -427,6 +431,11 @@ class ApplicationState:
         object.__setattr__(self, "task_ids", SortedFrozenSet.from_sorted_unique(tuple(task_map)))
         object.__setattr__(self, "stateful_task_ids", SortedFrozenSet.from_sorted_unique(tuple(ends)))
         object.__setattr__(self, "process_ids", tuple(with_lags))
+        if self.client_arrival_order is not None:
+            arrival = tuple(self.client_arrival_order)
+            if sorted(arrival) != list(with_lags):
+                raise ValueError("client_arrival_order must name every client once")
+            object.__setattr__(self, "client_arrival_order", arrival)
         object.__setattr__(self, "changelog_end_offset_sums", ends)
 
     def all_tasks(self) -> Mapping[TaskId, TaskInfo]:

@@ -156,8 +156,12 @@ def _after(scenario: Scenario, capture: ClassicCapture) -> Scenario:
 def _state(like: ApplicationState, clients: Mapping[ProcessId, KafkaStreamsState],
            tasks: ApplicationState | None = None) -> ApplicationState:
     source = tasks or like
+    arrival = None
+    if like.client_arrival_order is not None:  # the clients the leader met keep its order; new ones come after
+        arrival = (*(p for p in like.client_arrival_order if p in clients),
+                   *sorted(p for p in clients if p not in like.client_arrival_order))
     return ApplicationState(tasks=source.tasks, clients=dict(clients), configs=like.configs, now_ms=like.now_ms,
-                            subtopology_walk_order=source.subtopology_walk_order)
+                            subtopology_walk_order=source.subtopology_walk_order, client_arrival_order=arrival)
 
 
 def _shape(client: KafkaStreamsState) -> Shape:

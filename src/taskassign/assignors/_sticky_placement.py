@@ -74,10 +74,12 @@ class StickyPlacement:
 
         pid_hash = [p.java_hash() for p in self.process_ids]
         task_hash = [t.java_hash() for t in self.task_ids]
-        # The clients map (a HashMap filled in ProcessId order) and sets built by walking it.
-        self.clients_order: list[int] = hash_iteration_order(
-            range(num_clients), hash_of=pid_hash.__getitem__
-        )
+        # The clients map (a HashMap filled in ProcessId order offline; on the leader in the order it met the
+        # clients, which decides process ids sharing a bucket) and sets built by walking it.
+        arrival = state.client_arrival_order
+        client_index = {p: c for c, p in enumerate(self.process_ids)}
+        filled = range(num_clients) if arrival is None else [client_index[p] for p in arrival]
+        self.clients_order: list[int] = hash_iteration_order(filled, hash_of=pid_hash.__getitem__)
         self._client_sets = HashSubsetOrder(self.clients_order, pid_hash.__getitem__)
         # allTasks().keySet(): a HashMap filled in TaskId order.
         walk = state.subtopology_walk_order

@@ -21,7 +21,7 @@ from taskassign.errors import ProcessIdFormatError, TaskassignError, UserInputEr
 from taskassign.fleet.tables import OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
 from taskassign.formats.scenario import Scenario
 from taskassign.ids import ProcessId, TaskId
-from taskassign.internals.java_order import leader_subtopology_walk
+from taskassign.internals.java_order import hash_iteration_order, leader_subtopology_walk
 from taskassign.model import (
     LATEST_OFFSET,
     UNKNOWN_OFFSET_SUM,
@@ -105,6 +105,14 @@ class BuiltApplication:
     scenario: Scenario
 
 
+def _arrival(rows: Sequence[ClientInput], clients: Mapping[ProcessId, object]) -> tuple[ProcessId, ...]:
+    """The order the leader meets the clients: its subscriptions are a HashMap of member ids (put in the JoinGroup
+    order, which a snapshot does not keep: sorted here, which differs only for member ids sharing a bucket)."""
+    client_of = {m: _pid(row["process_id"]) for row in rows for m in row["consumers"]}
+    met = dict.fromkeys(c for m in hash_iteration_order(sorted(client_of)) if (c := client_of[m]) in clients)
+    return (*met, *sorted(c for c in clients if c not in met))
+
+
 def build_scenario(app: AppInput, *, kafka_compat: bool = False, kafka_version: str | None = None) -> BuiltApplication:
     """The Scenario of one nested application record; UserInputError when it cannot be one."""
     app_id = app["app_id"]
@@ -131,7 +139,7 @@ def build_scenario(app: AppInput, *, kafka_compat: bool = False, kafka_version: 
     # a fleet application is a real one: its leader walks the subtopologies in its own order (docs/kafka-versions.md)
     walk = leader_subtopology_walk(sorted({(t.topology_name, t.subtopology) for t in tasks}))
     state = ApplicationState(tasks=tasks, clients=clients, configs=configs, now_ms=app.get("now_ms") or 0,
-                             subtopology_walk_order=walk)
+                             subtopology_walk_order=walk, client_arrival_order=_arrival(app["clients"], clients))
     scenario = Scenario(
         name=app_id, state=state, raw_configs=MappingProxyType(configs.to_properties()), leader=leader
     )

@@ -499,5 +499,6 @@ def with_config_overrides(scenario: Scenario, overrides: Mapping[str, Any]) -> S
     state = ApplicationState(
         tasks=scenario.state.tasks, clients=scenario.state.clients, configs=configs, now_ms=scenario.state.now_ms,
         subtopology_walk_order=scenario.state.subtopology_walk_order,
+        client_arrival_order=scenario.state.client_arrival_order,
     )
     return Scenario(scenario.name, state, MappingProxyType(raw), scenario.current_assignment, scenario.leader)

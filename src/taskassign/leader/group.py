@@ -180,7 +180,8 @@ def rebalance_group(spec: GroupSpec, assignor: ResolvedAssignor | str = DEFAULT_
             return _failure(spec, name, versions, problem, warnings)
         states.append(state)
     app = ApplicationState(tasks=tasks, clients={c.process_id: c for c in states}, configs=spec.configs,
-                           now_ms=spec.now_ms, subtopology_walk_order=_leader_walk(spec))
+                           now_ms=spec.now_ms, subtopology_walk_order=_leader_walk(spec),
+                           client_arrival_order=tuple(c.process_id for c in states))
 
     def make(name_: str) -> Any:
         return create_assignor(name_, spec.raw_configs)
@@ -499,5 +500,6 @@ def group_scenario(spec: GroupSpec) -> Scenario:
             raise UserInputError(f"{spec.name}: {problem}")
         states.append(state)
     app = ApplicationState(tasks=tasks, clients={c.process_id: c for c in states}, configs=spec.configs,
-                           now_ms=spec.now_ms, subtopology_walk_order=_leader_walk(spec))
+                           now_ms=spec.now_ms, subtopology_walk_order=_leader_walk(spec),
+                           client_arrival_order=tuple(c.process_id for c in states))
     return Scenario(spec.name, app, spec.raw_configs, None, member_client[spec.leader])
