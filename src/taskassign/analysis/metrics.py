@@ -24,7 +24,7 @@ Terms used in the definitions:
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from itertools import chain
@@ -666,13 +666,11 @@ def _spread(view: _View) -> dict[str, int]:
 
 def _subtopology_skews(view: _View) -> dict[str, int]:
     """Per subtopology, max - min over clients of its active tasks (clients without any count 0)."""
-    counts: dict[tuple[str | None, int], dict[ProcessId, int]] = {}
-    for t in view.state.task_ids:
-        counts.setdefault((t[0], t[1]), {})
-    for t, owners in view.active_owner.items():
-        per_client = counts[(t[0], t[1])]
-        for pid in owners:
-            per_client[pid] = per_client.get(pid, 0) + 1
+    counts: dict[tuple[str | None, int], dict[ProcessId, int]] = {
+        sub: {} for sub in dict.fromkeys([(t[0], t[1]) for t in view.state.task_ids])}
+    placed = Counter([(t[0], t[1], pid) for t, owners in view.active_owner.items() for pid in owners])
+    for (name, sub, pid), n in placed.items():
+        counts[(name, sub)][pid] = n
     n_clients = len(view.state.process_ids)
     skews: dict[str, int] = {}
     for (name, sub), per_client in sorted(counts.items(), key=lambda kv: (kv[0][0] or "", kv[0][1])):
