@@ -9,6 +9,7 @@ import pyarrow as pa
 
 from taskassign.fleet import reasons as R
 from taskassign.fleet.bucket import bucket_table
+from taskassign.fleet.build import ClientInput
 from taskassign.fleet.derive import (
     Block,
     MemberInfo,
@@ -140,6 +141,16 @@ def test_member_references() -> None:
     assert process_ids.tolist() == ["P1", None, "P1", "P1", "P2", "P2"]
 
 
+def _rows(client: ClientInput) -> list[dict[str, Any]]:
+    """A client's reported tasks, one dict each, from its columns."""
+    columns = client.get("task_columns")
+    assert columns is not None
+    keys = {"subtopology": "subtopologies", "partition": "partitions", "ownership": "ownerships",
+            "offset_sum": "offset_sums", "lag": "lags", "consumers": "consumers"}
+    return [dict(zip(keys, values, strict=True))
+            for values in zip(*(columns[c] for c in keys.values()), strict=True)]  # type: ignore[literal-required]
+
+
 def test_client_inputs_merge_reports_like_kafkas_leader() -> None:
     members = [{"app_id": "a", "consumer_id": c, "process_id": p, "rack": f"rack-{c}", "client_tags": [("z", c)],
                 "host": None} for c, p in (("c2", "P1"), ("c1", "P1"), ("d1", "P2"))]
@@ -155,12 +166,13 @@ def test_client_inputs_merge_reports_like_kafkas_leader() -> None:
     clients = {c["process_id"]: c for c in merged["a"]}
     p1 = clients["P1"]
     assert (p1["consumers"], p1["rack"], p1["tags"]) == (["c1", "c2"], "rack-c1", [("z", "c1")])
-    tasks = {t["partition"]: t for t in p1["tasks"] or ()}
+    assert p1["tasks"] is None  # handed over column-wise
+    tasks = {t["partition"]: t for t in _rows(p1)}
     assert (tasks[0]["ownership"], tasks[0]["offset_sum"], tasks[0]["lag"], tasks[0]["consumers"]) == (
         "active", 7, 3, ["c1", "c2"])
     assert (tasks[1]["ownership"], tasks[1]["lag"]) == ("standby", 20)
     assert (tasks[2]["ownership"], tasks[2]["offset_sum"], tasks[2]["lag"]) == ("active", None, None)
-    (p2_task,) = clients["P2"]["tasks"] or ()
+    (p2_task,) = _rows(clients["P2"])
     assert (p2_task["ownership"], p2_task["lag"]) == ("standby", -3)
 
 

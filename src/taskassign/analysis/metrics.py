@@ -24,7 +24,7 @@ Terms used in the definitions:
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from itertools import chain
@@ -279,7 +279,8 @@ def compute_metrics(state: ApplicationState, assignment: AssignmentLike) -> Assi
     _check_known(state, placements)
     view = _View(state, placements)
     totals = _Totals()
-    client_rows = tuple(_client_metrics(view, pid, consumers, totals) for pid in state.process_ids)
+    weights = {t: info.state_weight for t, info in state.tasks.items()}
+    client_rows = tuple(_client_metrics(view, pid, consumers, totals, weights) for pid in state.process_ids)
     skews = _subtopology_skews(view)
     summary: dict[str, Any] = {
         **_size(view),
@@ -451,7 +452,7 @@ def even_spread(count: int, threads: int) -> tuple[int, ...]:
 
 def _thread_loads(
     client: KafkaStreamsState, placed: _Placement, per_consumer: Mapping[str, Any] | None, state_load: int,
-    tasks: Mapping[TaskId, Any],
+    weights: Mapping[TaskId, int],
 ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """Per thread: active tasks, active + standby tasks, state load (see ClientMetrics)."""
     threads = client.num_processing_threads
@@ -463,15 +464,19 @@ def _thread_loads(
     active = tuple(len(c.active) if c is not None else 0 for c in consumers)
     total = tuple(len(c.active) + len(c.standby) if c is not None else 0 for c in consumers)
     state = tuple(
-        sum(tasks[t].state_weight for t in {*c.active, *c.standby, *c.withheld}) if c is not None else 0
+        sum(map(weights.__getitem__, {*c.active, *c.standby, *c.withheld})) if c is not None else 0
         for c in consumers)
     return active, total, state
 
 
 def _client_metrics(
-    view: _View, pid: ProcessId, consumers: Mapping[ProcessId, Mapping[str, Any]] | None, totals: _Totals
+    view: _View, pid: ProcessId, consumers: Mapping[ProcessId, Mapping[str, Any]] | None, totals: _Totals,
+    weights: Mapping[TaskId, int],
 ) -> ClientMetrics:
-    """One client's row; its moves, restores and rack reads are added to ``totals`` on the way."""
+    """One client's row; its moves, restores and rack reads are added to ``totals`` on the way.
+
+    Counts and sums come from set operations and ``map`` over the placements (integers: their order does
+    not matter); the rack reads go through ``totals.read`` in the placements' own order (float sums)."""
     state = view.state
     client = state.clients[pid]
     placed = view.placements[pid]
@@ -481,46 +486,34 @@ def _client_metrics(
     rack = client.rack_id
     ran = frozenset(client.previous_active_tasks.items)
     held = ran.union(client.previous_standby_tasks.items)
-    anyone_ran = view.previously_active
-    moves_in = records = state_load = active_state_load = changelog_replicas = 0
-    reads: list[tuple[TaskTopicPartition, ...]] = []  # read in one call per kind, in the same order
-    for t in placed.active:
-        info = tasks[t]
-        weight = info.state_weight
-        state_load += weight
-        active_state_load += weight
+    active, standby = placed.active, placed.standby
+    active_state_load = sum(map(weights.__getitem__, active))
+    state_load = active_state_load + sum(map(weights.__getitem__, standby))
+    changelog_replicas = sum(map(ends.__contains__, active)) + sum(map(ends.__contains__, standby))
+    moved_in = active - ran
+    moves_in = len(moved_in & view.previously_active)
+    records = 0
+    for t in moved_in:
         end = ends.get(t)
         if end is not None:
-            changelog_replicas += 1
-        if t not in ran:
-            if t in anyone_ran:
-                moves_in += 1
-            if end is not None:
-                restored, unknown = _restore(end, offsets.get(t, 0))
-                records += restored
-                totals.restore_active += restored
-                totals.unknown_lags += unknown
-        reads.append(info.source_partitions)
-    totals.read(rack, chain.from_iterable(reads), True)
-    reads.clear()
-    for t in placed.standby:
-        info = tasks[t]
-        state_load += info.state_weight
+            restored, unknown = _restore(end, offsets.get(t, 0))
+            records += restored
+            totals.restore_active += restored
+            totals.unknown_lags += unknown
+    totals.read(rack, chain.from_iterable([tasks[t].source_partitions for t in active]), True)
+    new_copies = standby - held
+    totals.standby_moves += len(new_copies)
+    for t in new_copies:
         end = ends.get(t)
         if end is not None:
-            changelog_replicas += 1
-        if t not in held:
-            totals.standby_moves += 1
-            if end is not None:
-                restored, unknown = _restore(end, offsets.get(t, 0))
-                records += restored
-                totals.restore_standby += restored
-                totals.unknown_lags += unknown
-        reads.append(info.changelog_partitions)
-    totals.read(rack, chain.from_iterable(reads), False)
+            restored, unknown = _restore(end, offsets.get(t, 0))
+            records += restored
+            totals.restore_standby += restored
+            totals.unknown_lags += unknown
+    totals.read(rack, chain.from_iterable([tasks[t].changelog_partitions for t in standby]), False)
     totals.active_moves += moves_in
     per_consumer = consumers.get(pid) if consumers is not None else None
-    thread_active, thread_total, thread_state = _thread_loads(client, placed, per_consumer, state_load, tasks)
+    thread_active, thread_total, thread_state = _thread_loads(client, placed, per_consumer, state_load, weights)
     return ClientMetrics(
         process_id=pid,
         rack=rack,
@@ -607,9 +600,16 @@ def _standbys(view: _View) -> dict[str, int]:
     wanted = max(0, min(configured, len(state.clients) - 1))
     short = missing = extra = 0
     no_owner: list[ProcessId] = []
+    owners_of, holders_of = view.active_owner.get, view.standby_holders.get
     for t in state.stateful_task_ids:
-        owners = view.active_owner.get(t, no_owner)
-        placed = sum(1 for pid in set(view.standby_holders.get(t, ())) if pid not in owners)
+        holders = holders_of(t)
+        if not holders:
+            placed = 0
+        elif len(holders) == 1:  # the usual case: no set to build
+            placed = int(holders[0] not in owners_of(t, no_owner))
+        else:
+            owners = owners_of(t, no_owner)
+            placed = sum(1 for pid in set(holders) if pid not in owners)
         if placed < wanted:
             short += 1
             missing += wanted - placed
@@ -622,29 +622,38 @@ def _shortfall(values: list[str], available: int) -> int:
 
 
 def _spread(view: _View) -> dict[str, int]:
+    """Rack and tag spread shortfalls. With fewer than two racks in the cluster the rack shortfall is 0 for
+    every task (all replicas in the one rack, or some replica without a rack), so it is not computed."""
     state = view.state
     clients = state.clients
     all_racks = {c.rack_id for c in clients.values() if c.rack_id is not None}
     tag_keys = state.configs.rack_aware_assignment_tags
-    tag_values = {k: {c.client_tags[k] for c in clients.values() if k in c.client_tags} for k in tag_keys}
     rack_short = rack_tasks = tag_short = tag_tasks = 0
     if len(all_racks) < 2 and not tag_keys:
         return {"rack_spread_shortfall": 0, "rack_colocated_tasks": 0, "tag_spread_shortfall": 0,
                 "tag_colocated_tasks": 0}
+    n_racks = len(all_racks)
+    rack_of = {pid: c.rack_id for pid, c in clients.items()}
+    tags = []
+    for key in tag_keys:
+        value_of = {pid: c.client_tags[key] for pid, c in clients.items() if key in c.client_tags}
+        tags.append((value_of, len(set(value_of.values()))))
+    owners_of, holders_of = view.active_owner.get, view.standby_holders.get
     for t in state.stateful_task_ids:
-        replicas = view.replicas(t)
+        replicas = {*owners_of(t, ()), *holders_of(t, ())}
         if len(replicas) < 2:
             continue
-        racks = [clients[pid].rack_id for pid in replicas]
-        if all(r is not None for r in racks):
-            gap = _shortfall([r for r in racks if r is not None], len(all_racks))
-            rack_short += gap
-            rack_tasks += gap > 0
+        if n_racks >= 2:
+            racks = [rack_of[pid] for pid in replicas]
+            if None not in racks:
+                gap = _shortfall(racks, n_racks)  # type: ignore[arg-type]  # no None, checked
+                rack_short += gap
+                rack_tasks += gap > 0
         task_gap = 0
-        for key in tag_keys:
-            values = [clients[pid].client_tags[key] for pid in replicas if key in clients[pid].client_tags]
+        for value_of, available in tags:
+            values = [value_of[pid] for pid in replicas if pid in value_of]
             if len(values) >= 2:
-                task_gap += _shortfall(values, len(tag_values[key]))
+                task_gap += _shortfall(values, available)
         tag_short += task_gap
         tag_tasks += task_gap > 0
     return {
@@ -657,13 +666,11 @@ def _spread(view: _View) -> dict[str, int]:
 
 def _subtopology_skews(view: _View) -> dict[str, int]:
     """Per subtopology, max - min over clients of its active tasks (clients without any count 0)."""
-    counts: dict[tuple[str | None, int], dict[ProcessId, int]] = {}
-    for t in view.state.task_ids:
-        counts.setdefault((t[0], t[1]), {})
-    for t, owners in view.active_owner.items():
-        per_client = counts[(t[0], t[1])]
-        for pid in owners:
-            per_client[pid] = per_client.get(pid, 0) + 1
+    counts: dict[tuple[str | None, int], dict[ProcessId, int]] = {
+        sub: {} for sub in dict.fromkeys([(t[0], t[1]) for t in view.state.task_ids])}
+    placed = Counter([(t[0], t[1], pid) for t, owners in view.active_owner.items() for pid in owners])
+    for (name, sub, pid), n in placed.items():
+        counts[(name, sub)][pid] = n
     n_clients = len(view.state.process_ids)
     skews: dict[str, int] = {}
     for (name, sub), per_client in sorted(counts.items(), key=lambda kv: (kv[0][0] or "", kv[0][1])):

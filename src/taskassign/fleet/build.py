@@ -11,10 +11,11 @@ interned rack sets, task ids built from integers; anything still wrong raises Us
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from types import MappingProxyType
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from taskassign.configs import KAFKA_COMPAT, KAFKA_VERSION, AssignmentConfigs
 from taskassign.errors import ProcessIdFormatError, TaskassignError, UserInputError
@@ -29,6 +30,7 @@ from taskassign.model import (
     KafkaStreamsState,
     SortedFrozenSet,
     TaskInfo,
+    TaskTopicPartition,
     compute_lag,
     task_builders,
 )
@@ -37,6 +39,7 @@ __all__ = (
     "AppInput",
     "BuiltApplication",
     "ClientInput",
+    "ClientTaskColumns",
     "ClientTaskInput",
     "SubtopologyInput",
     "TopicInput",
@@ -77,13 +80,27 @@ class ClientTaskInput(TypedDict):
     consumers: list[str]
 
 
+class ClientTaskColumns(TypedDict):
+    """A client's reported tasks column-wise (index i = its i-th task, in TaskId order): what the pipeline's
+    buckets hand over, one list per field instead of a dict per task (a fleet run reports 10^6 tasks)."""
+
+    subtopologies: list[int]
+    partitions: list[int]
+    ownerships: list[str]
+    offset_sums: list[int | None]
+    lags: list[int | None]
+    consumers: list[list[str]]
+
+
 class ClientInput(TypedDict):
     process_id: str
     rack: str | None
     tags: list[tuple[str, str]] | None
     host: str | None
     consumers: list[str]
+    #: The reported tasks one dict each (records written by hand); ``task_columns``, when given, wins.
     tasks: list[ClientTaskInput] | None
+    task_columns: NotRequired[ClientTaskColumns | None]
 
 
 class AppInput(TypedDict, total=False):
@@ -193,6 +210,9 @@ def _tasks(blocks: Sequence[SubtopologyInput]) -> dict[TaskId, TaskInfo]:
             columns.append((t["topic"], t["is_source"], t["is_changelog"], t["num_partitions"], column))
         if count and TaskId(sub, 0) in tasks:  # blocks in subtopology order: a repeated one collides at 0
             raise UserInputError(f"task {TaskId(sub, 0)} is listed twice")
+        if all(not is_source or limit >= count for _, is_source, _, limit, _ in columns):
+            _uniform_block(tasks, sub, count, stores, columns, ends if logged else None, sizes)
+            continue
         for p in range(count):
             tid = TaskId(sub, p)
             parts = []
@@ -216,6 +236,42 @@ def _tasks(blocks: Sequence[SubtopologyInput]) -> dict[TaskId, TaskInfo]:
             tasks[tid] = task_info(tid, stores, tuple(parts), tuple(sources), tuple(changelogs), end,
                                    sizes[p] if p < len(sizes) else None)
     return tasks
+
+
+_Column = tuple[str, bool, bool, int, list[SortedFrozenSet[str] | None]]
+
+
+def _uniform_block(
+    tasks: dict[TaskId, TaskInfo], sub: int, count: int, stores: SortedFrozenSet[str], columns: Sequence[_Column],
+    ends: Sequence[int] | None, sizes: Sequence[int | None],
+) -> None:
+    """The tasks of a subtopology whose source topics all have a partition per task (the usual case): every
+    task then reads the same topics, so each topic's partitions are made in one pass and zipped into the
+    tasks' tuples (the same values, in the same order, as the per-task loop of ``_tasks``)."""
+    partition, task_info = _PARTITION, _TASK_INFO
+    parts: list[list[TaskTopicPartition]] = []
+    sources: list[list[TaskTopicPartition]] = []
+    changelogs: list[list[TaskTopicPartition]] = []
+    for topic, is_source, is_changelog, _, column in columns:
+        if not is_source and not is_changelog:
+            continue
+        made = list(map(partition, repeat(topic, count), range(count), repeat(is_source, count),
+                        repeat(is_changelog, count), column))
+        parts.append(made)
+        if is_source:
+            sources.append(made)
+        if is_changelog:
+            changelogs.append(made)
+    ids = [TaskId(sub, p) for p in range(count)]
+    sized = list(sizes[:count]) + [None] * (count - len(sizes))
+    tasks.update(zip(ids, map(
+        task_info, ids, repeat(stores, count), _tuples(parts, count), _tuples(sources, count),
+        _tuples(changelogs, count), ends if ends is not None else repeat(0, count), sized), strict=True))
+
+
+def _tuples(columns: list[list[TaskTopicPartition]], count: int) -> Iterable[tuple[TaskTopicPartition, ...]]:
+    """Row p: the p-th item of each column, as a tuple (``count`` empty tuples without columns)."""
+    return zip(*columns, strict=True) if columns else repeat((), count)
 
 
 def _clients(
@@ -242,20 +298,22 @@ def _clients(
         # The pipeline's records list a client's tasks in TaskId order, once each: then the sets and maps
         # below are built in order, not sorted again (a tenth of building a scenario).
         ordered, last = True, None
-        for t in row["tasks"] or ():
-            info = tasks.get((None, t["subtopology"], t["partition"]))  # type: ignore[call-overload]  # a TaskId's tuple
+        columns = row.get("task_columns") or _columns(row["tasks"] or ())
+        for sub, part, ownership, offset, lag, reporters in zip(
+                columns["subtopologies"], columns["partitions"], columns["ownerships"], columns["offset_sums"],
+                columns["lags"], columns["consumers"], strict=True):
+            info = tasks.get((None, sub, part))  # type: ignore[call-overload]  # a TaskId's tuple
             if info is None:
-                raise UserInputError(f"client {pid} reports unknown task {TaskId(t['subtopology'], t['partition'])}")
+                raise UserInputError(f"client {pid} reports unknown task {TaskId(sub, part)}")
             tid = info.id
             if ordered:
                 ordered, last = last is None or last < tid, tid
-            offset = t["offset_sum"]
-            if t["ownership"] == OWNERSHIP_ACTIVE:
+            if ownership == OWNERSHIP_ACTIVE:
                 active.append(tid)
-            elif t["ownership"] == OWNERSHIP_STANDBY and offset != LATEST_OFFSET:
+            elif ownership == OWNERSHIP_STANDBY and offset != LATEST_OFFSET:
                 standby.append(tid)
             else:
-                raise UserInputError(f"client {pid}: task {tid} has ownership {t['ownership']!r} "
+                raise UserInputError(f"client {pid}: task {tid} has ownership {ownership!r} "
                                      f"and offset sum {offset}")
             if offset is not None:
                 if not info.has_changelog:
@@ -264,10 +322,10 @@ def _clients(
                     raise UserInputError(f"client {pid}: offset sum {offset} of task {tid} is invalid")
                 offsets[tid] = offset
                 expected = compute_lag(info.changelog_end_offset_sum, offset)
-                if t["lag"] != expected:
-                    raise TaskassignError(f"client {pid}, task {tid}: the pipeline's lag {t['lag']} differs from "
+                if lag != expected:
+                    raise TaskassignError(f"client {pid}, task {tid}: the pipeline's lag {lag} differs from "
                                           f"the engine's {expected}")
-            for consumer in t["consumers"]:
+            for consumer in reporters:
                 by_consumer.setdefault(consumer, []).append(tid)
         unknown = sorted(set(by_consumer) - set(consumers))
         if unknown:
@@ -285,6 +343,15 @@ def _clients(
                 {c: _task_set(ts, ordered) for c, ts in sorted(by_consumer.items())}),
         )
     return clients
+
+
+def _columns(tasks: Iterable[ClientTaskInput]) -> ClientTaskColumns:
+    """Reported tasks given one dict each, as columns."""
+    listed = list(tasks)
+    return ClientTaskColumns(
+        subtopologies=[t["subtopology"] for t in listed], partitions=[t["partition"] for t in listed],
+        ownerships=[t["ownership"] for t in listed], offset_sums=[t["offset_sum"] for t in listed],
+        lags=[t["lag"] for t in listed], consumers=[t["consumers"] for t in listed])
 
 
 def _task_set(tasks: list[TaskId], ordered: bool) -> SortedFrozenSet[TaskId]:

@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from taskassign.fleet import reasons as R
-from taskassign.fleet.build import ClientInput, ClientTaskInput, SubtopologyInput, TopicInput
+from taskassign.fleet.build import ClientInput, ClientTaskColumns, SubtopologyInput, TopicInput
 from taskassign.fleet.checks import AppStatus
 from taskassign.fleet.marks import Marks, Row
 from taskassign.fleet.tables import OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
@@ -357,7 +357,7 @@ def client_inputs(
         offset == LATEST_OFFSET)
     consumers = t.column("consumer_id").to_pylist()
     n = t.num_rows
-    reported: dict[tuple[str, str], list[ClientTaskInput]] = {}
+    reported: dict[tuple[str, str], ClientTaskColumns] = {}
     if n:
         changed = np.ones(n, dtype=np.bool_)
         changed[1:] = (client_codes[1:] != client_codes[:-1]) | (sub[1:] != sub[:-1]) | (part[1:] != part[:-1])
@@ -365,25 +365,28 @@ def client_inputs(
         stops = np.append(starts[1:], n)
         group_active = np.maximum.reduceat(active.astype(np.int8), starts).astype(bool)
         last_offset = np.maximum.reduceat(np.where(has_offset, np.arange(n), -1), starts)
-        # Plain Python values, each client's key split once: this loop runs once per reported task (a
-        # fifth of a bucket's checks before).
-        codes, subs, parts, offsets = client_codes.tolist(), sub.tolist(), part.tolist(), offset.tolist()
-        current, tasks_of, app_id = -1, [], ""
-        for s, e, is_active, last in zip(starts.tolist(), stops.tolist(), group_active.tolist(),
-                                         last_offset.tolist(), strict=True):
-            if codes[s] != current:
-                current = codes[s]
-                app_id, pid = client_keys[current].split("\x00", 1)
-                tasks_of = reported.setdefault((app_id, pid), [])
-            subtopology, partition = subs[s], parts[s]
-            offset_sum = offsets[last] if last >= 0 else None
-            lag = None
-            if offset_sum is not None:
-                lag = compute_lag(ends[app_id][subtopology][partition], offset_sum)
-            tasks_of.append(ClientTaskInput(
-                subtopology=subtopology, partition=partition,
-                ownership=OWNERSHIP_ACTIVE if is_active else OWNERSHIP_STANDBY, offset_sum=offset_sum, lag=lag,
-                consumers=consumers[s:e]))
+        # Column-wise, one list per field for the whole bucket, cut per client below: no dict per reported
+        # task (they were a quarter of a bucket's checks, and reading them back a third of building).
+        offsets = offset.tolist()
+        task_offsets = [offsets[last] if last >= 0 else None for last in last_offset.tolist()]
+        task_subs, task_parts = sub[starts].tolist(), part[starts].tolist()
+        ownerships = np.where(group_active, OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY).tolist()
+        reporters = [consumers[s:e] for s, e in zip(starts.tolist(), stops.tolist(), strict=True)]
+        task_clients = client_codes[starts]
+        new_client = np.ones(len(starts), dtype=np.bool_)
+        new_client[1:] = task_clients[1:] != task_clients[:-1]
+        client_starts = np.flatnonzero(new_client)
+        client_stops = np.append(client_starts[1:], len(starts))
+        codes = task_clients[client_starts].tolist()
+        for code, s, e in zip(codes, client_starts.tolist(), client_stops.tolist(), strict=True):
+            app_id, pid = client_keys[code].split("\x00", 1)
+            app_ends = ends.get(app_id, {})
+            subs, parts, sums = task_subs[s:e], task_parts[s:e], task_offsets[s:e]
+            reported[(app_id, pid)] = ClientTaskColumns(
+                subtopologies=subs, partitions=parts, ownerships=ownerships[s:e], offset_sums=sums,
+                lags=[compute_lag(app_ends[su][pa], o) if o is not None else None
+                      for su, pa, o in zip(subs, parts, sums, strict=True)],
+                consumers=reporters[s:e])
     by_client: dict[tuple[str, str], list[Row]] = {}
     for row in members:
         by_client.setdefault((row["app_id"], row["process_id"]), []).append(row)
@@ -395,5 +398,9 @@ def client_inputs(
         clients.setdefault(app_id, []).append(ClientInput(
             process_id=pid, rack=first["rack"], tags=list(tags.items() if isinstance(tags, Mapping) else tags)
             if tags is not None else None, host=first["host"], consumers=[r["consumer_id"] for r in rows],
-            tasks=reported.get((app_id, pid), [])))
+            tasks=None, task_columns=reported.get((app_id, pid)) or _no_tasks()))
     return clients
+
+
+def _no_tasks() -> ClientTaskColumns:
+    return ClientTaskColumns(subtopologies=[], partitions=[], ownerships=[], offset_sums=[], lags=[], consumers=[])
