@@ -13,7 +13,8 @@ collection orders, reproduced here:
   from 4.4: colliding process ids iterate newest first), and each process's members in a default
   ``HashMap`` pre-filled with every member at 0 tasks;
 * the fill steps poll processes from a ``PriorityQueue`` keyed by load alone and a process's members from one
-  keyed by task count alone, so ties leave in Java's heap order (``KeyedJavaPriorityQueue``).
+  keyed by task count alone, so ties leave in Java's heap order (``RoundsJavaPriorityQueue``: Java's array,
+  read from a cached plan while every key is equal instead of sifted; docs/performance.md).
 
 Quirks kept on purpose (each is in a golden): the last previous owner in member order wins a doubly claimed
 task; ``leastLoadedPrev`` switches candidate only when strictly better on both load and count, and a
