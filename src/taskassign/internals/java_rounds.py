@@ -133,7 +133,21 @@ class RoundsJavaPriorityQueue(Generic[T]):
     def increment_head(self) -> T:
         """``replace_head(head's key + 1)`` (a member's task count going up by one); returns the head."""
         start = self._start
-        return self.replace_head((self._low if start is not None else self._heap.backing()[0][0]) + 1)
+        if start is None:
+            return self.replace_head(self._heap.backing()[0][0] + 1)
+        key = self._low + 1  # the round's head holds the low key; replace_head's round step, written out
+        if not self._has_high:  # (one call fewer per placement: a member queue takes every placement)
+            self._high, self._has_high = key, True
+        elif key != self._high:
+            return self.replace_head(key)
+        step = self._step
+        item = start[self._order[step]]
+        step += 1
+        if step == self._n:
+            self._start = [start[slot] for slot in self._perm]
+            self._low, self._has_high, step = key, False, 0
+        self._step = step
+        return item
 
     def poll_item(self) -> T:
         """Remove and return the head (the largest key stays right: only an equal one can be the head)."""
