@@ -424,6 +424,19 @@ class KeyedJavaPriorityQueue(Generic[T]):
         """(key, element) in the backing array's order (what Java's iterator visits)."""
         return list(zip(self._keys, self._items, strict=True))
 
+    def backing(self) -> tuple[list[Any], list[T]]:
+        """The key and element arrays themselves, not copies (for a caller that reads Java's layout in a hot
+        loop); the caller must not change them."""
+        return self._keys, self._items
+
+    @classmethod
+    def from_array(cls, keys: list[Any], items: list[T]) -> KeyedJavaPriorityQueue[T]:
+        """The queue whose backing array is exactly ``keys`` / ``items`` (a valid heap the caller built by
+        Java's rules: ``array()`` of another queue, or a layout derived from one)."""
+        queue: KeyedJavaPriorityQueue[T] = cls()
+        queue._keys, queue._items = keys, items
+        return queue
+
     def add_all(self, entries: Iterable[tuple[Any, T]]) -> None:
         for key, item in entries:
             self.offer(key, item)

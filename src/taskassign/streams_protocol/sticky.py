@@ -13,7 +13,8 @@ collection orders, reproduced here:
   from 4.4: colliding process ids iterate newest first), and each process's members in a default
   ``HashMap`` pre-filled with every member at 0 tasks;
 * the fill steps poll processes from a ``PriorityQueue`` keyed by load alone and a process's members from one
-  keyed by task count alone, so ties leave in Java's heap order (``KeyedJavaPriorityQueue``).
+  keyed by task count alone, so ties leave in Java's heap order (``RoundsJavaPriorityQueue``: Java's array,
+  read from a cached plan while every key is equal instead of sifted; docs/performance.md).
 
 Quirks kept on purpose (each is in a golden): the last previous owner in member order wins a doubly claimed
 task; ``leastLoadedPrev`` switches candidate only when strictly better on both load and count, and a
@@ -27,12 +28,12 @@ from collections.abc import Callable, Collection
 
 from taskassign.errors import TaskAssignorException
 from taskassign.internals.java_order import (
-    KeyedJavaPriorityQueue,
     compute_if_absent_order,
     hash_iteration_order,
     java_hash,
     java_string_key,
 )
+from taskassign.internals.java_rounds import RoundsJavaPriorityQueue
 from taskassign.streams_protocol._tasks import TaskIndex
 from taskassign.streams_protocol.configs import sticky_num_standby
 from taskassign.streams_protocol.lines import DEFAULT_STREAMS_LINE, StickyRevision, sticky_revision
@@ -99,7 +100,7 @@ class _Run:
         self.member_count = [0] * n
         self.process_count = [0] * len(self.process_ids)
         self.process_tasks: list[set[int]] = [set() for _ in self.process_ids]
-        self.member_heap: list[KeyedJavaPriorityQueue[int] | None] = [None] * len(self.process_ids)
+        self.member_heap: list[RoundsJavaPriorityQueue[int] | None] = [None] * len(self.process_ids)
         self.active: list[list[int]] = [[] for _ in range(n)]
         self.standby: list[list[int]] = [[] for _ in range(n)]
         self.add_to_least_loaded_member = self._least_loaded_placer()
@@ -131,12 +132,10 @@ class _Run:
             else:
                 heap = heaps[j]
                 if heap is None:
-                    heap = KeyedJavaPriorityQueue()
-                    heap.add_all((counts[i], i) for i in count_map_order[j])
+                    heap = RoundsJavaPriorityQueue((counts[i], i) for i in count_map_order[j])
                     heaps[j] = heap
-                i = heap.peek_item()  # polled, incremented, offered again
+                i = heap.increment_head()  # polled, its count incremented, offered again
                 counts[i] += 1
-                heap.replace_head(counts[i])
             process_count[j] += 1
             process_tasks[j].add(task)
             (active_lists if active else standby_lists)[i].append(task)
@@ -159,12 +158,10 @@ class _Run:
                 best, best_load, best_count = i, load, self.member_count[i]
         return best
 
-    def process_queue(self) -> KeyedJavaPriorityQueue[int]:
-        """Every process, offered one by one in the processes map's order, keyed by load."""
-        queue: KeyedJavaPriorityQueue[int] = KeyedJavaPriorityQueue()
-        for j in range(len(self.process_ids)):
-            queue.offer(self.load(j), j)
-        return queue
+    def process_queue(self) -> RoundsJavaPriorityQueue[int]:
+        """Every process, offered one by one in the processes map's order, keyed by load (Java's heap; while
+        every load is equal, its rounds are read from a cached plan instead of sifted)."""
+        return RoundsJavaPriorityQueue((self.load(j), j) for j in range(len(self.process_ids)))
 
 
 def assign_sticky(group: StreamsGroup, kafka_line: str = DEFAULT_STREAMS_LINE) -> StreamsGroupAssignment:
@@ -220,9 +217,9 @@ def _assign(group: StreamsGroup, revision: StickyRevision) -> StreamsGroupAssign
     queue = run.process_queue()
     head, requeue, place = queue.peek_item, queue.replace_head, run.add_to_least_loaded_member
     member_count, process_count, capacity = run.member_count, run.process_count, run.capacity
+    if remaining and not queue:  # replace_head keeps the queue's size: checking once is checking every time
+        raise TaskAssignorException(f"No process available to assign active task {index.name(remaining[0])}.")
     for t in remaining:
-        if not queue:
-            raise TaskAssignorException(f"No process available to assign active task {index.name(t)}.")
         j = head()  # polled, given the task, offered again
         count = member_count[place(j, t, True)]
         if count == total_quota.value:
@@ -300,16 +297,17 @@ def _assign_standbys(
     queue = run.process_queue()
     head, requeue, place = queue.peek_item, queue.replace_head, run.add_to_least_loaded_member
     process_tasks, process_count, capacity = run.process_tasks, run.process_count, run.capacity
+    has_processes = bool(queue)  # polls below re-offer everything they take: the size never changes
     for t, missing in records:
         for _ in range(missing):
-            if queue and t not in process_tasks[j := head()]:  # the usual case: the least loaded lacks it
+            if has_processes and t not in process_tasks[j := head()]:  # the usual case: the least loaded lacks it
                 place(j, t, False)
                 requeue(process_count[j] / capacity[j])
             elif not _standby_on_least_loaded(run, queue, t):
                 break  # every process holds the task: Kafka logs a warning and drops the rest
 
 
-def _standby_on_least_loaded(run: _Run, queue: KeyedJavaPriorityQueue[int], task: int) -> bool:
+def _standby_on_least_loaded(run: _Run, queue: RoundsJavaPriorityQueue[int], task: int) -> bool:
     """Poll processes by load until one lacks ``task``; it gets the standby. Re-offers happen as Kafka's
     recursion unwinds: the chosen process first, then the skipped ones in reverse."""
     tasks = run.process_tasks

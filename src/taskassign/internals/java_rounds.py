@@ -1,0 +1,160 @@
+"""A keyed ``java.util.PriorityQueue`` that skips its sifts while every element holds the same key.
+
+The streams sticky assignor's fill steps poll the least loaded process, give it a task and offer it again
+with a higher key (``KeyedJavaPriorityQueue.replace_head``), tens of thousands of times. Whenever every key in
+the queue is equal (a "round" starts) and each re-offer gets one common higher key, which array slots Java
+polls in that round, and where it leaves everything at its end, depend on the queue's size alone: the keys
+compare as 0 and 1 whatever they are. One simulation per size (cached) gives that plan, and the queue just
+reads it, O(1) a call instead of two sifts of log n steps. Anything else (another key, a plain poll or offer)
+first rebuilds Java's exact array from the plan and falls back to ``KeyedJavaPriorityQueue``, keeping the
+largest key so that it sees, in O(1) a call, when the head's key reaches it (all keys equal again). Same
+outputs, in the same order, as the plain queue (tests/internals/test_java_rounds.py checks random operation
+sequences against it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any, Generic, TypeVar
+
+from taskassign.internals.java_order import KeyedJavaPriorityQueue
+
+__all__ = ("RoundsJavaPriorityQueue",)
+
+T = TypeVar("T")
+
+
+def _simulate(n: int, steps: int) -> KeyedJavaPriorityQueue[int]:
+    """The 0/1-keyed queue of slots 0..n-1 (all 0, offered in order: no sift moves them) after ``steps``
+    ``replace_head(1)`` calls."""
+    queue = KeyedJavaPriorityQueue[int].from_array([0] * n, list(range(n)))
+    for _ in range(steps):
+        queue.replace_head(1)
+    return queue
+
+
+@lru_cache(maxsize=64)
+def _round_plan(n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A round over ``n`` equal keys: the starting slots in the order Java polls them, and the final array
+    as starting slots."""
+    queue = KeyedJavaPriorityQueue[int].from_array([0] * n, list(range(n)))
+    order = tuple(queue.replace_head(1) for _ in range(n))
+    return order, tuple(item for _, item in queue.array())
+
+
+class RoundsJavaPriorityQueue(Generic[T]):
+    """``KeyedJavaPriorityQueue``'s offer / poll / replace_head with its exact array, read from a cached plan
+    while all keys are equal (see the module's docstring)."""
+
+    __slots__ = ("_has_high", "_heap", "_high", "_low", "_max", "_n", "_order", "_perm", "_start", "_step")
+
+    def __init__(self, entries: Iterable[tuple[Any, T]] = ()) -> None:
+        self._heap: KeyedJavaPriorityQueue[T] = KeyedJavaPriorityQueue()
+        self._heap.add_all(entries)
+        self._start: list[T] | None = None  # the round's starting array; None: the heap is the truth
+        self._order: tuple[int, ...] = ()
+        self._perm: tuple[int, ...] = ()
+        self._low: Any = None
+        self._high: Any = None
+        self._has_high = False
+        self._n = 0
+        self._step = 0
+        self._max: Any = None
+        self._try_rounds()
+
+    def __len__(self) -> int:
+        return len(self._heap) if self._start is None else self._n
+
+    def __bool__(self) -> bool:
+        return bool(self._heap) if self._start is None else self._n > 0
+
+    def _try_rounds(self) -> None:
+        """Start a round if every key is equal; else note the largest key."""
+        keys = self._heap.backing()[0]
+        if keys:
+            self._max = max(keys)
+            if keys[0] == self._max:
+                self._start_round()
+
+    def _start_round(self) -> None:
+        heap = self._heap
+        n = len(heap)
+        self._order, self._perm = _round_plan(n)
+        keys, items = heap.backing()
+        self._start = items
+        self._low, self._has_high, self._n, self._step = keys[0], False, n, 0
+
+    def _materialise(self) -> KeyedJavaPriorityQueue[T]:
+        """Leave round mode: Java's array after the round's steps so far."""
+        start = self._start
+        if start is not None:
+            low, high = self._low, self._high
+            flags, slots = _simulate(self._n, self._step).backing()
+            self._heap = KeyedJavaPriorityQueue.from_array(
+                [high if flag else low for flag in flags], [start[slot] for slot in slots])
+            self._start = None
+            self._max = high if self._step else low
+        return self._heap
+
+    def array(self) -> list[tuple[Any, T]]:
+        return self._materialise().array()
+
+    def peek_item(self) -> T:
+        start = self._start
+        if start is None:
+            return self._heap.peek_item()
+        return start[self._order[self._step]]
+
+    def replace_head(self, key: Any) -> T:
+        """``poll()`` then ``offer(key, head)``; returns the head."""
+        start = self._start
+        if start is not None:
+            if not self._has_high and key > self._low:
+                self._high, self._has_high = key, True
+            if self._has_high and key == self._high:
+                step = self._step
+                item = start[self._order[step]]
+                step += 1
+                if step == self._n:  # the round is over: every key is now the common higher one
+                    self._start = [start[slot] for slot in self._perm]
+                    self._low, self._has_high, step = self._high, False, 0
+                self._step = step
+                return item
+            self._materialise()
+        heap = self._heap
+        item = heap.replace_head(key)
+        if key > self._max:
+            self._max = key
+        if heap.backing()[0][0] == self._max:  # the head holds the largest key: all are equal
+            self._start_round()
+        return item
+
+    def increment_head(self) -> T:
+        """``replace_head(head's key + 1)`` (a member's task count going up by one); returns the head."""
+        start = self._start
+        if start is None:
+            return self.replace_head(self._heap.backing()[0][0] + 1)
+        key = self._low + 1  # the round's head holds the low key; replace_head's round step, written out
+        if not self._has_high:  # (one call fewer per placement: a member queue takes every placement)
+            self._high, self._has_high = key, True
+        elif key != self._high:
+            return self.replace_head(key)
+        step = self._step
+        item = start[self._order[step]]
+        step += 1
+        if step == self._n:
+            self._start = [start[slot] for slot in self._perm]
+            self._low, self._has_high, step = key, False, 0
+        self._step = step
+        return item
+
+    def poll_item(self) -> T:
+        """Remove and return the head (the largest key stays right: only an equal one can be the head)."""
+        return self._materialise().poll_item()
+
+    def offer(self, key: Any, item: T) -> None:
+        heap = self._materialise()
+        if not heap or key > self._max:
+            self._max = key
+        heap.offer(key, item)
