@@ -10,7 +10,7 @@ with `java -cp libs/*` directly (no script in the distribution, so that the JVM 
 Its overrides make consumer-group rebalances fast: no initial rebalance delay, and session timeouts down to one
 second allowed, so that a crashed Streams instance is noticed within seconds instead of the default 45.
 
-With `sasl_users`, the broker also has a SASL_PLAINTEXT listener (mechanisms PLAIN and SCRAM-SHA-256, the same
+With `sasl_users`, the broker also has a SASL_PLAINTEXT listener (mechanisms PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512, the same
 users and passwords for both) and enforces ACLs: Kafka's StandardAuthorizer with no ACL meaning no access, and
 `User:ANONYMOUS` as super user, so that the PLAINTEXT and CONTROLLER listeners (the broker itself, the Streams
 instances, the lab's helpers) keep full access. SCRAM credentials are written into the cluster metadata when the
@@ -71,7 +71,7 @@ FAST_BROKER_OVERRIDES: Mapping[str, str] = {
 
 BROKER_READY_LINE = "Kafka Server started"
 
-SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256")
+SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 SASL_LISTENER = "SASL_PLAINTEXT"
 AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
 # The lab's SASL users (fixed, test-only passwords): the reader has READ_ONLY_ACLS, the stranger no ACL at all.
@@ -234,7 +234,8 @@ class KafkaBroker:
         scram = [
             arg
             for user, password in sorted(self.sasl_users.items())
-            for arg in ("--add-scram", f"SCRAM-SHA-256=[name={user},password={password}]")
+            for mechanism in ("SCRAM-SHA-256", "SCRAM-SHA-512")
+            for arg in ("--add-scram", f"{mechanism}=[name={user},password={password}]")
         ]
         formatted = subprocess.run(
             [*self._java(["-XX:TieredStopAtLevel=1"]), "kafka.tools.StorageTool", "format", "-t", cluster_id,
@@ -280,6 +281,9 @@ class KafkaBroker:
                 f"org.apache.kafka.common.security.plain.PlainLoginModule required {plain_users};"
             ),
             f"{prefix}.scram-sha-256.sasl.jaas.config": (
+                "org.apache.kafka.common.security.scram.ScramLoginModule required;"
+            ),
+            f"{prefix}.scram-sha-512.sasl.jaas.config": (
                 "org.apache.kafka.common.security.scram.ScramLoginModule required;"
             ),
             "authorizer.class.name": AUTHORIZER,

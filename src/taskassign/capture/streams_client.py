@@ -353,4 +353,6 @@ class StreamsClient:
             return self._roundtrip(conn, api_key, version, body, flexible_response=flexible_response)
         except ClusterUnreachableError:
             self._connections.pop(address, None)
+            with contextlib.suppress(OSError):
+                conn.sock.close()
             raise
