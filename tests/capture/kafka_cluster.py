@@ -10,9 +10,9 @@ with `java -cp libs/*` directly (no script in the distribution, so that the JVM 
 Its overrides make consumer-group rebalances fast: no initial rebalance delay, and session timeouts down to one
 second allowed, so that a crashed Streams instance is noticed within seconds instead of the default 45.
 
-With `sasl_users`, the broker also has a SASL_PLAINTEXT listener (mechanisms PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512, the same
-users and passwords for both) and enforces ACLs: Kafka's StandardAuthorizer with no ACL meaning no access, and
-`User:ANONYMOUS` as super user, so that the PLAINTEXT and CONTROLLER listeners (the broker itself, the Streams
+With `sasl_users`, the broker also has a SASL_PLAINTEXT listener (mechanisms PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512,
+the same users and passwords for each) and enforces ACLs: Kafka's StandardAuthorizer with no ACL meaning no access,
+and `User:ANONYMOUS` as super user, so that the PLAINTEXT and CONTROLLER listeners (the broker itself, the Streams
 instances, the lab's helpers) keep full access. SCRAM credentials are written into the cluster metadata when the
 storage is formatted (`kafka-storage format --add-scram`): kafka-python has no AlterUserScramCredentials, and the
 format step runs anyway, so this costs no start time. `grant_acls` gives a user what it needs.
