@@ -1,6 +1,7 @@
 """A loopback stand-in for a SASL_PLAINTEXT listener: ApiVersions, SaslHandshake v1 and SaslAuthenticate v2 with
 PLAIN and SCRAM-SHA-256/512 (RFC 5802, server side written from the RFC), so the streams client's SASL login runs
-anywhere. It answers nothing else: a test sees the requests it got in ``requests``."""
+anywhere. FindCoordinator names ``coordinator_port`` (another such listener) when set; it answers nothing else
+(it closes the connection): a test sees the requests it got in ``requests``."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from taskassign.capture import kafka_codec as codec
 SALT, ITERATIONS = b"taskassign-salt", 4096
 APIS = {codec.API_VERSIONS: (0, 4), codec.SASL_HANDSHAKE: (0, 1), codec.SASL_AUTHENTICATE: (0, 2),
         codec.FIND_COORDINATOR: (0, 6), codec.LIST_GROUPS: (0, 5), codec.DESCRIBE_CONFIGS: (0, 4),
-        codec.METADATA: (0, 12), codec.STREAMS_GROUP_DESCRIBE: (0, 1)}
+        codec.METADATA: (0, 12), codec.STREAMS_GROUP_HEARTBEAT: (0, 0), codec.STREAMS_GROUP_DESCRIBE: (0, 1)}
 HASHES = {"SCRAM-SHA-256": hashlib.sha256, "SCRAM-SHA-512": hashlib.sha512}
 
 
@@ -30,6 +31,7 @@ class SaslBroker:
     mechanisms: tuple[str, ...]
     requests: list[int] = field(default_factory=list)
     tokens: list[bytes] = field(default_factory=list)
+    coordinator_port: int = 0
 
 
 def _api_versions() -> bytes:
@@ -109,6 +111,10 @@ def _serve_one(conn: socket.socket, broker: SaslBroker) -> None:
             else:
                 result = scram.final(token)
             answer = struct.pack(">i", correlation) + b"\x00" + _authenticated(*result)
+        elif api_key == codec.FIND_COORDINATOR and broker.coordinator_port:
+            found = (codec.Writer().int32(0).uvarint(2).compact_string("g").int32(2).compact_string("127.0.0.1")
+                     .int32(broker.coordinator_port).int16(0).compact_string(None).tagged_fields().tagged_fields())
+            answer = struct.pack(">i", correlation) + b"\x00" + found.bytes()
         else:
             return
         conn.sendall(struct.pack(">i", len(answer)) + answer)

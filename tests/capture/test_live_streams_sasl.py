@@ -83,6 +83,13 @@ def test_sasl_captures_equal_the_plaintext_capture(kafka_cluster: KafkaBroker, g
                          "--command-config", str(config), "-o", str(out))
         assert code == 0, f"{mechanism}: {text}"
         assert comparable(out, kafka_cluster.sasl_bootstrap) == expected, mechanism
+    # --all-groups over SASL takes the streams group too (the streams side logs in as the classic side does).
+    fleet = tmp_path / "fleet"
+    code, text = run("capture", "--bootstrap-server", kafka_cluster.sasl_bootstrap, "--all-groups",
+                     "--command-config", str(tmp_path / "SCRAM-SHA-512.properties"), "-o", str(fleet))
+    assert code == 0, text
+    captured = fleet / "streams-groups" / f"{group}.streams-group.json"
+    assert comparable(captured, kafka_cluster.sasl_bootstrap) == expected
 
 
 @pytest.mark.parametrize("mechanism", ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"])

@@ -9,7 +9,7 @@ import pytest
 from taskassign.capture import kafka_codec as codec
 from taskassign.capture.streams_client import StreamsClient
 from taskassign.capture.streams_sasl import SaslAuthenticationError, SaslLogin
-from taskassign.errors import ClientConfigError, DecodeError
+from taskassign.errors import CaptureError, ClientConfigError, DecodeError
 from tests.capture.sasl_broker import sasl_broker
 
 PASSWORD = "pw-9c1e-SECRET"
@@ -86,3 +86,15 @@ def test_gssapi_and_oauthbearer_are_refused_clearly(mechanism: str) -> None:
 
 def test_a_login_never_shows_its_password() -> None:
     assert PASSWORD not in repr(SaslLogin("PLAIN", "alice", PASSWORD))
+
+
+def test_the_coordinators_connection_logs_in_too() -> None:
+    with sasl_broker({"alice": PASSWORD}) as coordinator, sasl_broker({"alice": PASSWORD}) as bootstrap:
+        bootstrap.coordinator_port = coordinator.port
+        with StreamsClient(f"127.0.0.1:{bootstrap.port}", timeout=10, settings=settings("SCRAM-SHA-512")) as client:
+            address = client.coordinator("g")
+            assert address == ("127.0.0.1", coordinator.port)
+            with pytest.raises(CaptureError):  # the stand-in closes on StreamsGroupDescribe: logged in first
+                client.describe_streams_group("g", address)
+    assert coordinator.requests == [codec.API_VERSIONS, codec.SASL_HANDSHAKE, codec.SASL_AUTHENTICATE,
+                                    codec.SASL_AUTHENTICATE, codec.STREAMS_GROUP_DESCRIBE]

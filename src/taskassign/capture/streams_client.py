@@ -103,7 +103,7 @@ class _Connection:
         (size,) = struct.unpack(">i", self._exactly(4))
         if size < 4 or size > MAX_FRAME:
             raise ClusterUnreachableError(f"broker {self.host}:{self.port} sent a frame of {size} bytes: not Kafka's "
-                                          "protocol (is it a Kafka listener, and PLAINTEXT or SSL as configured?)")
+                                          "protocol (is it a Kafka listener, with the security.protocol configured?)")
         return self._exactly(size)
 
     def _exactly(self, n: int) -> bytes:
@@ -111,8 +111,8 @@ class _Connection:
         while left:
             chunk = self.sock.recv(left)
             if not chunk:
-                raise ClusterUnreachableError(f"broker {self.host}:{self.port} closed the connection (a SASL "
-                                              "listener, or a security protocol other than the one configured?)")
+                raise ClusterUnreachableError(f"broker {self.host}:{self.port} closed the connection (a "
+                                              "security protocol other than the one configured, or a refused login?)")
             chunks.append(chunk)
             left -= len(chunk)
         return b"".join(chunks)
@@ -122,7 +122,8 @@ class StreamsClient:
     """Read-only requests against one cluster, all within ``timeout`` seconds from construction.
 
     ``settings``: the kafka-python settings of ``--command-config`` (``capture.security``); only
-    ``security_protocol`` PLAINTEXT/SSL (with its ``ssl_context``) and ``client_id`` are used.
+    ``security_protocol`` (with ``ssl_context`` for SSL and SASL_SSL), the SASL login (``sasl_mechanism``,
+    ``sasl_plain_username``, ``sasl_plain_password``: ``capture.streams_sasl``) and ``client_id`` are used.
     """
 
     def __init__(self, bootstrap: str, *, timeout: float = 30.0, settings: Mapping[str, Any] | None = None) -> None:
