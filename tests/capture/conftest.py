@@ -39,7 +39,7 @@ def kafka_cluster() -> Iterator[KafkaBroker]:
     """One KRaft broker (rack `rack-a`) on free loopback ports for the whole test run.
 
     `bootstrap` is its PLAINTEXT listener (full access). `sasl_bootstrap` is a SASL_PLAINTEXT listener (PLAIN
-    and SCRAM-SHA-256/512) with ACLs enforced; `sasl_users` holds its users and passwords: LAB_READER may DESCRIBE
+    and SCRAM-SHA-256) with ACLs enforced; `sasl_users` holds its users and passwords: LAB_READER may DESCRIBE
     every topic and group (READ_ONLY_ACLS: all a capture needs), LAB_STRANGER may do nothing.
     """
     reason = lab_unavailable_reason()

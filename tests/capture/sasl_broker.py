@@ -9,6 +9,7 @@ import base64
 import hashlib
 import hmac
 import socket
+import ssl
 import struct
 import threading
 from collections.abc import Iterator
@@ -74,15 +75,25 @@ class _Scram:
         return 0, None, b"v=" + base64.b64encode(server)
 
 
+def _exactly(conn: socket.socket, n: int) -> bytes:
+    data = b""
+    while len(data) < n:
+        chunk = conn.recv(n - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
 def _serve_one(conn: socket.socket, broker: SaslBroker) -> None:
     mechanism = ""
     scram: _Scram | None = None
     while True:
-        head = conn.recv(4, socket.MSG_WAITALL)
+        head = _exactly(conn, 4)
         if len(head) < 4:
             return
         (size,) = struct.unpack(">i", head)
-        frame = conn.recv(size, socket.MSG_WAITALL)
+        frame = _exactly(conn, size)
         api_key, _version, correlation, id_len = struct.unpack(">hhih", frame[:10])
         broker.requests.append(api_key)
         rest = frame[10 + id_len:]
@@ -122,7 +133,8 @@ def _serve_one(conn: socket.socket, broker: SaslBroker) -> None:
 
 @contextmanager
 def sasl_broker(users: dict[str, str], mechanisms: tuple[str, ...] = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"),
-                ) -> Iterator[SaslBroker]:
+                tls: ssl.SSLContext | None = None) -> Iterator[SaslBroker]:
+    """The listener on a free loopback port; SASL_SSL when ``tls`` (a server context) is given."""
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen()
@@ -136,10 +148,13 @@ def sasl_broker(users: dict[str, str], mechanisms: tuple[str, ...] = ("PLAIN", "
                 conn, _ = listener.accept()
             except (TimeoutError, OSError):
                 continue
-            with conn:
+            with suppress(OSError, ValueError, struct.error), conn:
                 conn.settimeout(5)
-                with suppress(OSError, ValueError, struct.error):
+                if tls is None:
                     _serve_one(conn, broker)
+                else:
+                    with tls.wrap_socket(conn, server_side=True) as wrapped:
+                        _serve_one(wrapped, broker)
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()

@@ -4,6 +4,11 @@ refused login is one line naming the mechanism and the broker's message, never t
 
 from __future__ import annotations
 
+import shutil
+import ssl
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from taskassign.capture import kafka_codec as codec
@@ -98,3 +103,21 @@ def test_the_coordinators_connection_logs_in_too() -> None:
                 client.describe_streams_group("g", address)
     assert coordinator.requests == [codec.API_VERSIONS, codec.SASL_HANDSHAKE, codec.SASL_AUTHENTICATE,
                                     codec.SASL_AUTHENTICATE, codec.STREAMS_GROUP_DESCRIBE]
+
+
+def test_sasl_ssl_logs_in_inside_tls(tmp_path: Path) -> None:
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1", "-days", "2"],
+                   check=True, capture_output=True)
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server.load_cert_chain(cert, key)
+    client_tls = ssl.create_default_context(cafile=str(cert))
+    with sasl_broker({"alice": PASSWORD}, tls=server) as broker, StreamsClient(
+            f"127.0.0.1:{broker.port}", timeout=10,
+            settings={**settings("SCRAM-SHA-256"), "security_protocol": "SASL_SSL", "ssl_context": client_tls}):
+        pass
+    assert broker.requests == [codec.API_VERSIONS, codec.SASL_HANDSHAKE, codec.SASL_AUTHENTICATE,
+                               codec.SASL_AUTHENTICATE, codec.API_VERSIONS]
