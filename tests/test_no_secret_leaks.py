@@ -30,6 +30,7 @@ from typer.testing import CliRunner
 
 from taskassign.cli import app
 from tests.capture.frames_server import Frame, load_frames, recording_dirs, serve_frames
+from tests.capture.sasl_broker import sasl_broker
 from tests.helpers import EXAMPLES_DIR, start_service, stop_service
 
 runner = CliRunner()
@@ -247,6 +248,24 @@ def test_a_broker_that_answers_badly(case: str, behaviour: str, tmp_path: Path) 
                                 "--timeout", "2"], tmp_path)
     assert code == 2, output
     assert not (tmp_path / "out.json").exists()
+
+
+@pytest.mark.parametrize("login", ["refused", "accepted"])
+@pytest.mark.parametrize("mechanism", ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"])
+def test_the_streams_capture_over_sasl(mechanism: str, login: str, tmp_path: Path) -> None:
+    """The streams capture's own SASL login (a loopback SASL listener): refused, or accepted and then the listener
+    answers nothing more; the password shows nowhere either way."""
+    module = PLAIN if mechanism == "PLAIN" else SCRAM
+    config = tmp_path / "client.properties"
+    config.write_text(sasl(f'{module} required username="alice" password="{JAAS_SECRET}";', mechanism))
+    users = {"alice": JAAS_SECRET if login == "accepted" else "another-password"}
+    with sasl_broker(users) as broker:
+        code, output = run_cli(["capture", "--bootstrap-server", f"127.0.0.1:{broker.port}", "--group", "g",
+                                "--protocol", "streams", "--command-config", str(config), "-o",
+                                str(tmp_path / "out.json"), "--timeout", "5"], tmp_path)
+    assert code == 2, output
+    assert (f"SASL {mechanism} authentication as user 'alice' failed" in output) == (login == "refused"), output
+    assert len(broker.tokens) == (1 if mechanism == "PLAIN" else 2), broker.tokens
 
 
 RECORDING = next(iter(recording_dirs()), None)

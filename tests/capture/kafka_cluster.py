@@ -10,12 +10,13 @@ with `java -cp libs/*` directly (no script in the distribution, so that the JVM 
 Its overrides make consumer-group rebalances fast: no initial rebalance delay, and session timeouts down to one
 second allowed, so that a crashed Streams instance is noticed within seconds instead of the default 45.
 
-With `sasl_users`, the broker also has a SASL_PLAINTEXT listener (mechanisms PLAIN and SCRAM-SHA-256, the same
-users and passwords for both) and enforces ACLs: Kafka's StandardAuthorizer with no ACL meaning no access, and
-`User:ANONYMOUS` as super user, so that the PLAINTEXT and CONTROLLER listeners (the broker itself, the Streams
-instances, the lab's helpers) keep full access. SCRAM credentials are written into the cluster metadata when the
-storage is formatted (`kafka-storage format --add-scram`): kafka-python has no AlterUserScramCredentials, and the
-format step runs anyway, so this costs no start time. `grant_acls` gives a user what it needs.
+With `sasl_users`, the broker also has a SASL_PLAINTEXT listener (mechanisms PLAIN and SCRAM-SHA-256, the same users
+and passwords for each; `SCRAM_SHA_512_OVERRIDES` add SCRAM-SHA-512, whose credentials are there too) and enforces
+ACLs: Kafka's StandardAuthorizer with no ACL meaning no access, and `User:ANONYMOUS` as super user, so that the
+PLAINTEXT and CONTROLLER listeners (the broker itself, the Streams instances, the lab's helpers) keep full access.
+SCRAM credentials are written into the cluster metadata when the storage is formatted (`kafka-storage format
+--add-scram`): kafka-python has no AlterUserScramCredentials, and the format step runs anyway, so this costs no
+start time. `grant_acls` gives a user what it needs.
 """
 
 from __future__ import annotations
@@ -73,6 +74,13 @@ BROKER_READY_LINE = "Kafka Server started"
 
 SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256")
 SASL_LISTENER = "SASL_PLAINTEXT"
+#: ``overrides`` that enable SCRAM-SHA-512 on the SASL listener too (the lab's broker leaves it off: a test of a
+#: mechanism the listener does not enable uses it).
+SCRAM_SHA_512_OVERRIDES: Mapping[str, str] = {
+    f"listener.name.{SASL_LISTENER.lower()}.sasl.enabled.mechanisms": ",".join((*SASL_MECHANISMS, "SCRAM-SHA-512")),
+    f"listener.name.{SASL_LISTENER.lower()}.scram-sha-512.sasl.jaas.config": (
+        "org.apache.kafka.common.security.scram.ScramLoginModule required;"),
+}
 AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
 # The lab's SASL users (fixed, test-only passwords): the reader has READ_ONLY_ACLS, the stranger no ACL at all.
 LAB_READER = "alice"
@@ -234,7 +242,8 @@ class KafkaBroker:
         scram = [
             arg
             for user, password in sorted(self.sasl_users.items())
-            for arg in ("--add-scram", f"SCRAM-SHA-256=[name={user},password={password}]")
+            for mechanism in ("SCRAM-SHA-256", "SCRAM-SHA-512")
+            for arg in ("--add-scram", f"{mechanism}=[name={user},password={password}]")
         ]
         formatted = subprocess.run(
             [*self._java(["-XX:TieredStopAtLevel=1"]), "kafka.tools.StorageTool", "format", "-t", cluster_id,

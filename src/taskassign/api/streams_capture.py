@@ -10,6 +10,7 @@ from typing import Any
 from taskassign.capture.security import read_client_settings
 from taskassign.capture.streams_client import StreamsClient
 from taskassign.capture.streams_group_capture import CapturedStreamsGroup, capture_streams_group
+from taskassign.capture.streams_sasl import STREAMS_SASL_MECHANISMS
 from taskassign.errors import CaptureError, UserInputError
 from taskassign.fleet.snapshot_dir import STREAMS_GROUPS_DIR
 from taskassign.formats.json_io import dump_json
@@ -26,6 +27,14 @@ def _settings(command_config_file: Path | None) -> dict[str, Any]:
     return dict(read_client_settings(command_config_file).kwargs) if command_config_file is not None else {}
 
 
+def _streams_speaks(settings: dict[str, Any]) -> bool:
+    """Whether the streams client speaks this connection: any listener but SASL with GSSAPI or OAUTHBEARER
+    (which only the classic capture speaks)."""
+    if not str(settings.get("security_protocol", "PLAINTEXT")).upper().startswith("SASL"):
+        return True
+    return settings.get("sasl_mechanism") in STREAMS_SASL_MECHANISMS
+
+
 def capture_streams_application(
     bootstrap: str,
     group: str,
@@ -37,13 +46,13 @@ def capture_streams_application(
 ) -> CapturedStreamsGroup | None:
     """Capture ``group`` as a streams group; None when ``protocol`` is ``auto`` and it is not one (the
     classic capture takes it then: a broker without the streams protocol, a group ListGroups does not list
-    as ``streams``, or a SASL connection, which only the classic capture speaks)."""
+    as ``streams``, or SASL with GSSAPI or OAUTHBEARER, which only the classic capture speaks)."""
     if protocol not in PROTOCOLS:
         raise UserInputError(f"--protocol {protocol!r}: expected one of {', '.join(PROTOCOLS)}")
     if protocol == "classic":
         return None
     settings = _settings(command_config_file)
-    if protocol == "auto" and str(settings.get("security_protocol", "PLAINTEXT")).upper().startswith("SASL"):
+    if protocol == "auto" and not _streams_speaks(settings):
         return None
     with StreamsClient(bootstrap, timeout=timeout, settings=settings) as client:
         if protocol == "auto":
@@ -74,9 +83,10 @@ def capture_streams_groups(
 ) -> tuple[list[tuple[str, Path]], list[tuple[str, str]]]:
     """``--all-groups``' streams side: every group ListGroups lists as ``streams`` (TypesFilter) captured into
     ``<out_dir>/streams-groups/<group>.streams-group.json``; (written, skipped with the reason). Nothing when the
-    broker has no streams protocol or the connection is SASL (which only the classic capture speaks)."""
+    broker has no streams protocol or the connection is SASL with GSSAPI or OAUTHBEARER (which only the classic
+    capture speaks)."""
     settings = _settings(command_config_file)
-    if str(settings.get("security_protocol", "PLAINTEXT")).upper().startswith("SASL"):
+    if not _streams_speaks(settings):
         return [], []
     written: list[tuple[str, Path]] = []
     skipped: list[tuple[str, str]] = []

@@ -13,7 +13,9 @@ fatal: a newer broker may add them (that is what they are for). The layouts foll
   assignor name);
 * ``ListGroupsRequest/Response`` v5 (``TypesFilter``: classic, consumer, share, streams);
 * ``DescribeConfigsRequest/Response`` v4 (resource type 32 = GROUP);
-* ``MetadataRequest/Response`` v12.
+* ``MetadataRequest/Response`` v12;
+* ``SaslHandshakeRequest/Response`` v1 (not flexible: request header v1, response header v0) and
+  ``SaslAuthenticateRequest/Response`` v2 (flexible), the SASL exchange of KIP-152 and KIP-368.
 
 Malformed bytes raise ``DecodeError`` naming the message, the field and the byte offset.
 """
@@ -36,6 +38,7 @@ __all__ = (
     "ListedGroup",
     "MetadataTopic",
     "Reader",
+    "SaslAuthenticated",
     "StreamsDescribedGroup",
     "StreamsMember",
     "StreamsSubtopology",
@@ -46,20 +49,26 @@ __all__ = (
     "decode_find_coordinator",
     "decode_list_groups",
     "decode_metadata",
+    "decode_sasl_authenticate",
+    "decode_sasl_handshake",
     "decode_streams_group_describe",
     "encode_api_versions",
     "encode_describe_configs",
     "encode_find_coordinator",
     "encode_list_groups",
     "encode_metadata",
+    "encode_sasl_authenticate",
+    "encode_sasl_handshake",
     "encode_streams_group_describe",
     "request_header",
+    "request_header_v1",
 )
 
 T = TypeVar("T")
 
 API_VERSIONS, FIND_COORDINATOR, LIST_GROUPS, DESCRIBE_CONFIGS, METADATA = 18, 10, 16, 32, 3
 STREAMS_GROUP_DESCRIBE, STREAMS_GROUP_HEARTBEAT = 89, 88
+SASL_HANDSHAKE, SASL_AUTHENTICATE = 17, 36
 #: DescribeConfigs' resource type of a group (ConfigResource.Type.GROUP).
 GROUP_RESOURCE = 32
 UNSUPPORTED_VERSION = 35
@@ -155,6 +164,19 @@ class Reader:
             tags[tag] = self._take(size, f"{name}.tag[{tag}]")
         return tags
 
+    def compact_bytes(self, name: str) -> bytes | None:
+        """COMPACT_(NULLABLE_)BYTES: unsigned varint length + 1 (0: null), then the bytes."""
+        n = self.uvarint(name)
+        return None if n == 0 else self._take(n - 1, name)
+
+    def string(self, name: str) -> str:
+        """STRING (not flexible): an int16 length, then UTF-8."""
+        n = self.int16(name)
+        try:
+            return self._take(n, name).decode("utf-8")
+        except UnicodeDecodeError:
+            raise self.fail(name, "not UTF-8") from None
+
     def finish(self) -> None:
         if self.pos != len(self.data):
             raise self.fail("(end)", f"{len(self.data) - self.pos} bytes left after the last field")
@@ -214,6 +236,17 @@ class Writer:
             item(self, value)
         return self
 
+    def compact_bytes(self, value: bytes) -> Writer:
+        self.uvarint(len(value) + 1)
+        self.parts.append(value)
+        return self
+
+    def string(self, value: str) -> Writer:
+        raw = value.encode("utf-8")
+        self.int16(len(raw))
+        self.parts.append(raw)
+        return self
+
     def tagged_fields(self) -> Writer:
         return self.uvarint(0)
 
@@ -226,6 +259,11 @@ def request_header(api_key: int, version: int, correlation_id: int, client_id: s
     length (not compact), then an empty tagged-field section."""
     raw = client_id.encode("utf-8")
     return struct.pack(">hhih", api_key, version, correlation_id, len(raw)) + raw + b"\x00"
+
+
+def request_header_v1(api_key: int, version: int, correlation_id: int, client_id: str) -> bytes:
+    """Request header v1 (requests that are not flexible, SaslHandshake here): v2 without the tagged fields."""
+    return request_header(api_key, version, correlation_id, client_id)[:-1]
 
 
 def _string(r: Reader, name: str) -> str:
@@ -710,3 +748,56 @@ def decode_streams_group_describe(body: bytes, version: int) -> list[StreamsDesc
         groups = [StreamsDescribedGroup(**{**{f: getattr(g, f) for f in g.__dataclass_fields__},
                                            "unknown_tags": tuple(unknown)}) for g in groups]
     return groups
+
+
+# --- SaslHandshake and SaslAuthenticate ----------------------------------------------------------------------
+
+
+def encode_sasl_handshake(mechanism: str) -> bytes:
+    """SaslHandshakeRequest v1: the mechanism's name (v1: the SASL tokens then go in SaslAuthenticate)."""
+    return Writer().string(mechanism).bytes()
+
+
+def decode_sasl_handshake(body: bytes, version: int = 1) -> tuple[int, tuple[str, ...]]:
+    """SaslHandshakeResponse v1: (error code, the mechanisms the listener enables)."""
+    r = Reader(body, "SaslHandshakeResponse", version)
+    error = r.int16("ErrorCode")
+    count = r.int32("Mechanisms")
+    if count > len(body) - r.pos:
+        raise r.fail("Mechanisms", f"array of {count} strings in {len(body) - r.pos} bytes")
+    mechanisms = tuple(r.string(f"Mechanisms[{i}]") for i in range(max(0, count)))
+    r.finish()
+    return error, mechanisms
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class SaslAuthenticated:
+    """SaslAuthenticateResponse v2. ``auth_bytes`` is the server's SASL token (never shown: ``repr`` leaves it
+    out); ``session_lifetime_ms`` 0 means the broker sets no re-authentication deadline (KIP-368)."""
+
+    error_code: int
+    error_message: str | None
+    auth_bytes: bytes
+    session_lifetime_ms: int
+
+    def __repr__(self) -> str:
+        return (f"SaslAuthenticated(error_code={self.error_code}, error_message={self.error_message!r}, "
+                f"auth_bytes=<{len(self.auth_bytes)} bytes>, session_lifetime_ms={self.session_lifetime_ms})")
+
+
+def encode_sasl_authenticate(auth_bytes: bytes) -> bytes:
+    """SaslAuthenticateRequest v2: one client token of the mechanism's exchange."""
+    return Writer().compact_bytes(auth_bytes).tagged_fields().bytes()
+
+
+def decode_sasl_authenticate(body: bytes, version: int = 2) -> SaslAuthenticated:
+    r = Reader(body, "SaslAuthenticateResponse", version)
+    error = r.int16("ErrorCode")
+    message = r.compact_nullable_string("ErrorMessage")
+    token = r.compact_bytes("AuthBytes")
+    if token is None:
+        raise r.fail("AuthBytes", "null where Kafka's schema has non-nullable bytes")
+    lifetime = r.int64("SessionLifetimeMs")
+    r.tagged_fields("SaslAuthenticateResponse")
+    r.finish()
+    return SaslAuthenticated(error, message, token, lifetime)

@@ -3,8 +3,10 @@ codec of ``capture.kafka_codec``, because kafka-python 2.x does not know Streams
 
 It sends only reads: ApiVersions, FindCoordinator, StreamsGroupDescribe, ListGroups, DescribeConfigs (the
 GROUP resource) and Metadata. It never joins a group, commits or alters anything. Every call runs against
-one deadline (``--timeout``). PLAINTEXT and SSL listeners are spoken; SASL is not (the classic capture, on
-kafka-python, speaks it).
+one deadline (``--timeout``). PLAINTEXT, SSL, SASL_PLAINTEXT and SASL_SSL listeners are spoken; SASL with PLAIN
+and SCRAM-SHA-256/512 (the credentials of ``sasl.jaas.config``, as the classic capture): every connection
+authenticates first, SaslHandshake v1 then SaslAuthenticate v2 (KIP-152), the SCRAM exchange by kafka-python's
+``ScramClient`` (RFC 5802). GSSAPI and OAUTHBEARER are refused with a message (the classic capture speaks them).
 
 Connections are made through ``open_socket`` (one per broker address; the coordinator's when it is another
 broker). Versions are negotiated from the broker's ApiVersions answer: each request in the one version this
@@ -24,6 +26,7 @@ from typing import Any
 
 from taskassign.capture import kafka_codec as codec
 from taskassign.capture.broker_line import broker_line, streams_protocol_versions
+from taskassign.capture.streams_sasl import SaslLogin, sasl_login
 from taskassign.errors import CaptureAuthorizationError, CaptureError, ClientConfigError, ClusterUnreachableError
 
 __all__ = ("CLIENT_ID", "StreamsClient", "open_socket")
@@ -42,7 +45,8 @@ VERSIONS = {
 }
 NAMES = {codec.FIND_COORDINATOR: "FindCoordinator", codec.LIST_GROUPS: "ListGroups",
          codec.DESCRIBE_CONFIGS: "DescribeConfigs", codec.METADATA: "Metadata",
-         codec.STREAMS_GROUP_DESCRIBE: "StreamsGroupDescribe", codec.API_VERSIONS: "ApiVersions"}
+         codec.STREAMS_GROUP_DESCRIBE: "StreamsGroupDescribe", codec.API_VERSIONS: "ApiVersions",
+         codec.SASL_HANDSHAKE: "SaslHandshake", codec.SASL_AUTHENTICATE: "SaslAuthenticate"}
 
 # Kafka error codes (org.apache.kafka.common.protocol.Errors) this client answers specially.
 COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR = 14, 15, 16
@@ -99,7 +103,7 @@ class _Connection:
         (size,) = struct.unpack(">i", self._exactly(4))
         if size < 4 or size > MAX_FRAME:
             raise ClusterUnreachableError(f"broker {self.host}:{self.port} sent a frame of {size} bytes: not Kafka's "
-                                          "protocol (is it a Kafka listener, and PLAINTEXT or SSL as configured?)")
+                                          "protocol (is it a Kafka listener, with the security.protocol configured?)")
         return self._exactly(size)
 
     def _exactly(self, n: int) -> bytes:
@@ -107,8 +111,8 @@ class _Connection:
         while left:
             chunk = self.sock.recv(left)
             if not chunk:
-                raise ClusterUnreachableError(f"broker {self.host}:{self.port} closed the connection (a SASL "
-                                              "listener, or a security protocol other than the one configured?)")
+                raise ClusterUnreachableError(f"broker {self.host}:{self.port} closed the connection (a "
+                                              "security protocol other than the one configured, or a refused login?)")
             chunks.append(chunk)
             left -= len(chunk)
         return b"".join(chunks)
@@ -118,7 +122,8 @@ class StreamsClient:
     """Read-only requests against one cluster, all within ``timeout`` seconds from construction.
 
     ``settings``: the kafka-python settings of ``--command-config`` (``capture.security``); only
-    ``security_protocol`` PLAINTEXT/SSL (with its ``ssl_context``) and ``client_id`` are used.
+    ``security_protocol`` (with ``ssl_context`` for SSL and SASL_SSL), the SASL login (``sasl_mechanism``,
+    ``sasl_plain_username``, ``sasl_plain_password``: ``capture.streams_sasl``) and ``client_id`` are used.
     """
 
     def __init__(self, bootstrap: str, *, timeout: float = 30.0, settings: Mapping[str, Any] | None = None) -> None:
@@ -127,13 +132,14 @@ class StreamsClient:
         self.timeout = timeout
         self._end = time.monotonic() + timeout
         protocol = str(settings.get("security_protocol", "PLAINTEXT")).upper()
-        if protocol not in ("PLAINTEXT", "SSL"):
+        if protocol not in ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"):
             raise ClientConfigError("--command-config", (("security.protocol", f"{protocol}: capturing a streams group "
-                                    "speaks PLAINTEXT and SSL listeners only (SASL is not implemented for streams "
-                                    "groups yet)"),))
-        self._ssl: ssl.SSLContext | None = settings.get("ssl_context") if protocol == "SSL" else None
-        if protocol == "SSL" and self._ssl is None:
+                                    "speaks PLAINTEXT, SSL, SASL_PLAINTEXT and SASL_SSL listeners only"),))
+        tls = protocol in ("SSL", "SASL_SSL")
+        self._ssl: ssl.SSLContext | None = settings.get("ssl_context") if tls else None
+        if tls and self._ssl is None:
             self._ssl = ssl.create_default_context()
+        self._sasl: SaslLogin | None = sasl_login(settings) if protocol.startswith("SASL_") else None
         self.client_id = str(settings.get("client_id") or CLIENT_ID)
         self._correlation = 0
         self._connections: dict[tuple[str, int], _Connection] = {}
@@ -276,24 +282,59 @@ class StreamsClient:
                 f"cannot reach a Kafka broker at {host}:{port} within {self.timeout:g} s ({exc}); check "
                 "--bootstrap-server, that the cluster is up, and the security settings of --command-config") from None
         conn = _Connection(host, port, sock)
+        if self._sasl is not None:
+            try:
+                self._authenticate(conn, self._sasl)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    sock.close()
+                raise
         self._connections[address] = conn
         return conn
 
-    def _exchange(self, address: tuple[str, int], api_key: int, version: int, body: bytes, *,
-                  flexible_response: bool) -> bytes:
-        conn = self._connection(address)
+    def _authenticate(self, conn: _Connection, login: SaslLogin) -> None:
+        """As Kafka's Java client: ApiVersions (answered before authentication), SaslHandshake v1, then the
+        mechanism's tokens in SaslAuthenticate v2, before any other request."""
+        body = self._roundtrip(conn, codec.API_VERSIONS, 3, codec.encode_api_versions(SOFTWARE_NAME, SOFTWARE_VERSION),
+                               flexible_response=False)
+        offered = codec.decode_api_versions(body, 3).ranges
+        for api_key, version in ((codec.SASL_HANDSHAKE, 1), (codec.SASL_AUTHENTICATE, 2)):
+            low, high = offered.get(api_key, (0, -1))
+            if not low <= version <= high:
+                raise CaptureError(f"the broker at {conn.host}:{conn.port} does not answer {NAMES[api_key]} "
+                                   f"v{version} (Kafka older than 2.5): it has no streams rebalance protocol "
+                                   "(KIP-1071 needs Kafka 4.1+)")
+        body = self._roundtrip(conn, codec.SASL_HANDSHAKE, 1, codec.encode_sasl_handshake(login.mechanism),
+                               flexible_request=False, flexible_response=False)
+        error, enabled = codec.decode_sasl_handshake(body, 1)
+        login.check_handshake(error, enabled, f"{conn.host}:{conn.port}")
+        exchange = login.exchange(f"{conn.host}:{conn.port}")
+        token = next(exchange)
+        while True:
+            body = self._roundtrip(conn, codec.SASL_AUTHENTICATE, 2, codec.encode_sasl_authenticate(token))
+            answer = codec.decode_sasl_authenticate(body, 2)
+            login.check_answer(answer, f"{conn.host}:{conn.port}")
+            try:
+                token = exchange.send(answer.auth_bytes)
+            except StopIteration:
+                return
+
+    def _roundtrip(self, conn: _Connection, api_key: int, version: int, body: bytes, *, flexible_request: bool = True,
+                   flexible_response: bool = True) -> bytes:
+        """One request and its answer on ``conn``: request header v2 (v1 if not ``flexible_request``), response
+        header v1 (v0 if not ``flexible_response``: ApiVersions' answer, SaslHandshake's)."""
         self._correlation += 1
         correlation = self._correlation
         what = f"{NAMES.get(api_key, api_key)} v{version}"
+        header = codec.request_header if flexible_request else codec.request_header_v1
         try:
             conn.sock.settimeout(max(0.001, self._left()))
-            conn.send(codec.request_header(api_key, version, correlation, self.client_id) + body)
+            conn.send(header(api_key, version, correlation, self.client_id) + body)
             frame = conn.receive()
         except TimeoutError:
             raise ClusterUnreachableError(f"no answer to {what} from {conn.host}:{conn.port} within "
                                           f"{self.timeout:g} s (--timeout)") from None
         except OSError as exc:
-            self._connections.pop(address, None)
             raise ClusterUnreachableError(f"{what} failed at {conn.host}:{conn.port}: {exc}") from None
         (answered,) = struct.unpack(">i", frame[:4])
         if answered != correlation:
@@ -305,3 +346,14 @@ class StreamsClient:
         reader.pos = 4
         reader.tagged_fields("ResponseHeader")
         return frame[reader.pos:]
+
+    def _exchange(self, address: tuple[str, int], api_key: int, version: int, body: bytes, *,
+                  flexible_response: bool) -> bytes:
+        conn = self._connection(address)
+        try:
+            return self._roundtrip(conn, api_key, version, body, flexible_response=flexible_response)
+        except ClusterUnreachableError:
+            self._connections.pop(address, None)
+            with contextlib.suppress(OSError):
+                conn.sock.close()
+            raise
