@@ -19,6 +19,7 @@ from taskassign.cli import app
 from tests.capture.kafka_cluster import KafkaBroker
 from tests.capture.streams_apps import StreamsLab
 from tests.capture.test_live_capture import feed_and_settle, topics_for
+from tests.capture.test_live_streams_capture import wait_settled
 
 pytestmark = pytest.mark.kafka
 
@@ -131,26 +132,7 @@ STREAMS_PROPS = {"group.protocol": "streams", "num.stream.threads": 2}
 
 def _streams_settled(bootstrap: str, app_id: str, members: int, *, timeout: float = 150.0) -> int:
     """Wait until the streams group has ``members`` members, each running its target at the assignment epoch."""
-    import time
-
-    from taskassign.capture.streams_client import StreamsClient
-    from taskassign.capture.streams_group_capture import describe_streams_group
-    from taskassign.errors import CaptureError
-
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        try:
-            with StreamsClient(bootstrap, timeout=10) as client:
-                g = describe_streams_group(client, app_id)
-        except CaptureError:
-            time.sleep(0.5)
-            continue
-        if (len(g.members) == members and g.group_epoch == g.assignment_epoch
-                and all(m.member_epoch == g.assignment_epoch and m.assignment == m.target_assignment
-                        for m in g.members)):
-            return g.assignment_epoch
-        time.sleep(0.5)
-    raise AssertionError(f"group {app_id} did not settle with {members} members within {timeout} s")
+    return wait_settled(bootstrap, members, timeout=timeout, group=app_id)
 
 
 def _speaks_streams(bootstrap: str) -> None:
