@@ -5,32 +5,19 @@ benchmarks/fuzz_wire.py run them at volume and record the counts."""
 
 from __future__ import annotations
 
-import logging
 import random
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.fuzz_inputs import Outcome
 from tests.fuzz_surfaces import SURFACES, attempt_streams_group, capture_attempt, collision_outcomes, surface_attempt
+from tests.test_robustness import clean, quiet_warnings  # noqa: F401  (an autouse fixture: imported to apply here)
 
 QUICK = settings(max_examples=100, deadline=None, derandomize=True,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 randoms = st.randoms(use_true_random=False)
-
-
-@pytest.fixture(autouse=True)
-def quiet_warnings() -> Iterator[None]:
-    logging.disable(logging.WARNING)
-    yield
-    logging.disable(logging.NOTSET)
-
-
-def clean(outcome: Outcome) -> None:
-    assert outcome.kind != "finding", f"{outcome.error}\n{outcome.detail}\ninput: {outcome.input}"
 
 
 @QUICK
