@@ -34,6 +34,21 @@ def _simulate(n: int, steps: int) -> KeyedJavaPriorityQueue[int]:
     return queue
 
 
+@lru_cache(maxsize=256)
+def _increment_plan(n: int, step: int, k: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``k`` increments from step ``step`` of a round over ``n`` equal keys, every re-offer one higher than the
+    round's key: the starting slot each one polls, and the slots the array then holds (a round's end reorders
+    the array by the plan's final layout, so round ``r`` polls ``perm^r`` of the plan's slots)."""
+    order, perm = _round_plan(n)
+    current = tuple(range(n))  # the round's starting array, as slots of the first round's
+    slots: list[int] = []
+    for q in range(step, step + k):
+        slots.append(current[order[q % n]])
+        if q % n == n - 1:
+            current = tuple(current[x] for x in perm)
+    return tuple(slots), current
+
+
 @lru_cache(maxsize=64)
 def _round_plan(n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """A round over ``n`` equal keys: the starting slots in the order Java polls them, and the final array
@@ -148,6 +163,53 @@ class RoundsJavaPriorityQueue(Generic[T]):
             self._low, self._has_high, step = key, False, 0
         self._step = step
         return item
+
+    def round_rest(self) -> tuple[list[T], Any]:
+        """The items the current round polls next, in order, and the key every re-offer must carry for the round
+        to go on (None: the round has not fixed it yet, any key above the round's does); ``[]`` outside a round.
+        ``skip`` then takes a prefix of them at once."""
+        start = self._start
+        if start is None:
+            return [], None
+        return [start[o] for o in self._order[self._step:]], (self._high if self._has_high else None)
+
+    def skip(self, steps: int, key: Any) -> None:
+        """``steps`` ``replace_head(key)`` calls within the current round (the first ``steps`` items of
+        ``round_rest``, ``key`` the round's re-offer key: the caller checked both), in O(1) but the round's end."""
+        if steps <= 0:
+            return
+        start = self._start
+        assert start is not None and steps <= self._n - self._step and key > self._low
+        step = self._step + steps
+        if step == self._n:
+            self._start = [start[slot] for slot in self._perm]
+            self._low, self._has_high, step = key, False, 0
+        else:
+            self._high, self._has_high = key, True
+        self._step = step
+
+    def increment_many(self, k: int) -> list[T]:
+        """``k`` ``increment_head`` calls, their heads in order: while all keys are equal (a round), read from a
+        cached plan in one step whatever ``k`` (a process's members taking its fill tasks at once)."""
+        out: list[T] = []
+        while k > 0:
+            start = self._start
+            if start is None or (self._has_high and self._high != self._low + 1):
+                out.append(self.increment_head())
+                k -= 1
+                continue
+            n, step = self._n, self._step
+            slots, final = _increment_plan(n, step, k)
+            out.extend([start[slot] for slot in slots])
+            rounds = (step + k) // n
+            if rounds:
+                self._start = [start[slot] for slot in final]
+                self._low += rounds
+            self._step = (step + k) % n
+            self._has_high = self._step > 0
+            self._high = self._low + 1
+            break
+        return out
 
     def poll_item(self) -> T:
         """Remove and return the head (the largest key stays right: only an equal one can be the head)."""

@@ -24,7 +24,7 @@ replicas that find no free process are dropped.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 
 from taskassign.errors import TaskAssignorException
 from taskassign.internals.java_order import (
@@ -97,13 +97,15 @@ class _Run:
             for ids in self.process_members
         ]
         self.capacity = [len(ids) for ids in self.process_members]
+        #: Every process has as many members: equal loads then mean equal counts, and one more task each gives
+        #: equal loads again (a whole round of the process queue goes at once).
+        self.uniform = len(set(self.capacity)) <= 1
         self.member_count = [0] * n
         self.process_count = [0] * len(self.process_ids)
         self.process_tasks: list[set[int]] = [set() for _ in self.process_ids]
         self.member_heap: list[RoundsJavaPriorityQueue[int] | None] = [None] * len(self.process_ids)
         self.active: list[list[int]] = [[] for _ in range(n)]
         self.standby: list[list[int]] = [[] for _ in range(n)]
-        self.add_to_least_loaded_member = self._least_loaded_placer()
 
     def load(self, j: int) -> float:
         return self.process_count[j] / self.capacity[j]
@@ -117,31 +119,46 @@ class _Run:
         self.member_heap[j] = None
         (self.active if active else self.standby)[i].append(task)
 
-    def _least_loaded_placer(self) -> Callable[[int, int, bool], int]:
-        """``add_to_least_loaded_member(j, task, active)``: the task on process ``j``'s member with the fewest
-        tasks (the member heap's order on ties), which it returns. A closure over the run's lists: it runs
-        once per placement of the fill steps, tens of thousands of times."""
-        counts, process_count, process_tasks = self.member_count, self.process_count, self.process_tasks
-        capacity, process_members, heaps = self.capacity, self.process_members, self.member_heap
-        count_map_order, active_lists, standby_lists = self.count_map_order, self.active, self.standby
+    def _heap(self, j: int) -> RoundsJavaPriorityQueue[int]:
+        heap = self.member_heap[j]
+        if heap is None:
+            counts = self.member_count
+            heap = RoundsJavaPriorityQueue((counts[i], i) for i in self.count_map_order[j])
+            self.member_heap[j] = heap
+        return heap
 
-        def place(j: int, task: int, active: bool) -> int:
+    def place_on_member(self, j: int, task: int, active: bool) -> int:
+        """``addTaskToLeastLoadedMember`` at the member level (the process's count and tasks are the caller's):
+        the task on process ``j``'s member with the fewest tasks (the member heap's order on ties)."""
+        i = self.process_members[j][0] if self.capacity[j] == 1 else self._heap(j).increment_head()
+        self.member_count[i] += 1
+        (self.active if active else self.standby)[i].append(task)
+        return i
+
+    def distribute(self, placed: list[list[int]], active: bool) -> None:
+        """Each process's fill tasks (in the order it got them) to its least loaded members, a process at a time:
+        a member heap sees only its own process's placements, so the order across processes does not matter
+        (the caller checked that no quota update hangs on it)."""
+        counts, lists = self.member_count, (self.active if active else self.standby)
+        process_members, capacity = self.process_members, self.capacity
+        for j, tasks in enumerate(placed):
+            if not tasks:
+                continue
             if capacity[j] == 1:
                 i = process_members[j][0]
+                counts[i] += len(tasks)
+                lists[i].extend(tasks)
+                continue
+            for i, task in zip(self._heap(j).increment_many(len(tasks)), tasks, strict=True):
                 counts[i] += 1
-            else:
-                heap = heaps[j]
-                if heap is None:
-                    heap = RoundsJavaPriorityQueue((counts[i], i) for i in count_map_order[j])
-                    heaps[j] = heap
-                i = heap.increment_head()  # polled, its count incremented, offered again
-                counts[i] += 1
-            process_count[j] += 1
-            process_tasks[j].add(task)
-            (active_lists if active else standby_lists)[i].append(task)
-            return i
+                lists[i].append(task)
 
-        return place
+    def count_bound(self, placed: list[list[int]]) -> int:
+        """An upper bound on any member's count after ``distribute(placed)``: least-loaded-first placement
+        leaves no member above the old largest count plus ``ceil(k / members) + 1`` on a process given k."""
+        capacity = self.capacity
+        most = max((-(-len(tasks) // capacity[j]) for j, tasks in enumerate(placed) if tasks), default=0)
+        return max(self.member_count, default=0) + most + 1
 
     def least_loaded_prev(self, candidates: list[int], exclude: int) -> int:
         """The first candidate, replaced only by a later one strictly less loaded on both its process's load
@@ -162,6 +179,26 @@ class _Run:
         """Every process, offered one by one in the processes map's order, keyed by load (Java's heap; while
         every load is equal, its rounds are read from a cached plan instead of sifted)."""
         return RoundsJavaPriorityQueue((self.load(j), j) for j in range(len(self.process_ids)))
+
+    def batch(self, queue: RoundsJavaPriorityQueue[int]) -> tuple[list[int], float]:
+        """The processes the queue's current round polls next that may each take one task without leaving the
+        round (their new load is the round's re-offer key), and that key; ``[]`` outside a round."""
+        rest, key = queue.round_rest()
+        if not rest:
+            return rest, 0.0
+        counts, capacity = self.process_count, self.capacity
+        first = rest[0]
+        new = (counts[first] + 1) / capacity[first]
+        if key is None:
+            key = new
+        elif new != key:
+            return [], 0.0
+        if self.uniform:  # equal loads and sizes: equal counts, so every new load is the first's
+            return rest, key
+        m = 1
+        while m < len(rest) and (counts[rest[m]] + 1) / capacity[rest[m]] == key:
+            m += 1
+        return rest[:m], key
 
 
 def assign_sticky(group: StreamsGroup, kafka_line: str = DEFAULT_STREAMS_LINE) -> StreamsGroupAssignment:
@@ -214,17 +251,7 @@ def _assign(group: StreamsGroup, revision: StickyRevision) -> StreamsGroupAssign
     # the rest to the least loaded process, no quota check (the active quota is not read after this step, so
     # only the total quota's updates are run)
     remaining.sort()
-    queue = run.process_queue()
-    head, requeue, place = queue.peek_item, queue.replace_head, run.add_to_least_loaded_member
-    member_count, process_count, capacity = run.member_count, run.process_count, run.capacity
-    if remaining and not queue:  # replace_head keeps the queue's size: checking once is checking every time
-        raise TaskAssignorException(f"No process available to assign active task {index.name(remaining[0])}.")
-    for t in remaining:
-        j = head()  # polled, given the task, offered again
-        count = member_count[place(j, t, True)]
-        if count == total_quota.value:
-            total_quota.update(count)
-        requeue(process_count[j] / capacity[j])
+    _fill_actives(run, remaining, total_quota)
 
     if num_standby > 0:
         _assign_standbys(run, num_standby, prev_active, prev_standby, total_quota)
@@ -234,6 +261,47 @@ def _assign(group: StreamsGroup, revision: StickyRevision) -> StreamsGroupAssign
         for i in range(n)
     }
     return StreamsGroupAssignment(dict(sorted(members.items(), key=lambda item: java_string_key(item[0]))))
+
+
+def _fill_actives(run: _Run, remaining: list[int], total_quota: _Quota) -> None:
+    """Step 3 of ``assignActive``: each task to the least loaded process (polled, given it, offered again). The
+    process queue's rounds go at once (``_Run.batch``); the members take their process's tasks afterwards
+    (``_Run.distribute``) unless a member's count could reach the total quota, whose updates hang on the
+    order across processes: then member by member in the tasks' order, as Kafka does."""
+    queue = run.process_queue()
+    if remaining and not queue:  # replace_head keeps the queue's size: checking once is checking every time
+        raise TaskAssignorException(f"No process available to assign active task {run.index.name(remaining[0])}.")
+    process_count, capacity, process_tasks = run.process_count, run.capacity, run.process_tasks
+    placed: list[list[int]] = [[] for _ in run.process_ids]
+    order: list[int] = []  # the process of each task of ``remaining``
+    pos, total = 0, len(remaining)
+    while pos < total:
+        processes, key = run.batch(queue)
+        if processes:
+            processes = processes[:total - pos]
+            for j, t in zip(processes, remaining[pos:pos + len(processes)], strict=True):
+                process_count[j] += 1
+                process_tasks[j].add(t)
+                placed[j].append(t)
+            order += processes
+            queue.skip(len(processes), key)
+            pos += len(processes)
+        else:
+            j = queue.peek_item()
+            t = remaining[pos]
+            process_count[j] += 1
+            process_tasks[j].add(t)
+            placed[j].append(t)
+            order.append(j)
+            queue.replace_head(process_count[j] / capacity[j])
+            pos += 1
+    if run.count_bound(placed) < total_quota.value:  # the quota's value only falls: no update can happen
+        run.distribute(placed, True)
+        return
+    for j, t in zip(order, remaining, strict=True):
+        count = run.member_count[run.place_on_member(j, t, True)]
+        if count == total_quota.value:
+            total_quota.update(count)
 
 
 def _ranked_previous_holders(run: _Run, index: TaskIndex, task_offsets: bool) -> dict[int, list[int]]:
@@ -294,20 +362,51 @@ def _assign_standbys(
             records.append((t, num_standby - replica))
             break
     records.sort(reverse=True)  # by task: (subtopology, partition) descending
+    _fill_standbys(run, records)
+
+
+def _fill_standbys(run: _Run, records: list[tuple[int, int]]) -> None:
+    """The rest to the least loaded process without the task. While the process queue is in a round, its next
+    processes take the tasks one each at list speed until one already holds its task; that one goes the slow
+    way (``_standby_on_least_loaded``). The members take their process's tasks at the end (nothing reads a
+    member's count in between: the total quota is not read after this step)."""
     queue = run.process_queue()
-    head, requeue, place = queue.peek_item, queue.replace_head, run.add_to_least_loaded_member
     process_tasks, process_count, capacity = run.process_tasks, run.process_count, run.capacity
+    placed: list[list[int]] = [[] for _ in run.process_ids]
     has_processes = bool(queue)  # polls below re-offer everything they take: the size never changes
+    batch: list[int] = []
+    key = 0.0
+    taken = 0
     for t, missing in records:
         for _ in range(missing):
-            if has_processes and t not in process_tasks[j := head()]:  # the usual case: the least loaded lacks it
-                place(j, t, False)
-                requeue(process_count[j] / capacity[j])
-            elif not _standby_on_least_loaded(run, queue, t):
+            if taken < len(batch):
+                j = batch[taken]
+                if t not in process_tasks[j]:
+                    taken += 1
+                    process_count[j] += 1
+                    process_tasks[j].add(t)
+                    placed[j].append(t)
+                    continue
+            queue.skip(taken, key)
+            if has_processes and t not in process_tasks[j := queue.peek_item()]:  # the least loaded lacks it
+                process_count[j] += 1
+                process_tasks[j].add(t)
+                placed[j].append(t)
+                queue.replace_head(process_count[j] / capacity[j])
+                found = True
+            else:
+                found = _standby_on_least_loaded(run, queue, t, placed)
+            batch, key = run.batch(queue)
+            taken = 0
+            if not found:
                 break  # every process holds the task: Kafka logs a warning and drops the rest
+    queue.skip(taken, key)
+    run.distribute(placed, False)
 
 
-def _standby_on_least_loaded(run: _Run, queue: RoundsJavaPriorityQueue[int], task: int) -> bool:
+def _standby_on_least_loaded(
+    run: _Run, queue: RoundsJavaPriorityQueue[int], task: int, placed: list[list[int]],
+) -> bool:
     """Poll processes by load until one lacks ``task``; it gets the standby. Re-offers happen as Kafka's
     recursion unwinds: the chosen process first, then the skipped ones in reverse."""
     tasks = run.process_tasks
@@ -318,7 +417,9 @@ def _standby_on_least_loaded(run: _Run, queue: RoundsJavaPriorityQueue[int], tas
         if task in tasks[j]:
             skipped.append(j)
             continue
-        run.add_to_least_loaded_member(j, task, False)
+        run.process_count[j] += 1
+        tasks[j].add(task)
+        placed[j].append(task)
         queue.offer(run.process_count[j] / run.capacity[j], j)
         found = True
         break
