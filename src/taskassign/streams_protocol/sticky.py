@@ -26,7 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+import numpy as np
+
 from taskassign.errors import TaskAssignorException
+from taskassign.internals.gc_pause import gc_paused
 from taskassign.internals.java_order import (
     compute_if_absent_order,
     hash_iteration_order,
@@ -45,6 +48,13 @@ from taskassign.streams_protocol.model import (
 )
 
 __all__ = ("assign_sticky",)
+
+
+def _scatter(values: list[int], at: list[int], new: list[int]) -> list[int]:
+    """``values`` with ``values[at[k]] = new[k]`` for every k, at C speed."""
+    array = np.asarray(values, dtype=np.int64)
+    array[np.asarray(at, dtype=np.int64)] = new
+    return array.tolist()
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -104,8 +114,10 @@ class _Run:
         self.process_count = [0] * len(self.process_ids)
         self.process_tasks: list[set[int]] = [set() for _ in self.process_ids]
         self.member_heap: list[RoundsJavaPriorityQueue[int] | None] = [None] * len(self.process_ids)
-        self.active: list[list[int]] = [[] for _ in range(n)]
-        self.standby: list[list[int]] = [[] for _ in range(n)]
+        #: What each member got: every task's active owner, and (owner, task) pairs of the standbys.
+        self.active_owner = [-1] * index.count
+        self.standby_owner: list[int] = []
+        self.standby_task: list[int] = []
 
     def load(self, j: int) -> float:
         return self.process_count[j] / self.capacity[j]
@@ -117,7 +129,11 @@ class _Run:
         self.process_count[j] += 1
         self.process_tasks[j].add(task)
         self.member_heap[j] = None
-        (self.active if active else self.standby)[i].append(task)
+        if active:
+            self.active_owner[task] = i
+        else:
+            self.standby_owner.append(i)
+            self.standby_task.append(task)
 
     def _heap(self, j: int) -> RoundsJavaPriorityQueue[int]:
         heap = self.member_heap[j]
@@ -132,26 +148,37 @@ class _Run:
         the task on process ``j``'s member with the fewest tasks (the member heap's order on ties)."""
         i = self.process_members[j][0] if self.capacity[j] == 1 else self._heap(j).increment_head()
         self.member_count[i] += 1
-        (self.active if active else self.standby)[i].append(task)
+        if active:
+            self.active_owner[task] = i
+        else:
+            self.standby_owner.append(i)
+            self.standby_task.append(task)
         return i
 
     def distribute(self, placed: list[list[int]], active: bool) -> None:
         """Each process's fill tasks (in the order it got them) to its least loaded members, a process at a time:
         a member heap sees only its own process's placements, so the order across processes does not matter
-        (the caller checked that no quota update hangs on it)."""
-        counts, lists = self.member_count, (self.active if active else self.standby)
+        (the caller checked that no quota update hangs on it). The counts go up at once at the end."""
+        owners: list[int] = []
+        tasks: list[int] = []
         process_members, capacity = self.process_members, self.capacity
-        for j, tasks in enumerate(placed):
-            if not tasks:
+        for j, given in enumerate(placed):
+            if not given:
                 continue
             if capacity[j] == 1:
-                i = process_members[j][0]
-                counts[i] += len(tasks)
-                lists[i].extend(tasks)
-                continue
-            for i, task in zip(self._heap(j).increment_many(len(tasks)), tasks, strict=True):
-                counts[i] += 1
-                lists[i].append(task)
+                owners += [process_members[j][0]] * len(given)
+            else:
+                owners += self._heap(j).increment_many(len(given))
+            tasks += given
+        if not owners:
+            return
+        if active:
+            self.active_owner = _scatter(self.active_owner, tasks, owners)
+        else:
+            self.standby_owner += owners
+            self.standby_task += tasks
+        added = np.bincount(np.asarray(owners, dtype=np.int64), minlength=len(self.member_count))
+        self.member_count = (np.asarray(self.member_count, dtype=np.int64) + added).tolist()
 
     def count_bound(self, placed: list[list[int]]) -> int:
         """An upper bound on any member's count after ``distribute(placed)``: least-loaded-first placement
@@ -209,7 +236,8 @@ def assign_sticky(group: StreamsGroup, kafka_line: str = DEFAULT_STREAMS_LINE) -
     if revision.task_pairs:
         from taskassign.streams_protocol.sticky41 import assign_sticky_41
         return assign_sticky_41(group)
-    return _assign(group, revision)
+    with gc_paused():  # hundreds of thousands of small objects, none of them garbage (internals.gc_pause)
+        return _assign(group, revision)
 
 
 def _assign(group: StreamsGroup, revision: StickyRevision) -> StreamsGroupAssignment:
@@ -228,26 +256,50 @@ def _assign(group: StreamsGroup, revision: StickyRevision) -> StreamsGroupAssign
             prev_active[t] = i  # the last writer in member order wins
     prev_standby = _ranked_previous_holders(run, index, revision.task_offsets)
 
-    # actives: previous owner, then previous standby / offset holder, each within the active quota
+    # actives: previous owner, then previous standby / offset holder, each within the active quota (``add``
+    # and the quotas' checks written out: these loops visit every task)
+    member_count, member_process, process_count = run.member_count, run.member_process, run.process_count
+    process_tasks, member_heap, active_owner = run.process_tasks, run.member_heap, run.active_owner
     unplaced: list[int] = []
-    for t in index.partition_major():
-        i = prev_active[t]
-        if i >= 0 and run.member_count[i] < active_quota.value:
-            run.add(i, t, True)
-            active_quota.update(run.member_count[i])
-            total_quota.update(run.member_count[i])
-        else:
-            unplaced.append(t)
+    if max(prev_active, default=-1) < 0:  # cold: nobody owned anything
+        unplaced = index.partition_major()
+    else:
+        for t in index.partition_major():
+            i = prev_active[t]
+            if i >= 0 and member_count[i] < active_quota.value:
+                member_count[i] = count = member_count[i] + 1
+                j = member_process[i]
+                process_count[j] += 1
+                process_tasks[j].add(t)
+                member_heap[j] = None
+                active_owner[t] = i
+                if count == active_quota.value:
+                    active_quota.update(count)
+                if count == total_quota.value:
+                    total_quota.update(count)
+            else:
+                unplaced.append(t)
     remaining: list[int] = []
-    for t in unplaced:
-        candidates = prev_standby.get(t)
-        i = run.least_loaded_prev(candidates, -1) if candidates else -1
-        if i >= 0 and run.member_count[i] < active_quota.value:
-            run.add(i, t, True)
-            active_quota.update(run.member_count[i])
-            total_quota.update(run.member_count[i])
-        else:
-            remaining.append(t)
+    if not prev_standby:
+        remaining = unplaced
+    else:
+        least_loaded_prev = run.least_loaded_prev
+        for t in unplaced:
+            candidates = prev_standby.get(t)
+            i = least_loaded_prev(candidates, -1) if candidates else -1
+            if i >= 0 and member_count[i] < active_quota.value:
+                member_count[i] = count = member_count[i] + 1
+                j = member_process[i]
+                process_count[j] += 1
+                process_tasks[j].add(t)
+                member_heap[j] = None
+                active_owner[t] = i
+                if count == active_quota.value:
+                    active_quota.update(count)
+                if count == total_quota.value:
+                    total_quota.update(count)
+            else:
+                remaining.append(t)
     # the rest to the least loaded process, no quota check (the active quota is not read after this step, so
     # only the total quota's updates are run)
     remaining.sort()
@@ -256,11 +308,13 @@ def _assign(group: StreamsGroup, revision: StickyRevision) -> StreamsGroupAssign
     if num_standby > 0:
         _assign_standbys(run, num_standby, prev_active, prev_standby, total_quota)
 
-    members = {
-        run.members[i].member_id: MemberAssignment(index.task_map(run.active[i]), index.task_map(run.standby[i]))
-        for i in range(n)
-    }
-    return StreamsGroupAssignment(dict(sorted(members.items(), key=lambda item: java_string_key(item[0]))))
+    actives = index.task_maps(run.active_owner, range(index.count), n)
+    standbys = index.task_maps(run.standby_owner, run.standby_task, n)
+    ids = [m.member_id for m in run.members]
+    # Java's String order is the code points' order but for characters beyond the BMP (UTF-16 surrogates)
+    by_id = sorted(range(n), key=ids.__getitem__ if all(map(str.isascii, ids)) else
+                   lambda i: java_string_key(ids[i]))
+    return StreamsGroupAssignment({ids[i]: MemberAssignment(actives[i], standbys[i]) for i in by_id})
 
 
 def _fill_actives(run: _Run, remaining: list[int], total_quota: _Quota) -> None:
@@ -341,26 +395,35 @@ def _assign_standbys(
     """Standbys: previous active's process, then previous standby / offset holders, within the total quota,
     tasks by (partition, subtopology) descending; the rest to the least loaded process without the task, tasks
     by (subtopology, partition) descending (``StickyTaskAssignor#assignStandby``'s two sorts)."""
+    member_count, member_process, process_count = run.member_count, run.member_process, run.process_count
+    process_tasks, member_heap = run.process_tasks, run.member_heap
+    standby_owner, standby_task, least_loaded_prev = run.standby_owner, run.standby_task, run.least_loaded_prev
     records: list[tuple[int, int]] = []
-    for t in reversed(run.index.partition_major(stateful_only=True)):  # (partition, subtopology) descending
-        if prev_active[t] < 0 and t not in prev_standby:  # nobody held it: every replica goes to the fill step
-            records.append((t, num_standby))
-            continue
-        for replica in range(num_standby):
-            i = prev_active[t]
-            if i >= 0 and t not in run.process_tasks[run.member_process[i]] \
-                    and run.member_count[i] < total_quota.value:
-                run.add(i, t, False)
-                total_quota.update(run.member_count[i])
+    stateful = run.index.stateful_tasks()
+    if max(prev_active, default=-1) < 0 and not prev_standby:  # cold: every replica goes to the fill step
+        records = [(t, num_standby) for t in stateful]
+    else:
+        for t in reversed(run.index.partition_major(stateful_only=True)):  # (partition, subtopology) descending
+            if prev_active[t] < 0 and t not in prev_standby:  # nobody held it: every replica to the fill step
+                records.append((t, num_standby))
                 continue
-            candidates = prev_standby.get(t)
-            i = run.least_loaded_prev(candidates, t) if candidates else -1
-            if i >= 0 and run.member_count[i] < total_quota.value:
-                run.add(i, t, False)
-                total_quota.update(run.member_count[i])
-                continue
-            records.append((t, num_standby - replica))
-            break
+            for replica in range(num_standby):
+                i = prev_active[t]
+                if i < 0 or t in process_tasks[member_process[i]] or member_count[i] >= total_quota.value:
+                    candidates = prev_standby.get(t)
+                    i = least_loaded_prev(candidates, t) if candidates else -1
+                    if i < 0 or member_count[i] >= total_quota.value:
+                        records.append((t, num_standby - replica))
+                        break
+                member_count[i] = count = member_count[i] + 1  # run.add, written out
+                j = member_process[i]
+                process_count[j] += 1
+                process_tasks[j].add(t)
+                member_heap[j] = None
+                standby_owner.append(i)
+                standby_task.append(t)
+                if count == total_quota.value:
+                    total_quota.update(count)
     records.sort(reverse=True)  # by task: (subtopology, partition) descending
     _fill_standbys(run, records)
 
