@@ -119,8 +119,11 @@ class TaskIndex:
         key = owner * len(self.ids) + rank
         starts = np.flatnonzero(np.diff(key, prepend=-1))
         ends = [*starts[1:].tolist(), len(task)]
-        partitions = tuple((task - base[rank]).tolist())
-        slices = [partitions[a:b] for a, b in zip(starts.tolist(), ends, strict=True)]
+        if len(starts) == len(task):  # one task per (owner, subtopology): 1-tuples, made by zip
+            slices: list[tuple[int, ...]] = list(zip((task - base[rank]).tolist()))
+        else:
+            partitions = tuple((task - base[rank]).tolist())
+            slices = [partitions[a:b] for a, b in zip(starts.tolist(), ends, strict=True)]
         ids = self.ids
         names = [ids[r] for r in rank[starts].tolist()]
         bounds = [0, *np.cumsum(np.bincount(owner[starts], minlength=n)).tolist()]

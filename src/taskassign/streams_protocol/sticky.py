@@ -32,11 +32,12 @@ from taskassign.errors import TaskAssignorException
 from taskassign.internals.gc_pause import gc_paused
 from taskassign.internals.java_order import (
     compute_if_absent_order,
+    grown_capacity,
     hash_iteration_order,
-    java_hash,
     java_string_key,
 )
 from taskassign.internals.java_rounds import RoundsJavaPriorityQueue
+from taskassign.internals.string_hashes import java_string_hashes
 from taskassign.streams_protocol._tasks import TaskIndex
 from taskassign.streams_protocol.configs import sticky_num_standby
 from taskassign.streams_protocol.lines import DEFAULT_STREAMS_LINE, StickyRevision, sticky_revision
@@ -48,6 +49,24 @@ from taskassign.streams_protocol.model import (
 )
 
 __all__ = ("assign_sticky",)
+
+
+def _count_map_orders(process_members: list[list[int]], hashes: list[int]) -> list[list[int]]:
+    """Per process, its members in the iteration order of ``memberToTaskCounts`` (a default HashMap filled in
+    member order; the member heap is built from it): ``hash_iteration_order`` written out on spread hashes
+    computed once, for the thousands of small processes of a large group."""
+    spread = [(h & 0xFFFFFFFF) ^ ((h & 0xFFFFFFFF) >> 16) for h in hashes]
+    small = [h & 15 for h in spread]  # the bucket in a 16-bucket table: up to 12 members
+    orders = []
+    for members in process_members:
+        if len(members) < 2:
+            orders.append(members)
+        elif len(members) <= 12:
+            orders.append(sorted(members, key=small.__getitem__))  # a stable sort: insertion order per bucket
+        else:
+            mask = grown_capacity(len(members)) - 1
+            orders.append(sorted(members, key=lambda i: spread[i] & mask))
+    return orders
 
 
 def _scatter(values: list[int], at: list[int], new: list[int]) -> list[int]:
@@ -85,27 +104,23 @@ class _Run:
     def __init__(self, group: StreamsGroup, index: TaskIndex, compute_if_absent: bool = False) -> None:
         self.index = index
         by_id = {m.member_id: m for m in group.members}
-        hashes = {member_id: java_hash(member_id) for member_id in by_id}  # each id is hashed once
+        hashes = dict(zip(by_id, java_string_hashes(list(by_id)), strict=True))  # each id is hashed once
         self.members: list[GroupMember] = [by_id[i] for i in hash_iteration_order(by_id, hash_of=hashes.__getitem__)]
         n = len(self.members)
         first_seen: dict[str, list[int]] = {}
         for i, member in enumerate(self.members):
             first_seen.setdefault(member.process_id, []).append(i)
+        process_hashes = dict(zip(first_seen, java_string_hashes(list(first_seen)), strict=True))
         if compute_if_absent:  # one call per member, in member order
             self.process_ids = compute_if_absent_order(
-                (m.process_id for m in self.members), initial_capacity=n)
+                (m.process_id for m in self.members), initial_capacity=n, hash_of=process_hashes.__getitem__)
         else:
-            self.process_ids = hash_iteration_order(first_seen, initial_capacity=n or None)
+            self.process_ids = hash_iteration_order(first_seen, initial_capacity=n or None,
+                                                    hash_of=process_hashes.__getitem__)
         process_of = {pid: j for j, pid in enumerate(self.process_ids)}
         self.member_process = [process_of[m.process_id] for m in self.members]
         self.process_members = [first_seen[pid] for pid in self.process_ids]
-        # memberToTaskCounts: a default HashMap pre-filled in member order; the member heap is built from it.
-        position = {m.member_id: i for i, m in enumerate(self.members)}
-        self.count_map_order = [
-            [position[member_id] for member_id in hash_iteration_order(
-                (self.members[i].member_id for i in ids), hash_of=hashes.__getitem__)]
-            for ids in self.process_members
-        ]
+        self.count_map_order = _count_map_orders(self.process_members, [hashes[m.member_id] for m in self.members])
         self.capacity = [len(ids) for ids in self.process_members]
         #: Every process has as many members: equal loads then mean equal counts, and one more task each gives
         #: equal loads again (a whole round of the process queue goes at once).
