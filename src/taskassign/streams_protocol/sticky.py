@@ -24,7 +24,7 @@ replicas that find no free process are dropped.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 import numpy as np
 
@@ -202,7 +202,7 @@ class _Run:
         most = max((-(-len(tasks) // capacity[j]) for j, tasks in enumerate(placed) if tasks), default=0)
         return max(self.member_count, default=0) + most + 1
 
-    def least_loaded_prev(self, candidates: list[int], exclude: int) -> int:
+    def least_loaded_prev(self, candidates: Sequence[int], exclude: int) -> int:
         """The first candidate, replaced only by a later one strictly less loaded on both its process's load
         and its own count; candidates whose process holds ``exclude`` are skipped. -1 for none."""
         best = -1
@@ -373,23 +373,34 @@ def _fill_actives(run: _Run, remaining: list[int], total_quota: _Quota) -> None:
             total_quota.update(count)
 
 
-def _ranked_previous_holders(run: _Run, index: TaskIndex, task_offsets: bool) -> dict[int, list[int]]:
+def _ranked_previous_holders(run: _Run, index: TaskIndex, task_offsets: bool) -> dict[int, Sequence[int]]:
     """Per task, the members that held it as standby (first) or reported offsets for it, highest offset sum
     first; a stable sort, so ties stay in member order. Without ``task_offsets`` (4.1-4.3: the coordinator
-    passes none and the assignor reads none) the previous standbys in member order."""
-    entries: dict[int, list[tuple[int, int, int]]] = {}
+    passes none and the assignor reads none) the previous standbys in member order.
+
+    Most entries carry no offset and rank by member order alone: those are grouped by task with one numpy
+    sort; only the tasks that have an entry with an offset are sorted by (standby first, offset, member)."""
+    tasks: list[int] = []
+    holders: list[int] = []
+    ranked: dict[int, list[tuple[int, int, int]]] = {}  # the entries with an offset, by task
     rank, base, partitions = index.rank, index.base, index.partitions
-    no_offsets: dict[str, dict[int, int]] = {}
     for i, member in enumerate(run.members):
-        offsets = member.task_offsets if task_offsets else no_offsets
+        offsets = member.task_offsets if task_offsets else None
         for sid, standby in member.standby_tasks.items():
             r = rank.get(sid)
             if r is None:
                 continue  # a subtopology the topology does not have: never looked up
-            reported = offsets.get(sid, {})
+            first, limit = base[r], partitions[r]
+            reported = offsets.get(sid) if offsets else None
             for p in standby:
-                if p < partitions[r]:
-                    entries.setdefault(base[r] + p, []).append((0, -reported.get(p, 0), i))
+                if p < limit:
+                    if reported and reported.get(p, 0):
+                        ranked.setdefault(first + p, []).append((0, -reported[p], i))
+                    else:
+                        tasks.append(first + p)
+                        holders.append(i)
+        if not offsets:
+            continue
         for sid, reported in offsets.items():
             r = rank.get(sid)
             if r is None:
@@ -398,13 +409,29 @@ def _ranked_previous_holders(run: _Run, index: TaskIndex, task_offsets: bool) ->
             held: Collection[int] = frozenset(listed) if len(listed) > 8 else listed  # membership tests below
             for p, offset in reported.items():
                 if p < partitions[r] and p not in held:
-                    entries.setdefault(base[r] + p, []).append((1, -offset, i))
-    return {t: [ranked[0][2]] if len(ranked) == 1 else [i for _, _, i in sorted(ranked)]
-            for t, ranked in entries.items()}
+                    ranked.setdefault(base[r] + p, []).append((1, -offset, i))
+    result: dict[int, Sequence[int]] = {}
+    if tasks:
+        task = np.asarray(tasks, dtype=np.int64)
+        order = np.argsort(task, kind="stable")  # member order kept within a task
+        task = task[order]
+        member = np.asarray(holders, dtype=np.int64)[order].tolist()
+        starts = np.flatnonzero(np.diff(task, prepend=-1))
+        if len(starts) == len(task):  # one holder per task: 1-tuples, made by zip
+            result = dict(zip(task.tolist(), zip(member), strict=True))
+        else:
+            flat = tuple(member)
+            ends = [*starts[1:].tolist(), len(flat)]
+            result = dict(zip(task[starts].tolist(), [flat[a:b] for a, b in zip(starts.tolist(), ends, strict=True)],
+                              strict=True))
+    for t, entries in ranked.items():
+        entries += [(0, 0, i) for i in result.get(t, ())]
+        result[t] = [i for _, _, i in sorted(entries)]
+    return result
 
 
 def _assign_standbys(
-    run: _Run, num_standby: int, prev_active: list[int], prev_standby: dict[int, list[int]],
+    run: _Run, num_standby: int, prev_active: list[int], prev_standby: dict[int, Sequence[int]],
     total_quota: _Quota,
 ) -> None:
     """Standbys: previous active's process, then previous standby / offset holders, within the total quota,
@@ -426,7 +453,14 @@ def _assign_standbys(
                 i = prev_active[t]
                 if i < 0 or t in process_tasks[member_process[i]] or member_count[i] >= total_quota.value:
                     candidates = prev_standby.get(t)
-                    i = least_loaded_prev(candidates, t) if candidates else -1
+                    if not candidates:
+                        i = -1
+                    elif len(candidates) == 1:  # least_loaded_prev of one: it, unless its process holds the task
+                        i = candidates[0]
+                        if t in process_tasks[member_process[i]]:
+                            i = -1
+                    else:
+                        i = least_loaded_prev(candidates, t)
                     if i < 0 or member_count[i] >= total_quota.value:
                         records.append((t, num_standby - replica))
                         break
