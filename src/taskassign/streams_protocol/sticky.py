@@ -24,7 +24,7 @@ replicas that find no free process are dropped.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import numpy as np
 
@@ -90,6 +90,28 @@ class _Quota:
         self.remaining = tasks
         self.cap = members
         self.value = _ceil_div(tasks, members)
+
+    def reached_at_once(self, before: np.ndarray, after: np.ndarray, members: np.ndarray) -> bool:
+        """Members going from counts ``before`` to ``after`` one task at a time, ``members[k]`` getting the k-th:
+        if every one of those tasks passes a ``count < value`` check (the value may change only at the last
+        one, after every check), run the updates and say True; else change nothing and say False."""
+        value = self.value
+        if not len(after) or int(after.max()) < value:
+            return True
+        if int(after.max()) > value:
+            return False
+        reached = (after == value) & (before < value)
+        times = int(np.count_nonzero(reached))
+        if times > 1 and _ceil_div(self.remaining - (times - 1) * value, self.cap - (times - 1)) != value:
+            return False  # the value falls before the last update: later checks would read the new one
+        remaining, cap = self.remaining - times * value, self.cap - times
+        if _ceil_div(remaining, cap) != value:  # it falls at the last update: that must be the last task
+            last = np.full(len(after), -1, dtype=np.int64)
+            np.maximum.at(last, members, np.arange(len(members), dtype=np.int64))
+            if int(last[reached].max()) != len(members) - 1:
+                return False
+        self.remaining, self.cap, self.value = remaining, cap, _ceil_div(remaining, cap)
+        return True
 
     def update(self, new_count: int) -> None:
         if new_count == self.value:
@@ -269,7 +291,7 @@ def _assign(group: StreamsGroup, revision: StickyRevision) -> StreamsGroupAssign
     for i, member in enumerate(run.members):
         for t in index.tasks_of(member.active_tasks):
             prev_active[t] = i  # the last writer in member order wins
-    prev_standby = _ranked_previous_holders(run, index, revision.task_offsets)
+    prev_standby, single_holder = _ranked_previous_holders(run, index, revision.task_offsets)
 
     # actives: previous owner, then previous standby / offset holder, each within the active quota (``add``
     # and the quotas' checks written out: these loops visit every task)
@@ -321,7 +343,7 @@ def _assign(group: StreamsGroup, revision: StickyRevision) -> StreamsGroupAssign
     _fill_actives(run, remaining, total_quota)
 
     if num_standby > 0:
-        _assign_standbys(run, num_standby, prev_active, prev_standby, total_quota)
+        _assign_standbys(run, num_standby, prev_active, prev_standby, single_holder, total_quota)
 
     actives = index.task_maps(run.active_owner, range(index.count), n)
     standbys = index.task_maps(run.standby_owner, run.standby_task, n)
@@ -373,13 +395,16 @@ def _fill_actives(run: _Run, remaining: list[int], total_quota: _Quota) -> None:
             total_quota.update(count)
 
 
-def _ranked_previous_holders(run: _Run, index: TaskIndex, task_offsets: bool) -> dict[int, Sequence[int]]:
+def _ranked_previous_holders(
+    run: _Run, index: TaskIndex, task_offsets: bool,
+) -> tuple[dict[int, Sequence[int]], np.ndarray]:
     """Per task, the members that held it as standby (first) or reported offsets for it, highest offset sum
     first; a stable sort, so ties stay in member order. Without ``task_offsets`` (4.1-4.3: the coordinator
     passes none and the assignor reads none) the previous standbys in member order.
 
     Most entries carry no offset and rank by member order alone: those are grouped by task with one numpy
-    sort; only the tasks that have an entry with an offset are sorted by (standby first, offset, member)."""
+    sort; only the tasks that have an entry with an offset are sorted by (standby first, offset, member).
+    Also, per task, its one candidate, -1 for none and -2 for several (``_standbys_to_previous_at_once``)."""
     tasks: list[int] = []
     holders: list[int] = []
     ranked: dict[int, list[tuple[int, int, int]]] = {}  # the entries with an offset, by task
@@ -411,6 +436,7 @@ def _ranked_previous_holders(run: _Run, index: TaskIndex, task_offsets: bool) ->
                 if p < partitions[r] and p not in held:
                     ranked.setdefault(base[r] + p, []).append((1, -offset, i))
     result: dict[int, Sequence[int]] = {}
+    single = np.full(index.count, -1, dtype=np.int64)
     if tasks:
         task = np.asarray(tasks, dtype=np.int64)
         order = np.argsort(task, kind="stable")  # member order kept within a task
@@ -419,7 +445,10 @@ def _ranked_previous_holders(run: _Run, index: TaskIndex, task_offsets: bool) ->
         starts = np.flatnonzero(np.diff(task, prepend=-1))
         if len(starts) == len(task):  # one holder per task: 1-tuples, made by zip
             result = dict(zip(task.tolist(), zip(member), strict=True))
+            single[task] = member
         else:
+            sizes = np.diff(np.append(starts, len(task)))
+            single[task[starts]] = np.where(sizes == 1, np.asarray(member, dtype=np.int64)[starts], -2)
             flat = tuple(member)
             ends = [*starts[1:].tolist(), len(flat)]
             result = dict(zip(task[starts].tolist(), [flat[a:b] for a, b in zip(starts.tolist(), ends, strict=True)],
@@ -427,12 +456,13 @@ def _ranked_previous_holders(run: _Run, index: TaskIndex, task_offsets: bool) ->
     for t, entries in ranked.items():
         entries += [(0, 0, i) for i in result.get(t, ())]
         result[t] = [i for _, _, i in sorted(entries)]
-    return result
+        single[t] = entries[0][2] if len(entries) == 1 else -2
+    return result, single
 
 
 def _assign_standbys(
     run: _Run, num_standby: int, prev_active: list[int], prev_standby: dict[int, Sequence[int]],
-    total_quota: _Quota,
+    single_holder: np.ndarray, total_quota: _Quota,
 ) -> None:
     """Standbys: previous active's process, then previous standby / offset holders, within the total quota,
     tasks by (partition, subtopology) descending; the rest to the least loaded process without the task, tasks
@@ -445,10 +475,11 @@ def _assign_standbys(
     if max(prev_active, default=-1) < 0 and not prev_standby:  # cold: every replica goes to the fill step
         records = [(t, num_standby) for t in stateful]
     else:
-        for t in reversed(run.index.partition_major(stateful_only=True)):  # (partition, subtopology) descending
+        def one(t: int) -> None:
+            """``assignStandby``'s first loop for task ``t``."""
             if prev_active[t] < 0 and t not in prev_standby:  # nobody held it: every replica to the fill step
                 records.append((t, num_standby))
-                continue
+                return
             for replica in range(num_standby):
                 i = prev_active[t]
                 if i < 0 or t in process_tasks[member_process[i]] or member_count[i] >= total_quota.value:
@@ -463,7 +494,7 @@ def _assign_standbys(
                         i = least_loaded_prev(candidates, t)
                     if i < 0 or member_count[i] >= total_quota.value:
                         records.append((t, num_standby - replica))
-                        break
+                        return
                 member_count[i] = count = member_count[i] + 1  # run.add, written out
                 j = member_process[i]
                 process_count[j] += 1
@@ -473,8 +504,69 @@ def _assign_standbys(
                 standby_task.append(t)
                 if count == total_quota.value:
                     total_quota.update(count)
+
+        tasks = run.index.partition_major(stateful_only=True)[::-1]  # (partition, subtopology) descending
+        if num_standby == 1:
+            _standbys_to_previous_at_once(run, tasks, prev_active, single_holder, total_quota, one, records)
+        else:
+            for t in tasks:
+                one(t)
     records.sort(reverse=True)  # by task: (subtopology, partition) descending
     _fill_standbys(run, records)
+
+
+def _standbys_to_previous_at_once(
+    run: _Run, order: list[int], prev_active: list[int], single_holder: np.ndarray, total_quota: _Quota,
+    one: Callable[[int], None], records: list[tuple[int, int]],
+) -> None:
+    """``one(t)`` for every task of ``order`` with one standby replica, runs of tasks at once where no decision
+    hangs on another: the only process holding a task is its active's, a task with one previous standby holder
+    needs no ``least_loaded_prev`` between loads that move, and no member's count gets to the total quota (so
+    every quota check passes and the quota does not change). A task with several holders goes through ``one``
+    between two runs; a run that would take a member to the quota, and everything after it, too."""
+    if not order:
+        return
+    tasks = np.asarray(order, dtype=np.int64)
+    process = np.asarray(run.member_process, dtype=np.int64)
+    holder = process[np.asarray(run.active_owner, dtype=np.int64)[tasks]]  # the process of each task's active
+    previous = np.asarray(prev_active, dtype=np.int64)[tasks]
+    first = (previous >= 0) & (process[np.maximum(previous, 0)] != holder)
+    candidate = single_holder[tasks]
+    second = ~first & (candidate >= 0) & (process[np.maximum(candidate, 0)] != holder)
+    chosen = np.where(first, previous, np.where(second, candidate, -1))
+    several = np.flatnonzero(~first & (candidate == -2)).tolist()
+    begin = 0
+    for stop in [*several, len(order)]:
+        if begin < stop:
+            run_chosen, run_tasks = chosen[begin:stop], tasks[begin:stop]
+            placed = run_chosen >= 0
+            members = run_chosen[placed]
+            before = np.asarray(run.member_count, dtype=np.int64)
+            counts = before + np.bincount(members, minlength=len(before))
+            if not total_quota.reached_at_once(before, counts, members):
+                for t in order[begin:]:
+                    one(t)
+                return
+            _add_standbys(run, members, run_tasks[placed], counts)
+            records += [(t, 1) for t in run_tasks[~placed].tolist()]
+        if stop < len(order):
+            one(order[stop])
+        begin = stop + 1
+
+
+def _add_standbys(run: _Run, members: np.ndarray, tasks: np.ndarray, counts: np.ndarray) -> None:
+    """``run.add`` of standby ``tasks[k]`` on ``members[k]`` for every k, ``counts`` the members' new counts."""
+    run.member_count[:] = counts.tolist()  # in place: the caller's loop holds these lists
+    processes = np.asarray(run.member_process, dtype=np.int64)[members]
+    added = np.bincount(processes, minlength=len(run.process_count))
+    run.process_count[:] = (np.asarray(run.process_count, dtype=np.int64) + added).tolist()
+    process_tasks = run.process_tasks
+    for j, t in zip(processes.tolist(), tasks.tolist(), strict=True):
+        process_tasks[j].add(t)
+    for j in np.flatnonzero(added).tolist():
+        run.member_heap[j] = None
+    run.standby_owner += members.tolist()
+    run.standby_task += tasks.tolist()
 
 
 def _fill_standbys(run: _Run, records: list[tuple[int, int]]) -> None:
