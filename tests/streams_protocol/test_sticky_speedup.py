@@ -98,3 +98,33 @@ def test_the_same_answer_as_before_on_the_benchmark_shape(line: str, members: in
 def test_the_same_answer_as_before_on_small_groups(group: StreamsGroup) -> None:
     for line in ("4.3", "4.4"):
         _same(group, line)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_the_same_answer_as_before_on_the_next_rebalance(seed: int) -> None:
+    """A random group's answer as the next computation's previous targets, some members gone, restarted
+    (offsets only) or new: the steady state the one-replica fast path serves, quotas that do not divide."""
+    rng = random.Random(seed)
+    line = LINES[seed % len(LINES)]
+    subtopologies = tuple(Subtopology(str(s), rng.randint(1, 40), rng.random() < 0.8)
+                          for s in range(rng.randint(1, 6)))
+    size = rng.choice([1, 2, 4, 0])
+    members = tuple(GroupMember(f"member-{k}", f"process-{k // size if size else rng.randint(0, 9)}")
+                    for k in range(rng.randint(2, 120)))
+    configs = {"num.standby.replicas": rng.choice(["1", "1", "2"])}
+    answer = assign_sticky(StreamsGroup("g", subtopologies, members, configs), line)
+    following = []
+    for member in members:
+        got = answer.members[member.member_id]
+        fate = rng.random()
+        if fate < 0.1:
+            continue  # gone
+        if fate < 0.2:
+            held = [*got.active_tasks.items(), *got.standby_tasks.items()]
+            following.append(GroupMember(member.member_id + "-restarted", member.process_id, task_offsets={
+                s: {p: rng.choice([0, 10, 1000]) for p in parts} for s, parts in held}))
+            continue
+        following.append(GroupMember(member.member_id, member.process_id, active_tasks=got.active_tasks,
+                                     standby_tasks=got.standby_tasks))
+    following += [GroupMember(f"new-{k}", f"process-new-{k % 3}") for k in range(rng.choice([0, 0, 1, 5]))]
+    _same(StreamsGroup("g", subtopologies, tuple(following), configs), line)
