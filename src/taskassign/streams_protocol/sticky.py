@@ -25,6 +25,7 @@ replicas that find no free process are dropped.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from itertools import pairwise
 
 import numpy as np
 
@@ -147,6 +148,7 @@ class _Run:
         #: Every process has as many members: equal loads then mean equal counts, and one more task each gives
         #: equal loads again (a whole round of the process queue goes at once).
         self.uniform = len(set(self.capacity)) <= 1
+        self.capacity_array = np.asarray(self.capacity, dtype=np.int64)
         self.member_count = [0] * n
         self.process_count = [0] * len(self.process_ids)
         self.process_tasks: list[set[int]] = [set() for _ in self.process_ids]
@@ -244,25 +246,33 @@ class _Run:
         every load is equal, its rounds are read from a cached plan instead of sifted)."""
         return RoundsJavaPriorityQueue((self.load(j), j) for j in range(len(self.process_ids)))
 
-    def batch(self, queue: RoundsJavaPriorityQueue[int]) -> tuple[list[int], float]:
+    def batch(self, queue: RoundsJavaPriorityQueue[int], counts: np.ndarray) -> tuple[list[int], float]:
         """The processes the queue's current round polls next that may each take one task without leaving the
-        round (their new load is the round's re-offer key), and that key; ``[]`` outside a round."""
+        round (their new load is the round's re-offer key), and that key; ``[]`` outside a round. ``counts``:
+        the processes' task counts (a fill step keeps them in an array)."""
         rest, key = queue.round_rest()
         if not rest:
             return rest, 0.0
-        counts, capacity = self.process_count, self.capacity
         first = rest[0]
-        new = (counts[first] + 1) / capacity[first]
+        new = (int(counts[first]) + 1) / self.capacity[first]
         if key is None:
             key = new
         elif new != key:
             return [], 0.0
         if self.uniform:  # equal loads and sizes: equal counts, so every new load is the first's
             return rest, key
-        m = 1
-        while m < len(rest) and (counts[rest[m]] + 1) / capacity[rest[m]] == key:
-            m += 1
-        return rest[:m], key
+        at = np.asarray(rest, dtype=np.int64)
+        differ = np.flatnonzero((counts[at] + 1) / self.capacity_array[at] != key)
+        return (rest[:int(differ[0])] if len(differ) else rest), key
+
+    def by_process(self, processes: list[int], tasks: list[int]) -> list[list[int]]:
+        """Per process, the tasks of ``tasks`` whose entry in ``processes`` is it, in their order."""
+        if not processes:
+            return [[] for _ in self.process_ids]
+        at = np.asarray(processes, dtype=np.int64)
+        grouped = np.asarray(tasks, dtype=np.int64)[np.argsort(at, kind="stable")].tolist()
+        bounds = [0, *np.cumsum(np.bincount(at, minlength=len(self.process_ids))).tolist()]
+        return [grouped[a:b] for a, b in pairwise(bounds)]
 
 
 def assign_sticky(group: StreamsGroup, kafka_line: str = DEFAULT_STREAMS_LINE) -> StreamsGroupAssignment:
@@ -362,30 +372,29 @@ def _fill_actives(run: _Run, remaining: list[int], total_quota: _Quota) -> None:
     queue = run.process_queue()
     if remaining and not queue:  # replace_head keeps the queue's size: checking once is checking every time
         raise TaskAssignorException(f"No process available to assign active task {run.index.name(remaining[0])}.")
-    process_count, capacity, process_tasks = run.process_count, run.capacity, run.process_tasks
-    placed: list[list[int]] = [[] for _ in run.process_ids]
+    capacity = run.capacity
+    counts = np.asarray(run.process_count, dtype=np.int64)  # nothing else reads them during this step
     order: list[int] = []  # the process of each task of ``remaining``
     pos, total = 0, len(remaining)
     while pos < total:
-        processes, key = run.batch(queue)
+        processes, key = run.batch(queue, counts)
         if processes:
             processes = processes[:total - pos]
-            for j, t in zip(processes, remaining[pos:pos + len(processes)], strict=True):
-                process_count[j] += 1
-                process_tasks[j].add(t)
-                placed[j].append(t)
+            counts[processes] += 1  # a round polls each process once
             order += processes
             queue.skip(len(processes), key)
             pos += len(processes)
         else:
             j = queue.peek_item()
-            t = remaining[pos]
-            process_count[j] += 1
-            process_tasks[j].add(t)
-            placed[j].append(t)
+            counts[j] += 1
             order.append(j)
-            queue.replace_head(process_count[j] / capacity[j])
+            queue.replace_head(int(counts[j]) / capacity[j])
             pos += 1
+    run.process_count[:] = counts.tolist()
+    placed = run.by_process(order, remaining)
+    for j, tasks in enumerate(placed):
+        if tasks:
+            run.process_tasks[j].update(tasks)
     if run.count_bound(placed) < total_quota.value:  # the quota's value only falls: no update can happen
         run.distribute(placed, True)
         return
@@ -512,7 +521,7 @@ def _assign_standbys(
             for t in tasks:
                 one(t)
     records.sort(reverse=True)  # by task: (subtopology, partition) descending
-    _fill_standbys(run, records)
+    _fill_standbys(run, records, num_standby)
 
 
 def _standbys_to_previous_at_once(
@@ -569,14 +578,22 @@ def _add_standbys(run: _Run, members: np.ndarray, tasks: np.ndarray, counts: np.
     run.standby_task += tasks.tolist()
 
 
-def _fill_standbys(run: _Run, records: list[tuple[int, int]]) -> None:
+def _fill_standbys(run: _Run, records: list[tuple[int, int]], num_standby: int) -> None:
     """The rest to the least loaded process without the task. While the process queue is in a round, its next
     processes take the tasks one each at list speed until one already holds its task; that one goes the slow
-    way (``_standby_on_least_loaded``). The members take their process's tasks at the end (nothing reads a
-    member's count in between: the total quota is not read after this step)."""
+    way (``_standby_on_least_loaded``). A process's set of tasks is read only for the task at hand, so a
+    task's single replica joins it at the end (its next replica, if any, at once). The members take their
+    process's tasks at the end too (nothing reads a member's count in between: the total quota is not read
+    after this step)."""
     queue = run.process_queue()
-    process_tasks, process_count, capacity = run.process_tasks, run.process_count, run.capacity
-    placed: list[list[int]] = [[] for _ in run.process_ids]
+    process_tasks, capacity = run.process_tasks, run.capacity
+    counts = np.asarray(run.process_count, dtype=np.int64)  # nothing else reads them during this step
+    processes: list[int] = []  # each placement's process and task
+    tasks: list[int] = []
+    if num_standby == 1:  # a task missing its one replica holds no standby: only its active's process holds it
+        _fill_single_replicas(run, queue, [t for t, _ in records], counts, processes, tasks)
+        records = []
+    given = tasks.append
     has_processes = bool(queue)  # polls below re-offer everything they take: the size never changes
     batch: list[int] = []
     key = 0.0
@@ -587,46 +604,98 @@ def _fill_standbys(run: _Run, records: list[tuple[int, int]]) -> None:
                 j = batch[taken]
                 if t not in process_tasks[j]:
                     taken += 1
-                    process_count[j] += 1
-                    process_tasks[j].add(t)
-                    placed[j].append(t)
+                    given(t)
+                    if missing > 1:
+                        process_tasks[j].add(t)
                     continue
-            queue.skip(taken, key)
+            if taken:
+                done = batch[:taken]
+                counts[done] += 1  # a round polls each process once
+                processes += done
+                queue.skip(taken, key)
             if has_processes and t not in process_tasks[j := queue.peek_item()]:  # the least loaded lacks it
-                process_count[j] += 1
+                counts[j] += 1
                 process_tasks[j].add(t)
-                placed[j].append(t)
-                queue.replace_head(process_count[j] / capacity[j])
+                processes.append(j)
+                given(t)
+                queue.replace_head(int(counts[j]) / capacity[j])
                 found = True
             else:
-                found = _standby_on_least_loaded(run, queue, t, placed)
-            batch, key = run.batch(queue)
+                found = _standby_on_least_loaded(run, queue, t, counts, processes, tasks)
+            batch, key = run.batch(queue, counts)
             taken = 0
             if not found:
                 break  # every process holds the task: Kafka logs a warning and drops the rest
-    queue.skip(taken, key)
+    if taken:
+        done = batch[:taken]
+        counts[done] += 1
+        processes += done
+        queue.skip(taken, key)
+    run.process_count[:] = counts.tolist()
+    placed = run.by_process(processes, tasks)
+    for j, got in enumerate(placed):
+        if got:
+            process_tasks[j].update(got)
     run.distribute(placed, False)
 
 
+def _fill_single_replicas(
+    run: _Run, queue: RoundsJavaPriorityQueue[int], order: list[int], counts: np.ndarray, processes: list[int],
+    tasks: list[int],
+) -> None:
+    """``_fill_standbys`` with one standby replica: a task missing it holds no standby (so the one process
+    holding it is its active's): a round's processes are matched with the tasks at once, up to the first
+    process that holds its task, which goes the slow way."""
+    active = np.asarray(run.member_process, dtype=np.int64)[np.asarray(run.active_owner, dtype=np.int64)]
+    held_by = active[np.asarray(order, dtype=np.int64)]  # the process holding each task
+    has_processes = bool(queue)
+    pos, total = 0, len(order)
+    while pos < total:
+        batch, key = run.batch(queue, counts)
+        if batch:
+            batch = batch[:total - pos]
+            at = np.asarray(batch, dtype=np.int64)
+            clash = np.flatnonzero(held_by[pos:pos + len(batch)] == at)
+            took = int(clash[0]) if len(clash) else len(batch)
+            if took:
+                counts[at[:took]] += 1  # a round polls each process once
+                processes += batch[:took]
+                tasks += order[pos:pos + took]
+                queue.skip(took, key)
+                pos += took
+                continue
+        t = order[pos]
+        if has_processes and t not in run.process_tasks[j := queue.peek_item()]:  # the least loaded lacks it
+            counts[j] += 1
+            processes.append(j)
+            tasks.append(t)
+            queue.replace_head(int(counts[j]) / run.capacity[j])
+        else:
+            _standby_on_least_loaded(run, queue, t, counts, processes, tasks)
+        pos += 1
+
+
 def _standby_on_least_loaded(
-    run: _Run, queue: RoundsJavaPriorityQueue[int], task: int, placed: list[list[int]],
+    run: _Run, queue: RoundsJavaPriorityQueue[int], task: int, counts: np.ndarray, processes: list[int],
+    tasks: list[int],
 ) -> bool:
     """Poll processes by load until one lacks ``task``; it gets the standby. Re-offers happen as Kafka's
     recursion unwinds: the chosen process first, then the skipped ones in reverse."""
-    tasks = run.process_tasks
+    held = run.process_tasks
     skipped: list[int] = []
     found = False
     while queue:
         j = queue.poll_item()
-        if task in tasks[j]:
+        if task in held[j]:
             skipped.append(j)
             continue
-        run.process_count[j] += 1
-        tasks[j].add(task)
-        placed[j].append(task)
-        queue.offer(run.process_count[j] / run.capacity[j], j)
+        counts[j] += 1
+        held[j].add(task)
+        processes.append(j)
+        tasks.append(task)
+        queue.offer(int(counts[j]) / run.capacity[j], j)
         found = True
         break
     for j in reversed(skipped):
-        queue.offer(run.process_count[j] / run.capacity[j], j)
+        queue.offer(int(counts[j]) / run.capacity[j], j)
     return found
