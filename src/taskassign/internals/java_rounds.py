@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any, Generic, TypeVar
 
+import numpy as np
+
 from taskassign.internals.java_order import KeyedJavaPriorityQueue
 
 __all__ = ("RoundsJavaPriorityQueue",)
@@ -96,6 +98,15 @@ class RoundsJavaPriorityQueue(Generic[T]):
         self._step = 0
         self._max: Any = None
         self._try_rounds()
+
+    @classmethod
+    def equal_keys(cls, key: Any, items: list[T]) -> RoundsJavaPriorityQueue[T]:
+        """The queue after offering ``items`` in order, all with ``key`` (no sift moves them: the array is the
+        items' order), without the offers."""
+        queue: RoundsJavaPriorityQueue[T] = cls()
+        queue._heap = KeyedJavaPriorityQueue.from_array([key] * len(items), list(items))
+        queue._try_rounds()
+        return queue
 
     def __len__(self) -> int:
         return len(self._heap) if self._start is None else self._n
@@ -239,3 +250,43 @@ class RoundsJavaPriorityQueue(Generic[T]):
         if not heap or key > self._max:
             self._max = key
         heap.offer(key, item)
+
+    def increment_position(self) -> tuple[int, int] | None:
+        """(size, step) of the round that ``increment_many`` would read its plan from; None outside one."""
+        if self._start is None or (self._has_high and self._high != self._low + 1):
+            return None
+        return self._n, self._step
+
+    def round_array(self) -> list[T]:
+        """The current round's starting array (in a round only)."""
+        assert self._start is not None
+        return self._start
+
+    def incremented(self, k: int, start: list[T] | None) -> None:
+        """State after ``k`` increments read from the plan elsewhere (``increment_rounds``): ``start``, the
+        array of the round then under way, when a round ended (None: the same round)."""
+        rounds, self._step = divmod(self._step + k, self._n)
+        if start is not None:
+            self._start = start
+            self._low += rounds
+        self._has_high = self._step > 0
+        self._high = self._low + 1
+
+    @staticmethod
+    def increment_rounds(queues: list[RoundsJavaPriorityQueue[int]], k: int) -> np.ndarray | None:
+        """``increment_many(k)`` on every queue at once, their heads one row per queue, when all are in a round
+        at the same step over the same size (one plan for all: the assignor's processes of equal size, each given
+        the same number of tasks); None, changing nothing, when they are not."""
+        if not queues:
+            return np.empty((0, k), dtype=np.int64)
+        position = queues[0].increment_position()
+        if position is None or any(queue.increment_position() != position for queue in queues):
+            return None
+        n, step = position
+        slots, final = _increment_plan(n, step, k)
+        starts = np.array([queue.round_array() for queue in queues], dtype=np.int64)
+        heads = starts[:, list(slots)]
+        moved = starts[:, list(final)].tolist() if step + k >= n else [None] * len(queues)
+        for queue, start in zip(queues, moved, strict=True):
+            queue.incremented(k, start)
+        return heads

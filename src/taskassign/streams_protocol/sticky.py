@@ -177,10 +177,55 @@ class _Run:
     def _heap(self, j: int) -> RoundsJavaPriorityQueue[int]:
         heap = self.member_heap[j]
         if heap is None:
-            counts = self.member_count
-            heap = RoundsJavaPriorityQueue((counts[i], i) for i in self.count_map_order[j])
+            counts, order = self.member_count, self.count_map_order[j]
+            first = counts[order[0]]
+            if all(counts[i] == first for i in order):  # no sift moves equal keys: the array is the order
+                heap = RoundsJavaPriorityQueue.equal_keys(first, order)
+            else:
+                heap = RoundsJavaPriorityQueue((counts[i], i) for i in order)
             self.member_heap[j] = heap
         return heap
+
+    def distribute_at_once(self, processes: Sequence[int] | np.ndarray, tasks: Sequence[int] | np.ndarray,
+                           active: bool, note_tasks: bool = True) -> bool:
+        """``distribute`` of the placements ``tasks[k]`` on ``processes[k]`` with one plan per number of tasks a
+        process got, when every process has the same number of members (two or more) and the member heaps of
+        those that got tasks are all at the same step of a round; False, changing nothing, when not."""
+        size = self.capacity[0] if self.capacity else 0
+        if not len(tasks) or not self.uniform or size < 2:
+            return False
+        at = np.asarray(processes, dtype=np.int64)
+        sizes = np.bincount(at, minlength=len(self.process_ids))
+        getting = np.flatnonzero(sizes).tolist()
+        heaps = [self._heap(j) for j in getting]
+        position = heaps[0].increment_position()
+        if position is None or any(heap.increment_position() != position for heap in heaps):
+            return False
+        given = np.asarray(tasks, dtype=np.int64)[np.argsort(at, kind="stable")]  # by process, in their order
+        first = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        owner_parts, task_parts = [], []
+        for k in np.unique(sizes[sizes > 0]).tolist():
+            group = np.flatnonzero(sizes == k)
+            heads = RoundsJavaPriorityQueue.increment_rounds([self.member_heap[j] for j in group.tolist()], k)
+            assert heads is not None  # every heap was checked above
+            owner_parts.append(heads.reshape(-1))
+            task_parts.append(given[(first[group][:, None] + np.arange(k)).reshape(-1)])
+        owners, placed = np.concatenate(owner_parts), np.concatenate(task_parts)
+        if active:
+            owner = np.asarray(self.active_owner, dtype=np.int64)
+            owner[placed] = owners
+            self.active_owner = owner.tolist()
+        else:
+            self.standby_owner += owners.tolist()
+            self.standby_task += placed.tolist()
+        added = np.bincount(owners, minlength=len(self.member_count))
+        self.member_count = (np.asarray(self.member_count, dtype=np.int64) + added).tolist()
+        if note_tasks:  # (``note_tasks=False``: nobody reads the processes' tasks any more)
+            bounds = [0, *np.cumsum(sizes).tolist()]
+            grouped = given.tolist()
+            for j in getting:
+                self.process_tasks[j].update(grouped[bounds[j]:bounds[j + 1]])
+        return True
 
     def place_on_member(self, j: int, task: int, active: bool) -> int:
         """``addTaskToLeastLoadedMember`` at the member level (the process's count and tasks are the caller's):
@@ -265,9 +310,9 @@ class _Run:
         differ = np.flatnonzero((counts[at] + 1) / self.capacity_array[at] != key)
         return (rest[:int(differ[0])] if len(differ) else rest), key
 
-    def by_process(self, processes: list[int], tasks: list[int]) -> list[list[int]]:
+    def by_process(self, processes: Sequence[int] | np.ndarray, tasks: Sequence[int] | np.ndarray) -> list[list[int]]:
         """Per process, the tasks of ``tasks`` whose entry in ``processes`` is it, in their order."""
-        if not processes:
+        if not len(processes):
             return [[] for _ in self.process_ids]
         at = np.asarray(processes, dtype=np.int64)
         grouped = np.asarray(tasks, dtype=np.int64)[np.argsort(at, kind="stable")].tolist()
@@ -374,31 +419,36 @@ def _fill_actives(run: _Run, remaining: list[int], total_quota: _Quota) -> None:
         raise TaskAssignorException(f"No process available to assign active task {run.index.name(remaining[0])}.")
     capacity = run.capacity
     counts = np.asarray(run.process_count, dtype=np.int64)  # nothing else reads them during this step
-    order: list[int] = []  # the process of each task of ``remaining``
     pos, total = 0, len(remaining)
+    order = np.empty(total, dtype=np.int64)  # the process of each task of ``remaining``
     while pos < total:
         processes, key = run.batch(queue, counts)
         if processes:
             processes = processes[:total - pos]
             counts[processes] += 1  # a round polls each process once
-            order += processes
+            order[pos:pos + len(processes)] = processes
             queue.skip(len(processes), key)
             pos += len(processes)
         else:
             j = queue.peek_item()
             counts[j] += 1
-            order.append(j)
+            order[pos] = j
             queue.replace_head(int(counts[j]) / capacity[j])
             pos += 1
     run.process_count[:] = counts.tolist()
+    most = int(np.bincount(order).max()) if total else 0
+    # the quota's value only falls: if no member's count can reach it, no update can happen
+    if (run.uniform and run.capacity and max(run.member_count, default=0) + -(-most // run.capacity[0]) + 1
+            < total_quota.value and run.distribute_at_once(order, remaining, True)):
+        return
     placed = run.by_process(order, remaining)
     for j, tasks in enumerate(placed):
         if tasks:
             run.process_tasks[j].update(tasks)
-    if run.count_bound(placed) < total_quota.value:  # the quota's value only falls: no update can happen
+    if run.count_bound(placed) < total_quota.value:
         run.distribute(placed, True)
         return
-    for j, t in zip(order, remaining, strict=True):
+    for j, t in zip(order.tolist(), remaining, strict=True):
         count = run.member_count[run.place_on_member(j, t, True)]
         if count == total_quota.value:
             total_quota.update(count)
@@ -591,8 +641,11 @@ def _fill_standbys(run: _Run, records: list[tuple[int, int]], num_standby: int) 
     processes: list[int] = []  # each placement's process and task
     tasks: list[int] = []
     if num_standby == 1:  # a task missing its one replica holds no standby: only its active's process holds it
-        _fill_single_replicas(run, queue, [t for t, _ in records], counts, processes, tasks)
-        records = []
+        at, given_tasks = _fill_single_replicas(run, queue, [t for t, _ in records], counts)
+        run.process_count[:] = counts.tolist()
+        if not run.distribute_at_once(at, given_tasks, False, note_tasks=False):
+            run.distribute(run.by_process(at, given_tasks), False)
+        return
     given = tasks.append
     has_processes = bool(queue)  # polls below re-offer everything they take: the size never changes
     batch: list[int] = []
@@ -632,6 +685,8 @@ def _fill_standbys(run: _Run, records: list[tuple[int, int]], num_standby: int) 
         processes += done
         queue.skip(taken, key)
     run.process_count[:] = counts.tolist()
+    if run.distribute_at_once(processes, tasks, False):
+        return
     placed = run.by_process(processes, tasks)
     for j, got in enumerate(placed):
         if got:
@@ -640,14 +695,16 @@ def _fill_standbys(run: _Run, records: list[tuple[int, int]], num_standby: int) 
 
 
 def _fill_single_replicas(
-    run: _Run, queue: RoundsJavaPriorityQueue[int], order: list[int], counts: np.ndarray, processes: list[int],
-    tasks: list[int],
-) -> None:
+    run: _Run, queue: RoundsJavaPriorityQueue[int], order: list[int], counts: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
     """``_fill_standbys`` with one standby replica: a task missing it holds no standby (so the one process
     holding it is its active's): a round's processes are matched with the tasks at once, up to the first
-    process that holds its task, which goes the slow way."""
+    process that holds its task, which goes the slow way. Each placement's process and task."""
     active = np.asarray(run.member_process, dtype=np.int64)[np.asarray(run.active_owner, dtype=np.int64)]
-    held_by = active[np.asarray(order, dtype=np.int64)]  # the process holding each task
+    tasks = np.asarray(order, dtype=np.int64)
+    held_by = active[tasks].tolist() if len(tasks) else []  # the process holding each task
+    held_by_array = np.asarray(held_by, dtype=np.int64)
+    chosen = np.full(len(order), -1, dtype=np.int64)
     has_processes = bool(queue)
     pos, total = 0, len(order)
     while pos < total:
@@ -655,24 +712,25 @@ def _fill_single_replicas(
         if batch:
             batch = batch[:total - pos]
             at = np.asarray(batch, dtype=np.int64)
-            clash = np.flatnonzero(held_by[pos:pos + len(batch)] == at)
+            clash = np.flatnonzero(held_by_array[pos:pos + len(batch)] == at)
             took = int(clash[0]) if len(clash) else len(batch)
             if took:
                 counts[at[:took]] += 1  # a round polls each process once
-                processes += batch[:took]
-                tasks += order[pos:pos + took]
+                chosen[pos:pos + took] = at[:took]
                 queue.skip(took, key)
                 pos += took
                 continue
-        t = order[pos]
-        if has_processes and t not in run.process_tasks[j := queue.peek_item()]:  # the least loaded lacks it
+        if has_processes and held_by[pos] != (j := queue.peek_item()):  # the least loaded lacks it
             counts[j] += 1
-            processes.append(j)
-            tasks.append(t)
+            chosen[pos] = j
             queue.replace_head(int(counts[j]) / run.capacity[j])
         else:
-            _standby_on_least_loaded(run, queue, t, counts, processes, tasks)
+            placed: list[int] = []
+            if _standby_on_least_loaded(run, queue, order[pos], counts, placed, []):
+                chosen[pos] = placed[0]
         pos += 1
+    kept = chosen >= 0
+    return chosen[kept], tasks[kept]
 
 
 def _standby_on_least_loaded(
