@@ -104,7 +104,7 @@ class TaskIndex:
             current.append(partitions[t])
         return MappingProxyType({sid: tuple(parts) for sid, parts in grouped.items()})
 
-    def task_maps(self, owners: Sequence[int], tasks: Sequence[int], n: int) -> list[TaskMap]:
+    def task_maps(self, owners: Sequence[int] | np.ndarray, tasks: Sequence[int] | np.ndarray, n: int) -> list[TaskMap]:
         """One TaskMap per owner ``0..n-1`` from (owner, task) pairs (any order, no repeats): one sort of every
         pair at C speed, then one slice of a shared tuple per (owner, subtopology), instead of a sort and a
         grouping loop per owner (20,000 calls at 10^4 members)."""
@@ -112,7 +112,7 @@ class TaskIndex:
             return [EMPTY_TASKS] * n
         owner = np.asarray(owners, dtype=np.int64)
         task = np.asarray(tasks, dtype=np.int64)
-        order = np.lexsort((task, owner))
+        order = np.argsort(owner * self.count + task)  # (owner, task) pairs are distinct
         owner, task = owner[order], task[order]
         base = np.asarray(self.base, dtype=np.int64)
         rank = np.searchsorted(base, task, side="right") - 1  # the last subtopology starting at or before it

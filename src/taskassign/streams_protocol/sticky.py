@@ -154,9 +154,10 @@ class _Run:
         self.process_tasks: list[set[int]] = [set() for _ in self.process_ids]
         self.member_heap: list[RoundsJavaPriorityQueue[int] | None] = [None] * len(self.process_ids)
         #: What each member got: every task's active owner, and (owner, task) pairs of the standbys.
-        self.active_owner = [-1] * index.count
+        self.active_owner: list[int] | np.ndarray = [-1] * index.count
         self.standby_owner: list[int] = []
         self.standby_task: list[int] = []
+        self.standby_chunks: list[tuple[np.ndarray, np.ndarray]] = []  # (owners, tasks) placed at once
 
     def load(self, j: int) -> float:
         return self.process_count[j] / self.capacity[j]
@@ -214,10 +215,9 @@ class _Run:
         if active:
             owner = np.asarray(self.active_owner, dtype=np.int64)
             owner[placed] = owners
-            self.active_owner = owner.tolist()
+            self.active_owner = owner
         else:
-            self.standby_owner += owners.tolist()
-            self.standby_task += placed.tolist()
+            self.standby_chunks.append((owners, placed))
         added = np.bincount(owners, minlength=len(self.member_count))
         self.member_count = (np.asarray(self.member_count, dtype=np.int64) + added).tolist()
         if note_tasks:  # (``note_tasks=False``: nobody reads the processes' tasks any more)
@@ -400,8 +400,11 @@ def _assign(group: StreamsGroup, revision: StickyRevision) -> StreamsGroupAssign
     if num_standby > 0:
         _assign_standbys(run, num_standby, prev_active, prev_standby, single_holder, total_quota)
 
-    actives = index.task_maps(run.active_owner, range(index.count), n)
-    standbys = index.task_maps(run.standby_owner, run.standby_task, n)
+    actives = index.task_maps(np.asarray(run.active_owner, dtype=np.int64), np.arange(index.count), n)
+    owners, tasks = zip(*run.standby_chunks, strict=True) if run.standby_chunks else ((), ())
+    standbys = index.task_maps(
+        np.concatenate([np.asarray(run.standby_owner, dtype=np.int64), *owners]),
+        np.concatenate([np.asarray(run.standby_task, dtype=np.int64), *tasks]), n)
     ids = [m.member_id for m in run.members]
     # Java's String order is the code points' order but for characters beyond the BMP (UTF-16 surrogates)
     by_id = sorted(range(n), key=ids.__getitem__ if all(map(str.isascii, ids)) else
@@ -624,8 +627,7 @@ def _add_standbys(run: _Run, members: np.ndarray, tasks: np.ndarray, counts: np.
         process_tasks[j].add(t)
     for j in np.flatnonzero(added).tolist():
         run.member_heap[j] = None
-    run.standby_owner += members.tolist()
-    run.standby_task += tasks.tolist()
+    run.standby_chunks.append((members, tasks))
 
 
 def _fill_standbys(run: _Run, records: list[tuple[int, int]], num_standby: int) -> None:
