@@ -109,3 +109,12 @@ def test_bulk_steps_match_the_plain_queue(seed: int) -> None:
         if rng.random() < 0.1:  # (reading the array leaves a round: seldom)
             assert plain.array() == rounds.array()
     assert plain.array() == rounds.array()
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 4, 7])
+def test_a_queue_of_equal_keys_is_the_offered_one(n: int) -> None:
+    offered = RoundsJavaPriorityQueue((3, i) for i in range(n))
+    made = RoundsJavaPriorityQueue.equal_keys(3, list(range(n)))
+    for _ in range(2 * n):
+        assert made.increment_head() == offered.increment_head()
+    assert made.array() == offered.array()

@@ -103,9 +103,14 @@ class RoundsJavaPriorityQueue(Generic[T]):
     def equal_keys(cls, key: Any, items: list[T]) -> RoundsJavaPriorityQueue[T]:
         """The queue after offering ``items`` in order, all with ``key`` (no sift moves them: the array is the
         items' order), without the offers."""
-        queue: RoundsJavaPriorityQueue[T] = cls()
-        queue._heap = KeyedJavaPriorityQueue.from_array([key] * len(items), list(items))
-        queue._try_rounds()
+        if not items:
+            return cls()
+        queue: RoundsJavaPriorityQueue[T] = cls.__new__(cls)  # straight into a round: thousands per call
+        start = list(items)
+        queue._heap = KeyedJavaPriorityQueue.from_array([key] * len(start), start)
+        queue._start, queue._n, queue._step = start, len(start), 0
+        queue._order, queue._perm = _round_plan(len(start))
+        queue._low, queue._high, queue._has_high, queue._max = key, None, False, key
         return queue
 
     def __len__(self) -> int:
