@@ -116,6 +116,10 @@ class RoundsJavaPriorityQueue(Generic[T]):
     def __len__(self) -> int:
         return len(self._heap) if self._start is None else self._n
 
+    def in_round(self) -> bool:
+        """Every key equal (the plan is read); False: Java's array is sifted."""
+        return self._start is not None
+
     def __bool__(self) -> bool:
         return bool(self._heap) if self._start is None else self._n > 0
 

@@ -710,7 +710,7 @@ def _fill_single_replicas(
     has_processes = bool(queue)
     pos, total = 0, len(order)
     while pos < total:
-        batch, key = run.batch(queue, counts)
+        batch, key = run.batch(queue, counts) if queue.in_round() else ([], 0.0)
         if batch:
             batch = batch[:total - pos]
             at = np.asarray(batch, dtype=np.int64)
