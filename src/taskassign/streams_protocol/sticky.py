@@ -343,9 +343,16 @@ def _assign(group: StreamsGroup, revision: StickyRevision) -> StreamsGroupAssign
     total_quota = _Quota(total_active + num_standby * len(stateful), n)
 
     prev_active = [-1] * index.count
-    for i, member in enumerate(run.members):
-        for t in index.tasks_of(member.active_tasks):
-            prev_active[t] = i  # the last writer in member order wins
+    rank, base, partitions = index.rank, index.base, index.partitions
+    for i, member in enumerate(run.members):  # ``index.tasks_of``, written out: every member, every call
+        for sid, parts in member.active_tasks.items():
+            r = rank.get(sid)
+            if r is None:
+                continue  # a subtopology the topology does not have
+            first, limit = base[r], partitions[r]
+            for p in parts:
+                if p < limit:
+                    prev_active[first + p] = i  # the last writer in member order wins
     prev_standby, single_holder = _ranked_previous_holders(run, index, revision.task_offsets)
 
     # actives: previous owner, then previous standby / offset holder, each within the active quota (``add``
@@ -353,7 +360,10 @@ def _assign(group: StreamsGroup, revision: StickyRevision) -> StreamsGroupAssign
     member_count, member_process, process_count = run.member_count, run.member_process, run.process_count
     process_tasks, member_heap, active_owner = run.process_tasks, run.member_heap, run.active_owner
     unplaced: list[int] = []
-    if max(prev_active, default=-1) < 0:  # cold: nobody owned anything
+    cold = max(prev_active, default=-1) < 0 and not prev_standby
+    if cold:  # nobody owned anything: every task goes to the fill step
+        pass
+    elif max(prev_active, default=-1) < 0:
         unplaced = index.partition_major()
     else:
         for t in index.partition_major():
@@ -372,8 +382,10 @@ def _assign(group: StreamsGroup, revision: StickyRevision) -> StreamsGroupAssign
             else:
                 unplaced.append(t)
     remaining: list[int] = []
-    if not prev_standby:
-        remaining = unplaced
+    if cold:
+        remaining = list(range(index.count))  # already in the fill step's order
+    elif not prev_standby:
+        remaining = sorted(unplaced)
     else:
         least_loaded_prev = run.least_loaded_prev
         for t in unplaced:
@@ -392,9 +404,9 @@ def _assign(group: StreamsGroup, revision: StickyRevision) -> StreamsGroupAssign
                     total_quota.update(count)
             else:
                 remaining.append(t)
+        remaining.sort()
     # the rest to the least loaded process, no quota check (the active quota is not read after this step, so
     # only the total quota's updates are run)
-    remaining.sort()
     _fill_actives(run, remaining, total_quota)
 
     if num_standby > 0:
@@ -427,11 +439,11 @@ def _fill_actives(run: _Run, remaining: list[int], total_quota: _Quota) -> None:
     while pos < total:
         processes, key = run.batch(queue, counts)
         if processes:
-            processes = processes[:total - pos]
-            counts[processes] += 1  # a round polls each process once
-            order[pos:pos + len(processes)] = processes
-            queue.skip(len(processes), key)
-            pos += len(processes)
+            at = np.asarray(processes[:total - pos], dtype=np.int64)
+            counts[at] += 1  # a round polls each process once
+            order[pos:pos + len(at)] = at
+            queue.skip(len(at), key)
+            pos += len(at)
         else:
             j = queue.peek_item()
             counts[j] += 1
