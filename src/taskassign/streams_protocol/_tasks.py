@@ -50,6 +50,11 @@ class TaskIndex:
             return None
         return self.base[r] + partition
 
+    def where(self) -> dict[str, tuple[int, int]]:
+        """Per subtopology id, its first task and its partition count: one lookup for the loops over every
+        member's tasks."""
+        return {sid: (self.base[r], self.partitions[r]) for sid, r in self.rank.items()}
+
     def tasks_of(self, tasks: TaskMap) -> Iterator[int]:
         """The ints of the tasks of ``tasks`` that the topology has."""
         rank, partitions, base = self.rank, self.partitions, self.base

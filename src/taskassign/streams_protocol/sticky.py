@@ -343,13 +343,13 @@ def _assign(group: StreamsGroup, revision: StickyRevision) -> StreamsGroupAssign
     total_quota = _Quota(total_active + num_standby * len(stateful), n)
 
     prev_active = [-1] * index.count
-    rank, base, partitions = index.rank, index.base, index.partitions
+    where = index.where()
     for i, member in enumerate(run.members):  # ``index.tasks_of``, written out: every member, every call
         for sid, parts in member.active_tasks.items():
-            r = rank.get(sid)
-            if r is None:
+            at = where.get(sid)
+            if at is None:
                 continue  # a subtopology the topology does not have
-            first, limit = base[r], partitions[r]
+            first, limit = at
             for p in parts:
                 if p < limit:
                     prev_active[first + p] = i  # the last writer in member order wins
@@ -483,21 +483,29 @@ def _ranked_previous_holders(
     holders: list[int] = []
     ranked: dict[int, list[tuple[int, int, int]]] = {}  # the entries with an offset, by task
     rank, base, partitions = index.rank, index.base, index.partitions
+    where = index.where()
+    add_task, add_holder = tasks.append, holders.append
     for i, member in enumerate(run.members):
         offsets = member.task_offsets if task_offsets else None
         for sid, standby in member.standby_tasks.items():
-            r = rank.get(sid)
-            if r is None:
+            at = where.get(sid)
+            if at is None:
                 continue  # a subtopology the topology does not have: never looked up
-            first, limit = base[r], partitions[r]
+            first, limit = at
             reported = offsets.get(sid) if offsets else None
-            for p in standby:
-                if p < limit:
-                    if reported and reported.get(p, 0):
-                        ranked.setdefault(first + p, []).append((0, -reported[p], i))
-                    else:
-                        tasks.append(first + p)
-                        holders.append(i)
+            if reported:
+                for p in standby:
+                    if p < limit:
+                        if reported.get(p, 0):
+                            ranked.setdefault(first + p, []).append((0, -reported[p], i))
+                        else:
+                            add_task(first + p)
+                            add_holder(i)
+            else:
+                for p in standby:
+                    if p < limit:
+                        add_task(first + p)
+                        add_holder(i)
         if not offsets:
             continue
         for sid, reported in offsets.items():
