@@ -50,4 +50,5 @@ def java_string_hashes(texts: Sequence[str]) -> list[int]:
     sums = np.zeros(len(texts), dtype=np.uint64)
     sums[nonempty] = np.add.reduceat(terms, starts[nonempty])
     hashes = (sums & _MASK).astype(np.int64)
-    return np.where(hashes >= 1 << 31, hashes - (1 << 32), hashes).tolist()
+    signed: list[int] = np.where(hashes >= 1 << 31, hashes - (1 << 32), hashes).tolist()
+    return signed

@@ -83,7 +83,8 @@ class TaskIndex:
         base = np.asarray(self.base, dtype=np.int64)
         rank = np.searchsorted(base, tasks, side="right") - 1
         # a stable sort by partition keeps the tasks' own (subtopology) order within a partition
-        return tasks[np.argsort(tasks - base[rank], kind="stable")].tolist()
+        ordered: list[int] = tasks[np.argsort(tasks - base[rank], kind="stable")].tolist()
+        return ordered
 
     def stateful_tasks(self) -> list[int]:
         """The tasks of stateful subtopologies, ascending."""

@@ -70,11 +70,11 @@ def _count_map_orders(process_members: list[list[int]], hashes: list[int]) -> li
     return orders
 
 
-def _scatter(values: list[int], at: list[int], new: list[int]) -> list[int]:
+def _scatter(values: list[int] | np.ndarray, at: list[int], new: list[int]) -> np.ndarray:
     """``values`` with ``values[at[k]] = new[k]`` for every k, at C speed."""
-    array = np.asarray(values, dtype=np.int64)
+    array = np.array(values, dtype=np.int64)
     array[np.asarray(at, dtype=np.int64)] = new
-    return array.tolist()
+    return array
 
 
 def _ceil_div(a: int, b: int) -> int:
