@@ -7,9 +7,12 @@ polls in that round, and where it leaves everything at its end, depend on the qu
 compare as 0 and 1 whatever they are. One simulation per size (cached) gives that plan, and the queue just
 reads it, O(1) a call instead of two sifts of log n steps. Anything else (another key, a plain poll or offer)
 first rebuilds Java's exact array from the plan and falls back to ``KeyedJavaPriorityQueue``, keeping the
-largest key so that it sees, in O(1) a call, when the head's key reaches it (all keys equal again). Same
-outputs, in the same order, as the plain queue (tests/internals/test_java_rounds.py checks random operation
-sequences against it).
+largest key so that it sees, in O(1) a call, when the head's key reaches it (all keys equal again); the
+rebuild starts from one of ~32 cached layouts of the round, not from its start. Whole stretches of a round go
+at once too: ``round_rest`` / ``skip`` (the next processes of a round, taken k at a time), ``increment_many``
+(a member queue's k placements) and ``increment_rounds`` (thousands of member queues at the same point of a
+round, one numpy take). Same outputs, in the same order, as the plain queue
+(tests/internals/test_java_rounds.py checks random operation sequences against it).
 """
 
 from __future__ import annotations

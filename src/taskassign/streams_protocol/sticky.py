@@ -16,6 +16,13 @@ collection orders, reproduced here:
   keyed by task count alone, so ties leave in Java's heap order (``RoundsJavaPriorityQueue``: Java's array,
   read from a cached plan while every key is equal instead of sifted; docs/performance.md).
 
+Speed (issue 33: at least as fast as Kafka's Java on 10^3-10^4 members): the fill steps take a round of the
+process queue at once and give each process's tasks to its members afterwards, all processes with one plan;
+with one standby replica the previous-holder step and the standby fill run on numpy arrays between the few
+places where a decision hangs on another (a task with several holders, a process that already holds its task,
+a member reaching the quota); the answer's task maps come from one sort. tests/streams_protocol/
+test_sticky_speedup.py holds the answers to the per-placement implementation before this (sticky_reference.py).
+
 Quirks kept on purpose (each is in a golden): the last previous owner in member order wins a doubly claimed
 task; ``leastLoadedPrev`` switches candidate only when strictly better on both load and count, and a
 candidate over the quota gets nothing, with no fall-back to the next; the fill steps check no quota; standby
