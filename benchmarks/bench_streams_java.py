@@ -144,7 +144,6 @@ def cli_cost(path: Path, line: str, repeat: int, workdir: Path) -> dict[str, flo
     walls, cpus = [], []
     for k in range(repeat):
         out = workdir / f"cli-{path.stem}-{line}-{k}.json"  # a new file each time: the command never overwrites
-        out.unlink(missing_ok=True)  # one of this run's own (a file taskassign did not write is not replaced)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         subprocess.run([sys.executable, "-m", "taskassign", "assign", str(path), "--kafka-version", line, "-o",
