@@ -174,7 +174,7 @@ class RoundsJavaPriorityQueue(Generic[T]):
                 item = start[self._order[step]]
                 step += 1
                 if step == self._n:  # the round is over: every key is now the common higher one
-                    self._start = [start[slot] for slot in self._perm]
+                    self._start = list(map(start.__getitem__, self._perm))
                     self._low, self._has_high, step = self._high, False, 0
                 self._step = step
                 return item
@@ -201,7 +201,7 @@ class RoundsJavaPriorityQueue(Generic[T]):
         item = start[self._order[step]]
         step += 1
         if step == self._n:
-            self._start = [start[slot] for slot in self._perm]
+            self._start = list(map(start.__getitem__, self._perm))
             self._low, self._has_high, step = key, False, 0
         self._step = step
         return item
@@ -213,7 +213,7 @@ class RoundsJavaPriorityQueue(Generic[T]):
         start = self._start
         if start is None:
             return [], None
-        return [start[o] for o in self._order[self._step:]], (self._high if self._has_high else None)
+        return list(map(start.__getitem__, self._order[self._step:])), (self._high if self._has_high else None)
 
     def skip(self, steps: int, key: Any) -> None:
         """``steps`` ``replace_head(key)`` calls within the current round (the first ``steps`` items of
@@ -224,7 +224,7 @@ class RoundsJavaPriorityQueue(Generic[T]):
         assert start is not None and steps <= self._n - self._step and key > self._low
         step = self._step + steps
         if step == self._n:
-            self._start = [start[slot] for slot in self._perm]
+            self._start = list(map(start.__getitem__, self._perm))
             self._low, self._has_high, step = key, False, 0
         else:
             self._high, self._has_high = key, True
@@ -242,7 +242,7 @@ class RoundsJavaPriorityQueue(Generic[T]):
                 continue
             n, step = self._n, self._step
             slots, final = _increment_plan(n, step, k)
-            out.extend([start[slot] for slot in slots])
+            out.extend(map(start.__getitem__, slots))
             rounds = (step + k) // n
             if rounds:
                 self._start = [start[slot] for slot in final]
