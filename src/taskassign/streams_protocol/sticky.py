@@ -298,7 +298,7 @@ class _Run:
         every load is equal, its rounds are read from a cached plan instead of sifted)."""
         return RoundsJavaPriorityQueue((self.load(j), j) for j in range(len(self.process_ids)))
 
-    def batch(self, queue: RoundsJavaPriorityQueue[int], counts: np.ndarray) -> tuple[list[int], float]:
+    def batch(self, queue: RoundsJavaPriorityQueue[int], counts: np.ndarray | list[int]) -> tuple[list[int], float]:
         """The processes the queue's current round polls next that may each take one task without leaving the
         round (their new load is the round's re-offer key), and that key; ``[]`` outside a round. ``counts``:
         the processes' task counts (a fill step keeps them in an array)."""
@@ -314,7 +314,7 @@ class _Run:
         if self.uniform:  # equal loads and sizes: equal counts, so every new load is the first's
             return rest, key
         at = np.asarray(rest, dtype=np.int64)
-        differ = np.flatnonzero((counts[at] + 1) / self.capacity_array[at] != key)
+        differ = np.flatnonzero((np.asarray(counts, dtype=np.int64)[at] + 1) / self.capacity_array[at] != key)
         return (rest[:int(differ[0])] if len(differ) else rest), key
 
     def by_process(self, processes: Sequence[int] | np.ndarray, tasks: Sequence[int] | np.ndarray) -> list[list[int]]:
@@ -735,8 +735,24 @@ def _fill_single_replicas(
     held_by_array = np.asarray(held_by, dtype=np.int64)
     chosen = np.full(len(order), -1, dtype=np.int64)
     has_processes = bool(queue)
+    capacity = run.capacity
+    array, counts = counts, counts.tolist()  # a list here: one process at a time, mostly
     pos, total = 0, len(order)
     while pos < total:
+        if not queue.in_round():  # Java's sifts, step by step, until a round starts again or a clash
+            in_round, peek, replace_head = queue.in_round, queue.peek_item, queue.replace_head
+            sifted: list[int] = []
+            start = pos
+            while pos < total and has_processes and held_by[pos] != (j := peek()):
+                counts[j] += 1
+                sifted.append(j)
+                replace_head(int(counts[j]) / capacity[j])
+                pos += 1
+                if in_round():
+                    break
+            chosen[start:pos] = sifted
+            if pos == total or queue.in_round():
+                continue
         batch, key = run.batch(queue, counts) if queue.in_round() else ([], 0.0)
         if batch:
             batch = batch[:total - pos]
@@ -744,7 +760,8 @@ def _fill_single_replicas(
             clash = np.flatnonzero(held_by_array[pos:pos + len(batch)] == at)
             took = int(clash[0]) if len(clash) else len(batch)
             if took:
-                counts[at[:took]] += 1  # a round polls each process once
+                for j in batch[:took]:
+                    counts[j] += 1
                 chosen[pos:pos + took] = at[:took]
                 queue.skip(took, key)
                 pos += took
@@ -758,13 +775,14 @@ def _fill_single_replicas(
             if _standby_on_least_loaded(run, queue, order[pos], counts, placed, []):
                 chosen[pos] = placed[0]
         pos += 1
+    array[:] = counts
     kept = chosen >= 0
     return chosen[kept], tasks[kept]
 
 
 def _standby_on_least_loaded(
-    run: _Run, queue: RoundsJavaPriorityQueue[int], task: int, counts: np.ndarray, processes: list[int],
-    tasks: list[int],
+    run: _Run, queue: RoundsJavaPriorityQueue[int], task: int, counts: np.ndarray | list[int],
+    processes: list[int], tasks: list[int],
 ) -> bool:
     """Poll processes by load until one lacks ``task``; it gets the standby. Re-offers happen as Kafka's
     recursion unwinds: the chosen process first, then the skipped ones in reverse."""
