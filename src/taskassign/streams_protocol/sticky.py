@@ -169,19 +169,6 @@ class _Run:
     def load(self, j: int) -> float:
         return self.process_count[j] / self.capacity[j]
 
-    def add(self, i: int, task: int, active: bool) -> None:
-        """A targeted placement on member ``i``: its process's member heap is discarded."""
-        self.member_count[i] += 1
-        j = self.member_process[i]
-        self.process_count[j] += 1
-        self.process_tasks[j].add(task)
-        self.member_heap[j] = None
-        if active:
-            self.active_owner[task] = i
-        else:
-            self.standby_owner.append(i)
-            self.standby_task.append(task)
-
     def _heap(self, j: int) -> RoundsJavaPriorityQueue[int]:
         heap = self.member_heap[j]
         if heap is None:
@@ -362,8 +349,9 @@ def _assign(group: StreamsGroup, revision: StickyRevision) -> StreamsGroupAssign
                     prev_active[first + p] = i  # the last writer in member order wins
     prev_standby, single_holder = _ranked_previous_holders(run, index, revision.task_offsets)
 
-    # actives: previous owner, then previous standby / offset holder, each within the active quota (``add``
-    # and the quotas' checks written out: these loops visit every task)
+    # actives: previous owner, then previous standby / offset holder, each within the active quota. A targeted
+    # placement (``ProcessState.addTask``: counts up, the task noted, the process's member heap discarded, as
+    # its member counts moved) and the quotas' checks are written out: these loops visit every task
     member_count, member_process, process_count = run.member_count, run.member_process, run.process_count
     process_tasks, member_heap, active_owner = run.process_tasks, run.member_heap, run.active_owner
     unplaced: list[int] = []
@@ -584,7 +572,7 @@ def _assign_standbys(
                     if i < 0 or member_count[i] >= total_quota.value:
                         records.append((t, num_standby - replica))
                         return
-                member_count[i] = count = member_count[i] + 1  # run.add, written out
+                member_count[i] = count = member_count[i] + 1  # a targeted placement, written out
                 j = member_process[i]
                 process_count[j] += 1
                 process_tasks[j].add(t)
@@ -644,7 +632,8 @@ def _standbys_to_previous_at_once(
 
 
 def _add_standbys(run: _Run, members: np.ndarray, tasks: np.ndarray, counts: np.ndarray) -> None:
-    """``run.add`` of standby ``tasks[k]`` on ``members[k]`` for every k, ``counts`` the members' new counts."""
+    """Targeted placements of standby ``tasks[k]`` on ``members[k]`` for every k, ``counts`` the members' new
+    counts."""
     run.member_count[:] = counts.tolist()  # in place: the caller's loop holds these lists
     processes = np.asarray(run.member_process, dtype=np.int64)[members]
     added = np.bincount(processes, minlength=len(run.process_count))
