@@ -113,6 +113,8 @@ class JavaSide:
         if self.process.stdin is not None:
             self.process.stdin.close()
         self.process.wait(timeout=60)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
         self.stderr.close()
 
 
