@@ -113,6 +113,8 @@ class JavaSide:
         if self.process.stdin is not None:
             self.process.stdin.close()
         self.process.wait(timeout=60)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
         self.stderr.close()
 
 
@@ -142,11 +144,12 @@ def cli_cost(path: Path, line: str, repeat: int, workdir: Path) -> dict[str, flo
     """``taskassign assign GROUP.json --kafka-version LINE -o OUT`` in fresh processes: medians of the child's
     wall and CPU (user + system) time."""
     walls, cpus = [], []
-    for _ in range(repeat):
+    for k in range(repeat):
+        out = workdir / f"cli-{path.stem}-{line}-{k}.json"  # a new file each time: the command never overwrites
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         subprocess.run([sys.executable, "-m", "taskassign", "assign", str(path), "--kafka-version", line, "-o",
-                        str(workdir / "cli.json")], check=True, capture_output=True)
+                        str(out)], check=True, capture_output=True)
         walls.append((time.perf_counter() - started) * 1000.0)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000.0)

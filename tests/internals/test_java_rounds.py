@@ -75,3 +75,46 @@ def test_whole_rounds_match_the_plain_queue(n: int) -> None:
         counts[j] += 1
         assert plain.replace_head(counts[j] / 4) == rounds.replace_head(counts[j] / 4) == j
     assert plain.array() == rounds.array()
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_bulk_steps_match_the_plain_queue(seed: int) -> None:
+    """round_rest + skip (a prefix of the round at once) and increment_many (k member placements at once) poll
+    what the plain queue polls, one call at a time, and leave its array; mixed with single steps that leave a
+    round midway."""
+    rng = random.Random(seed)
+    n = rng.choice([1, 2, 3, 4, 5, 9, 40, 257])
+    counts = [0 if rng.random() < 0.9 else 1 for _ in range(n)]
+    plain, rounds = _pair([float(c) for c in counts])
+    for _ in range(rng.randrange(1, 40)):
+        op = rng.random()
+        if op < 0.4:
+            rest, key = rounds.round_rest()
+            if not rest:
+                continue
+            head_key = plain.array()[0][0]
+            key = head_key + 1 if key is None else key
+            take = rng.randint(1, len(rest))
+            for item in rest[:take]:
+                assert plain.replace_head(key) == item
+            rounds.skip(take, key)
+        elif op < 0.8:
+            k = rng.randint(1, 3 * n)
+            expected = [plain.replace_head(plain.array()[0][0] + 1) for _ in range(k)]
+            assert rounds.increment_many(k) == expected
+        else:
+            head_key, j = plain.array()[0]
+            key = head_key + rng.choice([1, 2])
+            assert plain.replace_head(key) == rounds.replace_head(key) == j
+        if rng.random() < 0.1:  # (reading the array leaves a round: seldom)
+            assert plain.array() == rounds.array()
+    assert plain.array() == rounds.array()
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 4, 7])
+def test_a_queue_of_equal_keys_is_the_offered_one(n: int) -> None:
+    offered = RoundsJavaPriorityQueue((3, i) for i in range(n))
+    made = RoundsJavaPriorityQueue.equal_keys(3, list(range(n)))
+    for _ in range(2 * n):
+        assert made.increment_head() == offered.increment_head()
+    assert made.array() == offered.array()

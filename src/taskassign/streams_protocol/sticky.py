@@ -16,6 +16,13 @@ collection orders, reproduced here:
   keyed by task count alone, so ties leave in Java's heap order (``RoundsJavaPriorityQueue``: Java's array,
   read from a cached plan while every key is equal instead of sifted; docs/performance.md).
 
+Speed (issue 33: at least as fast as Kafka's Java on 10^3-10^4 members): the fill steps take a round of the
+process queue at once and give each process's tasks to its members afterwards, all processes with one plan;
+with one standby replica the previous-holder step and the standby fill run on numpy arrays between the few
+places where a decision hangs on another (a task with several holders, a process that already holds its task,
+a member reaching the quota); the answer's task maps come from one sort. tests/streams_protocol/
+test_sticky_speedup.py holds the answers to the per-placement implementation before this (sticky_reference.py).
+
 Quirks kept on purpose (each is in a golden): the last previous owner in member order wins a doubly claimed
 task; ``leastLoadedPrev`` switches candidate only when strictly better on both load and count, and a
 candidate over the quota gets nothing, with no fall-back to the next; the fill steps check no quota; standby
@@ -24,144 +31,24 @@ replicas that find no free process are dropped.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 
-from taskassign.errors import TaskAssignorException
-from taskassign.internals.java_order import (
-    compute_if_absent_order,
-    hash_iteration_order,
-    java_hash,
-    java_string_key,
-)
-from taskassign.internals.java_rounds import RoundsJavaPriorityQueue
+import numpy as np
+
+from taskassign.internals.gc_pause import gc_paused
+from taskassign.internals.java_order import java_string_key
+from taskassign.streams_protocol._sticky_fill import fill_actives, fill_standbys
+from taskassign.streams_protocol._sticky_run import Quota, Run
 from taskassign.streams_protocol._tasks import TaskIndex
 from taskassign.streams_protocol.configs import sticky_num_standby
 from taskassign.streams_protocol.lines import DEFAULT_STREAMS_LINE, StickyRevision, sticky_revision
 from taskassign.streams_protocol.model import (
-    GroupMember,
     MemberAssignment,
     StreamsGroup,
     StreamsGroupAssignment,
 )
 
 __all__ = ("assign_sticky",)
-
-
-def _ceil_div(a: int, b: int) -> int:
-    return 0 if b == 0 else -(-a // b)
-
-
-class _Quota:
-    """A per-member quota that shrinks as members reach it: when a member's count hits the quota, that member
-    and its tasks leave the pool and the quota is recomputed over the rest."""
-
-    __slots__ = ("cap", "remaining", "value")
-
-    def __init__(self, tasks: int, members: int) -> None:
-        self.remaining = tasks
-        self.cap = members
-        self.value = _ceil_div(tasks, members)
-
-    def update(self, new_count: int) -> None:
-        if new_count == self.value:
-            self.cap -= 1
-            self.remaining -= new_count
-            self.value = _ceil_div(self.remaining, self.cap)
-
-
-class _Run:
-    """One ``assign`` call: members and processes as ints, their counts, and what each member got."""
-
-    def __init__(self, group: StreamsGroup, index: TaskIndex, compute_if_absent: bool = False) -> None:
-        self.index = index
-        by_id = {m.member_id: m for m in group.members}
-        hashes = {member_id: java_hash(member_id) for member_id in by_id}  # each id is hashed once
-        self.members: list[GroupMember] = [by_id[i] for i in hash_iteration_order(by_id, hash_of=hashes.__getitem__)]
-        n = len(self.members)
-        first_seen: dict[str, list[int]] = {}
-        for i, member in enumerate(self.members):
-            first_seen.setdefault(member.process_id, []).append(i)
-        if compute_if_absent:  # one call per member, in member order
-            self.process_ids = compute_if_absent_order(
-                (m.process_id for m in self.members), initial_capacity=n)
-        else:
-            self.process_ids = hash_iteration_order(first_seen, initial_capacity=n or None)
-        process_of = {pid: j for j, pid in enumerate(self.process_ids)}
-        self.member_process = [process_of[m.process_id] for m in self.members]
-        self.process_members = [first_seen[pid] for pid in self.process_ids]
-        # memberToTaskCounts: a default HashMap pre-filled in member order; the member heap is built from it.
-        position = {m.member_id: i for i, m in enumerate(self.members)}
-        self.count_map_order = [
-            [position[member_id] for member_id in hash_iteration_order(
-                (self.members[i].member_id for i in ids), hash_of=hashes.__getitem__)]
-            for ids in self.process_members
-        ]
-        self.capacity = [len(ids) for ids in self.process_members]
-        self.member_count = [0] * n
-        self.process_count = [0] * len(self.process_ids)
-        self.process_tasks: list[set[int]] = [set() for _ in self.process_ids]
-        self.member_heap: list[RoundsJavaPriorityQueue[int] | None] = [None] * len(self.process_ids)
-        self.active: list[list[int]] = [[] for _ in range(n)]
-        self.standby: list[list[int]] = [[] for _ in range(n)]
-        self.add_to_least_loaded_member = self._least_loaded_placer()
-
-    def load(self, j: int) -> float:
-        return self.process_count[j] / self.capacity[j]
-
-    def add(self, i: int, task: int, active: bool) -> None:
-        """A targeted placement on member ``i``: its process's member heap is discarded."""
-        self.member_count[i] += 1
-        j = self.member_process[i]
-        self.process_count[j] += 1
-        self.process_tasks[j].add(task)
-        self.member_heap[j] = None
-        (self.active if active else self.standby)[i].append(task)
-
-    def _least_loaded_placer(self) -> Callable[[int, int, bool], int]:
-        """``add_to_least_loaded_member(j, task, active)``: the task on process ``j``'s member with the fewest
-        tasks (the member heap's order on ties), which it returns. A closure over the run's lists: it runs
-        once per placement of the fill steps, tens of thousands of times."""
-        counts, process_count, process_tasks = self.member_count, self.process_count, self.process_tasks
-        capacity, process_members, heaps = self.capacity, self.process_members, self.member_heap
-        count_map_order, active_lists, standby_lists = self.count_map_order, self.active, self.standby
-
-        def place(j: int, task: int, active: bool) -> int:
-            if capacity[j] == 1:
-                i = process_members[j][0]
-                counts[i] += 1
-            else:
-                heap = heaps[j]
-                if heap is None:
-                    heap = RoundsJavaPriorityQueue((counts[i], i) for i in count_map_order[j])
-                    heaps[j] = heap
-                i = heap.increment_head()  # polled, its count incremented, offered again
-                counts[i] += 1
-            process_count[j] += 1
-            process_tasks[j].add(task)
-            (active_lists if active else standby_lists)[i].append(task)
-            return i
-
-        return place
-
-    def least_loaded_prev(self, candidates: list[int], exclude: int) -> int:
-        """The first candidate, replaced only by a later one strictly less loaded on both its process's load
-        and its own count; candidates whose process holds ``exclude`` are skipped. -1 for none."""
-        best = -1
-        best_load = 0.0
-        best_count = 0
-        for i in candidates:
-            j = self.member_process[i]
-            if exclude >= 0 and exclude in self.process_tasks[j]:
-                continue
-            load = self.process_count[j] / self.capacity[j]
-            if best < 0 or (load < best_load and self.member_count[i] < best_count):
-                best, best_load, best_count = i, load, self.member_count[i]
-        return best
-
-    def process_queue(self) -> RoundsJavaPriorityQueue[int]:
-        """Every process, offered one by one in the processes map's order, keyed by load (Java's heap; while
-        every load is equal, its rounds are read from a cached plan instead of sifted)."""
-        return RoundsJavaPriorityQueue((self.load(j), j) for j in range(len(self.process_ids)))
 
 
 def assign_sticky(group: StreamsGroup, kafka_line: str = DEFAULT_STREAMS_LINE) -> StreamsGroupAssignment:
@@ -172,87 +59,142 @@ def assign_sticky(group: StreamsGroup, kafka_line: str = DEFAULT_STREAMS_LINE) -
     if revision.task_pairs:
         from taskassign.streams_protocol.sticky41 import assign_sticky_41
         return assign_sticky_41(group)
-    return _assign(group, revision)
+    with gc_paused():  # hundreds of thousands of small objects, none of them garbage (internals.gc_pause)
+        return _assign(group, revision)
 
 
 def _assign(group: StreamsGroup, revision: StickyRevision) -> StreamsGroupAssignment:
     num_standby = sticky_num_standby(group.configs, typed=revision.typed_configs)
     index = TaskIndex(group.subtopologies)
-    run = _Run(group, index, revision.compute_if_absent)
+    run = Run(group, index, revision.compute_if_absent)
     n = len(run.members)
     total_active = index.count
     stateful = index.stateful_tasks()
-    active_quota = _Quota(total_active, n)
-    total_quota = _Quota(total_active + num_standby * len(stateful), n)
+    active_quota = Quota(total_active, n)
+    total_quota = Quota(total_active + num_standby * len(stateful), n)
 
     prev_active = [-1] * index.count
-    for i, member in enumerate(run.members):
-        for t in index.tasks_of(member.active_tasks):
-            prev_active[t] = i  # the last writer in member order wins
-    prev_standby = _ranked_previous_holders(run, index, revision.task_offsets)
+    where = index.where()
+    for i, member in enumerate(run.members):  # ``index.tasks_of``, written out: every member, every call
+        for sid, parts in member.active_tasks.items():
+            at = where.get(sid)
+            if at is None:
+                continue  # a subtopology the topology does not have
+            first, limit = at
+            for p in parts:
+                if p < limit:
+                    prev_active[first + p] = i  # the last writer in member order wins
+    prev_standby, single_holder = _ranked_previous_holders(run, index, revision.task_offsets)
 
-    # actives: previous owner, then previous standby / offset holder, each within the active quota
+    # actives: previous owner, then previous standby / offset holder, each within the active quota. A targeted
+    # placement (``ProcessState.addTask``: counts up, the task noted, the process's member heap discarded, as
+    # its member counts moved) and the quotas' checks are written out: these loops visit every task
+    member_count, member_process, process_count = run.member_count, run.member_process, run.process_count
+    process_tasks, member_heap, active_owner = run.process_tasks, run.member_heap, run.active_owner
     unplaced: list[int] = []
-    for t in index.partition_major():
-        i = prev_active[t]
-        if i >= 0 and run.member_count[i] < active_quota.value:
-            run.add(i, t, True)
-            active_quota.update(run.member_count[i])
-            total_quota.update(run.member_count[i])
-        else:
-            unplaced.append(t)
+    cold = max(prev_active, default=-1) < 0 and not prev_standby
+    if cold:  # nobody owned anything: every task goes to the fill step
+        pass
+    elif max(prev_active, default=-1) < 0:
+        unplaced = index.partition_major()
+    else:
+        for t in index.partition_major():
+            i = prev_active[t]
+            if i >= 0 and member_count[i] < active_quota.value:
+                member_count[i] = count = member_count[i] + 1
+                j = member_process[i]
+                process_count[j] += 1
+                process_tasks[j].add(t)
+                member_heap[j] = None
+                active_owner[t] = i
+                if count == active_quota.value:
+                    active_quota.update(count)
+                if count == total_quota.value:
+                    total_quota.update(count)
+            else:
+                unplaced.append(t)
     remaining: list[int] = []
-    for t in unplaced:
-        candidates = prev_standby.get(t)
-        i = run.least_loaded_prev(candidates, -1) if candidates else -1
-        if i >= 0 and run.member_count[i] < active_quota.value:
-            run.add(i, t, True)
-            active_quota.update(run.member_count[i])
-            total_quota.update(run.member_count[i])
-        else:
-            remaining.append(t)
+    if cold:
+        remaining = list(range(index.count))  # already in the fill step's order
+    elif not prev_standby:
+        remaining = sorted(unplaced)
+    else:
+        least_loaded_prev = run.least_loaded_prev
+        for t in unplaced:
+            candidates = prev_standby.get(t)
+            i = least_loaded_prev(candidates, -1) if candidates else -1
+            if i >= 0 and member_count[i] < active_quota.value:
+                member_count[i] = count = member_count[i] + 1
+                j = member_process[i]
+                process_count[j] += 1
+                process_tasks[j].add(t)
+                member_heap[j] = None
+                active_owner[t] = i
+                if count == active_quota.value:
+                    active_quota.update(count)
+                if count == total_quota.value:
+                    total_quota.update(count)
+            else:
+                remaining.append(t)
+        remaining.sort()
     # the rest to the least loaded process, no quota check (the active quota is not read after this step, so
     # only the total quota's updates are run)
-    remaining.sort()
-    queue = run.process_queue()
-    head, requeue, place = queue.peek_item, queue.replace_head, run.add_to_least_loaded_member
-    member_count, process_count, capacity = run.member_count, run.process_count, run.capacity
-    if remaining and not queue:  # replace_head keeps the queue's size: checking once is checking every time
-        raise TaskAssignorException(f"No process available to assign active task {index.name(remaining[0])}.")
-    for t in remaining:
-        j = head()  # polled, given the task, offered again
-        count = member_count[place(j, t, True)]
-        if count == total_quota.value:
-            total_quota.update(count)
-        requeue(process_count[j] / capacity[j])
+    fill_actives(run, remaining, total_quota)
 
     if num_standby > 0:
-        _assign_standbys(run, num_standby, prev_active, prev_standby, total_quota)
+        _assign_standbys(run, num_standby, prev_active, prev_standby, single_holder, total_quota)
 
-    members = {
-        run.members[i].member_id: MemberAssignment(index.task_map(run.active[i]), index.task_map(run.standby[i]))
-        for i in range(n)
-    }
-    return StreamsGroupAssignment(dict(sorted(members.items(), key=lambda item: java_string_key(item[0]))))
+    actives = index.task_maps(np.asarray(run.active_owner, dtype=np.int64), np.arange(index.count), n)
+    owners, tasks = zip(*run.standby_chunks, strict=True) if run.standby_chunks else ((), ())
+    standbys = index.task_maps(
+        np.concatenate([np.asarray(run.standby_owner, dtype=np.int64), *owners]),
+        np.concatenate([np.asarray(run.standby_task, dtype=np.int64), *tasks]), n)
+    ids = [m.member_id for m in run.members]
+    # Java's String order is the code points' order but for characters beyond the BMP (UTF-16 surrogates)
+    by_id = sorted(range(n), key=ids.__getitem__ if all(map(str.isascii, ids)) else
+                   lambda i: java_string_key(ids[i]))
+    return StreamsGroupAssignment({ids[i]: MemberAssignment(actives[i], standbys[i]) for i in by_id})
 
 
-def _ranked_previous_holders(run: _Run, index: TaskIndex, task_offsets: bool) -> dict[int, list[int]]:
+def _ranked_previous_holders(
+    run: Run, index: TaskIndex, task_offsets: bool,
+) -> tuple[dict[int, Sequence[int]], np.ndarray]:
     """Per task, the members that held it as standby (first) or reported offsets for it, highest offset sum
     first; a stable sort, so ties stay in member order. Without ``task_offsets`` (4.1-4.3: the coordinator
-    passes none and the assignor reads none) the previous standbys in member order."""
-    entries: dict[int, list[tuple[int, int, int]]] = {}
+    passes none and the assignor reads none) the previous standbys in member order.
+
+    Most entries carry no offset and rank by member order alone: those are grouped by task with one numpy
+    sort; only the tasks that have an entry with an offset are sorted by (standby first, offset, member).
+    Also, per task, its one candidate, -1 for none and -2 for several (``_standbys_to_previous_at_once``)."""
+    tasks: list[int] = []
+    holders: list[int] = []
+    ranked: dict[int, list[tuple[int, int, int]]] = {}  # the entries with an offset, by task
     rank, base, partitions = index.rank, index.base, index.partitions
-    no_offsets: dict[str, dict[int, int]] = {}
+    where = index.where()
+    add_task, add_holder = tasks.append, holders.append
     for i, member in enumerate(run.members):
-        offsets = member.task_offsets if task_offsets else no_offsets
+        offsets = member.task_offsets if task_offsets else None
         for sid, standby in member.standby_tasks.items():
-            r = rank.get(sid)
-            if r is None:
+            at = where.get(sid)
+            if at is None:
                 continue  # a subtopology the topology does not have: never looked up
-            reported = offsets.get(sid, {})
-            for p in standby:
-                if p < partitions[r]:
-                    entries.setdefault(base[r] + p, []).append((0, -reported.get(p, 0), i))
+            first, limit = at
+            reported = offsets.get(sid) if offsets else None
+            if reported:
+                for p in standby:
+                    if p < limit:
+                        if reported.get(p, 0):
+                            ranked.setdefault(first + p, []).append((0, -reported[p], i))
+                        else:
+                            add_task(first + p)
+                            add_holder(i)
+            else:
+                for p in standby:
+                    if p < limit:
+                        add_task(first + p)
+                        add_holder(i)
+        if not offsets:
+            continue
         for sid, reported in offsets.items():
             r = rank.get(sid)
             if r is None:
@@ -261,67 +203,138 @@ def _ranked_previous_holders(run: _Run, index: TaskIndex, task_offsets: bool) ->
             held: Collection[int] = frozenset(listed) if len(listed) > 8 else listed  # membership tests below
             for p, offset in reported.items():
                 if p < partitions[r] and p not in held:
-                    entries.setdefault(base[r] + p, []).append((1, -offset, i))
-    return {t: [ranked[0][2]] if len(ranked) == 1 else [i for _, _, i in sorted(ranked)]
-            for t, ranked in entries.items()}
+                    ranked.setdefault(base[r] + p, []).append((1, -offset, i))
+    result: dict[int, Sequence[int]] = {}
+    single = np.full(index.count, -1, dtype=np.int64)
+    if tasks:
+        task = np.asarray(tasks, dtype=np.int64)
+        order = np.argsort(task, kind="stable")  # member order kept within a task
+        task = task[order]
+        member = np.asarray(holders, dtype=np.int64)[order].tolist()
+        starts = np.flatnonzero(np.diff(task, prepend=-1))
+        if len(starts) == len(task):  # one holder per task: 1-tuples, made by zip
+            result = dict(zip(task.tolist(), zip(member), strict=True))
+            single[task] = member
+        else:
+            sizes = np.diff(np.append(starts, len(task)))
+            single[task[starts]] = np.where(sizes == 1, np.asarray(member, dtype=np.int64)[starts], -2)
+            flat = tuple(member)
+            ends = [*starts[1:].tolist(), len(flat)]
+            result = dict(zip(task[starts].tolist(), [flat[a:b] for a, b in zip(starts.tolist(), ends, strict=True)],
+                              strict=True))
+    for t, entries in ranked.items():
+        entries += [(0, 0, i) for i in result.get(t, ())]
+        result[t] = [i for _, _, i in sorted(entries)]
+        single[t] = entries[0][2] if len(entries) == 1 else -2
+    return result, single
 
 
 def _assign_standbys(
-    run: _Run, num_standby: int, prev_active: list[int], prev_standby: dict[int, list[int]],
-    total_quota: _Quota,
+    run: Run, num_standby: int, prev_active: list[int], prev_standby: dict[int, Sequence[int]],
+    single_holder: np.ndarray, total_quota: Quota,
 ) -> None:
     """Standbys: previous active's process, then previous standby / offset holders, within the total quota,
     tasks by (partition, subtopology) descending; the rest to the least loaded process without the task, tasks
     by (subtopology, partition) descending (``StickyTaskAssignor#assignStandby``'s two sorts)."""
+    member_count, member_process, process_count = run.member_count, run.member_process, run.process_count
+    process_tasks, member_heap = run.process_tasks, run.member_heap
+    standby_owner, standby_task, least_loaded_prev = run.standby_owner, run.standby_task, run.least_loaded_prev
     records: list[tuple[int, int]] = []
-    for t in reversed(run.index.partition_major(stateful_only=True)):  # (partition, subtopology) descending
-        if prev_active[t] < 0 and t not in prev_standby:  # nobody held it: every replica goes to the fill step
-            records.append((t, num_standby))
-            continue
-        for replica in range(num_standby):
-            i = prev_active[t]
-            if i >= 0 and t not in run.process_tasks[run.member_process[i]] \
-                    and run.member_count[i] < total_quota.value:
-                run.add(i, t, False)
-                total_quota.update(run.member_count[i])
-                continue
-            candidates = prev_standby.get(t)
-            i = run.least_loaded_prev(candidates, t) if candidates else -1
-            if i >= 0 and run.member_count[i] < total_quota.value:
-                run.add(i, t, False)
-                total_quota.update(run.member_count[i])
-                continue
-            records.append((t, num_standby - replica))
-            break
+    stateful = run.index.stateful_tasks()
+    if max(prev_active, default=-1) < 0 and not prev_standby:  # cold: every replica goes to the fill step
+        records = [(t, num_standby) for t in stateful]
+    else:
+        def one(t: int) -> None:
+            """``assignStandby``'s first loop for task ``t``."""
+            if prev_active[t] < 0 and t not in prev_standby:  # nobody held it: every replica to the fill step
+                records.append((t, num_standby))
+                return
+            for replica in range(num_standby):
+                i = prev_active[t]
+                if i < 0 or t in process_tasks[member_process[i]] or member_count[i] >= total_quota.value:
+                    candidates = prev_standby.get(t)
+                    if not candidates:
+                        i = -1
+                    elif len(candidates) == 1:  # least_loaded_prev of one: it, unless its process holds the task
+                        i = candidates[0]
+                        if t in process_tasks[member_process[i]]:
+                            i = -1
+                    else:
+                        i = least_loaded_prev(candidates, t)
+                    if i < 0 or member_count[i] >= total_quota.value:
+                        records.append((t, num_standby - replica))
+                        return
+                member_count[i] = count = member_count[i] + 1  # a targeted placement, written out
+                j = member_process[i]
+                process_count[j] += 1
+                process_tasks[j].add(t)
+                member_heap[j] = None
+                standby_owner.append(i)
+                standby_task.append(t)
+                if count == total_quota.value:
+                    total_quota.update(count)
+
+        tasks = run.index.partition_major(stateful_only=True)[::-1]  # (partition, subtopology) descending
+        if num_standby == 1:
+            _standbys_to_previous_at_once(run, tasks, prev_active, single_holder, total_quota, one, records)
+        else:
+            for t in tasks:
+                one(t)
     records.sort(reverse=True)  # by task: (subtopology, partition) descending
-    queue = run.process_queue()
-    head, requeue, place = queue.peek_item, queue.replace_head, run.add_to_least_loaded_member
-    process_tasks, process_count, capacity = run.process_tasks, run.process_count, run.capacity
-    has_processes = bool(queue)  # polls below re-offer everything they take: the size never changes
-    for t, missing in records:
-        for _ in range(missing):
-            if has_processes and t not in process_tasks[j := head()]:  # the usual case: the least loaded lacks it
-                place(j, t, False)
-                requeue(process_count[j] / capacity[j])
-            elif not _standby_on_least_loaded(run, queue, t):
-                break  # every process holds the task: Kafka logs a warning and drops the rest
+    fill_standbys(run, records, num_standby)
 
 
-def _standby_on_least_loaded(run: _Run, queue: RoundsJavaPriorityQueue[int], task: int) -> bool:
-    """Poll processes by load until one lacks ``task``; it gets the standby. Re-offers happen as Kafka's
-    recursion unwinds: the chosen process first, then the skipped ones in reverse."""
-    tasks = run.process_tasks
-    skipped: list[int] = []
-    found = False
-    while queue:
-        j = queue.poll_item()
-        if task in tasks[j]:
-            skipped.append(j)
-            continue
-        run.add_to_least_loaded_member(j, task, False)
-        queue.offer(run.process_count[j] / run.capacity[j], j)
-        found = True
-        break
-    for j in reversed(skipped):
-        queue.offer(run.process_count[j] / run.capacity[j], j)
-    return found
+def _standbys_to_previous_at_once(
+    run: Run, order: list[int], prev_active: list[int], single_holder: np.ndarray, total_quota: Quota,
+    one: Callable[[int], None], records: list[tuple[int, int]],
+) -> None:
+    """``one(t)`` for every task of ``order`` with one standby replica, runs of tasks at once where no decision
+    hangs on another: the only process holding a task is its active's, a task with one previous standby holder
+    needs no ``least_loaded_prev`` between loads that move, and no member's count gets to the total quota (so
+    every quota check passes and the quota does not change). A task with several holders goes through ``one``
+    between two runs; a run that would take a member to the quota, and everything after it, too."""
+    if not order:
+        return
+    tasks = np.asarray(order, dtype=np.int64)
+    process = np.asarray(run.member_process, dtype=np.int64)
+    holder = process[np.asarray(run.active_owner, dtype=np.int64)[tasks]]  # the process of each task's active
+    previous = np.asarray(prev_active, dtype=np.int64)[tasks]
+    first = (previous >= 0) & (process[np.maximum(previous, 0)] != holder)
+    candidate = single_holder[tasks]
+    second = ~first & (candidate >= 0) & (process[np.maximum(candidate, 0)] != holder)
+    chosen = np.where(first, previous, np.where(second, candidate, -1))
+    several = np.flatnonzero(~first & (candidate == -2)).tolist()
+    begin = 0
+    for stop in [*several, len(order)]:
+        if begin < stop:
+            run_chosen, run_tasks = chosen[begin:stop], tasks[begin:stop]
+            placed = run_chosen >= 0
+            members = run_chosen[placed]
+            before = np.asarray(run.member_count, dtype=np.int64)
+            counts = before + np.bincount(members, minlength=len(before))
+            if not total_quota.reached_at_once(before, counts, members):
+                for t in order[begin:]:
+                    one(t)
+                return
+            _add_standbys(run, members, run_tasks[placed], counts)
+            records += [(t, 1) for t in run_tasks[~placed].tolist()]
+        if stop < len(order):
+            one(order[stop])
+        begin = stop + 1
+
+
+def _add_standbys(run: Run, members: np.ndarray, tasks: np.ndarray, counts: np.ndarray) -> None:
+    """Targeted placements of standby ``tasks[k]`` on ``members[k]`` for every k, ``counts`` the members' new
+    counts."""
+    run.member_count[:] = counts.tolist()  # in place: the caller's loop holds these lists
+    processes = np.asarray(run.member_process, dtype=np.int64)[members]
+    added = np.bincount(processes, minlength=len(run.process_count))
+    run.process_count[:] = (np.asarray(run.process_count, dtype=np.int64) + added).tolist()
+    process_tasks = run.process_tasks
+    for j, t in zip(processes.tolist(), tasks.tolist(), strict=True):
+        process_tasks[j].add(t)
+    for j in np.flatnonzero(added).tolist():
+        run.member_heap[j] = None
+    run.standby_chunks.append((members, tasks))
+
+
