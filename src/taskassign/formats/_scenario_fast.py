@@ -40,10 +40,6 @@ _BAD: Any = object()
 _Compiled = tuple[str, Any, Callable[[Any], Any]]
 
 
-def _is_int(value: Any) -> bool:
-    return type(value) is int  # JSON integers only: bool is a subclass of int, floats are not ints
-
-
 def _int_check(f: Field) -> Callable[[Any], Any]:
     low = LONG_MIN if f.minimum is None else f.minimum
     high, allowed, nullable = f.maximum, f.allowed, f.nullable
@@ -197,26 +193,24 @@ class FastReader:
         """A list of distinct known task ids, else None."""
         if type(items) is not list:
             return None
-        by_text = self.task_by_text
-        result = set()
-        for text in items:
-            tid = by_text.get(text) if type(text) is str else None
-            if tid is None or tid not in tasks:
-                return None
-            result.add(tid)
-        return result if len(result) == len(items) else None
+        try:  # ``task_by_text`` holds the file's own spellings of its tasks' ids only: a hit is a known task
+            ids = list(map(self.task_by_text.get, items))
+        except TypeError:  # an unhashable item (a list or an object)
+            return None
+        if None in ids:
+            return None
+        result = set(ids)
+        return result if len(result) == len(items) and result <= tasks.keys() else None
 
     def offset_sums(self, raw: Any, tasks: Mapping[TaskId, TaskInfo]) -> dict[TaskId, int] | None:
         """A client's ``task_offset_sums`` when every key is a known task with a changelog and every
         value a valid offset sum, else None."""
         if type(raw) is not dict:
             return None
-        by_text = self.task_by_text
-        offsets = {}
-        for text, value in raw.items():
-            tid = by_text.get(text)
-            if (tid is None or not _is_int(value) or not (0 <= value <= LONG_MAX or value in (-2, UNKNOWN_OFFSET_SUM))
-                    or not tasks[tid].has_changelog):
-                return None
-            offsets[tid] = value
-        return offsets
+        ids = list(map(self.task_by_text.get, raw))  # JSON object keys: always strings
+        if None in ids or not all(tasks[t].has_changelog for t in ids):
+            return None
+        values = list(raw.values())
+        if not all(type(v) is int and (0 <= v <= LONG_MAX or v in (-2, UNKNOWN_OFFSET_SUM)) for v in values):
+            return None
+        return dict(zip(ids, values, strict=True))
