@@ -143,9 +143,9 @@ def _assign_stateless_by_active_load(
         heap = [(len(actives[c]) / capacities[c], c) for c in range(len(clients))]
         heapq.heapify(heap)
         for task in stateless:
-            chosen = heap[0][1]
-            clients[chosen].assign_active(task)
-            heapq.heapreplace(heap, (len(actives[chosen]) / capacities[chosen], chosen))
+            lightest = heap[0][1]
+            clients[lightest].assign_active(task)
+            heapq.heapreplace(heap, (len(actives[lightest]) / capacities[lightest], lightest))
         return
     pool = make_pool(lambda c, t: True, lambda c: len(actives[c]) / capacities[c])
     pool.offer_all(range(len(clients)))

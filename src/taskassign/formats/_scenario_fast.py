@@ -194,7 +194,7 @@ class FastReader:
         if type(items) is not list:
             return None
         try:  # ``task_by_text`` holds the file's own spellings of its tasks' ids only: a hit is a known task
-            ids = list(map(self.task_by_text.get, items))
+            ids: list[Any] = list(map(self.task_by_text.get, items))
         except TypeError:  # an unhashable item (a list or an object)
             return None
         if None in ids:
@@ -207,7 +207,7 @@ class FastReader:
         value a valid offset sum, else None."""
         if type(raw) is not dict:
             return None
-        ids = list(map(self.task_by_text.get, raw))  # JSON object keys: always strings
+        ids: list[Any] = list(map(self.task_by_text.get, raw))  # JSON object keys: always strings
         if None in ids or not all(tasks[t].has_changelog for t in ids):
             return None
         values = list(raw.values())

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from json.encoder import c_make_encoder, encode_basestring
+from json.encoder import encode_basestring
 from typing import Any
 
 __all__ = ("indented_json",)
 
+#: The C encoder's constructor (not in the typing stubs; None where CPython was built without it).
+_C_MAKE_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _STRINGS = frozenset({str})
 _Encode = Callable[[Any], str]
@@ -31,9 +33,9 @@ def indented_json(doc: Any, indent: int) -> str:
 
 def _flat_encoder(item_separator: str) -> _Encode:
     """A C-encoder call with this item separator (the standard encoder where the C one is missing)."""
-    if c_make_encoder is None:  # pragma: no cover - CPython always has it
+    if _C_MAKE_ENCODER is None:  # pragma: no cover - CPython always has it
         return json.JSONEncoder(ensure_ascii=False, separators=(item_separator, ": ")).encode
-    encoder = c_make_encoder(None, json.JSONEncoder().default, encode_basestring, None, ": ", item_separator,
+    encoder = _C_MAKE_ENCODER(None, json.JSONEncoder().default, encode_basestring, None, ": ", item_separator,
                              False, False, True)
     return lambda value: "".join(encoder(value, 0))
 
