@@ -136,3 +136,29 @@ def test_both_readers_read_every_field_of_the_table(key: str, monkeypatch: pytes
     fast = parse_scenario(doc)
     _without_fast_paths(monkeypatch)
     assert parse_scenario(doc) == fast
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_column_reader_orders_and_splits_partitions_as_task_info_does(seed: int) -> None:
+    """1 to 4 partitions per task, in any order, of any kind: the same TaskInfo as ``new_task_info``."""
+    import random
+
+    from taskassign.model import new_task_info
+
+    rng = random.Random(seed)
+    tasks = []
+    for i in range(30):
+        count = rng.choice([1, 1, 2, 2, 2, 3, 4])
+        chosen = rng.sample([("in", 0), ("in", 1), ("cl", 0), ("z", 2), ("a", 9)], count)
+        parts = []
+        for topic, number in chosen:
+            kind = rng.choice([(True, False), (False, True), (True, True)])
+            parts.append({"topic": f"{topic}-{i}", "partition": number, "source": kind[0], "changelog": kind[1]})
+        tasks.append({"id": f"0_{i}", "partitions": parts})
+    reader = FastReader()
+    read = reader.tasks(tasks)
+    assert read is not None
+    general = scenario_module._parse_tasks(tasks, None, None)
+    assert read == general
+    assert list(read.values()) == [new_task_info(t.id, (), tuple(reversed(t.topic_partitions)), 0, None)
+                                   for t in general.values()]

@@ -12,7 +12,6 @@ The fields, their kinds and bounds come from ``_scenario_fields``, like both oth
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import islice
 from typing import Any
 
 from taskassign.formats._scenario_fields import PARTITION_FIELDS, TASK_FIELDS, Field
@@ -88,6 +87,31 @@ def _partition_order(p: TaskTopicPartition) -> tuple[str, int]:
     return (p.topic, p.partition)
 
 
+_Partitions = tuple[TaskTopicPartition, ...]
+
+
+def _both(own: _Partitions, first: bool, second: bool) -> _Partitions:
+    """Those of a task's two partitions ``own`` that are of a kind (the flags say which are)."""
+    return own if first and second else own[:1] if first else own[1:] if second else ()
+
+
+def _split(made: list[TaskTopicPartition], at: int, count: int) -> tuple[_Partitions, _Partitions, _Partitions]:
+    """A task's partitions ``made[at:at + count]`` in (topic, partition) order, then its source and its
+    changelog partitions in that order (a task has one or two partitions almost always: those without a sort)."""
+    if count == 1:
+        p = made[at]
+        own: _Partitions = (p,)
+        return own, own if p.is_source else (), own if p.is_changelog else ()
+    if count == 2:
+        p, q = made[at], made[at + 1]
+        if (q.topic, q.partition) < (p.topic, p.partition):
+            p, q = q, p
+        own = (p, q)
+        return own, _both(own, p.is_source, q.is_source), _both(own, p.is_changelog, q.is_changelog)
+    own = tuple(sorted(made[at:at + count], key=_partition_order))
+    return own, tuple([p for p in own if p.is_source]), tuple([p for p in own if p.is_changelog])
+
+
 def read_task_columns(
     items: Any, string_set: _StringSet, task_id: _TaskId, bad: Any,
     builders: tuple[Callable[..., TaskTopicPartition], Callable[..., TaskInfo]],
@@ -115,15 +139,13 @@ def read_task_columns(
     if len(set(zip(topics, numbers, strict=True))) != len(flat):
         return None  # a partition listed twice, in one task or in two
     new_partition, new_task = builders
-    made = iter(list(map(new_partition, *(found[a] for a in _PARTITION_ORDER))))
+    made = list(map(new_partition, *(found[a] for a in _PARTITION_ORDER)))
     result: dict[TaskId, TaskInfo] = {}
+    at = 0
     for tid, stores, parts, end_offset_sum, state_bytes in zip(
             ids, *(tasks[a] for a in _TASK_ORDER[1:]), strict=True):
-        own = tuple(islice(made, len(parts)))
-        if len(own) > 1:
-            own = tuple(sorted(own, key=_partition_order))
-        task_sources = tuple([p for p in own if p.is_source])
-        task_changelogs = tuple([p for p in own if p.is_changelog])
+        own, task_sources, task_changelogs = _split(made, at, len(parts))
+        at += len(parts)
         if end_offset_sum != 0 and not task_changelogs:
             return None  # an end offset sum without a changelog partition
         result[tid] = new_task(tid, stores, own, task_sources, task_changelogs, end_offset_sum, state_bytes)
