@@ -22,6 +22,9 @@ FILES = sorted(GOLDEN_DIR.glob("*/*.scenario.json"))[::7] + sorted(EXAMPLES.glob
 
 def _without_fast_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     class Never(FastReader):
+        def tasks(self, items: Any) -> None:
+            return None
+
         def task(self, item: Any) -> None:
             return None
 
@@ -40,6 +43,39 @@ def test_fast_and_general_readers_build_the_same_state(path: Path, monkeypatch: 
     fast = parse_scenario(doc)
     _without_fast_paths(monkeypatch)
     assert parse_scenario(doc) == fast
+
+
+def _task_by_task(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The per-task fast reader only (no whole-array column reader)."""
+    class TaskByTask(FastReader):
+        def tasks(self, items: Any) -> None:
+            return None
+
+    monkeypatch.setattr(scenario_module, "FastReader", TaskByTask)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_column_and_task_by_task_readers_build_the_same_state(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = json.loads(path.read_text())
+    assert FastReader().tasks(doc["tasks"]) is not None, "the column reader refuses a well-formed file"
+    columns = parse_scenario(doc)
+    _task_by_task(monkeypatch)
+    assert parse_scenario(doc) == columns
+    assert [t.id for t in parse_scenario(doc).state.tasks.values()] == list(columns.state.tasks)
+
+
+@pytest.mark.parametrize("changes", [
+    {"id": "1_0"},  # a duplicate id
+    {"partitions": [{"topic": "x", "partition": 0, "source": True}]},  # a partition of task 1_0 too
+    {"partitions": [{"topic": "t", "partition": 0, "source": True}, {"topic": "t", "partition": 0, "changelog": True}]},
+    {"id": "app__0_0"},  # named and plain ids mixed
+    {"changelog_end_offset_sum": 5, "partitions": [{"topic": "t", "partition": 0, "source": True}]},
+])
+def test_the_column_reader_leaves_cross_task_problems_to_the_general_reader(changes: dict[str, Any]) -> None:
+    doc = _doc(**changes)
+    assert FastReader().tasks(doc["tasks"]) is None
+    with pytest.raises(ScenarioError):
+        parse_scenario(doc)
 
 
 def _doc(**task_changes: Any) -> dict[str, Any]:
@@ -94,8 +130,35 @@ def test_both_readers_read_every_field_of_the_table(key: str, monkeypatch: pytes
     else:
         task[key] = _TASK_SAMPLES[key]
     assert FastReader().task(task) is not None, f"the fast reader refuses a well-formed {key!r}"
+    assert FastReader().tasks([task]) is not None, f"the column reader refuses a well-formed {key!r}"
     doc = {"format": "taskassign/scenario/v1", "tasks": [task],
            "clients": [{"process_id": "00000000-0000-0000-0000-000000000001", "threads": 1}]}
     fast = parse_scenario(doc)
     _without_fast_paths(monkeypatch)
     assert parse_scenario(doc) == fast
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_column_reader_orders_and_splits_partitions_as_task_info_does(seed: int) -> None:
+    """1 to 4 partitions per task, in any order, of any kind: the same TaskInfo as ``new_task_info``."""
+    import random
+
+    from taskassign.model import new_task_info
+
+    rng = random.Random(seed)
+    tasks = []
+    for i in range(30):
+        count = rng.choice([1, 1, 2, 2, 2, 3, 4])
+        chosen = rng.sample([("in", 0), ("in", 1), ("cl", 0), ("z", 2), ("a", 9)], count)
+        parts = []
+        for topic, number in chosen:
+            kind = rng.choice([(True, False), (False, True), (True, True)])
+            parts.append({"topic": f"{topic}-{i}", "partition": number, "source": kind[0], "changelog": kind[1]})
+        tasks.append({"id": f"0_{i}", "partitions": parts})
+    reader = FastReader()
+    read = reader.tasks(tasks)
+    assert read is not None
+    general = scenario_module._parse_tasks(tasks, None, None)
+    assert read == general
+    assert list(read.values()) == [new_task_info(t.id, (), tuple(reversed(t.topic_partitions)), 0, None)
+                                   for t in general.values()]

@@ -14,6 +14,7 @@ sets that answer a poll without popping every rejected client (see ``_constraine
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Mapping, Sequence
 
 from taskassign.assignors._task_movement import (
@@ -136,6 +137,16 @@ def _assign_stateless_by_active_load(
     """Each stateless task to the client with the fewest active tasks per thread (ties: ProcessId)."""
     actives = [c.active for c in clients]
     capacities = [c.capacity for c in clients]
+    if make_pool.true_minimum:
+        # The pool would answer the lightest client every time and only the chosen one's load changes: a
+        # plain heap of (load, index) gives the same answers at a fraction of the cost (10^5 tasks).
+        heap = [(len(actives[c]) / capacities[c], c) for c in range(len(clients))]
+        heapq.heapify(heap)
+        for task in stateless:
+            lightest = heap[0][1]
+            clients[lightest].assign_active(task)
+            heapq.heapreplace(heap, (len(actives[lightest]) / capacities[lightest], lightest))
+        return
     pool = make_pool(lambda c, t: True, lambda c: len(actives[c]) / capacities[c])
     pool.offer_all(range(len(clients)))
     for task in stateless:

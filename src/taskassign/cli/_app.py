@@ -132,8 +132,8 @@ class _Unloaded(typer.core.TyperCommand):
 
 class CommandGroup(TyperGroup):
     """A command group (the root, ``fleet``, ``pipeline``) whose ``-h/--help``, when not given, is False rather
-    than None: typer checks a None through pydantic, whose import alone takes longer than typer's, and a group
-    parses its own options before its command's ``-h``."""
+    than None: a group parses its own options before its command's ``-h``, and typer 0.29 checked a None
+    through pydantic, whose import alone took longer than typer's (the pinned 0.28 has no pydantic)."""
 
     def get_help_option(self, ctx: Any) -> Any:
         option = super().get_help_option(ctx)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Mapping
 
 from rich.console import Group, RenderableType
@@ -43,12 +44,12 @@ def clock(ms: int) -> str:
     return f"+{hours}:{minutes:02d}:{seconds:02d}" + (f".{millis:03d}" if millis else "")
 
 
-def task_preview(tasks: Iterable[TaskId | str], limit: int = MAX_TASKS_SHOWN) -> str:
-    """The first ``limit`` task names, then how many more."""
-    items = [str(t) for t in tasks]
-    if len(items) <= limit:
-        return " ".join(items)
-    return " ".join(items[:limit]) + f" … (+{len(items) - limit})"
+def task_preview(tasks: Iterable[TaskId | str], limit: int = MAX_TASKS_SHOWN, total: int | None = None) -> str:
+    """The first ``limit`` task names, then how many more (of ``total`` when ``tasks`` holds only the first)."""
+    items = list(tasks)  # only the shown ones become text (a preview of 10^5 tasks shows a dozen)
+    count = len(items) if total is None else total
+    shown = " ".join([str(t) for t in items[:limit]])
+    return shown if count <= limit else f"{shown} … (+{count - limit})"
 
 
 def error_text(error: AssignmentError) -> Text:
@@ -138,5 +139,6 @@ def result_summary(scenario: Scenario, result: RebalanceResult,
     if withheld:
         parts.append(Text(f"{len(withheld)} task(s) withheld from their new threads until the previous owner "
                           "revokes their partitions; those threads rejoin at once (cooperative rebalancing): "
-                          + task_preview(sorted(t for _, t in withheld)), style="yellow"))
+                          + task_preview(heapq.nsmallest(MAX_TASKS_SHOWN, (t for _, t in withheld)),
+                                         total=len(withheld)), style="yellow"))
     return Group(*parts)

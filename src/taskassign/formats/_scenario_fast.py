@@ -15,9 +15,17 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from taskassign.errors import TaskIdFormatError
+from taskassign.formats._scenario_columns import read_task_columns
 from taskassign.formats._scenario_fields import PARTITION_FIELDS, TASK_FIELDS, Field
 from taskassign.ids import TaskId
-from taskassign.model import UNKNOWN_OFFSET_SUM, SortedFrozenSet, TaskInfo, TaskTopicPartition, new_task_info
+from taskassign.model import (
+    UNKNOWN_OFFSET_SUM,
+    SortedFrozenSet,
+    TaskInfo,
+    TaskTopicPartition,
+    new_task_info,
+    task_builders,
+)
 
 __all__ = ("FastReader",)
 
@@ -30,10 +38,6 @@ _BAD: Any = object()
 
 #: A field as the fast reader runs it: key, default, check (the value, or _BAD).
 _Compiled = tuple[str, Any, Callable[[Any], Any]]
-
-
-def _is_int(value: Any) -> bool:
-    return type(value) is int  # JSON integers only: bool is a subclass of int, floats are not ints
 
 
 def _int_check(f: Field) -> Callable[[Any], Any]:
@@ -68,10 +72,14 @@ def _task_id_check(text: Any) -> Any:
         return _BAD
 
 
+def _partition_order(p: TaskTopicPartition) -> tuple[str, int]:
+    return (p.topic, p.partition)
+
+
 class FastReader:
     """Per-file caches: interned string sets and every task id by the text the file spells it with."""
 
-    __slots__ = ("_partition_fields", "_sets", "_task_fields", "task_by_text")
+    __slots__ = ("_new_partition", "_new_task", "_partition_fields", "_sets", "_task_fields", "task_by_text")
 
     def __init__(self) -> None:
         self._sets: dict[tuple[str, ...], SortedFrozenSet[str]] = {}
@@ -79,6 +87,8 @@ class FastReader:
         self.task_by_text: dict[str, TaskId] = {}
         self._task_fields = self._compile(TASK_FIELDS, new_task_info)
         self._partition_fields = self._compile(PARTITION_FIELDS, TaskTopicPartition)
+        # The values are checked and in their final form here: build without the dataclasses' __init__.
+        self._new_partition, self._new_task = task_builders()
 
     def _compile(self, fields: tuple[Field, ...], build: Callable[..., Any]) -> tuple[_Compiled, ...]:
         """The fields in the order of ``build``'s parameters (the values are passed positionally)."""
@@ -135,16 +145,30 @@ class FastReader:
         found = self._sets[key] = SortedFrozenSet(key)
         return found
 
+    def tasks(self, items: Any) -> dict[TaskId, TaskInfo] | None:
+        """A whole well-formed tasks array at once (``_scenario_columns``), else None (read it task by task)."""
+        found = read_task_columns(items, self._string_set, _task_id_check, _BAD,
+                                  (self._new_partition, self._new_task))
+        if found is None:
+            return None
+        tasks, by_text = found
+        self.task_by_text.update(by_text)
+        return tasks
+
     def task(self, item: Any) -> TaskInfo | None:
         """A well-formed task object as TaskInfo (duplicates and id styles are the caller's checks)."""
         values = self._values(item, _TASK_KEYS, self._task_fields)
         if values is None:
             return None
-        try:
-            info = new_task_info(*values)
-        except ValueError:  # an end offset sum without a changelog partition
+        task_id, stores, parts, end_offset_sum, state_bytes = values  # new_task_info's order (_compile)
+        if len(parts) > 1:
+            parts = tuple(sorted(parts, key=_partition_order))
+        sources = tuple([p for p in parts if p.is_source])
+        changelogs = tuple([p for p in parts if p.is_changelog])
+        if end_offset_sum != 0 and not changelogs:  # the general reader names the field
             return None
-        self.task_by_text.setdefault(item["id"], info.id)
+        info = self._new_task(task_id, stores, parts, sources, changelogs, end_offset_sum, state_bytes)
+        self.task_by_text.setdefault(item["id"], task_id)
         return info
 
     def _partitions(self, items: Any) -> Any:
@@ -152,12 +176,12 @@ class FastReader:
             return _BAD
         result = []
         seen = set()
-        keys, fields = _PARTITION_KEYS, self._partition_fields
+        keys, fields, new_partition = _PARTITION_KEYS, self._partition_fields, self._new_partition
         for item in items:
             values = self._values(item, keys, fields)
             if values is None:
                 return _BAD
-            part = TaskTopicPartition(*values)
+            part = new_partition(*values)
             topic_partition = (part.topic, part.partition)
             if not (part.is_source or part.is_changelog) or topic_partition in seen:
                 return _BAD
@@ -169,26 +193,24 @@ class FastReader:
         """A list of distinct known task ids, else None."""
         if type(items) is not list:
             return None
-        by_text = self.task_by_text
-        result = set()
-        for text in items:
-            tid = by_text.get(text) if type(text) is str else None
-            if tid is None or tid not in tasks:
-                return None
-            result.add(tid)
-        return result if len(result) == len(items) else None
+        try:  # ``task_by_text`` holds the file's own spellings of its tasks' ids only: a hit is a known task
+            ids: list[Any] = list(map(self.task_by_text.get, items))
+        except TypeError:  # an unhashable item (a list or an object)
+            return None
+        if None in ids:
+            return None
+        result = set(ids)
+        return result if len(result) == len(items) and result <= tasks.keys() else None
 
     def offset_sums(self, raw: Any, tasks: Mapping[TaskId, TaskInfo]) -> dict[TaskId, int] | None:
         """A client's ``task_offset_sums`` when every key is a known task with a changelog and every
         value a valid offset sum, else None."""
         if type(raw) is not dict:
             return None
-        by_text = self.task_by_text
-        offsets = {}
-        for text, value in raw.items():
-            tid = by_text.get(text)
-            if (tid is None or not _is_int(value) or not (0 <= value <= LONG_MAX or value in (-2, UNKNOWN_OFFSET_SUM))
-                    or not tasks[tid].has_changelog):
-                return None
-            offsets[tid] = value
-        return offsets
+        ids: list[Any] = list(map(self.task_by_text.get, raw))  # JSON object keys: always strings
+        if None in ids or not all(tasks[t].has_changelog for t in ids):
+            return None
+        values = list(raw.values())
+        if not all(type(v) is int and (0 <= v <= LONG_MAX or v in (-2, UNKNOWN_OFFSET_SUM)) for v in values):
+            return None
+        return dict(zip(ids, values, strict=True))

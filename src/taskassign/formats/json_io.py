@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 from taskassign.errors import InputFileError, OutputFileError, ScenarioError, UserInputError
+from taskassign.formats.json_indent import indented_json
 
 __all__ = (
     "DEFAULT_MAX_INPUT_BYTES",
@@ -431,7 +432,10 @@ def check_int(
 
 
 def to_json_text(doc: Any, *, indent: int | None = 2) -> str:
-    return json.dumps(doc, indent=indent, ensure_ascii=False) + "\n"
+    """``doc`` as JSON text, indented as ``json.dumps`` indents (``json_indent``: same bytes, faster)."""
+    if indent is None:
+        return json.dumps(doc, ensure_ascii=False) + "\n"
+    return indented_json(doc, indent) + "\n"
 
 
 def dump_json(doc: Any, path: str | Path, *, indent: int | None = 2) -> None:

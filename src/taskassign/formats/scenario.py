@@ -158,6 +158,8 @@ def _process_id(value: Any, path: str, source: str | None) -> ProcessId:
 
 
 def _parse_tasks(items: list[Any], source: str | None, fast: FastReader | None = None) -> dict[TaskId, TaskInfo]:
+    if fast is not None and (whole := fast.tasks(items)) is not None:
+        return whole
     tasks: dict[TaskId, TaskInfo] = {}
     named: bool | None = None
     # A topic partition belongs to one task (Kafka's partition grouper gives each source and changelog

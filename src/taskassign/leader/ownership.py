@@ -58,6 +58,7 @@ def ownership_from_state(state: ApplicationState) -> PartitionOwnership:
         return NOTHING_OWNED
     clients: dict[ProcessId, ClientOwnership] = {}
     everything: set[TopicPartition] = set()
+    infos = state.tasks
     for pid, client in state.clients.items():
         if not client.previous_active_tasks:
             continue
@@ -70,15 +71,19 @@ def ownership_from_state(state: ApplicationState) -> PartitionOwnership:
         only = client.consumer_client_ids[0] if len(client.consumer_client_ids) == 1 else None
         by_consumer: dict[TopicPartition, str] = {}
         unattributed: set[TopicPartition] = set()
-        known = [t for t in client.previous_active_tasks if t in state.tasks]
-        if not owner_of_task and only is not None:  # one thread: it owns them all
-            owned = chain.from_iterable(state.tasks[t].source_topic_partitions for t in known)
-            by_consumer = dict.fromkeys(owned, only)
-            everything.update(by_consumer)
+        known = [t for t in client.previous_active_tasks if t in infos]
+        if not owner_of_task:  # no consumer reported its tasks: one thread owns them all, or nobody knows which
+            owned = chain.from_iterable([infos[t].source_topic_partitions for t in known])
+            if only is not None:
+                by_consumer = dict.fromkeys(owned, only)
+                everything.update(by_consumer)
+            else:
+                unattributed = set(owned)
+                everything.update(unattributed)
         else:
             for t in known:
                 owner = owner_of_task.get(t, only)
-                partitions = state.tasks[t].source_topic_partitions
+                partitions = infos[t].source_topic_partitions
                 everything.update(partitions)
                 if owner is None:
                     unattributed.update(partitions)

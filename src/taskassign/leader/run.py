@@ -168,7 +168,7 @@ def _consumer_assignments(
     the HashSet order is computed only when leftovers need it.
     """
     client = state.clients[assignment.process_id]
-    stateful = state.stateful_task_ids
+    stateful = state.stateful_task_ids.members
     stateful_active: list[TaskId] = []
     stateless_active: list[TaskId] = []
     standby: list[TaskId] = []
@@ -185,7 +185,7 @@ def _consumer_assignments(
         stateless_active=tuple(stateless_active),
         prev_tasks_by_lag={c: client.prev_tasks_by_lag(c) for c in client.consumer_previous_tasks},
         source_partitions=source_partitions,
-        previous_standby=client.previous_standby_tasks,
+        previous_standby=client.previous_standby_tasks.members,
         stateful=stateful,
         owner_in_client=owned.by_consumer,
         owned_by_client_unattributed=owned.unattributed,

@@ -26,7 +26,6 @@ only when two or more leftovers make its layout matter. Consumers that get nothi
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from itertools import chain, islice
@@ -150,20 +149,7 @@ def _deal(
     if pending is not None and removed:
         remaining = pending
         smallest = (t for t in tasks if t in remaining)
-    polls = 0
-    fill = deque(c for c, load in enumerate(loads) if load < min_per) if min(loads) < min_per else deque()
-    while fill:
-        c = fill.popleft()
-        need = min_per - loads[c] if not fill else 1  # alone in the queue: it takes all it needs at once
-        got = list(islice(smallest, need))
-        if len(got) < need:
-            raise TaskAssignmentException("ran out of unassigned tasks while filling threads up to the minimum "
-                                          f"of {min_per} tasks per thread")
-        dealt.setdefault(c, []).extend(got)
-        loads[c] += need
-        polls += need
-        if loads[c] < min_per:
-            fill.append(c)
+    polls = _round_robin(smallest, min_per, loads, dealt)
 
     leftovers = list(smallest)
     if leftovers:  # pass 3: one each to the consumers at exactly the minimum
@@ -189,6 +175,37 @@ def _deal(
             dealt.setdefault(c, []).append(t)
             loads[c] += 1
     return dealt
+
+
+def _round_robin(smallest: Iterator[TaskId], min_per: int, loads: list[int], dealt: dict[int, list[TaskId]]) -> int:
+    """Pass 2: the consumers below the minimum, in index order, take the next smallest task one at a time,
+    round after round, until each reaches it (Kafka's queue of consumers); returns how many were dealt.
+
+    Round by round this is a stride: while the ``m`` consumers still filling all need ``k`` or more, the next
+    ``m * k`` tasks go to them as ``block[i::m]``; then those that are full leave and the rest go on."""
+    filling = [c for c, load in enumerate(loads) if load < min_per]
+    need = [min_per - loads[c] for c in filling]
+    total = sum(need)
+    if not total:
+        return 0
+    tasks = list(islice(smallest, total))
+    if len(tasks) < total:
+        raise TaskAssignmentException("ran out of unassigned tasks while filling threads up to the minimum "
+                                      f"of {min_per} tasks per thread")
+    start, done = 0, 0
+    while filling:
+        m = len(filling)
+        rounds = min(need) - done
+        block = tasks[start:start + m * rounds]
+        for i, c in enumerate(filling):
+            dealt.setdefault(c, []).extend(block[i::m])
+        start += m * rounds
+        done += rounds
+        keep = [i for i, n in enumerate(need) if n > done]
+        filling, need = [filling[i] for i in keep], [need[i] for i in keep]
+    for c in range(len(loads)):
+        loads[c] = max(loads[c], min_per)
+    return total
 
 
 def distribute_client(client: ClientThreadsInput) -> dict[str, ConsumerAssignment]:

@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from ortools.graph.python import min_cost_flow
 
 from taskassign.rack.hub_split import split_hub_flow
 from taskassign.rack.problem import FlowProblem
@@ -308,6 +307,8 @@ class _Compact:
             supplies = np.zeros(self.nodes, dtype=_I64)
             supplies[: self.t_count] = 1
             supplies[self.t_count : self.t_count + self.c_count] = -self.orig
+        from ortools.graph.python import min_cost_flow  # here, not at the top: most runs never solve (startup)
+
         smcf = min_cost_flow.SimpleMinCostFlow()
         smcf.add_arcs_with_capacity_and_unit_cost(
             tails.astype(np.int32), heads.astype(np.int32), caps.astype(_I64), costs.astype(_I64)

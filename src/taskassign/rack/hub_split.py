@@ -10,7 +10,6 @@ clients (OR-Tools), or reports that none exists.
 from __future__ import annotations
 
 import numpy as np
-from ortools.graph.python import max_flow
 
 __all__ = ("split_hub_flow",)
 
@@ -51,6 +50,8 @@ def split_hub_flow(
     pool_node = np.zeros(len(pool_flow), dtype=np.int64)
     pool_node[pools] = 2 + np.arange(len(pools))
     taker_node = 2 + len(pools) + np.arange(len(takers))
+    from ortools.graph.python import max_flow  # here, not at the top: most runs never solve (startup)
+
     solver = max_flow.SimpleMaxFlow()
     middle = solver.add_arcs_with_capacity(pool_node[arc_pool], taker_node[arc_taker], arc_cap)
     solver.add_arcs_with_capacity(np.full(len(pools), _SOURCE), pool_node[pools], pool_flow[pools])

@@ -27,7 +27,6 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from ortools.graph.python import min_cost_flow
 
 from taskassign.assignors.state_aware.actives import ActivePlan, Reason
 from taskassign.assignors.state_aware.bins import EPSILON
@@ -213,6 +212,8 @@ def _solve(p: Problem, tasks: Sequence[int], owner: Sequence[int], group: Sequen
     for (g, c), count in slot_count.items():
         pool_slot_arcs.append((len(tails), g, c))
         arc(pool_node[(g, rack_of[c])], slot_node[(g, c)], count, 0)
+
+    from ortools.graph.python import min_cost_flow  # here, not at the top: most runs never solve (startup)
 
     smcf = min_cost_flow.SimpleMinCostFlow()
     smcf.add_arcs_with_capacity_and_unit_cost(
