@@ -64,3 +64,27 @@ def test_a_streams_group_names_processes_from_its_captured_members() -> None:
     facts = facts_from_streams_group(members, capture)
     assert facts["p-1"] == ClientFacts("orders-i0", None, "10.0.0.5")
     assert client_names(facts) == {"p-1": "orders-i0", "p-2": "orders-1:7070", "p-3": "p-3"}
+
+
+def _shortest_unshared_prefix_by_scan(keys: list[str]) -> dict[str, str]:
+    """The rule spelt out: grow each text's prefix from SHORT_ID_LENGTH while another text starts with it."""
+    from taskassign.formats.units import SHORT_ID_LENGTH
+
+    out = {}
+    for text in keys:
+        n = SHORT_ID_LENGTH
+        while n < len(text) and any(o != text and o.startswith(text[:n]) for o in keys):
+            n += 1
+        out[text] = text[:n]
+    return out
+
+
+def test_short_text_names_are_the_shortest_prefixes_no_other_text_starts_with() -> None:
+    import random
+
+    from taskassign.formats.client_names import _short
+
+    rng = random.Random(7)
+    for _ in range(500):
+        keys = sorted({"".join(rng.choice("ab") for _ in range(rng.randint(0, 14))) for _ in range(rng.randint(1, 12))})
+        assert _short(list(keys)) == _shortest_unshared_prefix_by_scan(keys)

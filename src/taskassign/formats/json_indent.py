@@ -20,6 +20,8 @@ __all__ = ("indented_json",)
 _C_MAKE_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _STRINGS = frozenset({str})
+_INT = {int}
+_STR = {str}
 _Encode = Callable[[Any], str]
 
 
@@ -41,46 +43,65 @@ def _flat_encoder(item_separator: str) -> _Encode:
 
 
 class _Writer:
-    __slots__ = ("_flat", "_out", "_unit")
+    __slots__ = ("_levels", "_out", "_unit")
 
     def __init__(self, unit: str, out: list[str]) -> None:
         self._unit = unit
         self._out = out
-        self._flat: dict[int, _Encode] = {}  # by depth: the separator holds the next level's indentation
+        #: Per depth: the line break and indentation of its items, the item separator, and the C encoder whose
+        #: item separator that is.
+        self._levels: list[tuple[str, str, _Encode]] = []
 
-    def _encoder(self, depth: int) -> _Encode:
-        found = self._flat.get(depth)
-        if found is None:
-            found = self._flat[depth] = _flat_encoder(",\n" + self._unit * (depth + 1))
-        return found
+    def _level(self, depth: int) -> tuple[str, str, _Encode]:
+        levels = self._levels
+        while len(levels) <= depth:
+            inner = "\n" + self._unit * (len(levels) + 1)
+            levels.append((inner, "," + inner, _flat_encoder("," + inner)))
+        return levels[depth]
+
+    def _scalars(self, values: Any, depth: int) -> str:
+        """The items of a container of scalars, separated as at ``depth`` (``[`` and ``]`` left out)."""
+        inner, separator, encode = self._level(depth)
+        kinds = set(map(type, values))
+        if kinds == _INT:  # what the C encoder writes for them, without building one (most lists: task ids)
+            return inner + separator.join(map(int.__repr__, values))
+        if kinds == _STR:
+            return inner + separator.join(map(encode_basestring, values))
+        return inner + encode(values)[1:-1]
 
     def write(self, value: Any, depth: int) -> None:
         out, scalars = self._out, _SCALARS
         kind = type(value)
         if kind in scalars:
-            out.append(self._encoder(depth)(value))
+            out.append(self._level(depth)[2](value))
         elif isinstance(value, dict) and value:
-            inner = "\n" + self._unit * (depth + 1)
             close = "\n" + self._unit * depth + "}"
             if _STRINGS.issuperset(map(type, value)) and scalars.issuperset(map(type, value.values())):
-                out.append("{" + inner + self._encoder(depth)(value)[1:-1] + close)
+                inner, _, encode = self._level(depth)
+                out.append("{" + inner + encode(value)[1:-1] + close)
                 return
-            separator = "{" + inner
+            inner, separator, encode = self._level(depth)
+            before = "{" + inner
+            list_close = "\n" + self._unit * (depth + 1) + "]"
             for key, item in value.items():
-                out.append(separator + self._encoder(depth)({key: 0})[1:-4] + ": ")
-                separator = "," + inner
-                self.write(item, depth + 1)
+                name = encode_basestring(key) if type(key) is str else encode({key: 0})[1:-4]
+                if type(item) is list and item and scalars.issuperset(map(type, item)):  # inline: the usual child
+                    out.append(before + name + ": [" + self._scalars(item, depth + 1) + list_close)
+                else:
+                    out.append(before + name + ": ")
+                    self.write(item, depth + 1)
+                before = separator
             out.append(close)
         elif isinstance(value, (list, tuple)) and value:
-            inner = "\n" + self._unit * (depth + 1)
             close = "\n" + self._unit * depth + "]"
             if scalars.issuperset(map(type, value)):  # C-level, as the check above
-                out.append("[" + inner + self._encoder(depth)(value)[1:-1] + close)
+                out.append("[" + self._scalars(value, depth) + close)
                 return
-            separator = "[" + inner
+            inner, separator, _ = self._level(depth)
+            before = "[" + inner
             for item in value:
-                out.append(separator)
-                separator = "," + inner
+                out.append(before)
+                before = separator
                 self.write(item, depth + 1)
             out.append(close)
         else:  # an empty container, a scalar's subclass, or what only the standard encoder knows to refuse

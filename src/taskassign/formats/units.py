@@ -12,6 +12,7 @@ from taskassign.ids import ProcessId
 
 __all__ = (
     "SHORT_ID_LENGTH",
+    "common_prefix_length",
     "human_bytes",
     "human_count",
     "human_duration",
@@ -84,13 +85,14 @@ def short_ids(pids: Iterable[ProcessId]) -> Mapping[ProcessId, str]:
     ordered = sorted((str(pid), pid) for pid in set(pids))
     result: dict[ProcessId, str] = {}
     for i, (text, pid) in enumerate(ordered):
-        shared = max((_common_prefix(text, ordered[j][0]) for j in (i - 1, i + 1) if 0 <= j < len(ordered)),
+        shared = max((common_prefix_length(text, ordered[j][0]) for j in (i - 1, i + 1) if 0 <= j < len(ordered)),
                      default=0)
         result[pid] = text[:max(SHORT_ID_LENGTH, shared + 1)]
     return result
 
 
-def _common_prefix(a: str, b: str) -> int:
+def common_prefix_length(a: str, b: str) -> int:
+    """How many leading characters ``a`` and ``b`` share."""
     n = 0
     while n < min(len(a), len(b)) and a[n] == b[n]:
         n += 1
