@@ -141,3 +141,37 @@ def test_task_builders_give_the_values_of_the_checked_constructors() -> None:
         for name in ("has_changelog", "is_stateful", "source_partitions", "changelog_partitions",
                      "source_topic_partitions", "topic_partitions", "state_store_names"):
             assert getattr(fast, name) == getattr(checked, name), name
+
+
+def test_task_column_builders_give_the_values_of_the_single_builders() -> None:
+    """model.task_column_builders (a field at a time over a column) gives the values of task_builders, and
+    refuses columns of the wrong length."""
+    import pytest
+
+    from taskassign.ids import TaskId
+    from taskassign.model import SortedFrozenSet, task_builders, task_column_builders
+
+    partition, task_info = task_builders()
+    partitions, task_infos = task_column_builders()
+    racks = [SortedFrozenSet(["r1"]), None, SortedFrozenSet()]
+    made = partitions("in", 2, 3, True, True, racks)
+    assert made == [partition("in", 2 + i, True, True, racks[i]) for i in range(3)]
+    assert [p.rack_ids for p in made] == racks
+    logs = partitions("cl", 0, 3, False, True, [None] * 3)
+    ids = [TaskId(1, p) for p in range(3)]
+    stores = SortedFrozenSet(["s"])
+    rows = [(made[p], logs[p]) for p in range(3)]
+    infos = task_infos(ids, stores, [(logs[p], made[p]) for p in range(3)], [(made[p],) for p in range(3)], rows,
+                       [5, 0, 7], [None, 3, None], [(("in", 2 + p),) for p in range(3)])
+    for p, info in enumerate(infos):
+        single = task_info(ids[p], stores, (logs[p], made[p]), (made[p],), rows[p], [5, 0, 7][p], [None, 3, None][p])
+        assert info == single
+        for name in ("has_changelog", "is_stateful", "source_partitions", "changelog_partitions",
+                     "source_topic_partitions", "topic_partitions", "state_store_names", "state_bytes"):
+            assert getattr(info, name) == getattr(single, name), name
+    bare = task_infos(ids[:1], [SortedFrozenSet()], [()], [()], [()], [0], [None], [()])[0]
+    assert (bare.has_changelog, bare.is_stateful) == (False, False)
+    with pytest.raises(ValueError, match="2 rack sets for 3 partitions"):
+        partitions("in", 0, 3, True, False, [None, None])
+    with pytest.raises(ValueError, match="for 3 tasks"):
+        task_infos(ids, stores, [()] * 3, [()] * 3, [()] * 3, [0, 0], [None] * 3, [()] * 3)

@@ -8,8 +8,10 @@ nothing an assignor does can depend on hash order.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable, Iterator, Mapping, Set
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
+from itertools import repeat
 from types import MappingProxyType
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -48,6 +50,7 @@ __all__ = (
     "new_consumer_assignment",
     "new_task_info",
     "task_builders",
+    "task_column_builders",
 )
 
 class _Comparable(Protocol):
@@ -290,6 +293,67 @@ def task_builders() -> tuple[Callable[..., TaskTopicPartition], Callable[..., Ta
         return made
 
     return partition, task_info
+
+
+def task_column_builders() -> tuple[Callable[..., list[TaskTopicPartition]], Callable[..., list[TaskInfo]]]:
+    """``(partitions, task_infos)``: ``task_builders`` a column at a time, each field set for every value in one
+    ``map`` over the slot's own setter (C loops, no Python call per value: a fleet run makes ~1.8M partitions and
+    ~1M TaskInfos). ``partitions(topic, first, count, is_source, is_changelog, rack_ids)``: partitions ``first``
+    .. ``first + count - 1`` of one topic, ``rack_ids`` a sequence of None or SortedFrozenSet (one per partition).
+    ``task_infos(ids, stores, parts, sources, changelogs, ends, sizes, source_tps)``: one TaskInfo per id, every
+    other argument a sequence as long as ``ids`` (``stores`` may be one SortedFrozenSet for all), in the forms
+    ``task_builders``' ``task_info`` needs, and ``source_tps[i]`` the ``(topic, partition)`` pairs of
+    ``sources[i]``. Equal values to ``task_builders``' (tested)."""
+    new = object.__new__
+    run: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend  # drains a map in C
+
+    def setter(cls: type, name: str) -> Callable[[Any, Any], None]:
+        found: Callable[[Any, Any], None] = getattr(cls, name).__set__
+        return found
+
+    part_ = {name: setter(TaskTopicPartition, name) for name in TaskTopicPartition.__slots__}
+    info_ = {name: setter(TaskInfo, name) for name in TaskInfo.__slots__}
+
+    def partitions(topic: str, first: int, count: int, is_source: bool, is_changelog: bool,
+                   rack_ids: Sequence[SortedFrozenSet[str] | None]) -> list[TaskTopicPartition]:
+        made: list[TaskTopicPartition] = list(map(new, repeat(TaskTopicPartition, count)))
+        run(map(part_["topic"], made, repeat(topic, count)))
+        run(map(part_["partition"], made, range(first, first + count)))
+        run(map(part_["is_source"], made, repeat(is_source, count)))
+        run(map(part_["is_changelog"], made, repeat(is_changelog, count)))
+        if len(rack_ids) != count:
+            raise ValueError(f"{len(rack_ids)} rack sets for {count} partitions")
+        run(map(part_["rack_ids"], made, rack_ids))
+        return made
+
+    def task_infos(ids: Sequence[TaskId], stores: SortedFrozenSet[str] | Sequence[SortedFrozenSet[str]],
+                   parts: Sequence[tuple[TaskTopicPartition, ...]], sources: Sequence[tuple[TaskTopicPartition, ...]],
+                   changelogs: Sequence[tuple[TaskTopicPartition, ...]], ends: Sequence[int],
+                   sizes: Sequence[int | None], source_tps: Sequence[tuple[tuple[str, int], ...]]) -> list[TaskInfo]:
+        count = len(ids)
+        columns: list[Sequence[Any]] = [parts, sources, changelogs, ends, sizes, source_tps]
+        if isinstance(stores, SortedFrozenSet):
+            stores_column: Iterable[Any] = repeat(stores, count)
+            stateful: Iterable[bool] = repeat(bool(stores), count)
+        else:
+            columns.append(stores)
+            stores_column, stateful = stores, map(bool, stores)
+        if any(len(c) != count for c in columns):
+            raise ValueError(f"task columns of {sorted({len(c) for c in columns})} values for {count} tasks")
+        made: list[TaskInfo] = list(map(new, repeat(TaskInfo, count)))
+        run(map(info_["id"], made, ids))
+        run(map(info_["state_store_names"], made, stores_column))
+        run(map(info_["topic_partitions"], made, parts))
+        run(map(info_["changelog_end_offset_sum"], made, ends))
+        run(map(info_["state_bytes"], made, sizes))
+        run(map(info_["has_changelog"], made, map(bool, changelogs)))
+        run(map(info_["is_stateful"], made, stateful))
+        run(map(info_["source_partitions"], made, sources))
+        run(map(info_["changelog_partitions"], made, changelogs))
+        run(map(info_["source_topic_partitions"], made, source_tps))
+        return made
+
+    return partitions, task_infos
 
 
 @dataclass(frozen=True, slots=True)

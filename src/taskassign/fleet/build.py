@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from types import MappingProxyType
-from typing import NotRequired, TypedDict
+from typing import NotRequired, TypedDict, TypeVar
 
 from taskassign.configs import KAFKA_COMPAT, KAFKA_VERSION, AssignmentConfigs
 from taskassign.errors import ProcessIdFormatError, TaskassignError, UserInputError
@@ -33,6 +33,7 @@ from taskassign.model import (
     TaskTopicPartition,
     compute_lag,
     task_builders,
+    task_column_builders,
 )
 
 __all__ = (
@@ -171,6 +172,8 @@ def _pid(text: str) -> ProcessId:
 
 
 _PARTITION, _TASK_INFO = task_builders()
+_PARTITIONS, _TASK_INFOS = task_column_builders()
+_T = TypeVar("_T")
 
 
 def _tasks(blocks: Sequence[SubtopologyInput]) -> dict[TaskId, TaskInfo]:
@@ -247,31 +250,48 @@ def _uniform_block(
 ) -> None:
     """The tasks of a subtopology whose source topics all have a partition per task (the usual case): every
     task then reads the same topics, so each topic's partitions are made in one pass and zipped into the
-    tasks' tuples (the same values, in the same order, as the per-task loop of ``_tasks``)."""
-    partition, task_info = _PARTITION, _TASK_INFO
+    tasks' tuples (the same values, in the same order, as the per-task loop of ``_tasks``), and the values are
+    made a field at a time (``model.task_column_builders``)."""
     parts: list[list[TaskTopicPartition]] = []
     sources: list[list[TaskTopicPartition]] = []
     changelogs: list[list[TaskTopicPartition]] = []
+    source_tps: list[Iterable[tuple[str, int]]] = []
     for topic, is_source, is_changelog, _, column in columns:
         if not is_source and not is_changelog:
             continue
-        made = list(map(partition, repeat(topic, count), range(count), repeat(is_source, count),
-                        repeat(is_changelog, count), column))
+        made = _PARTITIONS(topic, 0, count, is_source, is_changelog, column)
         parts.append(made)
         if is_source:
             sources.append(made)
+            source_tps.append(zip(repeat(topic, count), range(count), strict=True))
         if is_changelog:
             changelogs.append(made)
-    ids = [TaskId(sub, p) for p in range(count)]
+    ids = _task_ids(sub, count)
     sized = list(sizes[:count]) + [None] * (count - len(sizes))
-    tasks.update(zip(ids, map(
-        task_info, ids, repeat(stores, count), _tuples(parts, count), _tuples(sources, count),
-        _tuples(changelogs, count), ends if ends is not None else repeat(0, count), sized), strict=True))
+    infos = _TASK_INFOS(ids, stores, _rows(parts, count), _rows(sources, count), _rows(changelogs, count),
+                        ends if ends is not None else [0] * count, sized, _rows(source_tps, count))
+    tasks.update(zip(ids, infos, strict=True))
 
 
-def _tuples(columns: list[list[TaskTopicPartition]], count: int) -> Iterable[tuple[TaskTopicPartition, ...]]:
+def _rows(columns: Sequence[Iterable[_T]], count: int) -> list[tuple[_T, ...]]:
     """Row p: the p-th item of each column, as a tuple (``count`` empty tuples without columns)."""
-    return zip(*columns, strict=True) if columns else repeat((), count)
+    return list(zip(*columns, strict=True)) if columns else [()] * count
+
+
+#: TaskIds of subtopology s, partitions 0..n-1, made once per process and shared by every application (a
+#: fleet's applications number their tasks alike); emptied past _IDS_LIMIT ids in all.
+_IDS: dict[int, list[TaskId]] = {}
+_IDS_LIMIT = 1 << 21
+
+
+def _task_ids(sub: int, count: int) -> list[TaskId]:
+    """``[TaskId(sub, p) for p in range(count)]``, from the shared ids."""
+    known = _IDS.get(sub)
+    if known is None or len(known) < count:
+        if sum(map(len, _IDS.values())) + count > _IDS_LIMIT:
+            _IDS.clear()
+        known = _IDS[sub] = [TaskId(sub, p) for p in range(count)]
+    return known[:count]
 
 
 def _clients(
