@@ -175,3 +175,26 @@ def test_task_column_builders_give_the_values_of_the_single_builders() -> None:
         partitions("in", 0, 3, True, False, [None, None])
     with pytest.raises(ValueError, match="for 3 tasks"):
         task_infos(ids, stores, [()] * 3, [()] * 3, [()] * 3, [0, 0], [None] * 3, [()] * 3)
+
+
+def test_application_state_client_views_equal_replace() -> None:
+    """ApplicationState's two views of each client (with and without lags) hold what
+    ``dataclasses.replace`` would give, every slot included (they are copied without re-running __init__)."""
+    from dataclasses import replace
+    from types import MappingProxyType
+
+    from taskassign.ids import ProcessId, TaskId
+    from taskassign.model import ApplicationState, KafkaStreamsState, TaskTopicPartition, new_task_info
+
+    pid = ProcessId("00000000-0000-0000-0000-000000000001")
+    client = KafkaStreamsState(pid, ("c2", "c1"), previous_active_tasks=[TaskId(0, 0)],
+                               task_offset_sums={TaskId(0, 0): 5}, host_info="h:1", client_tags={"z": "1"},
+                               rack_id="r", consumer_previous_tasks={"c1": [TaskId(0, 0)]})
+    task = new_task_info(TaskId(0, 0), ["s"], [TaskTopicPartition("cl", 0, False, True)], 9)
+    state = ApplicationState(tasks=[task], clients=[client])
+    for lags, view in ((True, state.kafka_streams_states(True)[pid]),
+                       (False, state.kafka_streams_states(False)[pid])):
+        expected = replace(client, changelog_end_offset_sums=MappingProxyType({TaskId(0, 0): 9}), lags_available=lags)
+        for name in KafkaStreamsState.__slots__:
+            assert getattr(view, name) == getattr(expected, name), name
+    assert state.clients[pid].lag_for(TaskId(0, 0)) == 4

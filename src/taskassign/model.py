@@ -12,6 +12,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 from itertools import repeat
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -112,6 +113,11 @@ class SortedFrozenSet(Set[T], Generic[T]):
     def items(self) -> tuple[T, ...]:
         """The elements as a sorted tuple."""
         return self._items
+
+    @property
+    def members(self) -> frozenset[T]:
+        """The elements as the frozenset this set already holds (no copy)."""
+        return self._members
 
 
 #: Offset sum / lag of a task the client runs as a RUNNING active (Kafka's ``Task.LATEST_OFFSET``).
@@ -438,6 +444,24 @@ class KafkaStreamsState:
         return {t: compute_lag(end, offsets.get(t, 0)) for t, end in self._end_sums().items()}
 
 
+_task_info_id = attrgetter("id")
+_STATE_SLOTS = tuple((name, getattr(KafkaStreamsState, name)) for name in KafkaStreamsState.__slots__)
+_set_end_sums = vars(KafkaStreamsState)["changelog_end_offset_sums"].__set__
+_set_lags_available = vars(KafkaStreamsState)["lags_available"].__set__
+
+
+def _with_end_sums(state: KafkaStreamsState, ends: Mapping[TaskId, int], lags: bool) -> KafkaStreamsState:
+    """``replace(state, changelog_end_offset_sums=ends, lags_available=lags)`` without running ``__init__`` and
+    ``__post_init__`` again: ``state`` went through them, so its fields are already in their final form (an
+    ApplicationState makes two per client)."""
+    copy: KafkaStreamsState = object.__new__(KafkaStreamsState)
+    for _, slot in _STATE_SLOTS:
+        slot.__set__(copy, slot.__get__(state))
+    _set_end_sums(copy, ends)
+    _set_lags_available(copy, lags)
+    return copy
+
+
 @dataclass(frozen=True, slots=True)
 class ApplicationState:
     """Everything an assignor may read about one application at one rebalance (KIP-924).
@@ -477,7 +501,7 @@ class ApplicationState:
             given_clients.values() if isinstance(given_clients, Mapping) else given_clients
         )
         task_map: dict[TaskId, TaskInfo] = {}
-        for info in sorted(tasks, key=lambda i: i.id):
+        for info in sorted(tasks, key=_task_info_id):
             if info.id in task_map:
                 raise ValueError(f"duplicate task {info.id}")
             task_map[info.id] = info
@@ -487,8 +511,8 @@ class ApplicationState:
         for state in sorted(clients, key=lambda s: s.process_id):
             if state.process_id in with_lags:
                 raise ValueError(f"duplicate client {state.process_id}")
-            with_lags[state.process_id] = replace(state, changelog_end_offset_sums=ends, lags_available=True)
-            without_lags[state.process_id] = replace(state, changelog_end_offset_sums=ends, lags_available=False)
+            with_lags[state.process_id] = _with_end_sums(state, ends, True)
+            without_lags[state.process_id] = _with_end_sums(state, ends, False)
         object.__setattr__(self, "tasks", MappingProxyType(task_map))
         object.__setattr__(self, "clients", MappingProxyType(with_lags))
         object.__setattr__(self, "_states_without_lags", MappingProxyType(without_lags))

@@ -28,6 +28,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from itertools import chain
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any
 
@@ -279,7 +280,7 @@ def compute_metrics(state: ApplicationState, assignment: AssignmentLike) -> Assi
     _check_known(state, placements)
     view = _View(state, placements)
     totals = _Totals()
-    weights = {t: info.state_weight for t, info in state.tasks.items()}
+    weights = _state_weights(state)
     client_rows = tuple(_client_metrics(view, pid, consumers, totals, weights) for pid in state.process_ids)
     skews = _subtopology_skews(view)
     summary: dict[str, Any] = {
@@ -299,6 +300,20 @@ def compute_metrics(state: ApplicationState, assignment: AssignmentLike) -> Assi
         subtopology_skews=MappingProxyType(skews),
         rack_traffic=MappingProxyType(dict(sorted(totals.traffic.items()))),
     )
+
+
+def _state_weights(state: ApplicationState) -> dict[TaskId, int]:
+    """Every task's ``state_weight``, read a field at a time (10^5-10^6 tasks per application or bucket)."""
+    infos = state.tasks.values()
+    sizes = list(map(_STATE_BYTES, infos))
+    counts = map(len, map(_STORES, infos))
+    if sizes.count(None) == len(sizes):
+        return dict(zip(state.tasks, counts, strict=True))
+    return dict(zip(state.tasks, [n if b is None else b for b, n in zip(sizes, counts, strict=True)], strict=True))
+
+
+_STATE_BYTES = attrgetter("state_bytes")
+_STORES = attrgetter("state_store_names")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -323,7 +338,7 @@ def _normalise(
     else:
         by_client = assignment
     placements = {
-        pid: _Placement(frozenset(a.active_tasks()), frozenset(a.standby_tasks())) for pid, a in by_client.items()
+        pid: _Placement(a.active_tasks().members, a.standby_tasks().members) for pid, a in by_client.items()
     }
     return placements, consumers
 

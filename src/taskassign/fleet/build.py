@@ -142,7 +142,8 @@ def build_scenario(app: AppInput, *, kafka_compat: bool = False, kafka_version: 
     if kafka_version is not None:  # pipeline run --kafka-version: over the application's own kafka.version
         props[KAFKA_VERSION] = kafka_version
     configs = AssignmentConfigs.from_properties(props, coerce_strings=True)
-    tasks = _tasks(app.get("subtopologies") or ())
+    blocks = app.get("subtopologies") or ()
+    tasks = _tasks(blocks)
     if not tasks:
         raise UserInputError(f"application {app_id!r} has no tasks (no usable subtopology)")
     if not app.get("clients"):
@@ -155,7 +156,8 @@ def build_scenario(app: AppInput, *, kafka_compat: bool = False, kafka_version: 
         if leader not in clients:
             raise UserInputError(f"leader_process_id {leader} is not a client of application {app_id!r}")
     # a fleet application is a real one: its leader walks the subtopologies in its own order (docs/kafka-versions.md)
-    walk = leader_subtopology_walk(sorted({(t.topology_name, t.subtopology) for t in tasks}))
+    # (the tasks' subtopologies, read off the blocks they were made from: no pass over 10^3-10^5 tasks)
+    walk = leader_subtopology_walk(sorted({(None, b["subtopology"]) for b in blocks if b["num_tasks"] > 0}))
     state = ApplicationState(tasks=tasks, clients=clients, configs=configs, now_ms=app.get("now_ms") or 0,
                              subtopology_walk_order=walk, client_arrival_order=_arrival(app["clients"], clients))
     scenario = Scenario(
