@@ -499,8 +499,8 @@ def _client_metrics(
     ends = state.changelog_end_offset_sums
     offsets = client.task_offset_sums
     rack = client.rack_id
-    ran = frozenset(client.previous_active_tasks.items)
-    held = ran.union(client.previous_standby_tasks.items)
+    ran = client.previous_active_tasks.members
+    held = ran | client.previous_standby_tasks.members
     active, standby = placed.active, placed.standby
     active_state_load = sum(map(weights.__getitem__, active))
     state_load = active_state_load + sum(map(weights.__getitem__, standby))
