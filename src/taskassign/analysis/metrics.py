@@ -407,17 +407,27 @@ class _Totals:
     rack_unknown: int = 0
     traffic: dict[tuple[str, str], float] = field(default_factory=lambda: defaultdict(float))
 
+    #: Each rack set read so far, by identity: (the set, its racks as a frozenset and in order, 1 / its size).
+    #: A fleet's partitions share a few interned rack sets, so a partition costs a lookup here instead of the
+    #: set's own (Python-level) ``__len__``, ``__contains__`` and ``__iter__``.
+    rack_sets: dict[int, tuple[Any, frozenset[str], tuple[str, ...], float]] = field(default_factory=dict)
+
     def read(self, rack: str | None, partitions: Iterable[TaskTopicPartition], active: bool) -> None:
         """Count the reads of ``partitions`` by a client in ``rack`` (see ``rack_traffic``)."""
         row = UNKNOWN_RACK if rack is None else rack
         traffic = self.traffic
+        known = self.rack_sets
         for p in partitions:
             racks = p.rack_ids
-            if not racks:
+            seen = known.get(id(racks))
+            if seen is None:
+                seen = known[id(racks)] = _rack_set(racks)
+            _, members, ordered, share = seen
+            if not ordered:
                 self.rack_unknown += 1
                 traffic[(row, UNKNOWN_RACK)] += 1.0
                 continue
-            if rack is not None and rack in racks:
+            if rack is not None and rack in members:
                 traffic[(row, rack)] += 1.0
                 continue
             if rack is None:
@@ -426,8 +436,7 @@ class _Totals:
                 self.cross_active += 1
             else:
                 self.cross_standby += 1
-            share = 1 / len(racks)
-            for r in racks:
+            for r in ordered:
                 traffic[(row, r)] += share
 
     def movement(self, view: _View) -> dict[str, int]:
@@ -452,6 +461,12 @@ class _Totals:
             "cross_rack_cost": saturated_long(cross * (1 if cost is None else cost)),
             "rack_unknown_partitions": self.rack_unknown,
         }
+
+
+def _rack_set(racks: Iterable[str] | None) -> tuple[Any, frozenset[str], tuple[str, ...], float]:
+    """A partition's rack set as ``_Totals.read`` reads it (kept with the set, so its identity stays its own)."""
+    ordered = tuple(racks) if racks else ()
+    return racks, frozenset(ordered), ordered, 1 / len(ordered) if ordered else 0.0
 
 
 # ------------------------------------------------------------------------------------------------
