@@ -349,6 +349,9 @@ def _check_known(state: ApplicationState, placements: Mapping[ProcessId, _Placem
         if pid not in state.clients:
             raise UserInputError(f"the assignment names client {pid}, which is not in the application state")
         p = placements[pid]
+        known = tasks.keys()
+        if known >= p.active and known >= p.standby:  # (in C; the listing below only for the message)
+            continue
         unknown = [t for t in p.active | p.standby if t not in tasks]
         if unknown:
             raise UserInputError(f"the assignment gives client {pid} task {min(unknown)}, which the application "
@@ -443,7 +446,7 @@ class _Totals:
         before = view.previously_active
         return {
             "active_moves": self.active_moves,
-            "previously_unowned_tasks": sum(1 for t in view.active_owner if t not in before),
+            "previously_unowned_tasks": len(view.active_owner.keys() - before),
             "standby_moves": self.standby_moves,
             "records_to_restore_active": saturated_long(self.restore_active),
             "records_to_restore_standby": saturated_long(self.restore_standby),
@@ -573,8 +576,8 @@ def _size(view: _View) -> dict[str, int]:
         "clients": len(state.clients),
         "threads": sum(c.num_processing_threads for c in state.clients.values()),
         "active_tasks": len(view.active_owner),
-        "standby_replicas": sum(len(h) for h in view.standby_holders.values()),
-        "unassigned_tasks": sum(1 for t in state.task_ids if t not in view.active_owner),
+        "standby_replicas": sum(map(len, view.standby_holders.values())),
+        "unassigned_tasks": len(state.task_ids) - sum(map(view.active_owner.__contains__, state.task_ids)),
     }
 
 
