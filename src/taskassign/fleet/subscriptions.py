@@ -1,11 +1,11 @@
 """What a member's raw SubscriptionInfo bytes tell the pipeline: process id, host, tags, offset sums.
 
 A fleet's members send versions 7-11 (KIP-441 offset sums). Those are read here with a few ``struct`` calls
-(``_read_common``: every field fixed-size but the strings, the offset sums unpacked as one block), a tenth of
-the generic field-by-field reader's time (``wire.subscription_info``, over ~13,000 subscriptions a run). The
-generic reader stays the reference: it reads every other version, and any bytes the fast reader finds
-anything wrong with (truncated, a negative count or id, a topology name, invalid UTF-8), so each error is
-the one it names, with its field and byte offset; on valid bytes both give the same values (tested).
+(``_read_common``: the offset sums unpacked as one block) instead of the generic field-by-field reader
+(``wire.subscription_info``), which took most of the members' checks (docs/performance.md). The generic
+reader stays the reference: it reads every other version, and any bytes the fast reader finds anything
+wrong with (truncated, a negative count or id, a topology name, invalid UTF-8), so each error is the one it
+names, with its field and byte offset; on valid bytes both give the same values (tested).
 """
 
 from __future__ import annotations
