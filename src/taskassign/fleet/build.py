@@ -126,7 +126,8 @@ class BuiltApplication:
 def _arrival(rows: Sequence[ClientInput], clients: Mapping[ProcessId, object]) -> tuple[ProcessId, ...]:
     """The order the leader meets the clients: its subscriptions are a HashMap of member ids (put in the JoinGroup
     order, which a snapshot does not keep: sorted here, which differs only for member ids sharing a bucket)."""
-    client_of = {m: _pid(row["process_id"]) for row in rows for m in row["consumers"]}
+    # (``clients`` was built from ``rows`` in order, one client per row: its keys are the rows' parsed ids)
+    client_of = {m: pid for row, pid in zip(rows, clients, strict=True) for m in row["consumers"]}
     met = dict.fromkeys(c for m in hash_iteration_order(sorted(client_of)) if (c := client_of[m]) in clients)
     return (*met, *sorted(c for c in clients if c not in met))
 
