@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from types import MappingProxyType
-from typing import NotRequired, TypedDict, TypeVar
+from typing import NotRequired, TypedDict, TypeVar, cast
 
 from taskassign.configs import KAFKA_COMPAT, KAFKA_VERSION, AssignmentConfigs
 from taskassign.errors import ProcessIdFormatError, TaskassignError, UserInputError
@@ -56,8 +56,9 @@ class TopicInput(TypedDict):
     is_changelog: bool
     #: The topic's partition count as a source (a task p >= it does not read it); changelog-only: num_tasks.
     num_partitions: int
-    #: Replica racks of partition p (index p < num_tasks); None: unknown. The list itself may be None.
-    racks: list[list[str] | None] | None
+    #: Replica racks of partition p (index p < num_tasks), as a list or as the set the pipeline made once per
+    #: distinct list (fleet.derive); None: unknown. The list itself may be None.
+    racks: list[list[str] | SortedFrozenSet[str] | None] | None
 
 
 class SubtopologyInput(TypedDict):
@@ -175,6 +176,7 @@ def _pid(text: str) -> ProcessId:
 
 
 _PARTITION, _TASK_INFO = task_builders()
+_RACK_SET = (SortedFrozenSet, type(None))
 _PARTITIONS, _TASK_INFOS = task_column_builders()
 _T = TypeVar("_T")
 
@@ -188,9 +190,9 @@ def _tasks(blocks: Sequence[SubtopologyInput]) -> dict[TaskId, TaskInfo]:
     straight into their final form (``model.task_builders``)."""
     racks_cache: dict[tuple[str, ...], SortedFrozenSet[str]] = {}
 
-    def rack_set(racks: list[str] | None) -> SortedFrozenSet[str] | None:
-        if racks is None:
-            return None
+    def rack_set(racks: list[str] | SortedFrozenSet[str] | None) -> SortedFrozenSet[str] | None:
+        if racks is None or isinstance(racks, SortedFrozenSet):
+            return racks
         key = tuple(racks)
         found = racks_cache.get(key)
         if found is None:
@@ -211,7 +213,10 @@ def _tasks(blocks: Sequence[SubtopologyInput]) -> dict[TaskId, TaskInfo]:
         columns = []
         for t in topics:
             racks = t["racks"]
-            column = [rack_set(r) for r in racks[:count]] if racks is not None else []
+            given = racks[:count] if racks is not None else []
+            # (the pipeline's are sets or None already: taken as they are)
+            column = cast(list[SortedFrozenSet[str] | None], given) if all(
+                map(isinstance, given, repeat(_RACK_SET))) else [rack_set(r) for r in given]
             column += [None] * (count - len(column))
             columns.append((t["topic"], t["is_source"], t["is_changelog"], t["num_partitions"], column))
         if count and TaskId(sub, 0) in tasks:  # blocks in subtopology order: a repeated one collides at 0
