@@ -34,6 +34,25 @@ import pyarrow as pa
 from benchmarks._results import load_average
 from benchmarks.bench_pipeline import CASES, SEED, _snapshot
 
+#: What each figure of the result counts (CPU seconds of this process, summed over the buckets run).
+SPLIT = {
+    "cpu_seconds": "this process's CPU over the buckets' calls, the reading of their files included",
+    "python_seconds": "the worker call's own account of its time (engine_udf: reading and splitting the bucket's "
+                      "files, the checks, every application's building, engine and metrics, the output rows as "
+                      "Arrow IPC streams): what a Spark worker spends in taskassign's code (bench_bucket's files "
+                      "carry no driver reading time, which a real run adds as read_seconds)",
+    "check_seconds": "fleet.bucket steps 1-4: row checks, subscription_info decoding, derivations, clients' reports "
+                     "merged, each application's record",
+    "build_seconds": "fleet.build.build_scenario per application: TaskInfos, partitions, client states, "
+                     "ApplicationState, Scenario",
+    "engine_seconds": "leader.assign.assign_scenario per application: the assignor, the leader's validation and "
+                      "its spreading over threads (what `taskassign assign` runs); nothing of the pipeline's own",
+    "metrics_seconds": "per application: analysis.metrics.compute_metrics and the result rows' values (task ids "
+                       "as text, per-client and per-consumer lists)",
+    "outside_engine_seconds": "python_seconds - engine_seconds: every other part of the worker's time",
+    "outside_engine_share_of_python": "outside_engine_seconds / python_seconds (issue 33 point 5 asks for at most "
+                                      "a third)",
+}
 #: Columns that hold times (they differ between any two runs).
 TIMING_COLUMNS = frozenset({"build_seconds", "engine_seconds", "metrics_seconds", "check_seconds", "python_seconds",
                             "read_seconds"})
@@ -136,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
               **{k: round(v, 3) for k, v in totals.items() if k != "apps"},
               "outside_engine_seconds": round(outside, 3),
               "outside_engine_share_of_python": round(outside / totals["python_seconds"], 3),
-              "load_before": load_before, "load_after": load_average(), "pid": os.getpid()}
+              "load_before": load_before, "load_after": load_average(), "pid": os.getpid(), "split": SPLIT}
     if dump is not None:
         text = json.dumps(sorted(dump, key=lambda r: json.dumps(r, sort_keys=True, default=str)), sort_keys=True,
                           default=str)

@@ -141,3 +141,60 @@ def test_task_builders_give_the_values_of_the_checked_constructors() -> None:
         for name in ("has_changelog", "is_stateful", "source_partitions", "changelog_partitions",
                      "source_topic_partitions", "topic_partitions", "state_store_names"):
             assert getattr(fast, name) == getattr(checked, name), name
+
+
+def test_task_column_builders_give_the_values_of_the_single_builders() -> None:
+    """model.task_column_builders (a field at a time over a column) gives the values of task_builders, and
+    refuses columns of the wrong length."""
+    import pytest
+
+    from taskassign.ids import TaskId
+    from taskassign.model import SortedFrozenSet, task_builders, task_column_builders
+
+    partition, task_info = task_builders()
+    partitions, task_infos = task_column_builders()
+    racks = [SortedFrozenSet(["r1"]), None, SortedFrozenSet()]
+    made = partitions("in", 2, 3, True, True, racks)
+    assert made == [partition("in", 2 + i, True, True, racks[i]) for i in range(3)]
+    assert [p.rack_ids for p in made] == racks
+    logs = partitions("cl", 0, 3, False, True, [None] * 3)
+    ids = [TaskId(1, p) for p in range(3)]
+    stores = SortedFrozenSet(["s"])
+    rows = [(made[p], logs[p]) for p in range(3)]
+    infos = task_infos(ids, stores, [(logs[p], made[p]) for p in range(3)], [(made[p],) for p in range(3)], rows,
+                       [5, 0, 7], [None, 3, None], [(("in", 2 + p),) for p in range(3)])
+    for p, info in enumerate(infos):
+        single = task_info(ids[p], stores, (logs[p], made[p]), (made[p],), rows[p], [5, 0, 7][p], [None, 3, None][p])
+        assert info == single
+        for name in ("has_changelog", "is_stateful", "source_partitions", "changelog_partitions",
+                     "source_topic_partitions", "topic_partitions", "state_store_names", "state_bytes"):
+            assert getattr(info, name) == getattr(single, name), name
+    bare = task_infos(ids[:1], [SortedFrozenSet()], [()], [()], [()], [0], [None], [()])[0]
+    assert (bare.has_changelog, bare.is_stateful) == (False, False)
+    with pytest.raises(ValueError, match="2 rack sets for 3 partitions"):
+        partitions("in", 0, 3, True, False, [None, None])
+    with pytest.raises(ValueError, match="for 3 tasks"):
+        task_infos(ids, stores, [()] * 3, [()] * 3, [()] * 3, [0, 0], [None] * 3, [()] * 3)
+
+
+def test_application_state_client_views_equal_replace() -> None:
+    """ApplicationState's two views of each client (with and without lags) hold what
+    ``dataclasses.replace`` would give, every slot included (they are copied without re-running __init__)."""
+    from dataclasses import replace
+    from types import MappingProxyType
+
+    from taskassign.ids import ProcessId, TaskId
+    from taskassign.model import ApplicationState, KafkaStreamsState, TaskTopicPartition, new_task_info
+
+    pid = ProcessId("00000000-0000-0000-0000-000000000001")
+    client = KafkaStreamsState(pid, ("c2", "c1"), previous_active_tasks=[TaskId(0, 0)],
+                               task_offset_sums={TaskId(0, 0): 5}, host_info="h:1", client_tags={"z": "1"},
+                               rack_id="r", consumer_previous_tasks={"c1": [TaskId(0, 0)]})
+    task = new_task_info(TaskId(0, 0), ["s"], [TaskTopicPartition("cl", 0, False, True)], 9)
+    state = ApplicationState(tasks=[task], clients=[client])
+    for lags, view in ((True, state.kafka_streams_states(True)[pid]),
+                       (False, state.kafka_streams_states(False)[pid])):
+        expected = replace(client, changelog_end_offset_sums=MappingProxyType({TaskId(0, 0): 9}), lags_available=lags)
+        for name in KafkaStreamsState.__slots__:
+            assert getattr(view, name) == getattr(expected, name), name
+    assert state.clients[pid].lag_for(TaskId(0, 0)) == 4

@@ -24,6 +24,7 @@ from taskassign.fleet.derive import (
 from taskassign.fleet.marks import Marks
 from taskassign.fleet.tables import MEMBER_TASKS, TOPIC_PARTITIONS
 from taskassign.leader.partition_grouper import ResolvedSubtopology, ResolvedTopology
+from taskassign.model import SortedFrozenSet
 
 LONG_MAX = 2**63 - 1
 
@@ -78,10 +79,12 @@ def test_blocks_list_every_topic_of_a_subtopology() -> None:
 def test_racks_per_partition() -> None:
     blocks = metadata()
     by_topic = {t["topic"]: t["racks"] for t in blocks["a", 0]["topics"]}
-    assert by_topic["a-cl"] == [["r2"], None, []]
-    assert by_topic["in"] == [["r1"]] * 3
+    # each distinct rack list is one set for the whole bucket (fleet.build takes them as they are)
+    assert by_topic["a-cl"] == [SortedFrozenSet(["r2"]), None, SortedFrozenSet()]
+    assert by_topic["in"] == [SortedFrozenSet(["r1"])] * 3
+    assert by_topic["in"][0] is by_topic["in"][2] is blocks["g", 0]["topics"][0]["racks"][0]
     # a topic with a gap in its partitions: partition 1 has no metadata row, so no rack information
-    assert blocks["g", 0]["topics"][0]["racks"] == [["r1"], None, ["r3"]]
+    assert blocks["g", 0]["topics"][0]["racks"] == [SortedFrozenSet(["r1"]), None, SortedFrozenSet(["r3"])]
 
 
 def test_end_offset_sums() -> None:

@@ -244,8 +244,11 @@ def _fill(result: AppResult, built: BuiltApplication, outcome: RebalanceResult) 
     measured = _measure(built, outcome)
     result["metrics"] = measured.to_dict() if measured is not None else None
     per_client = {m.process_id: m for m in measured.client_metrics} if measured is not None else {}
-    # Each task's id as text once (a task is written up to three times: its client's and its consumer's lists).
-    names = _TaskNames({t: str(t) for t in state.tasks})
+    # Each task's id as text once per process (a task is written up to three times: its client's and its
+    # consumer's lists; a fleet's applications number their tasks alike).
+    if len(_NAMES) > _NAMES_LIMIT:
+        _NAMES.clear()
+    names = _NAMES
     clients: list[ClientResult] = []
     for pid, assignment in outcome.group.clients.items():
         client = state.clients[pid]
@@ -264,10 +267,16 @@ def _fill(result: AppResult, built: BuiltApplication, outcome: RebalanceResult) 
 
 
 class _TaskNames(dict[Any, str]):
-    """Task ids as text, made on first use for a task the application does not list (an invalid assignment)."""
+    """Task ids as text, each made on first use and kept."""
 
     def __missing__(self, task: Any) -> str:
-        return str(task)
+        name = self[task] = str(task)
+        return name
+
+
+_NAMES = _TaskNames()
+#: The most task ids ``_NAMES`` keeps before it starts again (a worker runs many buckets).
+_NAMES_LIMIT = 1 << 21
 
 
 def _measure(built: BuiltApplication, outcome: RebalanceResult) -> AssignmentMetrics | None:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from types import MappingProxyType
-from typing import NotRequired, TypedDict
+from typing import NotRequired, TypedDict, TypeVar, cast
 
 from taskassign.configs import KAFKA_COMPAT, KAFKA_VERSION, AssignmentConfigs
 from taskassign.errors import ProcessIdFormatError, TaskassignError, UserInputError
@@ -33,6 +33,7 @@ from taskassign.model import (
     TaskTopicPartition,
     compute_lag,
     task_builders,
+    task_column_builders,
 )
 
 __all__ = (
@@ -55,8 +56,9 @@ class TopicInput(TypedDict):
     is_changelog: bool
     #: The topic's partition count as a source (a task p >= it does not read it); changelog-only: num_tasks.
     num_partitions: int
-    #: Replica racks of partition p (index p < num_tasks); None: unknown. The list itself may be None.
-    racks: list[list[str] | None] | None
+    #: Replica racks of partition p (index p < num_tasks), as a list or as the set the pipeline made once per
+    #: distinct list (fleet.derive); None: unknown. The list itself may be None.
+    racks: list[list[str] | SortedFrozenSet[str] | None] | None
 
 
 class SubtopologyInput(TypedDict):
@@ -125,7 +127,8 @@ class BuiltApplication:
 def _arrival(rows: Sequence[ClientInput], clients: Mapping[ProcessId, object]) -> tuple[ProcessId, ...]:
     """The order the leader meets the clients: its subscriptions are a HashMap of member ids (put in the JoinGroup
     order, which a snapshot does not keep: sorted here, which differs only for member ids sharing a bucket)."""
-    client_of = {m: _pid(row["process_id"]) for row in rows for m in row["consumers"]}
+    # (``clients`` was built from ``rows`` in order, one client per row: its keys are the rows' parsed ids)
+    client_of = {m: pid for row, pid in zip(rows, clients, strict=True) for m in row["consumers"]}
     met = dict.fromkeys(c for m in hash_iteration_order(sorted(client_of)) if (c := client_of[m]) in clients)
     return (*met, *sorted(c for c in clients if c not in met))
 
@@ -141,7 +144,8 @@ def build_scenario(app: AppInput, *, kafka_compat: bool = False, kafka_version: 
     if kafka_version is not None:  # pipeline run --kafka-version: over the application's own kafka.version
         props[KAFKA_VERSION] = kafka_version
     configs = AssignmentConfigs.from_properties(props, coerce_strings=True)
-    tasks = _tasks(app.get("subtopologies") or ())
+    blocks = app.get("subtopologies") or ()
+    tasks = _tasks(blocks)
     if not tasks:
         raise UserInputError(f"application {app_id!r} has no tasks (no usable subtopology)")
     if not app.get("clients"):
@@ -154,7 +158,8 @@ def build_scenario(app: AppInput, *, kafka_compat: bool = False, kafka_version: 
         if leader not in clients:
             raise UserInputError(f"leader_process_id {leader} is not a client of application {app_id!r}")
     # a fleet application is a real one: its leader walks the subtopologies in its own order (docs/kafka-versions.md)
-    walk = leader_subtopology_walk(sorted({(t.topology_name, t.subtopology) for t in tasks}))
+    # (the tasks' subtopologies, read off the blocks they were made from: no pass over 10^3-10^5 tasks)
+    walk = leader_subtopology_walk(sorted({(None, b["subtopology"]) for b in blocks if b["num_tasks"] > 0}))
     state = ApplicationState(tasks=tasks, clients=clients, configs=configs, now_ms=app.get("now_ms") or 0,
                              subtopology_walk_order=walk, client_arrival_order=_arrival(app["clients"], clients))
     scenario = Scenario(
@@ -171,6 +176,9 @@ def _pid(text: str) -> ProcessId:
 
 
 _PARTITION, _TASK_INFO = task_builders()
+_RACK_SET = (SortedFrozenSet, type(None))
+_PARTITIONS, _TASK_INFOS = task_column_builders()
+_T = TypeVar("_T")
 
 
 def _tasks(blocks: Sequence[SubtopologyInput]) -> dict[TaskId, TaskInfo]:
@@ -182,9 +190,9 @@ def _tasks(blocks: Sequence[SubtopologyInput]) -> dict[TaskId, TaskInfo]:
     straight into their final form (``model.task_builders``)."""
     racks_cache: dict[tuple[str, ...], SortedFrozenSet[str]] = {}
 
-    def rack_set(racks: list[str] | None) -> SortedFrozenSet[str] | None:
-        if racks is None:
-            return None
+    def rack_set(racks: list[str] | SortedFrozenSet[str] | None) -> SortedFrozenSet[str] | None:
+        if racks is None or isinstance(racks, SortedFrozenSet):
+            return racks
         key = tuple(racks)
         found = racks_cache.get(key)
         if found is None:
@@ -205,7 +213,10 @@ def _tasks(blocks: Sequence[SubtopologyInput]) -> dict[TaskId, TaskInfo]:
         columns = []
         for t in topics:
             racks = t["racks"]
-            column = [rack_set(r) for r in racks[:count]] if racks is not None else []
+            given = racks[:count] if racks is not None else []
+            # (the pipeline's are sets or None already: taken as they are)
+            column = cast(list[SortedFrozenSet[str] | None], given) if all(
+                map(isinstance, given, repeat(_RACK_SET))) else [rack_set(r) for r in given]
             column += [None] * (count - len(column))
             columns.append((t["topic"], t["is_source"], t["is_changelog"], t["num_partitions"], column))
         if count and TaskId(sub, 0) in tasks:  # blocks in subtopology order: a repeated one collides at 0
@@ -247,31 +258,48 @@ def _uniform_block(
 ) -> None:
     """The tasks of a subtopology whose source topics all have a partition per task (the usual case): every
     task then reads the same topics, so each topic's partitions are made in one pass and zipped into the
-    tasks' tuples (the same values, in the same order, as the per-task loop of ``_tasks``)."""
-    partition, task_info = _PARTITION, _TASK_INFO
+    tasks' tuples (the same values, in the same order, as the per-task loop of ``_tasks``), and the values are
+    made a field at a time (``model.task_column_builders``)."""
     parts: list[list[TaskTopicPartition]] = []
     sources: list[list[TaskTopicPartition]] = []
     changelogs: list[list[TaskTopicPartition]] = []
+    source_tps: list[Iterable[tuple[str, int]]] = []
     for topic, is_source, is_changelog, _, column in columns:
         if not is_source and not is_changelog:
             continue
-        made = list(map(partition, repeat(topic, count), range(count), repeat(is_source, count),
-                        repeat(is_changelog, count), column))
+        made = _PARTITIONS(topic, 0, count, is_source, is_changelog, column)
         parts.append(made)
         if is_source:
             sources.append(made)
+            source_tps.append(zip(repeat(topic, count), range(count), strict=True))
         if is_changelog:
             changelogs.append(made)
-    ids = [TaskId(sub, p) for p in range(count)]
+    ids = _task_ids(sub, count)
     sized = list(sizes[:count]) + [None] * (count - len(sizes))
-    tasks.update(zip(ids, map(
-        task_info, ids, repeat(stores, count), _tuples(parts, count), _tuples(sources, count),
-        _tuples(changelogs, count), ends if ends is not None else repeat(0, count), sized), strict=True))
+    infos = _TASK_INFOS(ids, stores, _rows(parts, count), _rows(sources, count), _rows(changelogs, count),
+                        ends if ends is not None else [0] * count, sized, _rows(source_tps, count))
+    tasks.update(zip(ids, infos, strict=True))
 
 
-def _tuples(columns: list[list[TaskTopicPartition]], count: int) -> Iterable[tuple[TaskTopicPartition, ...]]:
+def _rows(columns: Sequence[Iterable[_T]], count: int) -> list[tuple[_T, ...]]:
     """Row p: the p-th item of each column, as a tuple (``count`` empty tuples without columns)."""
-    return zip(*columns, strict=True) if columns else repeat((), count)
+    return list(zip(*columns, strict=True)) if columns else [()] * count
+
+
+#: TaskIds of subtopology s, partitions 0..n-1, made once per process and shared by every application (a
+#: fleet's applications number their tasks alike); emptied past _IDS_LIMIT ids in all.
+_IDS: dict[int, list[TaskId]] = {}
+_IDS_LIMIT = 1 << 21
+
+
+def _task_ids(sub: int, count: int) -> list[TaskId]:
+    """``[TaskId(sub, p) for p in range(count)]``, from the shared ids."""
+    known = _IDS.get(sub)
+    if known is None or len(known) < count:
+        if sum(map(len, _IDS.values())) + count > _IDS_LIMIT:
+            _IDS.clear()
+        known = _IDS[sub] = [TaskId(sub, p) for p in range(count)]
+    return known[:count]
 
 
 def _clients(

@@ -32,7 +32,7 @@ from taskassign.fleet.checks import AppStatus
 from taskassign.fleet.marks import Marks, Row
 from taskassign.fleet.tables import OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
 from taskassign.leader.partition_grouper import ResolvedTopology, SubtopologySpec, TopologyError, resolve_topology
-from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM, compute_lag
+from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM, SortedFrozenSet, compute_lag
 
 __all__ = (
     "Block",
@@ -199,7 +199,10 @@ class _PartitionIndex:
         self.size, self.has_size = _int_column(t, "size_bytes")
         rack_codes, rack_texts = _encoded(pc.binary_join(t.column("replica_racks"), _SEP))
         self.rack_code = rack_codes
-        self.rack_values: list[list[str]] = [text.split(_SEP) if text else [] for text in rack_texts]
+        # One set per distinct rack list of the bucket (fleet.build takes them as they are), None for no row.
+        self.rack_values: list[SortedFrozenSet[str] | None] = [
+            SortedFrozenSet(text.split(_SEP) if text else ()) for text in rack_texts]
+        self.rack_values.append(None)
 
     def positions(self, app_id: str, topic: str, num_tasks: int) -> npt.NDArray[np.int64]:
         """Row of partition p of the topic for every task p (-1: no row)."""
@@ -212,10 +215,9 @@ class _PartitionIndex:
             found[parts[inside]] = rows[inside]
         return found
 
-    def racks(self, positions: npt.NDArray[np.int64]) -> list[list[str] | None]:
+    def racks(self, positions: npt.NDArray[np.int64]) -> list[list[str] | SortedFrozenSet[str] | None]:
         codes = _at(self.rack_code, positions, -1)
-        values = self.rack_values
-        return [values[c] if c >= 0 else None for c in codes.tolist()]
+        return list(map(self.rack_values.__getitem__, codes.tolist()))  # -1 (no rack list): the None at the end
 
 
 def _at(values: npt.NDArray[Any], positions: npt.NDArray[np.int64], fill: Any) -> npt.NDArray[Any]:

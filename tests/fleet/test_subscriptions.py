@@ -1,0 +1,66 @@
+"""fleet.subscriptions: the fast reader of versions 7-11 gives what the generic wire reader gives, on valid
+bytes and on damaged ones (where the generic reader's error, with its field and offset, is the answer)."""
+
+from __future__ import annotations
+
+import random
+
+from taskassign.fleet.subscriptions import _read_common, _read_generic, decode_subscription
+from taskassign.ids import ProcessId, TaskId
+from taskassign.wire.subscription_info import SubscriptionInfo
+
+PID = ProcessId("8f6b4a52-0c1e-4a43-9a34-3c2f1a0e9d11")
+
+
+def _messages() -> list[bytes]:
+    offsets = {TaskId(0, 0): -2, TaskId(0, 7): 12, TaskId(3, 1): -3, TaskId(1, 2): 0, TaskId(2, 40_000): 2**62}
+    found = []
+    for version in range(1, 12):
+        for endpoint in (None, "host-é.svc:7070"):
+            tags = {"zone": "eu-1", "k": ""} if version >= 11 else None
+            for sums in (offsets, {}):
+                found.append(SubscriptionInfo.of(version, PID, sums, user_endpoint=endpoint, unique_field=-3,
+                                                 error_code=4, client_tags=tags).encode())
+    return found
+
+
+def test_valid_messages_read_alike_and_versions_7_to_11_take_the_fast_reader() -> None:
+    for data in _messages():
+        version = int.from_bytes(data[:4], "big")
+        assert decode_subscription(data) == _read_generic(data)
+        assert decode_subscription(data)["_sub_error"] is None
+        if version >= 7:
+            assert _read_common(data) == _read_generic(data)
+    v11 = decode_subscription(_messages()[-1])
+    assert v11["_sub_tags"] == [("k", ""), ("zone", "eu-1")]
+    assert decode_subscription(_messages()[-4])["_sub_offsets"][:2] == [
+        {"task_id": "0_0", "offset_sum": -2}, {"task_id": "0_7", "offset_sum": 12}]
+
+
+def test_damaged_messages_get_the_generic_readers_errors() -> None:
+    rng = random.Random(11)
+    checked = errors = 0
+    for data in _messages():
+        cases = [data[:n] for n in range(len(data))] + [data + b"\x00\x01"]
+        for _ in range(60):
+            damaged = bytearray(data)
+            for _ in range(rng.randint(1, 3)):
+                damaged[rng.randrange(len(damaged))] = rng.choice((0, 0x80, 0xFF, rng.randrange(256)))
+            cases.append(bytes(damaged))
+        for case in cases:
+            expected = _read_generic(case)
+            assert decode_subscription(case) == expected, case.hex()
+            checked += 1
+            errors += expected["_sub_error"] is not None
+    assert checked > 4_000 and errors > 1_000  # truncations and damage really produced errors
+
+
+def test_a_named_topology_and_a_negative_task_fall_back_to_the_generic_reader() -> None:
+    named = SubscriptionInfo.of(10, PID, {TaskId(1, 2, "orders"): 5}).encode()
+    assert decode_subscription(named) == _read_generic(named)
+    assert decode_subscription(named)["_sub_offsets"] == [{"task_id": "orders__1_2", "offset_sum": 5}]
+    negative = bytearray(SubscriptionInfo.of(10, PID, {TaskId(1, 2): 5}).encode())
+    negative[32:36] = (-1).to_bytes(4, "big", signed=True)  # the one task's subtopology
+    result = decode_subscription(bytes(negative))
+    assert result == _read_generic(bytes(negative))
+    assert "negative" in result["_sub_error"]
