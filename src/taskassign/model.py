@@ -111,19 +111,14 @@ class SortedFrozenSet(Set[T], Generic[T]):
 
     @property
     def members(self) -> frozenset[T]:
-        """The elements as a frozenset: for membership tests in hot loops (its ``in`` runs in C, without
-        this class's Python ``__contains__``)."""
+        """The elements as the frozenset this set already holds (no copy): for membership tests in hot loops
+        (its ``in`` runs in C, without this class's Python ``__contains__``)."""
         return self._members
 
     @property
     def items(self) -> tuple[T, ...]:
         """The elements as a sorted tuple."""
         return self._items
-
-    @property
-    def members(self) -> frozenset[T]:
-        """The elements as the frozenset this set already holds (no copy)."""
-        return self._members
 
 
 #: Offset sum / lag of a task the client runs as a RUNNING active (Kafka's ``Task.LATEST_OFFSET``).
