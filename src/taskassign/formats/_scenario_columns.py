@@ -3,7 +3,8 @@
 Object by object (``_scenario_fast.FastReader.task``), a 10^5-task file costs a Python call per value,
 ~14 us a task: a fifth of ``taskassign assign`` on it (docs/performance.md). Here each field of every task
 (and of every partition) is gathered into one list and checked by one comprehension, and the objects are
-built without their dataclasses' ``__init__`` (``model.task_builders``). Anything this path is not sure of
+built a field at a time without their dataclasses' ``__init__`` (``model.partitions_from_columns``,
+``model.task_column_builders``). Anything this path is not sure of
 (a malformed value, a key it does not know, a duplicate id, a partition two tasks name) makes it give up on
 the whole array: the caller then reads it object by object, which names the problem as before.
 The fields, their kinds and bounds come from ``_scenario_fields``, like both other readers.
@@ -16,7 +17,13 @@ from typing import Any
 
 from taskassign.formats._scenario_fields import PARTITION_FIELDS, TASK_FIELDS, Field
 from taskassign.ids import TaskId
-from taskassign.model import SortedFrozenSet, TaskInfo, TaskTopicPartition
+from taskassign.model import (
+    SortedFrozenSet,
+    TaskInfo,
+    TaskTopicPartition,
+    partitions_from_columns,
+    task_column_builders,
+)
 
 __all__ = ("read_task_columns",)
 
@@ -25,6 +32,7 @@ _ColumnCheck = Callable[[list[Any]], list[Any] | None]
 _StringSet = Callable[[Any], SortedFrozenSet[str] | None]
 _TaskId = Callable[[Any], Any]
 
+_TASK_INFOS = task_column_builders()[1]
 _TASK_KEYS = frozenset(f.key for f in TASK_FIELDS)
 _PARTITION_KEYS = frozenset(f.key for f in PARTITION_FIELDS)
 _TASK_ORDER = ("task_id", "stores", "partitions", "changelog_end_offset_sum", "state_bytes")  # new_task_info's
@@ -114,7 +122,6 @@ def _split(made: list[TaskTopicPartition], at: int, count: int) -> tuple[_Partit
 
 def read_task_columns(
     items: Any, string_set: _StringSet, task_id: _TaskId, bad: Any,
-    builders: tuple[Callable[..., TaskTopicPartition], Callable[..., TaskInfo]],
 ) -> tuple[dict[TaskId, TaskInfo], dict[str, TaskId]] | None:
     """``(tasks by id in file order, task id by its spelling in the file)`` for a well-formed tasks array,
     else None. ``string_set``, ``task_id`` and ``bad`` are ``FastReader``'s value checks (shared sets)."""
@@ -138,17 +145,21 @@ def read_task_columns(
         return None  # a partition neither source nor changelog
     if len(set(zip(topics, numbers, strict=True))) != len(flat):
         return None  # a partition listed twice, in one task or in two
-    new_partition, new_task = builders
-    made = list(map(new_partition, *(found[a] for a in _PARTITION_ORDER)))
-    result: dict[TaskId, TaskInfo] = {}
+    made = partitions_from_columns(*(found[a] for a in _PARTITION_ORDER))
+    owns, task_sources, task_changelogs = [], [], []
     at = 0
-    for tid, stores, parts, end_offset_sum, state_bytes in zip(
-            ids, *(tasks[a] for a in _TASK_ORDER[1:]), strict=True):
-        own, task_sources, task_changelogs = _split(made, at, len(parts))
+    for parts, end_offset_sum in zip(lists, tasks["changelog_end_offset_sum"], strict=True):
+        own, sources_here, changelogs_here = _split(made, at, len(parts))
         at += len(parts)
-        if end_offset_sum != 0 and not task_changelogs:
+        if end_offset_sum != 0 and not changelogs_here:
             return None  # an end offset sum without a changelog partition
-        result[tid] = new_task(tid, stores, own, task_sources, task_changelogs, end_offset_sum, state_bytes)
+        owns.append(own)
+        task_sources.append(sources_here)
+        task_changelogs.append(changelogs_here)
+    source_tps = [tuple([(p.topic, p.partition) for p in here]) for here in task_sources]
+    infos = _TASK_INFOS(ids, tasks["stores"], owns, task_sources, task_changelogs, tasks["changelog_end_offset_sum"],
+                        tasks["state_bytes"], source_tps)
+    result: dict[TaskId, TaskInfo] = dict(zip(ids, infos, strict=True))
     by_text = dict(zip([item["id"] for item in items], ids, strict=True))
     return result, by_text
 

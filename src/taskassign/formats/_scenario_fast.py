@@ -147,8 +147,7 @@ class FastReader:
 
     def tasks(self, items: Any) -> dict[TaskId, TaskInfo] | None:
         """A whole well-formed tasks array at once (``_scenario_columns``), else None (read it task by task)."""
-        found = read_task_columns(items, self._string_set, _task_id_check, _BAD,
-                                  (self._new_partition, self._new_task))
+        found = read_task_columns(items, self._string_set, _task_id_check, _BAD)
         if found is None:
             return None
         tasks, by_text = found
