@@ -46,6 +46,7 @@ __all__ = (
     "TaskId",
     "TaskInfo",
     "TaskTopicPartition",
+    "assigned_task_column",
     "compute_lag",
     "new_assigned_task",
     "new_consumer_assignment",
@@ -592,6 +593,13 @@ _set_assigned_type = vars(AssignedTask)["type"].__set__
 _INTERN_LIMIT = 1 << 20
 _INTERNED_ACTIVE: dict[TaskId, AssignedTask] = {}
 _INTERNED_STANDBY: dict[TaskId, AssignedTask] = {}
+
+
+def assigned_task_column(tasks: Sequence[TaskId], kind: AssignedTask.Type) -> list[AssignedTask]:
+    """``AssignedTask(t, kind)`` for every task, made a field at a time (``_made_with_slots``): a leader that
+    places ~1.5 x 10^5 replicas looks them up here by task number instead of making each on its own."""
+    count = len(tasks)
+    return _made_with_slots(AssignedTask, count, {"id": tasks, "type": repeat(kind, count)})
 
 
 def new_assigned_task(task: TaskId, kind: AssignedTask.Type) -> AssignedTask:

@@ -22,7 +22,7 @@ from taskassign.model import (
     AssignedTask,
     KafkaStreamsAssignment,
     TaskAssignment,
-    new_assigned_task,
+    assigned_task_column,
 )
 
 __all__ = ("ClientState", "client_states", "task_numbers", "to_task_assignment")
@@ -117,11 +117,16 @@ def to_task_assignment(
 ) -> TaskAssignment:
     """The immutable result: one KafkaStreamsAssignment per client, in ProcessId order."""
     assignments = []
+    # every task's AssignedTask as active and as standby, made in bulk; each client's entries in TaskId order
+    as_active, as_standby = assigned_task_column(task_ids, ACTIVE), assigned_task_column(task_ids, STANDBY)
+    task_of = task_ids.__getitem__
     for client in clients:
         active, standby = client.active, client.standby
-        entries: dict[TaskId, AssignedTask] = {}
-        for number in sorted(active | standby) if standby else sorted(active):
-            task = task_ids[number]
-            entries[task] = new_assigned_task(task, ACTIVE if number in active else STANDBY)
+        entries: dict[TaskId, AssignedTask]
+        if standby:
+            entries = {task_ids[n]: as_active[n] if n in active else as_standby[n] for n in sorted(active | standby)}
+        else:
+            numbers = sorted(active)
+            entries = dict(zip(map(task_of, numbers), map(as_active.__getitem__, numbers), strict=True))
         assignments.append(KafkaStreamsAssignment(client.process_id, MappingProxyType(entries)))
     return TaskAssignment(tuple(assignments), probing_rebalance_needed, details or {})
