@@ -202,7 +202,8 @@ class IndexedConstrainedPrioritySet:
     member's weight must offer it again before the next poll.
     """
 
-    __slots__ = ("_candidates", "_constraint", "_filled", "_heap", "_member", "_offered", "_polled", "_weight")
+    __slots__ = ("_candidates", "_constraint", "_filled", "_heap", "_heap_live", "_member", "_offered", "_polled",
+                 "_weight")
 
     def __init__(
         self,
@@ -217,6 +218,9 @@ class IndexedConstrainedPrioritySet:
         self._member = [False] * size
         self._offered: list[float] = [-1.0] * size
         self._heap: list[tuple[float, int]] = []
+        #: Whether offers push onto the heap: not until a poll first needs it (a pool asked only through
+        #: ``candidates``, as the movement phases' are, never builds one).
+        self._heap_live = False
         #: Clients polled since the last ``offer_everyone``, and whether one has filled the set yet.
         self._polled: list[int] = []
         self._filled = False
@@ -229,7 +233,8 @@ class IndexedConstrainedPrioritySet:
         if not self._member[client] or self._offered[client] != load:
             self._member[client] = True
             self._offered[client] = load
-            heapq.heappush(self._heap, (load, client))
+            if self._heap_live:
+                heapq.heappush(self._heap, (load, client))
 
     def offer_all(self, clients: Iterable[int]) -> None:
         for client in clients:
@@ -267,6 +272,11 @@ class IndexedConstrainedPrioritySet:
         return best[1]
 
     def _poll_heap(self, task: int, extra: Extra | None) -> int | None:
+        if not self._heap_live:  # every member under the weight it was offered with: what the pushes would hold
+            self._heap_live = True
+            self._heap = [(load, c) for c, (load, inside) in enumerate(zip(self._offered, self._member, strict=True))
+                          if inside]
+            heapq.heapify(self._heap)
         heap, member, offered, constraint = self._heap, self._member, self._offered, self._constraint
         aside: list[tuple[float, int]] = []
         result = None
