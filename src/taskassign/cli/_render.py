@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Mapping
+from itertools import chain
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -135,10 +136,11 @@ def result_summary(scenario: Scenario, result: RebalanceResult,
         parts.append(Text(f"… {len(rows) - MAX_CLIENT_ROWS} more clients (write the full result with -o)",
                           style="dim"))
     parts.append(completeness_text(result.completeness))
-    withheld = [(c, t) for cs in (result.group.consumers or {}).values() for c, a in cs.items() for t in a.withheld]
+    withheld = [a.withheld for cs in (result.group.consumers or {}).values() for a in cs.values() if a.withheld]
     if withheld:
-        parts.append(Text(f"{len(withheld)} task(s) withheld from their new threads until the previous owner "
+        count = sum(map(len, withheld))
+        parts.append(Text(f"{count} task(s) withheld from their new threads until the previous owner "
                           "revokes their partitions; those threads rejoin at once (cooperative rebalancing): "
-                          + task_preview(heapq.nsmallest(MAX_TASKS_SHOWN, (t for _, t in withheld)),
-                                         total=len(withheld)), style="yellow"))
+                          + task_preview(heapq.nsmallest(MAX_TASKS_SHOWN, chain.from_iterable(withheld)), total=count),
+                          style="yellow"))
     return Group(*parts)
