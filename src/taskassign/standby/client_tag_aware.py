@@ -176,9 +176,12 @@ class ClientTagAwareStandbyTaskAssignor:
             source: ProcessId, destination: ProcessId, task: TaskId,
             active: Mapping[ProcessId, Set[TaskId]], standby: Mapping[ProcessId, Set[TaskId]],
         ) -> bool:
-            others = [tags_by_client[pid] for pid in tags_by_client
-                      if pid != source and pid != destination
-                      and (task in active.get(pid, ()) or task in standby.get(pid, ()))]
+            # the task's holders by two scans of the maps (a set test per client, no lookups of each client in
+            # each map: this runs for every candidate move of the rack optimisation)
+            holders = {pid for pid, held in active.items() if task in held}
+            holders.update(pid for pid, held in standby.items() if task in held)
+            holders.difference_update((source, destination))
+            others = [tags for pid, tags in tags_by_client.items() if pid in holders]
             return keeps_tag_diversity(tags_by_client[source], tags_by_client[destination], others)
 
         return can_move
