@@ -31,7 +31,7 @@ replicas that find no free process are dropped.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 import numpy as np
 
@@ -88,9 +88,33 @@ def _assign(group: StreamsGroup, revision: StickyRevision) -> StreamsGroupAssign
 
     # actives: previous owner, then previous standby / offset holder, each within the active quota. A targeted
     # placement (``ProcessState.addTask``: counts up, the task noted, the process's member heap discarded, as
-    # its member counts moved) and the quotas' checks are written out: these loops visit every task
+    # its member counts moved) and the quotas' checks are written out in ``take_previous``: it visits every task
     member_count, member_process, process_count = run.member_count, run.member_process, run.process_count
     process_tasks, member_heap, active_owner = run.process_tasks, run.member_heap, run.active_owner
+
+    def take_previous(tasks: Iterable[int], holder: Callable[[int], int], left: list[int]) -> None:
+        """Each task to the member ``holder`` names (-1: none) while it is under the active quota, else onto
+        ``left``, in order."""
+        for t in tasks:
+            i = holder(t)
+            if i >= 0 and member_count[i] < active_quota.value:
+                member_count[i] = count = member_count[i] + 1
+                j = member_process[i]
+                process_count[j] += 1
+                process_tasks[j].add(t)
+                member_heap[j] = None
+                active_owner[t] = i
+                if count == active_quota.value:
+                    active_quota.update(count)
+                if count == total_quota.value:
+                    total_quota.update(count)
+            else:
+                left.append(t)
+
+    def least_loaded_standby(t: int) -> int:
+        candidates = prev_standby.get(t)
+        return run.least_loaded_prev(candidates, -1) if candidates else -1
+
     unplaced: list[int] = []
     cold = max(prev_active, default=-1) < 0 and not prev_standby
     if cold:  # nobody owned anything: every task goes to the fill step
@@ -98,44 +122,14 @@ def _assign(group: StreamsGroup, revision: StickyRevision) -> StreamsGroupAssign
     elif max(prev_active, default=-1) < 0:
         unplaced = index.partition_major()
     else:
-        for t in index.partition_major():
-            i = prev_active[t]
-            if i >= 0 and member_count[i] < active_quota.value:
-                member_count[i] = count = member_count[i] + 1
-                j = member_process[i]
-                process_count[j] += 1
-                process_tasks[j].add(t)
-                member_heap[j] = None
-                active_owner[t] = i
-                if count == active_quota.value:
-                    active_quota.update(count)
-                if count == total_quota.value:
-                    total_quota.update(count)
-            else:
-                unplaced.append(t)
+        take_previous(index.partition_major(), prev_active.__getitem__, unplaced)
     remaining: list[int] = []
     if cold:
         remaining = list(range(index.count))  # already in the fill step's order
     elif not prev_standby:
         remaining = sorted(unplaced)
     else:
-        least_loaded_prev = run.least_loaded_prev
-        for t in unplaced:
-            candidates = prev_standby.get(t)
-            i = least_loaded_prev(candidates, -1) if candidates else -1
-            if i >= 0 and member_count[i] < active_quota.value:
-                member_count[i] = count = member_count[i] + 1
-                j = member_process[i]
-                process_count[j] += 1
-                process_tasks[j].add(t)
-                member_heap[j] = None
-                active_owner[t] = i
-                if count == active_quota.value:
-                    active_quota.update(count)
-                if count == total_quota.value:
-                    total_quota.update(count)
-            else:
-                remaining.append(t)
+        take_previous(unplaced, least_loaded_standby, remaining)
         remaining.sort()
     # the rest to the least loaded process, no quota check (the active quota is not read after this step, so
     # only the total quota's updates are run)
