@@ -14,11 +14,10 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any
 
 from taskassign.formats.group import GroupSpec
-from taskassign.formats.units import SHORT_ID_LENGTH, common_prefix_length, short_ids
+from taskassign.formats.units import short_ids, shortest_prefixes
 from taskassign.ids import ProcessId
 from taskassign.model import ApplicationState
 
@@ -140,20 +139,8 @@ def _short(keys: list[Any]) -> dict[Any, str]:
     """Short forms of the keys: ``short_ids`` for process ids, the same rule for a streams group's texts."""
     if all(isinstance(k, ProcessId) for k in keys):
         return dict(short_ids(keys))
-    # The shortest prefix of SHORT_ID_LENGTH or more characters no other text starts with: one longer than the
-    # longest prefix shared with another text, which a sorted neighbour shares (not a scan of all: 10^4 members).
-    texts = sorted({str(k) for k in keys})
-    shared: dict[str, int] = {}
-    for before, after in pairwise(texts):
-        common = common_prefix_length(before, after)
-        shared[before] = max(shared.get(before, 0), common)
-        shared[after] = max(shared.get(after, 0), common)
-    out: dict[Any, str] = {}
-    for k in keys:
-        text = str(k)
-        out[k] = text[:min(len(text), max(SHORT_ID_LENGTH, shared.get(text, 0) + 1))]
-    return out
-
+    prefixes = shortest_prefixes(str(k) for k in keys)
+    return {k: prefixes[str(k)] for k in keys}
 
 
 def with_client_names(document: dict[str, Any], names: Mapping[ProcessId, str]) -> dict[str, Any]:

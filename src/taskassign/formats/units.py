@@ -7,17 +7,18 @@ One module so that every table says "5.0 GB" and "in 10 min" the same way.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from itertools import pairwise
 
 from taskassign.ids import ProcessId
 
 __all__ = (
     "SHORT_ID_LENGTH",
-    "common_prefix_length",
     "human_bytes",
     "human_count",
     "human_duration",
     "relative_deadline",
     "short_ids",
+    "shortest_prefixes",
 )
 
 #: Characters of a process id shown in text (git's abbreviation idea: more when two ids share them).
@@ -83,15 +84,24 @@ def relative_deadline(deadline_ms: int | None, now_ms: int) -> str:
 def short_ids(pids: Iterable[ProcessId]) -> Mapping[ProcessId, str]:
     """Each process id's shortest prefix of at least ``SHORT_ID_LENGTH`` characters that no other id shares."""
     ordered = sorted((str(pid), pid) for pid in set(pids))
-    result: dict[ProcessId, str] = {}
-    for i, (text, pid) in enumerate(ordered):
-        shared = max((common_prefix_length(text, ordered[j][0]) for j in (i - 1, i + 1) if 0 <= j < len(ordered)),
-                     default=0)
-        result[pid] = text[:max(SHORT_ID_LENGTH, shared + 1)]
-    return result
+    prefixes = shortest_prefixes(text for text, _ in ordered)
+    return {pid: prefixes[text] for text, pid in ordered}
 
 
-def common_prefix_length(a: str, b: str) -> int:
+def shortest_prefixes(texts: Iterable[str]) -> dict[str, str]:
+    """Each text's shortest prefix of at least ``SHORT_ID_LENGTH`` characters that no other text starts with:
+    one longer than the longest prefix it shares with another text, which a sorted neighbour shares (no scan of
+    every other text: a streams group names 10^4 members)."""
+    ordered = sorted(set(texts))
+    shared = dict.fromkeys(ordered, 0)
+    for before, after in pairwise(ordered):
+        common = _common_prefix_length(before, after)
+        shared[before] = max(shared[before], common)
+        shared[after] = max(shared[after], common)
+    return {text: text[:max(SHORT_ID_LENGTH, length + 1)] for text, length in shared.items()}
+
+
+def _common_prefix_length(a: str, b: str) -> int:
     """How many leading characters ``a`` and ``b`` share."""
     n = 0
     while n < min(len(a), len(b)) and a[n] == b[n]:
