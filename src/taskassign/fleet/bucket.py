@@ -47,6 +47,7 @@ from taskassign.fleet.checks import (
     check_topic_partitions,
     reject_applications,
 )
+from taskassign.fleet.codes import TableCodes
 from taskassign.fleet.derive import (
     Block,
     MemberInfo,
@@ -174,23 +175,25 @@ def _topologies(
     repartition = _Checked(INPUT_TABLES["repartition_topics"], repartition_table, check_repartition_topics(
         repartition_table, status, {a: frozenset(t) for a, t in read.items()}))
     partitions_table = tables["topic_partitions"]
+    partition_codes = TableCodes(partitions_table)
     partitions = _Checked(INPUT_TABLES["topic_partitions"], partitions_table,
-                          check_topic_partitions(partitions_table, status))
-    counts = topic_counts(partitions_table, partitions.marks.usable)
+                          check_topic_partitions(partitions_table, status, partition_codes))
+    counts = topic_counts(partitions_table, partitions.marks.usable, partition_codes)
     incomplete = _shared_changelogs(usable_subs) | _incomplete_topologies((subs, repartition, partitions), status)
     resolved, topology_errors = resolve_topologies([r for r in usable_subs if r["app_id"] not in incomplete], counts,
                                                    repartition.usable_rows(), status)
     topology_errors.update(incomplete)
     _reject_whole(checked["applications"], topology_errors)
     rejected = sorted(topology_errors)
-    for t in (subs, repartition, partitions):
+    for t in (subs, repartition):
         reject_applications(t.marks, t.table.column("app_id"), rejected)
+    reject_applications(partitions.marks, partition_codes["app_id"], rejected)
     subs_by_app: dict[str, list[Row]] = {}
     for r in usable_subs:
         subs_by_app.setdefault(r["app_id"], []).append(r)
     blocks = {a: subtopology_blocks(t, subs_by_app[a]) for a, t in resolved.items()}
-    check_partition_references(partitions_table, partitions.marks, partition_references(blocks))
-    metadata = task_metadata(partitions_table.filter(pa.array(partitions.marks.usable)), blocks, counts)
+    check_partition_references(partitions_table, partitions.marks, partition_references(blocks), partition_codes)
+    metadata = task_metadata(partitions_table, blocks, counts, partition_codes, partitions.marks.usable)
     checked.update({"subtopologies": subs, "repartition_topics": repartition, "topic_partitions": partitions})
     return metadata, blocks, rejected
 
@@ -252,16 +255,17 @@ def _clients(
     reject_applications(members.marks, tables["members"].column("app_id"), rejected)
     checked_members = _Checked(MEMBERS, tables["members"], members.marks, members.rows)
     reports_table = _with_reports(tables["member_tasks"], members.reports)
-    reports_table, report_marks = check_member_tasks(reports_table, status)
-    reject_applications(report_marks, reports_table.column("app_id"), rejected)
+    reports_table, report_marks, report_codes = check_member_tasks(reports_table, status)
+    reject_applications(report_marks, report_codes["app_id"], rejected)
     usable_members = checked_members.usable_rows()
     member_info = {(r["app_id"], r["consumer_id"]): MemberInfo(r["process_id"], r["_has_subscription"])
                    for r in usable_members}
-    process_ids = check_member_references(reports_table, report_marks, member_info, blocks)
+    process_ids = check_member_references(reports_table, report_marks, member_info, blocks, report_codes)
     ends = {a: {s["subtopology"]: s["end_offset_sums"] or () for s in m.subtopologies} for a, m in metadata.items()}
     usable = report_marks.usable
     checked.update({"members": checked_members, "member_tasks": _Checked(MEMBER_TASKS, reports_table, report_marks)})
-    return client_inputs(usable_members, reports_table.filter(pa.array(usable)), process_ids[usable], ends)
+    used = report_codes.filtered(usable)
+    return client_inputs(usable_members, used.table, process_ids[usable], ends, used)
 
 
 def _resolved_override(spec: str | None) -> ResolvedAssignor | str | None:
@@ -303,12 +307,16 @@ def _reject_whole(apps: _Checked, rejections: Mapping[str, tuple[str, str]]) -> 
     apps.marks.reject(hit, codes, lambda i, r: rejections[r["app_id"]][1])
 
 
-def _with_reports(member_tasks: pa.Table, decoded: Sequence[Row]) -> pa.Table:
-    """The member_tasks table plus the reports decoded from members' subscription_info."""
+def _with_reports(member_tasks: pa.Table, decoded: Mapping[str, Sequence[Any]]) -> pa.Table:
+    """The member_tasks table plus the reports decoded from members' subscription_info (column-wise: the
+    columns they give; every other column null)."""
     table = member_tasks.append_column(FROM_SUBSCRIPTION, pa.array(np.zeros(member_tasks.num_rows, np.bool_)))
-    if not decoded:
+    size = len(decoded.get("app_id", ()))
+    if not size:
         return table
-    extra = pa.Table.from_pylist([{**r, FROM_SUBSCRIPTION: True} for r in decoded], schema=table.schema)
+    columns = [pa.array(decoded[f.name], f.type) if f.name in decoded else pa.nulls(size, f.type)
+               for f in table.schema if f.name != FROM_SUBSCRIPTION]
+    extra = pa.Table.from_arrays([*columns, pa.array(np.ones(size, np.bool_))], schema=table.schema)
     return pa.concat_tables([table, extra])
 
 

@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 from taskassign.assignors.registry import ResolvedAssignor
 from taskassign.fleet import reasons as R
 from taskassign.fleet.application import check_application
+from taskassign.fleet.codes import Codes, TableCodes
 from taskassign.fleet.marks import Marks, Mask, Reason, Row, duplicate_counts
 from taskassign.fleet.subscriptions import decode_subscription
 from taskassign.fleet.tables import (
@@ -80,11 +81,17 @@ def _blank(values: pa.ChunkedArray) -> pa.ChunkedArray:
     return pc.equal(pc.utf8_trim(values, " "), "")
 
 
-def basic_rules(marks: Marks, table: pa.Table, spec: TableSpec) -> None:
-    """Malformed rows, then every required column that is null or empty."""
+def basic_rules(marks: Marks, table: pa.Table, spec: TableSpec, codes: TableCodes | None = None) -> None:
+    """Malformed rows, then every required column that is null or empty (``codes``: text columns tested
+    once per distinct value)."""
     marks.reject(_np(pc.is_valid(table.column(MALFORMED))), R.MALFORMED_ROW, lambda i, r: str(r[MALFORMED]))
     for column in spec.columns:
         if not column.required:
+            continue
+        if codes is not None and column.type == "string":
+            encoded = codes[column.name]
+            marks.reject(~encoded.valid | encoded.where(_is_blank), R.MISSING_VALUE,
+                         _fixed(f"column {column.name} is missing"))
             continue
         values = table.column(column.name)
         missing = _np(pc.is_null(values))
@@ -95,8 +102,18 @@ def basic_rules(marks: Marks, table: pa.Table, spec: TableSpec) -> None:
         marks.reject(missing, R.MISSING_VALUE, _fixed(f"column {column.name} is missing"))
 
 
-def app_rules(marks: Marks, app_ids: pa.ChunkedArray, status: Mapping[str, AppStatus]) -> None:
+def _is_blank(text: str) -> bool:
+    return text.strip(" ") == ""
+
+
+def app_rules(marks: Marks, app_ids: pa.ChunkedArray | Codes, status: Mapping[str, AppStatus]) -> None:
     """Rows of an application that is not in the applications table, or whose row was rejected."""
+    if isinstance(app_ids, Codes):
+        marks.reject(~app_ids.where(status.__contains__), R.UNKNOWN_APPLICATION,
+                     lambda i, r: f"application {r['app_id']} is not in the applications table")
+        marks.reject(~app_ids.where(lambda a: status[a].ok if a in status else False), R.APPLICATION_REJECTED,
+                     _rejected_app)
+        return
     known = pa.array(sorted(status), pa.string())
     usable = pa.array(sorted(a for a, s in status.items() if s.ok), pa.string())
     marks.reject(~_np(pc.is_in(app_ids, value_set=known)), R.UNKNOWN_APPLICATION,
@@ -108,9 +125,11 @@ def _rejected_app(index: int, row: Row) -> str:
     return f"application {row['app_id']} was rejected (see its applications row)"
 
 
-def reject_applications(marks: Marks, app_ids: pa.ChunkedArray, rejected: Sequence[str]) -> None:
+def reject_applications(marks: Marks, app_ids: pa.ChunkedArray | Codes, rejected: Sequence[str]) -> None:
     """Rows of applications rejected as a whole later on (topology, engine)."""
-    if rejected:
+    if rejected and isinstance(app_ids, Codes):
+        marks.reject(app_ids.where(set(rejected).__contains__), R.APPLICATION_REJECTED, _rejected_app)
+    elif rejected:
         marks.reject(_np(pc.is_in(app_ids, value_set=pa.array(sorted(rejected), pa.string()))),
                      R.APPLICATION_REJECTED, _rejected_app)
 
@@ -128,8 +147,8 @@ def _negative_reason(name: str) -> Reason:
     return lambda index, row: f"{name} is negative: {row[name]}"
 
 
-def _duplicates(marks: Marks, table: pa.Table, key: Sequence[str]) -> None:
-    counts = duplicate_counts(table, key)
+def _duplicates(marks: Marks, table: pa.Table, key: Sequence[str], codes: TableCodes | None = None) -> None:
+    counts = duplicate_counts(table, key, codes)
     what = key[0] if len(key) == 1 else f"({', '.join(key)})"
     marks.reject(counts > 1, R.DUPLICATE_KEY, lambda i, r: f"{counts[i]} rows share this {what}; all are rejected")
 
@@ -228,11 +247,15 @@ def check_repartition_topics(
 
 # -- topic partitions -------------------------------------------------------------------------------------------
 
-def check_topic_partitions(table: pa.Table, status: Mapping[str, AppStatus]) -> Marks:
-    """The checks that need nothing but the row and its application (references to tasks come later)."""
+def check_topic_partitions(
+    table: pa.Table, status: Mapping[str, AppStatus], codes: TableCodes | None = None
+) -> Marks:
+    """The checks that need nothing but the row and its application (references to tasks come later);
+    ``codes``: the table's columns encoded (fleet.codes), shared with the derivations."""
+    codes = codes if codes is not None else TableCodes(table)
     marks = Marks(table.num_rows)
-    basic_rules(marks, table, TOPIC_PARTITIONS)
-    app_rules(marks, table.column("app_id"), status)
+    basic_rules(marks, table, TOPIC_PARTITIONS, codes)
+    app_rules(marks, codes["app_id"], status)
     _negative(marks, table, "partition", "end_offset", "committed_offset", "size_bytes")
     marks.reject(_np(pc.greater_equal(table.column("partition"), MAX_PARTITIONS)), R.BAD_VALUE,
                  lambda i, r: f"partition must be below {MAX_PARTITIONS} (a topic has at most {MAX_PARTITIONS} "
@@ -246,7 +269,7 @@ def check_topic_partitions(table: pa.Table, status: Mapping[str, AppStatus]) -> 
             parents = pc.list_parent_indices(racks).to_numpy()
             blank[parents[bad]] = True
     marks.reject(blank, R.BAD_VALUE, lambda i, r: "replica_racks has a null or empty rack")
-    _duplicates(marks, table, ["app_id", "topic", "partition"])
+    _duplicates(marks, table, ["app_id", "topic", "partition"], codes)
     return marks
 
 
@@ -255,9 +278,10 @@ def check_topic_partitions(table: pa.Table, status: Mapping[str, AppStatus]) -> 
 @dataclass
 class CheckedMembers(CheckedRows):
     """Members with what their subscription_info says: process id, host and tags taken from it where the
-    row leaves them null; ``reports`` are its task offset sums (app_id, consumer_id, task_id, offset_sum)."""
+    row leaves them null; ``reports`` are its task offset sums, column-wise (app_id, consumer_id, task_id,
+    offset_sum: one list each, a value per report)."""
 
-    reports: list[dict[str, Any]] = field(default_factory=list)
+    reports: dict[str, list[Any]] = field(default_factory=dict)
 
 
 def _entries(tags: Any) -> list[tuple[str, str]]:
@@ -305,10 +329,14 @@ def check_members(table: pa.Table, status: Mapping[str, AppStatus]) -> CheckedMe
     marks.reject([bool(m) for m in missing], R.MISSING_CLIENT_TAG,
                  lambda i, r: f"rack.aware.assignment.tags needs tag(s) {', '.join(missing[i])} on every member")
     _duplicates(marks, table, ["app_id", "consumer_id"])
-    reports = [{"app_id": r["app_id"], "consumer_id": r["consumer_id"], "task_id": o["task_id"], "ownership": None,
-                "offset_sum": o["offset_sum"], SOURCE_ROW: None, MALFORMED: None}
-               for r, d, ok in zip(rows, decoded, marks.usable, strict=True) if ok and d["_sub_offsets"]
-               for o in d["_sub_offsets"]]
+    reports: dict[str, list[Any]] = {"app_id": [], "consumer_id": [], "task_id": [], "offset_sum": []}
+    for r, d, ok in zip(rows, decoded, marks.usable, strict=True):
+        offsets = d["_sub_offsets"]
+        if ok and offsets:
+            reports["app_id"] += [r["app_id"]] * len(offsets)
+            reports["consumer_id"] += [r["consumer_id"]] * len(offsets)
+            reports["task_id"] += [o["task_id"] for o in offsets]
+            reports["offset_sum"] += [o["offset_sum"] for o in offsets]
     return CheckedMembers(rows, marks, reports)
 
 
@@ -325,21 +353,24 @@ def _missing_tags(status: AppStatus | None, tags: list[tuple[str, str]]) -> list
 
 # -- member tasks -----------------------------------------------------------------------------------------------
 
-def check_member_tasks(table: pa.Table, status: Mapping[str, AppStatus]) -> tuple[pa.Table, Marks]:
+def check_member_tasks(table: pa.Table, status: Mapping[str, AppStatus]) -> tuple[pa.Table, Marks, TableCodes]:
     """The row's own checks; returns the table with the parsed ``subtopology`` and ``partition`` of
-    ``task_id`` added (null where it does not parse). ``table`` has ``_from_subscription``: reports
-    decoded from a member's subscription_info, checked like rows but not input rows themselves."""
-    text = table.column("task_id")
-    parts = pc.extract_regex(text, r"^(?P<s>[0-9]{1,10})_(?P<p>[0-9]{1,10})$")
+    ``task_id`` added (null where it does not parse), and its columns' codes (fleet.codes) for the
+    derivations. ``table`` has ``_from_subscription``: reports decoded from a member's subscription_info,
+    checked like rows but not input rows themselves."""
+    # Task ids repeat (every application has a 0_0): parsed once per distinct id.
+    encoded = pc.dictionary_encode(table.column("task_id").combine_chunks())
+    parts = pc.extract_regex(encoded.dictionary, r"^(?P<s>[0-9]{1,10})_(?P<p>[0-9]{1,10})$")
     subs = pc.cast(pc.struct_field(parts, "s"), pa.int64())
     partitions = pc.cast(pc.struct_field(parts, "p"), pa.int64())
     fits = pc.and_(pc.less_equal(subs, INT_MAX), pc.less_equal(partitions, INT_MAX))
-    subs = pc.if_else(fits, subs, None).cast(pa.int32())
-    partitions = pc.if_else(fits, partitions, None).cast(pa.int32())
+    subs = pc.take(pc.if_else(fits, subs, None).cast(pa.int32()), encoded.indices)
+    partitions = pc.take(pc.if_else(fits, partitions, None).cast(pa.int32()), encoded.indices)
     table = table.append_column("subtopology", subs).append_column("partition", partitions)
+    codes = TableCodes(table)
     marks = Marks(table.num_rows)
-    basic_rules(marks, table, MEMBER_TASKS)
-    app_rules(marks, table.column("app_id"), status)
+    basic_rules(marks, table, MEMBER_TASKS, codes)
+    app_rules(marks, codes["app_id"], status)
     marks.reject(_np(pc.or_kleene(pc.is_null(subs), pc.is_null(partitions))), R.BAD_TASK_ID,
                  lambda i, r: f"task id {r['task_id']} does not parse: expected '<subtopology>_<partition>' "
                               "(non-negative 32-bit integers)")
@@ -353,7 +384,7 @@ def check_member_tasks(table: pa.Table, status: Mapping[str, AppStatus]) -> tupl
                  lambda i, r: "the row reports neither ownership nor an offset sum")
     marks.reject(_np(pc.and_(pc.equal(ownership, OWNERSHIP_STANDBY), pc.equal(offset, -2))), R.INCONSISTENT_REPORT,
                  lambda i, r: "ownership 'standby' with offset_sum -2, which means a running active task")
-    counts = duplicate_counts(table, ["app_id", "consumer_id", "subtopology", "partition"])
+    counts = duplicate_counts(table, ["app_id", "consumer_id", "subtopology", "partition"], codes)
     marks.reject(counts > 1, R.DUPLICATE_KEY,
                  lambda i, r: f"{counts[i]} rows share this (app_id, consumer_id, task); all are rejected")
-    return table, marks
+    return table, marks, codes

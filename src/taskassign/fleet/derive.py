@@ -29,10 +29,11 @@ import pyarrow.compute as pc
 from taskassign.fleet import reasons as R
 from taskassign.fleet.build import ClientInput, ClientTaskColumns, SubtopologyInput, TopicInput
 from taskassign.fleet.checks import AppStatus
+from taskassign.fleet.codes import Codes, TableCodes, group_ids, pair_keys, sort_order
 from taskassign.fleet.marks import Marks, Row
 from taskassign.fleet.tables import OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
 from taskassign.leader.partition_grouper import ResolvedTopology, SubtopologySpec, TopologyError, resolve_topology
-from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM, SortedFrozenSet, compute_lag
+from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM, SortedFrozenSet
 
 __all__ = (
     "Block",
@@ -74,14 +75,22 @@ def _encoded(key: pa.ChunkedArray) -> tuple[npt.NDArray[np.int64], list[Any]]:
 
 # -- topology ---------------------------------------------------------------------------------------------------
 
-def topic_counts(partitions: pa.Table, usable: npt.NDArray[np.bool_]) -> dict[str, dict[str, int]]:
-    """Per application, each topic present in the metadata with its highest partition + 1."""
-    rows = partitions.select(["app_id", "topic", "partition"]).filter(pa.array(usable))
-    grouped = rows.group_by(["app_id", "topic"]).aggregate([("partition", "max")])
+def topic_counts(
+    partitions: pa.Table, usable: npt.NDArray[np.bool_], codes: TableCodes | None = None
+) -> dict[str, dict[str, int]]:
+    """Per application, each topic present in the metadata with its highest partition + 1 (in the order
+    the topics first appear). ``usable`` rows have their app_id, topic and partition."""
+    codes = codes if codes is not None else TableCodes(partitions)
+    ids, keys = pair_keys(codes["app_id"].take(usable), codes["topic"].take(usable))
+    partition, _ = _int_column(partitions, "partition")
+    tops = np.full(len(keys), -1, dtype=np.int64)
+    known = ids >= 0
+    np.maximum.at(tops, ids[known], partition[usable][known])
+    _, first = np.unique(ids[known], return_index=True)
     counts: dict[str, dict[str, int]] = {}
-    for app, topic, top in zip(grouped["app_id"].to_pylist(), grouped["topic"].to_pylist(),
-                               grouped["partition_max"].to_pylist(), strict=True):
-        counts.setdefault(app, {})[topic] = top + 1
+    for pair in np.argsort(first, kind="stable").tolist():
+        app, topic = keys[pair]
+        counts.setdefault(app, {})[topic] = int(tops[pair]) + 1
     return counts
 
 
@@ -156,12 +165,14 @@ def partition_references(blocks: Mapping[str, Sequence[Block]]) -> dict[tuple[st
 
 
 def check_partition_references(
-    partitions: pa.Table, marks: Marks, refs: Mapping[tuple[str, str], tuple[int, bool]]
+    partitions: pa.Table, marks: Marks, refs: Mapping[tuple[str, str], tuple[int, bool]],
+    table_codes: TableCodes | None = None,
 ) -> None:
     """Partitions no task reads or restores from are unused; a changelog partition without its end offset
     cannot be used (its application's lags become unknown, as when Kafka's leader cannot fetch them)."""
-    codes, keys = _encoded(_key(partitions.column("app_id"), partitions.column("topic")))
-    per_key = [refs.get(tuple(k.split("\x00", 1)), (-1, False)) if k is not None else (-1, False) for k in keys]
+    table_codes = table_codes if table_codes is not None else TableCodes(partitions)
+    codes, keys = pair_keys(table_codes["app_id"], table_codes["topic"])
+    per_key = [refs.get(k, (-1, False)) for k in keys]
     limits = np.array([r[0] for r in per_key] + [-1], dtype=np.int64)[codes]
     needs = np.array([r[1] for r in per_key] + [False], dtype=np.bool_)[codes]
     partition, valid = _int_column(partitions, "partition")
@@ -183,22 +194,31 @@ class TaskMetadata:
 
 
 class _PartitionIndex:
-    """The usable partition rows sorted by (app, topic, partition), sliced per (app, topic)."""
+    """The usable partition rows sorted by (app, topic, partition), sliced per (app, topic): ``rows`` of
+    ``partitions`` (None: all), which have their app_id, topic and partition."""
 
-    def __init__(self, partitions: pa.Table) -> None:
-        t = partitions.take(pc.sort_indices(partitions, [("app_id", "ascending"), ("topic", "ascending"),
-                                                         ("partition", "ascending")]))
-        codes, keys = _encoded(_key(t.column("app_id"), t.column("topic")))
-        starts = np.flatnonzero(np.diff(codes, prepend=-2) != 0)
-        stops = np.append(starts[1:], len(codes)) if len(codes) else starts
-        self.slices = {tuple(keys[codes[s]].split("\x00", 1)): (int(s), int(e))
-                       for s, e in zip(starts.tolist(), stops.tolist(), strict=True)}
-        self.partition, _ = _int_column(t, "partition")
-        self.end, self.has_end = _int_column(t, "end_offset")
-        self.committed, _ = _int_column(t, "committed_offset")
-        self.size, self.has_size = _int_column(t, "size_bytes")
-        rack_codes, rack_texts = _encoded(pc.binary_join(t.column("replica_racks"), _SEP))
-        self.rack_code = rack_codes
+    def __init__(self, partitions: pa.Table, codes: TableCodes, rows: npt.NDArray[np.bool_] | None) -> None:
+        used = np.ones(partitions.num_rows, dtype=np.bool_) if rows is None else rows
+        apps, topics = codes["app_id"].codes, codes["topic"].codes
+        partition, _ = _int_column(partitions, "partition")
+        at = np.flatnonzero(used)
+        order = at[sort_order(apps[at], topics[at], partition[at])]
+        app_codes, topic_codes = apps[order], topics[order]
+        changed = np.ones(len(order), dtype=np.bool_)
+        changed[1:] = (app_codes[1:] != app_codes[:-1]) | (topic_codes[1:] != topic_codes[:-1])
+        starts = np.flatnonzero(changed)
+        stops = np.append(starts[1:], len(order)) if len(order) else starts
+        app_values, topic_values = codes["app_id"].values, codes["topic"].values
+        self.slices = {(app_values[a], topic_values[t]): (s, e) for a, t, s, e in zip(
+            app_codes[starts].tolist(), topic_codes[starts].tolist(), starts.tolist(), stops.tolist(), strict=True)}
+        self.partition = partition[order]
+        end, has_end = _int_column(partitions, "end_offset")
+        self.end, self.has_end = end[order], has_end[order]
+        self.committed = _int_column(partitions, "committed_offset")[0][order]
+        size, has_size = _int_column(partitions, "size_bytes")
+        self.size, self.has_size = size[order], has_size[order]
+        rack_codes, rack_texts = _encoded(pc.binary_join(partitions.column("replica_racks"), _SEP))
+        self.rack_code = rack_codes[order]
         # One set per distinct rack list of the bucket (fleet.build takes them as they are), None for no row.
         self.rack_values: list[SortedFrozenSet[str] | None] = [
             SortedFrozenSet(text.split(_SEP) if text else ()) for text in rack_texts]
@@ -234,12 +254,13 @@ def _saturating_add(total: IntArray, values: IntArray) -> IntArray:
 
 
 def task_metadata(
-    partitions: pa.Table, blocks: Mapping[str, Sequence[Block]], counts: Mapping[str, Mapping[str, int]]
+    partitions: pa.Table, blocks: Mapping[str, Sequence[Block]], counts: Mapping[str, Mapping[str, int]],
+    codes: TableCodes | None = None, rows: npt.NDArray[np.bool_] | None = None,
 ) -> dict[str, TaskMetadata]:
     """Per application, each subtopology's tasks with racks, end-offset sums and state sizes.
-    ``partitions`` are the usable rows; ``counts`` the topics present in the metadata (before the
-    reference checks: a topic that exists ends where its metadata says, else at 0)."""
-    index = _PartitionIndex(partitions)
+    ``partitions`` (their ``rows``, None: all) are the usable rows; ``counts`` the topics present in the
+    metadata (before the reference checks: a topic that exists ends where its metadata says, else at 0)."""
+    index = _PartitionIndex(partitions, codes if codes is not None else TableCodes(partitions), rows)
     result = {}
     for app_id, app_blocks in blocks.items():
         subtopologies: list[SubtopologyInput] = []
@@ -296,22 +317,20 @@ class MemberInfo:
 
 def check_member_references(
     reports: pa.Table, marks: Marks, members: Mapping[tuple[str, str], MemberInfo],
-    blocks: Mapping[str, Sequence[Block]],
+    blocks: Mapping[str, Sequence[Block]], table_codes: TableCodes | None = None,
 ) -> npt.NDArray[np.object_]:
     """Reports must name a usable member and a task of the application; offset sums only for tasks with a
     changelog, and only from subscription_info when the member sent it. Returns each row's member's
     process id (None: no usable member)."""
-    codes, keys = _encoded(_key(reports.column("app_id"), reports.column("consumer_id")))
-    found = [members.get(tuple(k.split("\x00", 1))) if k is not None else None for k in keys]
+    table_codes = table_codes if table_codes is not None else TableCodes(reports)
+    codes, keys = pair_keys(table_codes["app_id"], table_codes["consumer_id"])
+    found = [members.get(k) for k in keys]
     known = np.array([m is not None for m in found] + [False], dtype=np.bool_)[codes]
     process_ids = np.array([m.process_id if m is not None else None for m in found] + [None], dtype=object)[codes]
     has_subscription = np.array([m is not None and m.has_subscription for m in found] + [False])[codes]
     tasks = {(a, b.subtopology): (b.num_tasks, b.logged) for a, bs in blocks.items() for b in bs}
-    sub_codes, sub_keys = _encoded(_key(reports.column("app_id"), reports.column("subtopology")))
-    per_sub = []
-    for k in sub_keys:
-        app_id, sub = k.split("\x00", 1) if k is not None else ("", "-1")
-        per_sub.append(tasks.get((app_id, int(sub)), (-1, False)))
+    sub_codes, sub_keys = pair_keys(table_codes["app_id"], table_codes["subtopology"])
+    per_sub = [tasks.get(k, (-1, False)) for k in sub_keys]
     num_tasks = np.array([t[0] for t in per_sub] + [-1], dtype=np.int64)[sub_codes]
     logged = np.array([t[1] for t in per_sub] + [False], dtype=np.bool_)[sub_codes]
     partition, _ = _int_column(reports, "partition", -1)
@@ -331,7 +350,7 @@ def check_member_references(
 
 def client_inputs(
     members: Sequence[Row], reports: pa.Table, process_ids: npt.NDArray[np.object_],
-    ends: Mapping[str, Mapping[int, Sequence[int]]],
+    ends: Mapping[str, Mapping[int, Sequence[int]]], table_codes: TableCodes | None = None,
 ) -> dict[str, list[ClientInput]]:
     """Per application, its clients (usable members grouped by process id; rack, tags and host of the
     first member by consumer id) with their merged reports. Merging follows Kafka's leader: a task is a
@@ -339,56 +358,57 @@ def client_inputs(
     offset sum of the client's last consumer (in consumer-id order) that reported one wins. ``reports``
     are the usable rows with their members' ``process_ids`` (check_member_references), ``ends`` each
     subtopology's end-offset sums per application."""
-    table = pa.table({
-        "app_id": reports.column("app_id"), "process_id": pa.array(process_ids, pa.string()),
-        "subtopology": reports.column("subtopology"), "partition": reports.column("partition"),
-        "consumer_id": reports.column("consumer_id"), "ownership": reports.column("ownership"),
-        "offset_sum": reports.column("offset_sum"),
-    })
-    order = pc.sort_indices(table, [(c, "ascending") for c in ("app_id", "process_id", "subtopology", "partition",
-                                                               "consumer_id")])
-    t = table.take(order)
-    client_codes, client_keys = _encoded(_key(t.column("app_id"), t.column("process_id")))
-    sub = np.asarray(t.column("subtopology").to_numpy(zero_copy_only=False), dtype=np.int64)
-    part = np.asarray(t.column("partition").to_numpy(zero_copy_only=False), dtype=np.int64)
-    offset, has_offset = _int_column(t, "offset_sum")
-    ownership = t.column("ownership")
+    table_codes = table_codes if table_codes is not None else TableCodes(reports)
+    apps, consumers = table_codes["app_id"], table_codes["consumer_id"]
+    # A row's process id is its member's: encoded once per (app_id, consumer_id), not per row.
+    member = group_ids(apps.codes, consumers.codes)
+    _, first_row = np.unique(member, return_index=True)
+    member_pids = Codes.of(pa.array(process_ids[first_row], pa.string()))
+    pids = Codes(member_pids.codes[member], member_pids.values)
+    sub_all = np.asarray(reports.column("subtopology").to_numpy(zero_copy_only=False), dtype=np.int64)
+    part_all = np.asarray(reports.column("partition").to_numpy(zero_copy_only=False), dtype=np.int64)
+    # Sorted by (app_id, process_id, subtopology, partition, consumer_id), on codes.
+    order = sort_order(apps.codes, pids.codes, sub_all, part_all, consumers.codes)
+    app_codes, pid_codes = apps.codes[order], pids.codes[order]
+    sub, part = sub_all[order], part_all[order]
+    offset_all, has_offset_all = _int_column(reports, "offset_sum")
+    offset, has_offset = offset_all[order], has_offset_all[order]
+    ownership = reports.column("ownership")
     active = np.asarray(pc.fill_null(pc.equal(ownership, OWNERSHIP_ACTIVE), False).to_numpy(zero_copy_only=False),
-                        dtype=np.bool_)
-    active |= np.asarray(pc.is_null(ownership).to_numpy(zero_copy_only=False), np.bool_) & has_offset & (
+                        dtype=np.bool_)[order]
+    active |= np.asarray(pc.is_null(ownership).to_numpy(zero_copy_only=False), np.bool_)[order] & has_offset & (
         offset == LATEST_OFFSET)
-    consumers = t.column("consumer_id").to_pylist()
-    n = t.num_rows
+    n = len(order)
     reported: dict[tuple[str, str], ClientTaskColumns] = {}
     if n:
-        changed = np.ones(n, dtype=np.bool_)
-        changed[1:] = (client_codes[1:] != client_codes[:-1]) | (sub[1:] != sub[:-1]) | (part[1:] != part[:-1])
+        new_client = np.ones(n, dtype=np.bool_)
+        new_client[1:] = (app_codes[1:] != app_codes[:-1]) | (pid_codes[1:] != pid_codes[:-1])
+        changed = new_client.copy()
+        changed[1:] |= (sub[1:] != sub[:-1]) | (part[1:] != part[:-1])
         starts = np.flatnonzero(changed)
         stops = np.append(starts[1:], n)
         group_active = np.maximum.reduceat(active.astype(np.int8), starts).astype(bool)
         last_offset = np.maximum.reduceat(np.where(has_offset, np.arange(n), -1), starts)
         # Column-wise, one list per field for the whole bucket, cut per client below: no dict per reported
         # task (they were a quarter of a bucket's checks, and reading them back a third of building).
-        offsets = offset.tolist()
-        task_offsets = [offsets[last] if last >= 0 else None for last in last_offset.tolist()]
+        task_has = last_offset >= 0
+        task_offset = offset[np.where(task_has, last_offset, 0)]
+        task_offsets = np.where(task_has, task_offset, 0).astype(object)
+        task_offsets[~task_has] = None
+        task_offsets_list = task_offsets.tolist()
         task_subs, task_parts = sub[starts].tolist(), part[starts].tolist()
-        ownerships = np.where(group_active, OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY).tolist()
-        reporters = [consumers[s:e] for s, e in zip(starts.tolist(), stops.tolist(), strict=True)]
-        task_clients = client_codes[starts]
-        new_client = np.ones(len(starts), dtype=np.bool_)
-        new_client[1:] = task_clients[1:] != task_clients[:-1]
-        client_starts = np.flatnonzero(new_client)
+        ownerships = np.array([OWNERSHIP_STANDBY, OWNERSHIP_ACTIVE], dtype=object)[group_active.astype(np.int8)]
+        ownerships = ownerships.tolist()
+        reporters = _reporters(consumers, order, starts, stops)
+        lags = _lags(ends, apps.values, app_codes[starts], sub[starts], part[starts], task_offset, task_has)
+        client_starts = np.flatnonzero(new_client[starts])
         client_stops = np.append(client_starts[1:], len(starts))
-        codes = task_clients[client_starts].tolist()
-        for code, s, e in zip(codes, client_starts.tolist(), client_stops.tolist(), strict=True):
-            app_id, pid = client_keys[code].split("\x00", 1)
-            app_ends = ends.get(app_id, {})
-            subs, parts, sums = task_subs[s:e], task_parts[s:e], task_offsets[s:e]
-            reported[(app_id, pid)] = ClientTaskColumns(
-                subtopologies=subs, partitions=parts, ownerships=ownerships[s:e], offset_sums=sums,
-                lags=[compute_lag(app_ends[su][pa], o) if o is not None else None
-                      for su, pa, o in zip(subs, parts, sums, strict=True)],
-                consumers=reporters[s:e])
+        firsts = starts[client_starts]
+        for a, p, s, e in zip(app_codes[firsts].tolist(), pid_codes[firsts].tolist(), client_starts.tolist(),
+                              client_stops.tolist(), strict=True):
+            reported[(apps.values[a], pids.values[p])] = ClientTaskColumns(
+                subtopologies=task_subs[s:e], partitions=task_parts[s:e], ownerships=ownerships[s:e],
+                offset_sums=task_offsets_list[s:e], lags=lags[s:e], consumers=reporters[s:e])
     by_client: dict[tuple[str, str], list[Row]] = {}
     for row in members:
         by_client.setdefault((row["app_id"], row["process_id"]), []).append(row)
@@ -402,6 +422,41 @@ def client_inputs(
             if tags is not None else None, host=first["host"], consumers=[r["consumer_id"] for r in rows],
             tasks=None, task_columns=reported.get((app_id, pid)) or _no_tasks()))
     return clients
+
+
+def _reporters(consumers: Codes, order: IntArray, starts: IntArray, stops: IntArray) -> list[list[str]]:
+    """Each reported task's consumers (rows ``starts[i]:stops[i]`` of ``order``). Most tasks have one: those
+    of the same consumer share one list (read only, as fleet.build reads them)."""
+    codes = consumers.codes[order]
+    alone: list[list[str]] = [[v] for v in consumers.values]
+    found: list[list[str]] = list(map(alone.__getitem__, codes[starts].tolist()))
+    for i in np.flatnonzero(stops - starts > 1).tolist():
+        found[i] = [consumers.values[c] for c in codes[starts[i]:stops[i]].tolist()]
+    return found
+
+
+def _lags(
+    ends: Mapping[str, Mapping[int, Sequence[int]]], app_values: Sequence[str], apps: IntArray, subs: IntArray,
+    parts: IntArray, offsets: IntArray, has_offset: npt.NDArray[np.bool_],
+) -> list[int | None]:
+    """``compute_lag`` of every reported task with an offset sum (None without), on whole columns: each
+    task's end-offset sum looked up in one array of the bucket's ends."""
+    width = int(subs.max()) + 1 if len(subs) else 1
+    pairs, inverse = np.unique((apps * width + subs)[has_offset], return_inverse=True)
+    bases = np.zeros(len(pairs), dtype=np.int64)
+    flat: list[int] = []
+    for i, (a, su) in enumerate(zip((pairs // width).tolist(), (pairs % width).tolist(), strict=True)):
+        bases[i] = len(flat)
+        flat.extend(ends[app_values[a]][su])
+    end = np.zeros(len(offsets), dtype=np.int64)
+    if flat:
+        end[has_offset] = np.array(flat, dtype=np.int64)[bases[inverse.reshape(-1)] + parts[has_offset]]
+    kept = (offsets == LATEST_OFFSET) | (offsets == UNKNOWN_OFFSET_SUM)
+    lag = np.where(kept, offsets, np.where(end < offsets, end, end - offsets))
+    found = lag.astype(object)
+    found[~has_offset] = None
+    result: list[int | None] = found.tolist()
+    return result
 
 
 def _no_tasks() -> ClientTaskColumns:

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from taskassign.fleet.codes import TableCodes, group_ids
 from taskassign.fleet.tables import TableSpec
 
 __all__ = ("Marks", "Mask", "Reason", "Rejection", "Row", "duplicate_counts", "row_json")
@@ -81,19 +81,17 @@ class Marks:
         return found
 
 
-def duplicate_counts(table: pa.Table, keys: Sequence[str]) -> npt.NDArray[np.int64]:
+def duplicate_counts(table: pa.Table, keys: Sequence[str], codes: TableCodes | None = None) -> npt.NDArray[np.int64]:
     """How many rows share each row's key, where more than one does (else 0). A key with a null part
-    matches nothing, as in a SQL join."""
+    matches nothing, as in a SQL join. ``codes``: the table's columns already encoded (fleet.codes)."""
     counts = np.zeros(table.num_rows, dtype=np.int64)
     if table.num_rows == 0:
         return counts
-    keyed = table.select(list(keys)).append_column("_row", pa.array(np.arange(table.num_rows, dtype=np.int64)))
-    complete = keyed.drop_null()
-    grouped = complete.group_by(list(keys)).aggregate([("_row", "count")])
-    shared = grouped.filter(pc.greater(grouped["_row_count"], 1))
-    if shared.num_rows:
-        joined = complete.join(shared, list(keys), join_type="inner")
-        counts[joined["_row"].to_numpy()] = joined["_row_count"].to_numpy()
+    source = codes if codes is not None else TableCodes(table)
+    ids = group_ids(*(source[k].codes for k in keys))
+    complete = ids >= 0
+    shared = np.bincount(ids[complete])[ids[complete]]
+    counts[complete] = np.where(shared > 1, shared, 0)
     return counts
 
 
