@@ -264,8 +264,7 @@ def _clients(
     ends = {a: {s["subtopology"]: s["end_offset_sums"] or () for s in m.subtopologies} for a, m in metadata.items()}
     usable = report_marks.usable
     checked.update({"members": checked_members, "member_tasks": _Checked(MEMBER_TASKS, reports_table, report_marks)})
-    used = report_codes.filtered(usable)
-    return client_inputs(usable_members, used.table, process_ids[usable], ends, used)
+    return client_inputs(usable_members, reports_table, process_ids, ends, report_codes, usable)
 
 
 def _resolved_override(spec: str | None) -> ResolvedAssignor | str | None:

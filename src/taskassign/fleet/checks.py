@@ -359,15 +359,16 @@ def check_member_tasks(table: pa.Table, status: Mapping[str, AppStatus]) -> tupl
     derivations. ``table`` has ``_from_subscription``: reports decoded from a member's subscription_info,
     checked like rows but not input rows themselves."""
     # Task ids repeat (every application has a 0_0): parsed once per distinct id.
-    encoded = pc.dictionary_encode(table.column("task_id").combine_chunks())
-    parts = pc.extract_regex(encoded.dictionary, r"^(?P<s>[0-9]{1,10})_(?P<p>[0-9]{1,10})$")
+    task_ids = Codes.of(table.column("task_id"))
+    parts = pc.extract_regex(pa.array(task_ids.values, pa.string()), r"^(?P<s>[0-9]{1,10})_(?P<p>[0-9]{1,10})$")
     subs = pc.cast(pc.struct_field(parts, "s"), pa.int64())
     partitions = pc.cast(pc.struct_field(parts, "p"), pa.int64())
     fits = pc.and_(pc.less_equal(subs, INT_MAX), pc.less_equal(partitions, INT_MAX))
-    subs = pc.take(pc.if_else(fits, subs, None).cast(pa.int32()), encoded.indices)
-    partitions = pc.take(pc.if_else(fits, partitions, None).cast(pa.int32()), encoded.indices)
+    rows = pa.array(task_ids.codes, pa.int64(), mask=~task_ids.valid)
+    subs = pc.take(pc.if_else(fits, subs, None).cast(pa.int32()), rows)
+    partitions = pc.take(pc.if_else(fits, partitions, None).cast(pa.int32()), rows)
     table = table.append_column("subtopology", subs).append_column("partition", partitions)
-    codes = TableCodes(table)
+    codes = TableCodes(table, {"task_id": task_ids})
     marks = Marks(table.num_rows)
     basic_rules(marks, table, MEMBER_TASKS, codes)
     app_rules(marks, codes["app_id"], status)

@@ -10,7 +10,7 @@ by values.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +19,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ("Codes", "TableCodes", "group_ids", "pair_keys", "sort_order")
+__all__ = ("Codes", "TableCodes", "group_ids", "int_codes", "pair_keys", "sort_order")
 
 IntArray = npt.NDArray[np.int64]
 Mask = npt.NDArray[np.bool_]
@@ -67,9 +67,9 @@ class Codes:
 class TableCodes:
     """A table's columns as ``Codes``, each encoded at most once."""
 
-    def __init__(self, table: pa.Table) -> None:
+    def __init__(self, table: pa.Table, known: Mapping[str, Codes] | None = None) -> None:
         self.table = table
-        self._found: dict[str, Codes] = {}
+        self._found: dict[str, Codes] = dict(known or {})
 
     def __getitem__(self, name: str) -> Codes:
         found = self._found.get(name)
@@ -77,33 +77,59 @@ class TableCodes:
             found = self._found[name] = Codes.of(self.table.column(name))
         return found
 
-    def filtered(self, rows: Mask) -> TableCodes:
-        """The codes of ``table.filter(rows)``, those already encoded taken from these."""
-        found = TableCodes(self.table.filter(pa.array(rows, pa.bool_())))
-        found._found = {name: c.take(rows) for name, c in self._found.items()}
+
+
+def int_codes(column: pa.ChunkedArray | pa.Array) -> IntArray:
+    """An integer column's values as codes for ``group_ids`` without encoding them: value - smallest value
+    (order kept, not dense), -1 for null."""
+    valid = np.asarray(pc.is_valid(column).to_numpy(zero_copy_only=False), dtype=np.bool_)
+    values = np.asarray(pc.fill_null(column, 0).to_numpy(zero_copy_only=False), dtype=np.int64)
+    if not valid.any():
+        return np.full(len(values), -1, dtype=np.int64)
+    low, high = int(values[valid].min()), int(values[valid].max())
+    if high - low >= 2**62:  # the difference would overflow: number the distinct values instead
+        found = np.full(len(values), -1, dtype=np.int64)
+        found[valid] = np.unique(values[valid], return_inverse=True)[1].reshape(-1)
         return found
+    return np.where(valid, values - low, -1)
+
+
+def _renumber(values: IntArray, bound: int) -> tuple[IntArray, IntArray]:
+    """``values`` (each in [0, bound)) as dense ids in their order, and the distinct values: by marking
+    which occur when ``bound`` is not much larger than the values, else by sorting."""
+    if bound <= max(4 * len(values), 1 << 16):
+        seen = np.zeros(bound, dtype=np.bool_)
+        seen[values] = True
+        ranks = np.cumsum(seen, dtype=np.int64) - 1
+        return ranks[values], np.flatnonzero(seen)
+    distinct, inverse = np.unique(values, return_inverse=True)
+    return inverse.reshape(-1).astype(np.int64), distinct
 
 
 def group_ids(*codes: IntArray) -> IntArray:
-    """Dense ids of the rows' code tuples, numbered in the tuples' sorted order; -1 where any code is -1."""
+    """Dense ids of the rows' code tuples (codes >= 0), numbered in the tuples' sorted order; -1 where any
+    code is -1."""
     size = len(codes[0])
     valid = np.ones(size, dtype=np.bool_)
     for c in codes:
         valid &= c >= 0
-    combined = np.zeros(int(valid.sum()), dtype=np.int64)
+    count = int(valid.sum())
+    limit = max(4 * count, 1 << 16)
+    combined = np.zeros(count, dtype=np.int64)
     bound = 1
     for c in codes:
         part = c[valid]
-        width = int(part.max()) + 1 if len(part) else 1
-        if bound * width >= 2**62:  # renumber before the product would overflow
-            _, combined = np.unique(combined, return_inverse=True)
-            bound = int(combined.max()) + 1 if len(combined) else 1
+        width = int(part.max()) + 1 if count else 1
+        if width > limit:
+            part, distinct = _renumber(part, width)
+            width = len(distinct)
+        if bound * width > limit:
+            combined, distinct = _renumber(combined, bound)
+            bound = len(distinct)
         combined = combined * width + part
         bound *= width
     ids = np.full(size, -1, dtype=np.int64)
-    if len(combined):
-        _, dense = np.unique(combined, return_inverse=True)
-        ids[valid] = dense.reshape(-1)
+    ids[valid] = _renumber(combined, bound)[0]
     return ids
 
 
@@ -111,10 +137,9 @@ def pair_keys(first: Codes, second: Codes) -> tuple[IntArray, list[tuple[Any, An
     """Per row the id of its (first, second) values (-1 where either is null) and the distinct pairs, sorted."""
     width = max(len(second.values), 1)
     valid = first.valid & second.valid
-    combined = first.codes * width + second.codes
-    distinct, inverse = np.unique(combined[valid], return_inverse=True)
-    ids = np.full(len(combined), -1, dtype=np.int64)
-    ids[valid] = inverse.reshape(-1)
+    ids = np.full(len(valid), -1, dtype=np.int64)
+    inverse, distinct = _renumber((first.codes * width + second.codes)[valid], max(len(first.values), 1) * width)
+    ids[valid] = inverse
     keys = [(first.values[a], second.values[b]) for a, b in zip((distinct // width).tolist(),
                                                                  (distinct % width).tolist(), strict=True)]
     return ids, keys

@@ -351,32 +351,36 @@ def check_member_references(
 def client_inputs(
     members: Sequence[Row], reports: pa.Table, process_ids: npt.NDArray[np.object_],
     ends: Mapping[str, Mapping[int, Sequence[int]]], table_codes: TableCodes | None = None,
+    rows: npt.NDArray[np.bool_] | None = None,
 ) -> dict[str, list[ClientInput]]:
     """Per application, its clients (usable members grouped by process id; rack, tags and host of the
     first member by consumer id) with their merged reports. Merging follows Kafka's leader: a task is a
     previous active if a member owned it as active or reported -2 (running), else a previous standby; the
     offset sum of the client's last consumer (in consumer-id order) that reported one wins. ``reports``
-    are the usable rows with their members' ``process_ids`` (check_member_references), ``ends`` each
-    subtopology's end-offset sums per application."""
+    (their ``rows``, None: all) are the usable rows with their members' ``process_ids`` (one per row of
+    ``reports``: check_member_references), ``ends`` each subtopology's end-offset sums per application."""
     table_codes = table_codes if table_codes is not None else TableCodes(reports)
-    apps, consumers = table_codes["app_id"], table_codes["consumer_id"]
+    at = np.flatnonzero(rows) if rows is not None else np.arange(reports.num_rows)
+    app_all, consumer_all = table_codes["app_id"].codes[at], table_codes["consumer_id"].codes[at]
+    app_values, consumers = table_codes["app_id"].values, table_codes["consumer_id"].take(at)
     # A row's process id is its member's: encoded once per (app_id, consumer_id), not per row.
-    member = group_ids(apps.codes, consumers.codes)
+    member = group_ids(app_all, consumer_all)
     _, first_row = np.unique(member, return_index=True)
-    member_pids = Codes.of(pa.array(process_ids[first_row], pa.string()))
-    pids = Codes(member_pids.codes[member], member_pids.values)
-    sub_all = np.asarray(reports.column("subtopology").to_numpy(zero_copy_only=False), dtype=np.int64)
-    part_all = np.asarray(reports.column("partition").to_numpy(zero_copy_only=False), dtype=np.int64)
+    member_pids = Codes.of(pa.array(process_ids[at[first_row]], pa.string()))
+    pid_all = member_pids.codes[member]
+    sub_all = _int_column(reports, "subtopology", -1)[0][at]
+    part_all = _int_column(reports, "partition", -1)[0][at]
     # Sorted by (app_id, process_id, subtopology, partition, consumer_id), on codes.
-    order = sort_order(apps.codes, pids.codes, sub_all, part_all, consumers.codes)
-    app_codes, pid_codes = apps.codes[order], pids.codes[order]
+    order = sort_order(app_all, pid_all, sub_all, part_all, consumer_all)
+    app_codes, pid_codes = app_all[order], pid_all[order]
     sub, part = sub_all[order], part_all[order]
+    taken = at[order]
     offset_all, has_offset_all = _int_column(reports, "offset_sum")
-    offset, has_offset = offset_all[order], has_offset_all[order]
+    offset, has_offset = offset_all[taken], has_offset_all[taken]
     ownership = reports.column("ownership")
     active = np.asarray(pc.fill_null(pc.equal(ownership, OWNERSHIP_ACTIVE), False).to_numpy(zero_copy_only=False),
-                        dtype=np.bool_)[order]
-    active |= np.asarray(pc.is_null(ownership).to_numpy(zero_copy_only=False), np.bool_)[order] & has_offset & (
+                        dtype=np.bool_)[taken]
+    active |= np.asarray(pc.is_null(ownership).to_numpy(zero_copy_only=False), np.bool_)[taken] & has_offset & (
         offset == LATEST_OFFSET)
     n = len(order)
     reported: dict[tuple[str, str], ClientTaskColumns] = {}
@@ -400,26 +404,26 @@ def client_inputs(
         ownerships = np.array([OWNERSHIP_STANDBY, OWNERSHIP_ACTIVE], dtype=object)[group_active.astype(np.int8)]
         ownerships = ownerships.tolist()
         reporters = _reporters(consumers, order, starts, stops)
-        lags = _lags(ends, apps.values, app_codes[starts], sub[starts], part[starts], task_offset, task_has)
+        lags = _lags(ends, app_values, app_codes[starts], sub[starts], part[starts], task_offset, task_has)
         client_starts = np.flatnonzero(new_client[starts])
         client_stops = np.append(client_starts[1:], len(starts))
         firsts = starts[client_starts]
         for a, p, s, e in zip(app_codes[firsts].tolist(), pid_codes[firsts].tolist(), client_starts.tolist(),
                               client_stops.tolist(), strict=True):
-            reported[(apps.values[a], pids.values[p])] = ClientTaskColumns(
+            reported[(app_values[a], member_pids.values[p])] = ClientTaskColumns(
                 subtopologies=task_subs[s:e], partitions=task_parts[s:e], ownerships=ownerships[s:e],
                 offset_sums=task_offsets_list[s:e], lags=lags[s:e], consumers=reporters[s:e])
     by_client: dict[tuple[str, str], list[Row]] = {}
     for row in members:
         by_client.setdefault((row["app_id"], row["process_id"]), []).append(row)
     clients: dict[str, list[ClientInput]] = {}
-    for (app_id, pid), rows in sorted(by_client.items()):
-        rows = sorted(rows, key=lambda r: r["consumer_id"])
-        first = rows[0]
+    for (app_id, pid), client_rows in sorted(by_client.items()):
+        client_rows = sorted(client_rows, key=lambda r: r["consumer_id"])
+        first = client_rows[0]
         tags = first["client_tags"]
         clients.setdefault(app_id, []).append(ClientInput(
             process_id=pid, rack=first["rack"], tags=list(tags.items() if isinstance(tags, Mapping) else tags)
-            if tags is not None else None, host=first["host"], consumers=[r["consumer_id"] for r in rows],
+            if tags is not None else None, host=first["host"], consumers=[r["consumer_id"] for r in client_rows],
             tasks=None, task_columns=reported.get((app_id, pid)) or _no_tasks()))
     return clients
 
