@@ -24,7 +24,7 @@ from taskassign.fleet import reasons as R
 from taskassign.fleet.application import check_application
 from taskassign.fleet.codes import Codes, TableCodes
 from taskassign.fleet.marks import Marks, Mask, Reason, Row, duplicate_counts
-from taskassign.fleet.subscriptions import decode_subscription
+from taskassign.fleet.subscriptions import decode_subscription_columns
 from taskassign.fleet.tables import (
     APPLICATIONS,
     MEMBER_TASKS,
@@ -290,7 +290,7 @@ def _entries(tags: Any) -> list[tuple[str, str]]:
 
 def check_members(table: pa.Table, status: Mapping[str, AppStatus]) -> CheckedMembers:
     rows = table.to_pylist()
-    decoded = [decode_subscription(r.get("subscription_info")) for r in rows]
+    decoded = [decode_subscription_columns(r.get("subscription_info")) for r in rows]
     for r, d in zip(rows, decoded, strict=True):
         r["_row_process_id"], r["_row_host"], r["_row_tags"] = r["process_id"], r["host"], r["client_tags"]
         r["process_id"] = r["process_id"] if r["process_id"] is not None else d["_sub_process_id"]
@@ -314,29 +314,35 @@ def check_members(table: pa.Table, status: Mapping[str, AppStatus]) -> CheckedMe
     marks.reject([r["_row_tags"] is not None and d["_sub_tags"] is not None
                   and _entries(r["_row_tags"]) != _entries(d["_sub_tags"]) for r, d in zip(rows, decoded, strict=True)],
                  R.BAD_VALUE, lambda i, r: "client_tags differ from its subscription_info's")
-    marks.reject([not UUID.fullmatch(r["process_id"] or "") for r in rows], R.BAD_PROCESS_ID,
+    # A process's consumers share its id and host: each distinct value is checked once.
+    process_ids = [r["process_id"] or "" for r in rows]
+    is_uuid = {p: UUID.fullmatch(p) is not None for p in set(process_ids)}
+    marks.reject([not is_uuid[p] for p in process_ids], R.BAD_PROCESS_ID,
                  lambda i, r: f"process_id is not a UUID: {r['process_id']}")
-    marks.reject([r["host"] is not None and not _valid_host(r["host"]) for r in rows], R.BAD_VALUE,
+    hosts = [r["host"] for r in rows]
+    bad_host = {h: not _valid_host(h) for h in set(hosts) if h is not None}
+    marks.reject([h is not None and bad_host[h] for h in hosts], R.BAD_VALUE,
                  lambda i, r: f"host must be host:port (application.server), got {r['host']}")
-    tags = [_entries(r["client_tags"] or ()) for r in rows]
+    tags = [_entries(r["client_tags"]) if r["client_tags"] else [] for r in rows]
     marks.reject([len(t) > MAX_CLIENT_TAGS for t in tags], R.BAD_VALUE,
                  lambda i, r: f"at most {MAX_CLIENT_TAGS} client tags are allowed")
-    marks.reject([any(not 0 < len(k) <= MAX_TAG_KEY for k, _ in t) for t in tags], R.BAD_VALUE,
+    marks.reject([bool(t) and any(not 0 < len(k) <= MAX_TAG_KEY for k, _ in t) for t in tags], R.BAD_VALUE,
                  lambda i, r: f"client tag keys must have 1 to {MAX_TAG_KEY} characters")
-    marks.reject([any(v is None or len(v) > MAX_TAG_VALUE for _, v in t) for t in tags], R.BAD_VALUE,
+    marks.reject([bool(t) and any(v is None or len(v) > MAX_TAG_VALUE for _, v in t) for t in tags], R.BAD_VALUE,
                  lambda i, r: f"client tag values must be non-null with at most {MAX_TAG_VALUE} characters")
-    missing = [_missing_tags(status.get(r["app_id"] or ""), t) for r, t in zip(rows, tags, strict=True)]
+    required = {a: tuple(dict.fromkeys(s.required_tags)) for a, s in status.items() if s.required_tags}
+    missing = [_missing_tags(required.get(r["app_id"] or "", ()), t) for r, t in zip(rows, tags, strict=True)]
     marks.reject([bool(m) for m in missing], R.MISSING_CLIENT_TAG,
                  lambda i, r: f"rack.aware.assignment.tags needs tag(s) {', '.join(missing[i])} on every member")
     _duplicates(marks, table, ["app_id", "consumer_id"])
     reports: dict[str, list[Any]] = {"app_id": [], "consumer_id": [], "task_id": [], "offset_sum": []}
     for r, d, ok in zip(rows, decoded, marks.usable, strict=True):
-        offsets = d["_sub_offsets"]
-        if ok and offsets:
-            reports["app_id"] += [r["app_id"]] * len(offsets)
-            reports["consumer_id"] += [r["consumer_id"]] * len(offsets)
-            reports["task_id"] += [o["task_id"] for o in offsets]
-            reports["offset_sum"] += [o["offset_sum"] for o in offsets]
+        task_ids = d["_sub_task_ids"]
+        if ok and task_ids:
+            reports["app_id"] += [r["app_id"]] * len(task_ids)
+            reports["consumer_id"] += [r["consumer_id"]] * len(task_ids)
+            reports["task_id"] += task_ids
+            reports["offset_sum"] += d["_sub_offset_sums"]
     return CheckedMembers(rows, marks, reports)
 
 
@@ -345,10 +351,12 @@ def _valid_host(host: str) -> bool:
     return found is not None and len(found.group(2)) <= 10 and int(found.group(2)) <= 65535
 
 
-def _missing_tags(status: AppStatus | None, tags: list[tuple[str, str]]) -> list[str]:
+def _missing_tags(required: tuple[str, ...], tags: list[tuple[str, str]]) -> list[str]:
+    """The ``required`` tag keys (rack.aware.assignment.tags, without repeats) that ``tags`` lacks."""
+    if not required:
+        return []
     have = {k for k, _ in tags}
-    required = status.required_tags if status is not None else ()
-    return [t for t in dict.fromkeys(required) if t not in have]
+    return [t for t in required if t not in have]
 
 
 # -- member tasks -----------------------------------------------------------------------------------------------

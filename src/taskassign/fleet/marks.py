@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -81,11 +82,21 @@ class Marks:
         return found
 
 
+#: Tables up to this many rows have their duplicates counted in Python.
+_SMALL = 4096
+
+
 def duplicate_counts(table: pa.Table, keys: Sequence[str], codes: TableCodes | None = None) -> npt.NDArray[np.int64]:
     """How many rows share each row's key, where more than one does (else 0). A key with a null part
     matches nothing, as in a SQL join. ``codes``: the table's columns already encoded (fleet.codes)."""
     counts = np.zeros(table.num_rows, dtype=np.int64)
     if table.num_rows == 0:
+        return counts
+    if table.num_rows <= _SMALL and codes is None:  # fewer pyarrow calls than encoding: count in Python
+        keyed = list(zip(*(table.column(k).to_pylist() for k in keys), strict=True))
+        whole = [None not in key for key in keyed]
+        seen = Counter(key for key, ok in zip(keyed, whole, strict=True) if ok)
+        counts[:] = [seen[key] if ok and seen[key] > 1 else 0 for key, ok in zip(keyed, whole, strict=True)]
         return counts
     source = codes if codes is not None else TableCodes(table)
     ids = group_ids(*(int_codes(table.column(k)) if pa.types.is_integer(table.schema.field(k).type)

@@ -18,7 +18,7 @@ from taskassign.errors import DecodeError
 from taskassign.wire.subscription_info import SubscriptionInfo, version_problem
 from taskassign.wire.versions import LATEST_SUPPORTED_VERSION, MIN_CLIENT_TAGS_VERSION
 
-__all__ = ("decode_subscription",)
+__all__ = ("decode_subscription", "decode_subscription_columns")
 
 _HEAD = struct.Struct(">iiQQ")  # version, latest supported version, process id (most, least significant bits)
 _I32 = struct.Struct(">i")
@@ -36,12 +36,33 @@ class _Unusual(Exception):
 def decode_subscription(data: bytes | None) -> dict[str, Any]:
     """``_sub_process_id``, ``_sub_host``, ``_sub_tags`` (pairs, v11+), ``_sub_offsets`` (task_id and
     offset_sum per task), or ``_sub_error`` saying why the bytes cannot be used; all None without bytes."""
+    return _as_rows(decode_subscription_columns(data))
+
+
+def decode_subscription_columns(data: bytes | None) -> dict[str, Any]:
+    """``decode_subscription`` with the offset sums column-wise, as the members' checks take them:
+    ``_sub_task_ids`` and ``_sub_offset_sums`` (one list each, None without offsets) instead of
+    ``_sub_offsets`` (a dict per task)."""
     if data is None:
-        return _empty()
+        return _as_columns(_empty())
     try:
-        return _read_common(data)
+        return _read_common_columns(data)
     except (_Unusual, struct.error, UnicodeDecodeError):
-        return _read_generic(data)
+        return _as_columns(_read_generic(data))
+
+
+def _as_columns(decoded: dict[str, Any]) -> dict[str, Any]:
+    offsets = decoded.pop("_sub_offsets")
+    decoded["_sub_task_ids"] = None if offsets is None else [o["task_id"] for o in offsets]
+    decoded["_sub_offset_sums"] = None if offsets is None else [o["offset_sum"] for o in offsets]
+    return decoded
+
+
+def _as_rows(decoded: dict[str, Any]) -> dict[str, Any]:
+    task_ids, sums = decoded.pop("_sub_task_ids"), decoded.pop("_sub_offset_sums")
+    decoded["_sub_offsets"] = None if task_ids is None else [
+        {"task_id": t, "offset_sum": o} for t, o in zip(task_ids, sums, strict=True)]
+    return decoded
 
 
 def _empty() -> dict[str, Any]:
@@ -78,6 +99,11 @@ def _text(data: bytes, pos: int) -> tuple[str, int]:
 
 
 def _read_common(data: bytes) -> dict[str, Any]:
+    """``_read_common_columns`` with the offset sums as ``_read_generic`` gives them."""
+    return _as_rows(_read_common_columns(data))
+
+
+def _read_common_columns(data: bytes) -> dict[str, Any]:
     """Versions 7-11 with every value valid, read in the generic reader's field order (trailing bytes
     ignored, as there); anything else raises for ``_read_generic`` to read."""
     version, latest, msb, lsb = _HEAD.unpack_from(data, 0)
@@ -93,10 +119,11 @@ def _read_common(data: bytes) -> dict[str, Any]:
         end = pos + count * _OFFSET_SUM_V10.size
         if end > len(data):
             raise _Unusual
-        for sub, part, offset, name in _OFFSET_SUM_V10.iter_unpack(data[pos:end]):
-            if sub < 0 or part < 0 or name != -1:  # a negative id is an error, a named topology is rare
-                raise _Unusual
-            pairs.append(((sub, part), offset))
+        read = list(_OFFSET_SUM_V10.iter_unpack(data[pos:end]))
+        # A negative id is an error, a named topology is rare.
+        if any(sub < 0 or part < 0 or name != -1 for sub, part, _, name in read):
+            raise _Unusual
+        pairs = [((sub, part), offset) for sub, part, offset, _ in read]
         pos = end
     else:
         for _ in range(count):
@@ -105,10 +132,10 @@ def _read_common(data: bytes) -> dict[str, Any]:
             end = pos + partitions * _PARTITION_OFFSET.size
             if sub < 0 or partitions < 0 or end > len(data):
                 raise _Unusual
-            for part, offset in _PARTITION_OFFSET.iter_unpack(data[pos:end]):
-                if part < 0:
-                    raise _Unusual
-                pairs.append(((sub, part), offset))
+            read = list(_PARTITION_OFFSET.iter_unpack(data[pos:end]))
+            if any(part < 0 for part, _ in read):
+                raise _Unusual
+            pairs += [((sub, part), offset) for part, offset in read]
             pos = end
     pos += 0 if version == 7 else 1 if version == 8 else 5  # unique_field (8+), error_code (9+): not used
     if pos > len(data):
@@ -125,11 +152,12 @@ def _read_common(data: bytes) -> dict[str, Any]:
             value, pos = _text(data, pos)
             entries.append((key, value))
         tags = list(dict(entries).items())
+    merged = sorted(dict(pairs).items())
     return {
         "_sub_error": None,
         "_sub_process_id": str(uuid.UUID(int=(msb << 64) | lsb)),
         "_sub_host": host or None,
         "_sub_tags": tags,
-        "_sub_offsets": [{"task_id": f"{sub}_{part}", "offset_sum": o}
-                         for (sub, part), o in sorted(dict(pairs).items())],
+        "_sub_task_ids": [f"{sub}_{part}" for (sub, part), _ in merged],
+        "_sub_offset_sums": [o for _, o in merged],
     }
