@@ -19,7 +19,8 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ("Codes", "TableCodes", "group_ids", "int_codes", "pair_keys", "sort_order")
+__all__ = ("Codes", "TableCodes", "dense_ids", "first_rows", "group_ids", "int_codes", "packed_keys", "pair_keys",
+           "repeat_counts", "sort_order")
 
 IntArray = npt.NDArray[np.int64]
 Mask = npt.NDArray[np.bool_]
@@ -94,7 +95,7 @@ def int_codes(column: pa.ChunkedArray | pa.Array) -> IntArray:
     return np.where(valid, values - low, -1)
 
 
-def _renumber(values: IntArray, bound: int) -> tuple[IntArray, IntArray]:
+def dense_ids(values: IntArray, bound: int) -> tuple[IntArray, IntArray]:
     """``values`` (each in [0, bound)) as dense ids in their order, and the distinct values: by marking
     which occur when ``bound`` is not much larger than the values, else by sorting."""
     if bound <= max(4 * len(values), 1 << 16):
@@ -102,13 +103,19 @@ def _renumber(values: IntArray, bound: int) -> tuple[IntArray, IntArray]:
         seen[values] = True
         ranks = np.cumsum(seen, dtype=np.int64) - 1
         return ranks[values], np.flatnonzero(seen)
-    distinct, inverse = np.unique(values, return_inverse=True)
-    return inverse.reshape(-1).astype(np.int64), distinct
+    order = np.argsort(values)
+    ordered = values[order]
+    starts = np.ones(len(values), dtype=np.bool_)
+    starts[1:] = ordered[1:] != ordered[:-1]
+    inverse = np.empty(len(values), dtype=np.int64)
+    inverse[order] = np.cumsum(starts, dtype=np.int64) - 1
+    return inverse, ordered[starts]
 
 
-def group_ids(*codes: IntArray) -> IntArray:
-    """Dense ids of the rows' code tuples (codes >= 0), numbered in the tuples' sorted order; -1 where any
-    code is -1."""
+def packed_keys(*codes: IntArray) -> tuple[IntArray, Mask, int]:
+    """The rows' code tuples (codes >= 0; -1: null) packed into one integer each, in the tuples' order: the
+    integers of the rows without a null code, those rows, and a bound of the integers (renumbering on the way
+    keeps it small)."""
     size = len(codes[0])
     valid = np.ones(size, dtype=np.bool_)
     for c in codes:
@@ -121,16 +128,39 @@ def group_ids(*codes: IntArray) -> IntArray:
         part = c[valid]
         width = int(part.max()) + 1 if count else 1
         if width > limit:
-            part, distinct = _renumber(part, width)
+            part, distinct = dense_ids(part, width)
             width = len(distinct)
         if bound * width > limit:
-            combined, distinct = _renumber(combined, bound)
+            combined, distinct = dense_ids(combined, bound)
             bound = len(distinct)
         combined = combined * width + part
         bound *= width
-    ids = np.full(size, -1, dtype=np.int64)
-    ids[valid] = _renumber(combined, bound)[0]
+    return combined, valid, bound
+
+
+def group_ids(*codes: IntArray) -> IntArray:
+    """Dense ids of the rows' code tuples (codes >= 0), numbered in the tuples' sorted order; -1 where any
+    code is -1."""
+    combined, valid, bound = packed_keys(*codes)
+    ids = np.full(len(valid), -1, dtype=np.int64)
+    ids[valid] = dense_ids(combined, bound)[0]
     return ids
+
+
+def repeat_counts(*codes: IntArray) -> IntArray:
+    """How many rows share each row's code tuple where more than one does, else 0 (and 0 where a code is
+    -1): one sort, and nothing more when no tuple repeats."""
+    combined, valid, _ = packed_keys(*codes)
+    counts = np.zeros(len(valid), dtype=np.int64)
+    ordered = np.sort(combined)
+    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+    if len(repeated):
+        values, extra = np.unique(repeated, return_counts=True)
+        found = np.zeros(len(combined), dtype=np.int64)
+        hit = np.isin(combined, values)
+        found[hit] = extra[np.searchsorted(values, combined[hit])] + 1
+        counts[valid] = found
+    return counts
 
 
 def pair_keys(first: Codes, second: Codes) -> tuple[IntArray, list[tuple[Any, Any]]]:
@@ -138,7 +168,7 @@ def pair_keys(first: Codes, second: Codes) -> tuple[IntArray, list[tuple[Any, An
     width = max(len(second.values), 1)
     valid = first.valid & second.valid
     ids = np.full(len(valid), -1, dtype=np.int64)
-    inverse, distinct = _renumber((first.codes * width + second.codes)[valid], max(len(first.values), 1) * width)
+    inverse, distinct = dense_ids((first.codes * width + second.codes)[valid], max(len(first.values), 1) * width)
     ids[valid] = inverse
     keys = [(first.values[a], second.values[b]) for a, b in zip((distinct // width).tolist(),
                                                                  (distinct % width).tolist(), strict=True)]
@@ -160,5 +190,15 @@ def sort_order(*keys: IntArray) -> IntArray:
             order: IntArray = np.lexsort(keys[::-1])
             return order
         packed = packed * width + key
-    found: IntArray = np.argsort(packed, kind="stable")
+    found: IntArray = np.argsort(packed)
+    ordered = packed[found]
+    if (ordered[1:] == ordered[:-1]).any():  # ties: keep their rows in order
+        found = np.argsort(packed, kind="stable")
     return found
+
+
+def first_rows(ids: IntArray, count: int) -> IntArray:
+    """The first row of each of ``count`` dense ids (every id in [0, count) occurs)."""
+    first = np.zeros(count, dtype=np.int64)
+    first[ids[::-1]] = np.arange(len(ids) - 1, -1, -1, dtype=np.int64)
+    return first

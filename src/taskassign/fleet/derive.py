@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 from taskassign.fleet import reasons as R
 from taskassign.fleet.build import ClientInput, ClientTaskColumns, SubtopologyInput, TopicInput
 from taskassign.fleet.checks import AppStatus
-from taskassign.fleet.codes import Codes, TableCodes, group_ids, pair_keys, sort_order
+from taskassign.fleet.codes import Codes, TableCodes, dense_ids, first_rows, group_ids, pair_keys, sort_order
 from taskassign.fleet.marks import Marks, Row
 from taskassign.fleet.tables import OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
 from taskassign.leader.partition_grouper import ResolvedTopology, SubtopologySpec, TopologyError, resolve_topology
@@ -365,7 +365,7 @@ def client_inputs(
     app_values, consumers = table_codes["app_id"].values, table_codes["consumer_id"].take(at)
     # A row's process id is its member's: encoded once per (app_id, consumer_id), not per row.
     member = group_ids(app_all, consumer_all)
-    _, first_row = np.unique(member, return_index=True)
+    first_row = first_rows(member, int(member.max()) + 1 if len(member) else 0)
     member_pids = Codes.of(pa.array(process_ids[at[first_row]], pa.string()))
     pid_all = member_pids.codes[member]
     sub_all = _int_column(reports, "subtopology", -1)[0][at]
@@ -446,7 +446,7 @@ def _lags(
     """``compute_lag`` of every reported task with an offset sum (None without), on whole columns: each
     task's end-offset sum looked up in one array of the bucket's ends."""
     width = int(subs.max()) + 1 if len(subs) else 1
-    pairs, inverse = np.unique((apps * width + subs)[has_offset], return_inverse=True)
+    inverse, pairs = dense_ids((apps * width + subs)[has_offset], (int(apps.max()) + 1 if len(apps) else 1) * width)
     bases = np.zeros(len(pairs), dtype=np.int64)
     flat: list[int] = []
     for i, (a, su) in enumerate(zip((pairs // width).tolist(), (pairs % width).tolist(), strict=True)):
@@ -454,7 +454,7 @@ def _lags(
         flat.extend(ends[app_values[a]][su])
     end = np.zeros(len(offsets), dtype=np.int64)
     if flat:
-        end[has_offset] = np.array(flat, dtype=np.int64)[bases[inverse.reshape(-1)] + parts[has_offset]]
+        end[has_offset] = np.array(flat, dtype=np.int64)[bases[inverse] + parts[has_offset]]
     kept = (offsets == LATEST_OFFSET) | (offsets == UNKNOWN_OFFSET_SUM)
     lag = np.where(kept, offsets, np.where(end < offsets, end, end - offsets))
     found = lag.astype(object)

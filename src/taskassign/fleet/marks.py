@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from taskassign.fleet.codes import TableCodes, group_ids, int_codes
+from taskassign.fleet.codes import TableCodes, int_codes, repeat_counts
 from taskassign.fleet.tables import TableSpec
 
 __all__ = ("Marks", "Mask", "Reason", "Rejection", "Row", "duplicate_counts", "row_json")
@@ -99,12 +99,8 @@ def duplicate_counts(table: pa.Table, keys: Sequence[str], codes: TableCodes | N
         counts[:] = [seen[key] if ok and seen[key] > 1 else 0 for key, ok in zip(keyed, whole, strict=True)]
         return counts
     source = codes if codes is not None else TableCodes(table)
-    ids = group_ids(*(int_codes(table.column(k)) if pa.types.is_integer(table.schema.field(k).type)
-                      else source[k].codes for k in keys))
-    complete = ids >= 0
-    shared = np.bincount(ids[complete])[ids[complete]]
-    counts[complete] = np.where(shared > 1, shared, 0)
-    return counts
+    return repeat_counts(*(int_codes(table.column(k)) if pa.types.is_integer(table.schema.field(k).type)
+                           else source[k].codes for k in keys))
 
 
 def _jsonable(value: Any, is_map: bool) -> Any:
