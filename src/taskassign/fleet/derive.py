@@ -194,31 +194,28 @@ class TaskMetadata:
 
 
 class _PartitionIndex:
-    """The usable partition rows sorted by (app, topic, partition), sliced per (app, topic): ``rows`` of
-    ``partitions`` (None: all), which have their app_id, topic and partition."""
+    """The usable partition rows (``rows`` of ``partitions``, None: all; they have their app_id, topic and
+    partition) laid out per (app, topic) by partition: one slot per partition below the topic's highest, the
+    row's position in it (-1: no row). No sort: each row goes straight to its slot."""
 
     def __init__(self, partitions: pa.Table, codes: TableCodes, rows: npt.NDArray[np.bool_] | None) -> None:
-        used = np.ones(partitions.num_rows, dtype=np.bool_) if rows is None else rows
-        apps, topics = codes["app_id"].codes, codes["topic"].codes
+        at = np.flatnonzero(rows) if rows is not None else np.arange(partitions.num_rows)
         partition, _ = _int_column(partitions, "partition")
-        at = np.flatnonzero(used)
-        order = at[sort_order(apps[at], topics[at], partition[at])]
-        app_codes, topic_codes = apps[order], topics[order]
-        changed = np.ones(len(order), dtype=np.bool_)
-        changed[1:] = (app_codes[1:] != app_codes[:-1]) | (topic_codes[1:] != topic_codes[:-1])
-        starts = np.flatnonzero(changed)
-        stops = np.append(starts[1:], len(order)) if len(order) else starts
-        app_values, topic_values = codes["app_id"].values, codes["topic"].values
-        self.slices = {(app_values[a], topic_values[t]): (s, e) for a, t, s, e in zip(
-            app_codes[starts].tolist(), topic_codes[starts].tolist(), starts.tolist(), stops.tolist(), strict=True)}
-        self.partition = partition[order]
-        end, has_end = _int_column(partitions, "end_offset")
-        self.end, self.has_end = end[order], has_end[order]
-        self.committed = _int_column(partitions, "committed_offset")[0][order]
-        size, has_size = _int_column(partitions, "size_bytes")
-        self.size, self.has_size = size[order], has_size[order]
+        pairs, keys = pair_keys(codes["app_id"].take(at), codes["topic"].take(at))
+        parts = partition[at]
+        placed = (pairs >= 0) & (parts >= 0)
+        pairs, parts, at = pairs[placed], parts[placed], at[placed]
+        widths = np.zeros(len(keys), dtype=np.int64)
+        np.maximum.at(widths, pairs, parts + 1)
+        starts = np.cumsum(widths) - widths
+        self.slots = np.full(int(widths.sum()), -1, dtype=np.int64)
+        self.slots[starts[pairs] + parts] = at
+        self.slices = dict(zip(keys, zip(starts.tolist(), widths.tolist(), strict=True), strict=True))
+        self.end, self.has_end = _int_column(partitions, "end_offset")
+        self.committed = _int_column(partitions, "committed_offset")[0]
+        self.size, self.has_size = _int_column(partitions, "size_bytes")
         rack_codes, rack_texts = _encoded(pc.binary_join(partitions.column("replica_racks"), _SEP))
-        self.rack_code = rack_codes[order]
+        self.rack_code = rack_codes
         # One set per distinct rack list of the bucket (fleet.build takes them as they are), None for no row.
         self.rack_values: list[SortedFrozenSet[str] | None] = [
             SortedFrozenSet(text.split(_SEP) if text else ()) for text in rack_texts]
@@ -229,10 +226,8 @@ class _PartitionIndex:
         found = np.full(num_tasks, -1, dtype=np.int64)
         span = self.slices.get((app_id, topic))
         if span is not None:
-            rows = np.arange(span[0], span[1], dtype=np.int64)
-            parts = self.partition[span[0]:span[1]]
-            inside = parts < num_tasks
-            found[parts[inside]] = rows[inside]
+            width = min(span[1], num_tasks)
+            found[:width] = self.slots[span[0]:span[0] + width]
         return found
 
     def racks(self, positions: npt.NDArray[np.int64]) -> list[list[str] | SortedFrozenSet[str] | None]:

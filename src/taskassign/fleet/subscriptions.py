@@ -119,11 +119,11 @@ def _read_common_columns(data: bytes) -> dict[str, Any]:
         end = pos + count * _OFFSET_SUM_V10.size
         if end > len(data):
             raise _Unusual
-        read = list(_OFFSET_SUM_V10.iter_unpack(data[pos:end]))
-        # A negative id is an error, a named topology is rare.
-        if any(sub < 0 or part < 0 or name != -1 for sub, part, _, name in read):
+        # A negative id is an error, a named topology is rare: the generic reader reads both.
+        pairs = [((sub, part), offset) for sub, part, offset, name in _OFFSET_SUM_V10.iter_unpack(data[pos:end])
+                 if sub >= 0 and part >= 0 and name == -1]
+        if len(pairs) != count:
             raise _Unusual
-        pairs = [((sub, part), offset) for sub, part, offset, _ in read]
         pos = end
     else:
         for _ in range(count):
@@ -132,10 +132,10 @@ def _read_common_columns(data: bytes) -> dict[str, Any]:
             end = pos + partitions * _PARTITION_OFFSET.size
             if sub < 0 or partitions < 0 or end > len(data):
                 raise _Unusual
-            read = list(_PARTITION_OFFSET.iter_unpack(data[pos:end]))
-            if any(part < 0 for part, _ in read):
+            read = [((sub, part), offset) for part, offset in _PARTITION_OFFSET.iter_unpack(data[pos:end]) if part >= 0]
+            if len(read) != partitions:
                 raise _Unusual
-            pairs += [((sub, part), offset) for part, offset in read]
+            pairs += read
             pos = end
     pos += 0 if version == 7 else 1 if version == 8 else 5  # unique_field (8+), error_code (9+): not used
     if pos > len(data):
