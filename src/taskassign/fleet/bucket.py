@@ -90,6 +90,8 @@ class _Checked:
     table: pa.Table
     marks: Marks
     rows: list[dict[str, Any]] | None = None
+    #: The table's columns as codes (fleet.codes), for the large tables.
+    codes: TableCodes | None = None
 
     def rows_at(self, indices: Sequence[int]) -> list[dict[str, Any]]:
         if self.rows is not None:
@@ -177,7 +179,7 @@ def _topologies(
     partitions_table = tables["topic_partitions"]
     partition_codes = TableCodes(partitions_table)
     partitions = _Checked(INPUT_TABLES["topic_partitions"], partitions_table,
-                          check_topic_partitions(partitions_table, status, partition_codes))
+                          check_topic_partitions(partitions_table, status, partition_codes), codes=partition_codes)
     counts = topic_counts(partitions_table, partitions.marks.usable, partition_codes)
     incomplete = _shared_changelogs(usable_subs) | _incomplete_topologies((subs, repartition, partitions), status)
     resolved, topology_errors = resolve_topologies([r for r in usable_subs if r["app_id"] not in incomplete], counts,
@@ -261,9 +263,10 @@ def _clients(
     member_info = {(r["app_id"], r["consumer_id"]): MemberInfo(r["process_id"], r["_has_subscription"])
                    for r in usable_members}
     process_ids = check_member_references(reports_table, report_marks, member_info, blocks, report_codes)
-    ends = {a: {s["subtopology"]: s["end_offset_sums"] or () for s in m.subtopologies} for a, m in metadata.items()}
+    ends = {a: m.end_offset_arrays for a, m in metadata.items()}
     usable = report_marks.usable
-    checked.update({"members": checked_members, "member_tasks": _Checked(MEMBER_TASKS, reports_table, report_marks)})
+    checked.update({"members": checked_members,
+                    "member_tasks": _Checked(MEMBER_TASKS, reports_table, report_marks, codes=report_codes)})
     return client_inputs(usable_members, reports_table, process_ids, ends, report_codes, usable)
 
 
@@ -330,6 +333,12 @@ def _inputs(
         rows = np.asarray(t.marks.usable)
         if FROM_SUBSCRIPTION in t.table.column_names:
             rows = rows & ~np.asarray(t.table.column(FROM_SUBSCRIPTION).to_numpy(zero_copy_only=False), np.bool_)
+        if t.codes is not None:  # counted on the application ids' codes
+            app_ids = t.codes["app_id"]
+            per_app = np.bincount(app_ids.codes[rows & app_ids.valid], minlength=len(app_ids.values))
+            for index in np.flatnonzero(per_app).tolist():
+                used.setdefault(app_ids.values[index], Counter())[name] = int(per_app[index])
+            continue
         ids = t.table.column("app_id").filter(pa.array(rows)).value_counts()
         for entry in ids.to_pylist():
             used.setdefault(entry["values"], Counter())[name] = entry["counts"]

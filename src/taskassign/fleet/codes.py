@@ -35,14 +35,19 @@ class Codes:
 
     @classmethod
     def of(cls, column: pa.ChunkedArray | pa.Array) -> Codes:
-        array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-        encoded = pc.dictionary_encode(array)
-        dictionary = encoded.dictionary
+        # A chunked column is encoded as it is (no copy into one chunk): its chunks share one dictionary.
+        encoded = pc.dictionary_encode(column)
+        chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
+        if not chunks:
+            return cls(np.zeros(0, dtype=np.int64), [])
+        dictionary = chunks[-1].dictionary
         order = np.asarray(pc.sort_indices(dictionary).to_numpy(), dtype=np.int64)
         rank = np.empty(len(order) + 1, dtype=np.int64)
         rank[order] = np.arange(len(order), dtype=np.int64)
         rank[-1] = -1  # a null's index (-1 below) picks this
-        indices = np.asarray(pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
+        indices = np.concatenate([np.asarray(pc.fill_null(c.indices, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
+                                  for c in chunks])
+        assert len(indices) == len(column)
         return cls(rank[indices], dictionary.take(pa.array(order, pa.int64())).to_pylist())
 
     @property

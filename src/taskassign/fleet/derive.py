@@ -18,7 +18,8 @@ fleet.build reads.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -187,10 +188,12 @@ def check_partition_references(
 
 @dataclass(frozen=True)
 class TaskMetadata:
-    """An application's subtopologies as fleet.build reads them, and whether every end offset is known."""
+    """An application's subtopologies as fleet.build reads them, and whether every end offset is known;
+    ``end_offset_arrays``: each subtopology's ``end_offset_sums`` as an array (what lags are computed from)."""
 
     subtopologies: list[SubtopologyInput]
     end_offsets_known: bool
+    end_offset_arrays: dict[int, IntArray] = field(default_factory=dict)
 
 
 class _PartitionIndex:
@@ -259,6 +262,7 @@ def task_metadata(
     result = {}
     for app_id, app_blocks in blocks.items():
         subtopologies: list[SubtopologyInput] = []
+        arrays: dict[int, IntArray] = {}
         known = True
         existing = counts.get(app_id, {})
         for block in app_blocks:
@@ -294,11 +298,13 @@ def task_metadata(
             subtopologies.append(SubtopologyInput(subtopology=block.subtopology, num_tasks=n,
                                                   stores=list(block.stores), topics=topics,
                                                   end_offset_sums=ends.tolist(), state_bytes=state))
+            arrays[block.subtopology] = ends
         if not known:
             for sub, block in zip(subtopologies, app_blocks, strict=True):
                 if block.logged:
                     sub["end_offset_sums"] = [UNKNOWN_OFFSET_SUM] * block.num_tasks
-        result[app_id] = TaskMetadata(subtopologies, known)
+                    arrays[block.subtopology] = np.full(block.num_tasks, UNKNOWN_OFFSET_SUM, dtype=np.int64)
+        result[app_id] = TaskMetadata(subtopologies, known, arrays)
     return result
 
 
@@ -345,7 +351,7 @@ def check_member_references(
 
 def client_inputs(
     members: Sequence[Row], reports: pa.Table, process_ids: npt.NDArray[np.object_],
-    ends: Mapping[str, Mapping[int, Sequence[int]]], table_codes: TableCodes | None = None,
+    ends: Mapping[str, Mapping[int, Sequence[int] | IntArray]], table_codes: TableCodes | None = None,
     rows: npt.NDArray[np.bool_] | None = None,
 ) -> dict[str, list[ClientInput]]:
     """Per application, its clients (usable members grouped by process id; rack, tags and host of the
@@ -408,12 +414,12 @@ def client_inputs(
             reported[(app_values[a], member_pids.values[p])] = ClientTaskColumns(
                 subtopologies=task_subs[s:e], partitions=task_parts[s:e], ownerships=ownerships[s:e],
                 offset_sums=task_offsets_list[s:e], lags=lags[s:e], consumers=reporters[s:e])
+    # One sort by (app, process, consumer): clients come in (app, process) order, each one's members by consumer.
     by_client: dict[tuple[str, str], list[Row]] = {}
-    for row in members:
+    for row in sorted(members, key=itemgetter("app_id", "process_id", "consumer_id")):
         by_client.setdefault((row["app_id"], row["process_id"]), []).append(row)
     clients: dict[str, list[ClientInput]] = {}
-    for (app_id, pid), client_rows in sorted(by_client.items()):
-        client_rows = sorted(client_rows, key=lambda r: r["consumer_id"])
+    for (app_id, pid), client_rows in by_client.items():
         first = client_rows[0]
         tags = first["client_tags"]
         clients.setdefault(app_id, []).append(ClientInput(
@@ -435,21 +441,23 @@ def _reporters(consumers: Codes, order: IntArray, starts: IntArray, stops: IntAr
 
 
 def _lags(
-    ends: Mapping[str, Mapping[int, Sequence[int]]], app_values: Sequence[str], apps: IntArray, subs: IntArray,
-    parts: IntArray, offsets: IntArray, has_offset: npt.NDArray[np.bool_],
+    ends: Mapping[str, Mapping[int, Sequence[int] | IntArray]], app_values: Sequence[str], apps: IntArray,
+    subs: IntArray, parts: IntArray, offsets: IntArray, has_offset: npt.NDArray[np.bool_],
 ) -> list[int | None]:
     """``compute_lag`` of every reported task with an offset sum (None without), on whole columns: each
     task's end-offset sum looked up in one array of the bucket's ends."""
     width = int(subs.max()) + 1 if len(subs) else 1
     inverse, pairs = dense_ids((apps * width + subs)[has_offset], (int(apps.max()) + 1 if len(apps) else 1) * width)
     bases = np.zeros(len(pairs), dtype=np.int64)
-    flat: list[int] = []
+    flat: list[IntArray] = []
+    size = 0
     for i, (a, su) in enumerate(zip((pairs // width).tolist(), (pairs % width).tolist(), strict=True)):
-        bases[i] = len(flat)
-        flat.extend(ends[app_values[a]][su])
+        bases[i] = size
+        flat.append(np.asarray(ends[app_values[a]][su], dtype=np.int64))
+        size += len(flat[-1])
     end = np.zeros(len(offsets), dtype=np.int64)
-    if flat:
-        end[has_offset] = np.array(flat, dtype=np.int64)[bases[inverse] + parts[has_offset]]
+    if size:
+        end[has_offset] = np.concatenate(flat)[bases[inverse] + parts[has_offset]]
     kept = (offsets == LATEST_OFFSET) | (offsets == UNKNOWN_OFFSET_SUM)
     lag = np.where(kept, offsets, np.where(end < offsets, end, end - offsets))
     found = lag.astype(object)
