@@ -22,7 +22,8 @@ def _columns(rng: random.Random, rows: int) -> tuple[list[str | None], list[int 
 
 
 def test_codes_sort_like_their_values_and_keep_nulls_apart() -> None:
-    codes = Codes.of(pa.chunked_array([pa.array(TEXTS[:6]), pa.array(TEXTS[6:])], pa.string()))
+    chunks = [pa.array(TEXTS[:6], pa.string()), pa.array([], pa.string()), pa.array(TEXTS[6:], pa.string())]
+    codes = Codes.of(pa.chunked_array(chunks))  # an empty chunk and values first seen in a later chunk
     assert codes.values == sorted(t for t in TEXTS if t is not None)
     assert [codes.values[c] if c >= 0 else None for c in codes.codes] == TEXTS
     assert codes.where(lambda t: t.strip(" ") == "").tolist() == [t is not None and t.strip(" ") == "" for t in TEXTS]

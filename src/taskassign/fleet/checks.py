@@ -5,7 +5,8 @@ refers to (tasks, members) need the derived topology and live in fleet.derive.
 
 Every function takes the table as an Arrow table with its ``TableSpec``'s columns plus ``_source_row`` and
 ``_malformed`` (pipeline.read). The two large tables (topic_partitions, member_tasks: about one row per
-task) are checked column-wise with pyarrow compute; the small ones row by row.
+task) are checked column-wise: pyarrow compute, and their text keys as integer codes (fleet.codes: a
+value's checks run once per distinct value, duplicates are found on numbers); the small ones row by row.
 """
 
 from __future__ import annotations

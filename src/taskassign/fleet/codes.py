@@ -2,10 +2,10 @@
 
 Sorting or grouping a column of ~10^5 strings (app ids, topics, consumer ids) with pyarrow compute costs a
 pass over every string per call, and a bucket made several such calls per table. A column is encoded once
-(its distinct values sorted, each row its value's rank); after that every sort (``np.lexsort``), grouping
-and lookup is on integers, and text is read once per distinct value. Ranks follow the values' sorted order
-(strings: UTF-8 byte order, which is code-point order: Python's and Arrow's), so sorting by codes sorts
-by values.
+(its distinct values sorted, each row its value's rank); after that every sort (one ``np.argsort`` of the
+keys packed into one integer), grouping and lookup is on integers, and text is read once per distinct
+value. Ranks follow the values' sorted order (strings: UTF-8 byte order, which is code-point order:
+Python's and Arrow's), so sorting by codes sorts by values.
 """
 
 from __future__ import annotations
@@ -41,6 +41,9 @@ class Codes:
         if not chunks:
             return cls(np.zeros(0, dtype=np.int64), [])
         dictionary = chunks[-1].dictionary
+        if any(not c.dictionary.equals(dictionary) for c in chunks[:-1]):  # not shared after all: one chunk
+            chunks = [pc.dictionary_encode(column.combine_chunks())]
+            dictionary = chunks[0].dictionary
         order = np.asarray(pc.sort_indices(dictionary).to_numpy(), dtype=np.int64)
         rank = np.empty(len(order) + 1, dtype=np.int64)
         rank[order] = np.arange(len(order), dtype=np.int64)
@@ -59,11 +62,6 @@ class Codes:
         """Rows whose (non-null) value passes ``test``, asked once per distinct value."""
         hit = np.array([*(bool(test(v)) for v in self.values), False], dtype=np.bool_)
         found: Mask = hit[self.codes]
-        return found
-
-    def mask_of(self, per_value: Mask) -> Mask:
-        """Rows whose value's entry of ``per_value`` (one per value) holds; null rows: False."""
-        found: Mask = np.append(np.asarray(per_value, dtype=np.bool_), False)[self.codes]
         return found
 
     def take(self, rows: Mask | IntArray) -> Codes:

@@ -62,11 +62,6 @@ def _int_column(table: pa.Table, name: str, fill: int = 0) -> tuple[IntArray, np
     return values, valid
 
 
-def _key(*columns: pa.ChunkedArray) -> pa.ChunkedArray:
-    """Several string columns as one (a separator no name contains)."""
-    return pc.binary_join_element_wise(*[pc.cast(c, pa.string()) for c in columns], "\x00")
-
-
 def _encoded(key: pa.ChunkedArray) -> tuple[npt.NDArray[np.int64], list[Any]]:
     """Dictionary codes of a column (-1 for null) and its distinct values."""
     encoded = pc.dictionary_encode(key.combine_chunks() if isinstance(key, pa.ChunkedArray) else key)
