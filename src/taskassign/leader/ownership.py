@@ -12,16 +12,18 @@ partitions before joining, so nothing is owned.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
 from itertools import chain
 from types import MappingProxyType
 
 from taskassign.configs import REBALANCE_PROTOCOL, REBALANCE_PROTOCOL_EAGER
-from taskassign.ids import ProcessId
+from taskassign.ids import ProcessId, TaskId
 from taskassign.model import ApplicationState
 
-__all__ = ("ClientOwnership", "PartitionOwnership", "ownership_from_state")
+__all__ = (
+    "ClientOwnership", "PartitionOwnership", "TaskOwnership", "ownership_from_state", "task_ownership_from_state",
+)
 
 TopicPartition = tuple[str, int]
 
@@ -92,3 +94,51 @@ def ownership_from_state(state: ApplicationState) -> PartitionOwnership:
         if by_consumer or unattributed:
             clients[pid] = ClientOwnership(MappingProxyType(by_consumer), frozenset(unattributed - by_consumer.keys()))
     return PartitionOwnership(MappingProxyType(clients), frozenset(everything))
+
+
+@dataclass(frozen=True, slots=True)
+class TaskOwnership:
+    """``ownership_from_state`` by task instead of by partition, for an application whose every task has source
+    partitions and no partition belongs to two tasks (as Kafka's ``PartitionGrouper`` makes them): then a task's
+    partitions are owned exactly when some client ran it as an active, by that client's consumer that reported it
+    (or the client's only consumer). The leader tests a task with two lookups instead of walking its partitions."""
+
+    #: Every task some client ran as an active.
+    owned: Set[TaskId] = frozenset()
+    #: Per client, its previous active tasks -> the consumer that owns them (None: unknown, the whole client).
+    clients: Mapping[ProcessId, Mapping[TaskId, str | None]] = field(default_factory=lambda: MappingProxyType({}))
+
+    def of(self, pid: ProcessId) -> Mapping[TaskId, str | None]:
+        return self.clients.get(pid, _NO_TASKS)
+
+
+_NO_TASKS: Mapping[TaskId, str | None] = MappingProxyType({})
+
+
+def task_ownership_from_state(state: ApplicationState) -> TaskOwnership | None:
+    """``ownership_from_state`` by task (``TaskOwnership``), or None when the application's partitions do not
+    allow it (a task without source partitions, or a source partition of two tasks)."""
+    if state.configs.extension(REBALANCE_PROTOCOL) == REBALANCE_PROTOCOL_EAGER:
+        return TaskOwnership()
+    sources = [info.source_topic_partitions for info in state.tasks.values()]
+    if not all(sources):
+        return None
+    partitions = list(chain.from_iterable(sources))
+    if len(set(partitions)) != len(partitions):
+        return None
+    owned: set[TaskId] = set()
+    clients: dict[ProcessId, Mapping[TaskId, str | None]] = {}
+    for pid, client in state.clients.items():
+        previous = client.previous_active_tasks.members
+        if not previous:
+            continue
+        owned.update(previous)
+        consumers = client.consumer_client_ids
+        owner: dict[TaskId, str | None] = dict.fromkeys(previous, consumers[0] if len(consumers) == 1 else None)
+        if client.consumer_previous_tasks:
+            members = set(consumers)
+            for consumer, tasks in client.consumer_previous_tasks.items():  # sorted: a later consumer overwrites
+                if consumer in members:
+                    owner.update(dict.fromkeys(previous.intersection(tasks), consumer))
+        clients[pid] = owner
+    return TaskOwnership(owned, clients)

@@ -30,16 +30,25 @@ from taskassign.ids import ProcessId, TaskId
 from taskassign.internals.gc_pause import gc_paused
 from taskassign.internals.java_order import hash_iteration_order
 from taskassign.leader.followups import IMMEDIATE_FOLLOWUP_MS, client_assignments
-from taskassign.leader.ownership import PartitionOwnership, ownership_from_state
+from taskassign.leader.ownership import (
+    ClientOwnership,
+    PartitionOwnership,
+    TaskOwnership,
+    ownership_from_state,
+    task_ownership_from_state,
+)
 from taskassign.leader.threads import ClientThreadsInput, distribute_client
 from taskassign.model import (
     ACTIVE,
+    LATEST_OFFSET,
+    UNKNOWN_OFFSET_SUM,
     ApplicationState,
     AssignmentError,
     ConsumerAssignment,
     GroupAssignment,
     GroupSubscription,
     KafkaStreamsAssignment,
+    KafkaStreamsState,
     TaskAssignment,
 )
 from taskassign.task_assignment_utils import identity_assignment
@@ -135,9 +144,13 @@ def _rebalance(
     clients = client_assignments(state, task_assignment, leader)
     consumers = None
     if distribute_threads:
-        owned = ownership if ownership is not None else ownership_from_state(state)
-        sources = _source_partitions(state) if owned.all_owned else {}  # only read to withhold owned ones
-        consumers = {pid: _consumer_assignments(state, a, owned, sources) for pid, a in clients.items()}
+        by_task = task_ownership_from_state(state) if ownership is None else None
+        if by_task is not None:
+            consumers = {pid: _consumer_assignments(state, a, by_task) for pid, a in clients.items()}
+        else:
+            owned = ownership if ownership is not None else ownership_from_state(state)
+            sources = _source_partitions(state) if owned.all_owned else {}  # only read to withhold owned ones
+            consumers = {pid: _consumer_assignments(state, a, owned, sources) for pid, a in clients.items()}
     group = GroupAssignment(clients, consumers)
     if callable(callback):
         callback(group, subscription, error)
@@ -158,8 +171,8 @@ def _source_partitions(state: ApplicationState) -> dict[TaskId, tuple[tuple[str,
 def _consumer_assignments(
     state: ApplicationState,
     assignment: KafkaStreamsAssignment,
-    ownership: PartitionOwnership,
-    source_partitions: Mapping[TaskId, tuple[tuple[str, int], ...]],
+    ownership: PartitionOwnership | TaskOwnership,
+    source_partitions: Mapping[TaskId, tuple[tuple[str, int], ...]] | None = None,
 ) -> Mapping[str, ConsumerAssignment]:
     """One client's tasks over its consumers, with the client's follow-up on the consumer carrying it.
 
@@ -167,7 +180,8 @@ def _consumer_assignments(
     standbys a sorted set; that order decides only which thread gets which leftover, so
     the HashSet order is computed only when leftovers need it.
     """
-    client = state.clients[assignment.process_id]
+    pid = assignment.process_id
+    client = state.clients[pid]
     stateful = state.stateful_task_ids.members
     stateful_active: list[TaskId] = []
     stateless_active: list[TaskId] = []
@@ -177,20 +191,51 @@ def _consumer_assignments(
             (stateful_active if t in stateful else stateless_active).append(t)
         else:
             standby.append(t)
-    owned = ownership.of(assignment.process_id)
+    by_task = ownership if isinstance(ownership, TaskOwnership) else None
+    of_client = ownership.of(pid) if isinstance(ownership, PartitionOwnership) else _NOBODY
     threads = ClientThreadsInput(
         consumers=client.consumer_client_ids,
         stateful_active=tuple(stateful_active),
         standby=tuple(standby),
         stateless_active=tuple(stateless_active),
-        prev_tasks_by_lag={c: client.prev_tasks_by_lag(c) for c in client.consumer_previous_tasks},
-        source_partitions=source_partitions,
+        prev_tasks_by_lag=_prev_tasks_by_lag(client),
+        source_partitions=source_partitions or {},
         previous_standby=client.previous_standby_tasks.members,
         stateful=stateful,
-        owner_in_client=owned.by_consumer,
-        owned_by_client_unattributed=owned.unattributed,
-        owned_in_group=ownership.all_owned,
+        owner_in_client=of_client.by_consumer,
+        owned_by_client_unattributed=of_client.unattributed,
+        owned_in_group=ownership.all_owned if isinstance(ownership, PartitionOwnership) else frozenset(),
+        owned_tasks=by_task.owned if by_task is not None else None,
+        own_tasks=by_task.of(pid) if by_task is not None else {},
         hash_set_order=hash_iteration_order,
         followup_deadline=assignment.followup_rebalance_deadline,
     )
     return MappingProxyType(distribute_client(threads))
+
+
+def _prev_tasks_by_lag(client: KafkaStreamsState) -> dict[str, tuple[TaskId, ...]]:
+    """``client.prev_tasks_by_lag(consumer)`` for each of its consumers that reported tasks, with the lag
+    (``model.compute_lag``) written out: the leader asks it for every consumer of every client."""
+    previous = client.consumer_previous_tasks
+    if not previous:
+        return {}
+    ends = client.changelog_end_offset_sums
+    if ends is None or not client.lags_available:  # the model's own method says why there are no lags
+        return {c: client.prev_tasks_by_lag(c) for c in previous}
+    offsets = client.task_offset_sums.get
+    out: dict[str, tuple[TaskId, ...]] = {}
+    for consumer, tasks in previous.items():
+        keyed = []
+        for t in tasks:  # TaskId order
+            end = ends.get(t)
+            if end is not None:
+                offset = offsets(t, 0)
+                keyed.append((offset if offset in _KEPT_LAGS else end if end < offset else end - offset, t))
+        keyed.sort()
+        out[consumer] = tuple([t for _, t in keyed])
+    return out
+
+
+_NOBODY = ClientOwnership()
+#: Offset sums that are their own lag (running active, unknown), as in ``model.compute_lag``.
+_KEPT_LAGS = frozenset((LATEST_OFFSET, UNKNOWN_OFFSET_SUM))

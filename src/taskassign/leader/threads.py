@@ -75,6 +75,11 @@ class ClientThreadsInput:
     owned_by_client_unattributed: Set[TopicPartition] = frozenset()
     #: Every partition some member of the group owns now (empty under the EAGER protocol).
     owned_in_group: Set[TopicPartition] = frozenset()
+    #: When set, ownership by task replaces the four partition fields above (``ownership.TaskOwnership``: every
+    #: task has source partitions, none shared): the tasks some client ran as an active before.
+    owned_tasks: Set[TaskId] | None = None
+    #: With ``owned_tasks``: this client's previous active tasks -> the consumer owning them (None: unknown).
+    own_tasks: Mapping[TaskId, str | None] = field(default_factory=dict)
     #: When set, ``stateful_active`` and ``stateless_active`` are in TaskId order and this maps each to
     #: the iteration order of the Java HashSet Kafka keeps it in; called only when that order decides
     #: something (two or more leftover tasks).
@@ -227,34 +232,33 @@ def distribute_client(client: ClientThreadsInput) -> dict[str, ConsumerAssignmen
     stateless_active = _deal(*_orders(client.stateless_active, client.hash_set_order), loads, None)
 
     out = dict.fromkeys(consumers, _NOTHING)
-    contested = _contested(client, chain(client.stateful_active, client.stateless_active))
-    plain = not contested and client.followup_deadline is None  # nothing withheld, no follow-up to carry
+    withhold = _withholder(client, chain(client.stateful_active, client.stateless_active))
+    deadline = client.followup_deadline
     no_tasks: list[TaskId] = []
     for i in sorted(stateful_active.keys() | standby.keys() | stateless_active.keys()):
         active = stateful_active.get(i, no_tasks) + stateless_active.get(i, no_tasks)
         standbys = standby.get(i, no_tasks)
-        if plain:
+        withheld = withhold(active, consumers[i]) if withhold is not None else None
+        if withheld or (deadline is not None and i == 0):
+            out[consumers[i]] = _assignment(client, i == 0, active, standbys, withheld or [])
+        else:  # nothing withheld, no follow-up to carry
             out[consumers[i]] = new_consumer_assignment(tuple(active) if active else (),
                                                         tuple(standbys) if standbys else ())
-        else:
-            out[consumers[i]] = _assignment(client, consumers[i], i == 0, active, standbys, contested)
-    if client.followup_deadline is not None and out[consumers[0]] is _NOTHING:
-        out[consumers[0]] = new_consumer_assignment((), (), (), client.followup_deadline)
+    if deadline is not None and out[consumers[0]] is _NOTHING:
+        out[consumers[0]] = new_consumer_assignment((), (), (), deadline)
     return out
 
 
-def _assignment(client: ClientThreadsInput, consumer: str, first: bool, active: list[TaskId], standby: list[TaskId],
-                contested: Set[TaskId]) -> ConsumerAssignment:
-    """What ``consumer`` was dealt, with the tasks whose partitions another member owns withheld (and kept
-    warm as temporary standbys where the client held them as standbys), and the follow-up it carries."""
-    withheld: list[TaskId] = []
-    if contested:
-        withheld = [t for t in active if t in contested and _owned_elsewhere(client, t, consumer)]
-        if withheld:
-            gone = set(withheld)
-            active = [t for t in active if t not in gone]
-            withheld.sort()
-            standby = standby + [t for t in withheld if t in client.previous_standby and t in client.stateful]
+def _assignment(client: ClientThreadsInput, first: bool, active: list[TaskId], standby: list[TaskId],
+                withheld: list[TaskId]) -> ConsumerAssignment:
+    """What a consumer was dealt, with ``withheld`` (the tasks whose partitions another member owns) taken out of
+    its actives (and kept warm as temporary standbys where the client held them as standbys), and the follow-up
+    it carries."""
+    if withheld:
+        gone = set(withheld)
+        active = [t for t in active if t not in gone]
+        withheld.sort()
+        standby = standby + [t for t in withheld if t in client.previous_standby and t in client.stateful]
     deadline = consumer_deadline(first, bool(withheld), client.followup_deadline) if first or withheld else None
     if not (active or standby or withheld) and deadline is None:
         return _NOTHING
@@ -262,18 +266,36 @@ def _assignment(client: ClientThreadsInput, consumer: str, first: bool, active: 
                                    tuple(withheld) if withheld else (), deadline)
 
 
-def _contested(client: ClientThreadsInput, tasks: Iterable[TaskId], only: str | None = None) -> set[TaskId]:
+#: Stands for "another client" as a task's owner: never one of this client's consumers.
+_ELSEWHERE = object()
+
+
+def _withholder(client: ClientThreadsInput, tasks: Iterable[TaskId]
+                ) -> Callable[[list[TaskId], str], list[TaskId]] | None:
+    """The test that picks, from the actives dealt to one consumer, those it must wait for (in their order); None
+    when no task of ``tasks`` (the client's actives) can be withheld."""
+    owned_tasks = client.owned_tasks
+    if owned_tasks is not None:  # by task: owned elsewhere unless this client ran it, on this or an unknown consumer
+        if not owned_tasks:
+            return None
+        owner = client.own_tasks.get
+        return lambda active, consumer: [t for t in active
+                                         if t in owned_tasks and owner(t, _ELSEWHERE) not in (None, consumer)]
+    contested = _contested(client, tasks)
+    if not contested:
+        return None
+    return lambda active, consumer: [t for t in active if t in contested and _owned_elsewhere(client, t, consumer)]
+
+
+def _contested(client: ClientThreadsInput, tasks: Iterable[TaskId]) -> set[TaskId]:
     """The tasks that some consumer would have to wait for: a source partition is owned by another client,
     or by one particular consumer of this client (partitions the client owns through an unknown consumer
-    are never withheld inside it). ``only``: the client's one consumer, whose own partitions do not count."""
+    are never withheld inside it)."""
     owned = client.owned_in_group
     if not owned:
         return set()
     unattributed, by_consumer = client.owned_by_client_unattributed, client.owner_in_client
     sources = client.source_partitions
-    if only is not None:
-        return {t for t in tasks for p in sources.get(t, ())
-                if p in owned and by_consumer.get(p) != only and (p in by_consumer or p not in unattributed)}
     return {t for t in tasks for p in sources.get(t, ())
             if p in owned and (p in by_consumer or p not in unattributed)}
 
@@ -287,7 +309,9 @@ def _one_consumer(client: ClientThreadsInput) -> dict[str, ConsumerAssignment]:
     active = _previous_first(client.stateful_active, previous, hashed)
     standby = _previous_first(client.standby, previous, False)
     active += client.stateless_active if hashed else sorted(client.stateless_active)
-    return {consumer: _assignment(client, consumer, True, active, standby, _contested(client, active, consumer))}
+    withhold = _withholder(client, active)
+    withheld = withhold(active, consumer) if withhold is not None else []
+    return {consumer: _assignment(client, True, active, standby, withheld)}
 
 
 def _previous_first(tasks: tuple[TaskId, ...], previous: Sequence[TaskId], is_sorted: bool) -> list[TaskId]:
