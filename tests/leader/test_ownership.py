@@ -100,5 +100,6 @@ def test_ownership_by_task_only_where_partitions_are_one_task_s() -> None:
 @pytest.mark.parametrize("seed", range(20))
 def test_the_leader_s_lag_order_is_the_model_s(seed: int) -> None:
     for c in _random_state(seed).clients.values():
-        expected = {consumer: c.prev_tasks_by_lag(consumer) for consumer in c.consumer_previous_tasks}
+        expected = {consumer: c.prev_tasks_by_lag(consumer) for consumer in c.consumer_client_ids
+                    if consumer in c.consumer_previous_tasks}
         assert _prev_tasks_by_lag(c) == expected

@@ -20,8 +20,10 @@ This is the contract around an assignor (what ``StreamsPartitionAssignor#assign`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
+from itertools import filterfalse
+from operator import itemgetter
 from types import MappingProxyType
 
 from taskassign.assignors.base import TaskAssignor
@@ -31,13 +33,12 @@ from taskassign.internals.gc_pause import gc_paused
 from taskassign.internals.java_order import hash_iteration_order
 from taskassign.leader.followups import IMMEDIATE_FOLLOWUP_MS, client_assignments
 from taskassign.leader.ownership import (
-    ClientOwnership,
     PartitionOwnership,
     TaskOwnership,
     ownership_from_state,
     task_ownership_from_state,
 )
-from taskassign.leader.threads import ClientThreadsInput, distribute_client
+from taskassign.leader.threads import distribute_client, new_client_threads_input
 from taskassign.model import (
     ACTIVE,
     LATEST_OFFSET,
@@ -49,10 +50,11 @@ from taskassign.model import (
     GroupSubscription,
     KafkaStreamsAssignment,
     KafkaStreamsState,
+    SortedFrozenSet,
     TaskAssignment,
 )
 from taskassign.task_assignment_utils import identity_assignment
-from taskassign.validation import CompletenessReport, check_completeness, validate_and_check_completeness
+from taskassign.validation import CompletenessReport, check_completeness, validate_and_split
 
 __all__ = ("IMMEDIATE_FOLLOWUP_MS", "RebalanceResult", "rebalance")
 
@@ -129,7 +131,7 @@ def _rebalance(
         raise TaskassignError(f"assignor {name} returned {type(task_assignment).__name__}, "
                               "expected a TaskAssignment")
 
-    error, completeness = validate_and_check_completeness(state, task_assignment)
+    error, completeness, split = validate_and_split(state, task_assignment)
     subscription = GroupSubscription(state)
     callback = getattr(assignor, "on_assignment_computed", None)
     if error in _FATAL_ERRORS:
@@ -146,11 +148,12 @@ def _rebalance(
     if distribute_threads:
         by_task = task_ownership_from_state(state) if ownership is None else None
         if by_task is not None:
-            consumers = {pid: _consumer_assignments(state, a, by_task) for pid, a in clients.items()}
+            consumers = {pid: _consumer_assignments(state, a, split.get(pid), by_task) for pid, a in clients.items()}
         else:
             owned = ownership if ownership is not None else ownership_from_state(state)
             sources = _source_partitions(state) if owned.all_owned else {}  # only read to withhold owned ones
-            consumers = {pid: _consumer_assignments(state, a, owned, sources) for pid, a in clients.items()}
+            consumers = {pid: _consumer_assignments(state, a, split.get(pid), owned, sources)
+                         for pid, a in clients.items()}
     group = GroupAssignment(clients, consumers)
     if callable(callback):
         callback(group, subscription, error)
@@ -171,6 +174,7 @@ def _source_partitions(state: ApplicationState) -> dict[TaskId, tuple[tuple[str,
 def _consumer_assignments(
     state: ApplicationState,
     assignment: KafkaStreamsAssignment,
+    split: tuple[list[TaskId], list[TaskId]] | None,
     ownership: PartitionOwnership | TaskOwnership,
     source_partitions: Mapping[TaskId, tuple[tuple[str, int], ...]] | None = None,
 ) -> Mapping[str, ConsumerAssignment]:
@@ -178,64 +182,68 @@ def _consumer_assignments(
 
     Kafka's collections: stateful and stateless actives are HashSets filled in TaskId order, the
     standbys a sorted set; that order decides only which thread gets which leftover, so
-    the HashSet order is computed only when leftovers need it.
+    the HashSet order is computed only when leftovers need it. ``split``: the client's actives and standbys as
+    validation's walk found them (None: the assignor left the client out).
     """
     pid = assignment.process_id
     client = state.clients[pid]
     stateful = state.stateful_task_ids.members
-    stateful_active: list[TaskId] = []
-    stateless_active: list[TaskId] = []
-    standby: list[TaskId] = []
-    for t, assigned in assignment.tasks.items():  # TaskId order
-        if assigned.type is ACTIVE:
-            (stateful_active if t in stateful else stateless_active).append(t)
-        else:
-            standby.append(t)
-    by_task = ownership if isinstance(ownership, TaskOwnership) else None
-    of_client = ownership.of(pid) if isinstance(ownership, PartitionOwnership) else _NOBODY
-    threads = ClientThreadsInput(
-        consumers=client.consumer_client_ids,
-        stateful_active=tuple(stateful_active),
-        standby=tuple(standby),
-        stateless_active=tuple(stateless_active),
-        prev_tasks_by_lag=_prev_tasks_by_lag(client),
-        source_partitions=source_partitions or {},
-        previous_standby=client.previous_standby_tasks.members,
-        stateful=stateful,
-        owner_in_client=of_client.by_consumer,
-        owned_by_client_unattributed=of_client.unattributed,
-        owned_in_group=ownership.all_owned if isinstance(ownership, PartitionOwnership) else frozenset(),
-        owned_tasks=by_task.owned if by_task is not None else None,
-        own_tasks=by_task.of(pid) if by_task is not None else {},
-        hash_set_order=hash_iteration_order,
-        followup_deadline=assignment.followup_rebalance_deadline,
-    )
+    if split is None:  # a client the assignor left out
+        split = [t for t, a in assignment.tasks.items() if a.type is ACTIVE], \
+            [t for t, a in assignment.tasks.items() if a.type is not ACTIVE]
+    active, standby = split  # TaskId order
+    stateful_active = tuple(filter(stateful.__contains__, active))
+    stateless_active = tuple(filterfalse(stateful.__contains__, active)) if len(stateful_active) < len(active) else ()
+    consumers = client.consumer_client_ids
+    standbys = tuple(standby)
+    by_lag = _prev_tasks_by_lag(client)
+    previous_standby = client.previous_standby_tasks.members
+    deadline = assignment.followup_rebalance_deadline
+    if isinstance(ownership, TaskOwnership):
+        threads = new_client_threads_input(consumers, stateful_active, standbys, stateless_active, by_lag,
+                                           previous_standby, stateful, hash_iteration_order, deadline,
+                                           owned_tasks=ownership.owned, own_tasks=ownership.of(pid))
+    else:
+        of_client = ownership.of(pid)
+        threads = new_client_threads_input(consumers, stateful_active, standbys, stateless_active, by_lag,
+                                           previous_standby, stateful, hash_iteration_order, deadline,
+                                           source_partitions=source_partitions or {},
+                                           owner_in_client=of_client.by_consumer,
+                                           owned_by_client_unattributed=of_client.unattributed,
+                                           owned_in_group=ownership.all_owned)
     return MappingProxyType(distribute_client(threads))
 
 
 def _prev_tasks_by_lag(client: KafkaStreamsState) -> dict[str, tuple[TaskId, ...]]:
-    """``client.prev_tasks_by_lag(consumer)`` for each of its consumers that reported tasks, with the lag
-    (``model.compute_lag``) written out: the leader asks it for every consumer of every client."""
+    """``client.prev_tasks_by_lag(consumer)`` for each of its consumers that reported tasks (the thread level reads
+    no other), with the lag (``model.compute_lag``) written out and a stable sort by lag alone: the reported tasks
+    come in TaskId order, so ties stay in it."""
     previous = client.consumer_previous_tasks
     if not previous:
         return {}
     ends = client.changelog_end_offset_sums
+    reported = [c for c in client.consumer_client_ids if c in previous]
     if ends is None or not client.lags_available:  # the model's own method says why there are no lags
-        return {c: client.prev_tasks_by_lag(c) for c in previous}
-    offsets = client.task_offset_sums.get
+        return {c: client.prev_tasks_by_lag(c) for c in reported}
+    offsets = client.task_offset_sums
     out: dict[str, tuple[TaskId, ...]] = {}
-    for consumer, tasks in previous.items():
+    for consumer in reported:
+        tasks: Collection[TaskId] = previous[consumer]
+        if not isinstance(tasks, SortedFrozenSet):
+            out[consumer] = client.prev_tasks_by_lag(consumer)
+            continue
         keyed = []
         for t in tasks:  # TaskId order
             end = ends.get(t)
             if end is not None:
-                offset = offsets(t, 0)
-                keyed.append((offset if offset in _KEPT_LAGS else end if end < offset else end - offset, t))
-        keyed.sort()
-        out[consumer] = tuple([t for _, t in keyed])
+                offset = offsets.get(t, 0)
+                keyed.append((offset if offset < 0 and offset in _KEPT_LAGS else end if end < offset else end - offset,
+                              t))
+        keyed.sort(key=_LAG)
+        out[consumer] = tuple(map(_TASK, keyed))
     return out
 
 
-_NOBODY = ClientOwnership()
+_LAG, _TASK = itemgetter(0), itemgetter(1)
 #: Offset sums that are their own lag (running active, unknown), as in ``model.compute_lag``.
 _KEPT_LAGS = frozenset((LATEST_OFFSET, UNKNOWN_OFFSET_SUM))

@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from itertools import chain, islice
 from operator import itemgetter
+from types import MappingProxyType
+from typing import Any
 
 from taskassign.errors import TaskAssignmentException
 from taskassign.ids import TaskId
@@ -37,7 +39,8 @@ from taskassign.internals.java_order import natural_queue_array
 from taskassign.leader.followups import consumer_deadline
 from taskassign.model import ConsumerAssignment, new_consumer_assignment
 
-__all__ = ("ClientThreadsInput", "TopicPartition", "assign_tasks_to_threads", "distribute_client")
+__all__ = ("ClientThreadsInput", "TopicPartition", "assign_tasks_to_threads", "distribute_client",
+           "new_client_threads_input")
 
 TopicPartition = tuple[str, int]
 #: Order of a task collection as Java iterates it, computed only when asked for.
@@ -86,6 +89,51 @@ class ClientThreadsInput:
     hash_set_order: Callable[[Sequence[TaskId]], Sequence[TaskId]] | None = None
     #: The client's follow-up deadline (epoch ms, 0 = immediately), carried by one consumer.
     followup_deadline: int | None = None
+
+
+_SET = {name: vars(ClientThreadsInput)[name].__set__ for name in ClientThreadsInput.__slots__}
+_NOTHING_MAPPED: Mapping[Any, Any] = MappingProxyType({})
+
+
+def new_client_threads_input(
+    consumers: tuple[str, ...],
+    stateful_active: tuple[TaskId, ...],
+    standby: tuple[TaskId, ...],
+    stateless_active: tuple[TaskId, ...],
+    prev_tasks_by_lag: Mapping[str, tuple[TaskId, ...]],
+    previous_standby: Set[TaskId],
+    stateful: Set[TaskId],
+    hash_set_order: Callable[[Sequence[TaskId]], Sequence[TaskId]] | None,
+    followup_deadline: int | None,
+    source_partitions: Mapping[TaskId, tuple[TopicPartition, ...]] = _NOTHING_MAPPED,
+    owner_in_client: Mapping[TopicPartition, str] = _NOTHING_MAPPED,
+    owned_by_client_unattributed: Set[TopicPartition] = frozenset(),
+    owned_in_group: Set[TopicPartition] = frozenset(),
+    owned_tasks: Set[TaskId] | None = None,
+    own_tasks: Mapping[TaskId, str | None] = _NOTHING_MAPPED,
+) -> ClientThreadsInput:
+    """``ClientThreadsInput(...)`` with its slots filled directly, at a fraction of the frozen dataclass's
+    ``__init__`` (the leader builds one per client)."""
+    value: ClientThreadsInput = object.__new__(ClientThreadsInput)
+    put = _SET
+    put["consumers"](value, consumers)
+    put["stateful_active"](value, stateful_active)
+    put["standby"](value, standby)
+    put["stateless_active"](value, stateless_active)
+    put["prev_tasks_by_lag"](value, prev_tasks_by_lag)
+    put["source_partitions"](value, source_partitions)
+    put["previous_standby"](value, previous_standby)
+    put["stateful"](value, stateful)
+    put["owner_in_client"](value, owner_in_client)
+    put["owned_by_client_unattributed"](value, owned_by_client_unattributed)
+    put["owned_in_group"](value, owned_in_group)
+    put["owned_tasks"](value, owned_tasks)
+    put["own_tasks"](value, own_tasks)
+    put["hash_set_order"](value, hash_set_order)
+    put["followup_deadline"](value, followup_deadline)
+    return value
+
+
 
 
 def assign_tasks_to_threads(
