@@ -26,9 +26,9 @@ only when two or more leftovers make its layout matter. Consumers that get nothi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
-from itertools import chain, islice
+from itertools import chain
 from operator import itemgetter
 from types import MappingProxyType
 from typing import Any
@@ -155,16 +155,21 @@ def assign_tasks_to_threads(
 def _sticky(
     consumers: Sequence[str], prev_tasks_by_lag: Mapping[str, Sequence[TaskId]] | None
 ) -> list[tuple[int, Sequence[TaskId]]] | None:
-    """(consumer index, its previous tasks by lag) in consumer order, for the consumers that have some."""
+    """(consumer index, its previous tasks by lag, each once) in consumer order, for the consumers that have some."""
     if prev_tasks_by_lag is None:
         return None
     owners = [c for c, tasks in prev_tasks_by_lag.items() if tasks]
     if not owners:
         return []
     index = {c: i for i, c in enumerate(consumers)}
-    mine = [(index[c], prev_tasks_by_lag[c]) for c in owners if c in index]
+    mine = [(index[c], _once(prev_tasks_by_lag[c])) for c in owners if c in index]
     mine.sort(key=itemgetter(0))
     return mine
+
+
+def _once(tasks: Sequence[TaskId]) -> Sequence[TaskId]:
+    """``tasks`` without repeats (a repeat is no task: Kafka's loop finds it already taken or skipped)."""
+    return tasks if len(tasks) < 2 or len(set(tasks)) == len(tasks) else list(dict.fromkeys(tasks))
 
 
 def _deal(
@@ -185,31 +190,36 @@ def _deal(
     removed: list[TaskId] = []  # pass 1's removals, in order: they shape the queue's array
     skipped: dict[TaskId, int] = {}
     for c, previous in sticky or ():  # pass 1: stickiness, consumers in order
-        for t in previous:
-            if pending is None:
-                pending = set(tasks)
-            if t in pending:
-                if loads[c] < min_per:
-                    dealt.setdefault(c, []).append(t)
-                    loads[c] += 1
-                    pending.remove(t)
-                    removed.append(t)
-                else:
-                    skipped[t] = c
+        # a consumer takes back its pending tasks, lowest lag first, up to the minimum: the first ``room`` of
+        # them (its own removals never touch the rest), and skips the others
+        if pending is None:
+            pending = set(tasks)
+        mine = [t for t in previous if t in pending]
+        if not mine:
+            continue
+        room = min_per - loads[c]
+        if room > 0:
+            taken = mine[:room]
+            dealt[c] = taken
+            loads[c] += len(taken)
+            pending.difference_update(taken)
+            removed += taken
+        if len(mine) > room:
+            skipped.update(dict.fromkeys(mine[max(room, 0):], c))
 
     # pass 2: the smallest pending task to each consumer below the minimum, round robin
-    smallest: Iterator[TaskId] = iter(tasks)
-    if pending is not None and removed:
-        remaining = pending
-        smallest = (t for t in tasks if t in remaining)
+    smallest: Sequence[TaskId] = tasks
+    if removed:
+        assert pending is not None
+        smallest = list(filter(pending.__contains__, tasks))
     polls = _round_robin(smallest, min_per, loads, dealt)
 
-    leftovers = list(smallest)
+    leftovers = smallest[polls:]
     if leftovers:  # pass 3: one each to the consumers at exactly the minimum
         taken_back: list[TaskId] = []
         if skipped:
             left = set(leftovers)
-            for t in sorted(skipped):
+            for t in sorted(left.intersection(skipped)):  # a skipped task is taken back only if still left
                 c = skipped[t]
                 if loads[c] == min_per and t in left:
                     dealt.setdefault(c, []).append(t)
@@ -230,21 +240,26 @@ def _deal(
     return dealt
 
 
-def _round_robin(smallest: Iterator[TaskId], min_per: int, loads: list[int], dealt: dict[int, list[TaskId]]) -> int:
+def _round_robin(smallest: Sequence[TaskId], min_per: int, loads: list[int], dealt: dict[int, list[TaskId]]) -> int:
     """Pass 2: the consumers below the minimum, in index order, take the next smallest task one at a time,
-    round after round, until each reaches it (Kafka's queue of consumers); returns how many were dealt.
+    round after round, until each reaches it (Kafka's queue of consumers); returns how many were dealt (the
+    first of ``smallest``).
 
     Round by round this is a stride: while the ``m`` consumers still filling all need ``k`` or more, the next
     ``m * k`` tasks go to them as ``block[i::m]``; then those that are full leave and the rest go on."""
     filling = [c for c, load in enumerate(loads) if load < min_per]
+    if not filling:
+        return 0
     need = [min_per - loads[c] for c in filling]
     total = sum(need)
-    if not total:
-        return 0
-    tasks = list(islice(smallest, total))
-    if len(tasks) < total:
+    if len(smallest) < total:
         raise TaskAssignmentException("ran out of unassigned tasks while filling threads up to the minimum "
                                       f"of {min_per} tasks per thread")
+    if len(filling) == 1:  # one consumer below the minimum takes them all
+        dealt.setdefault(filling[0], []).extend(smallest[:total])
+        loads[filling[0]] = min_per
+        return total
+    tasks = smallest[:total]
     start, done = 0, 0
     while filling:
         m = len(filling)
