@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
 from itertools import chain
+from operator import attrgetter
 from types import MappingProxyType
 
 from taskassign.configs import REBALANCE_PROTOCOL, REBALANCE_PROTOCOL_EAGER
 from taskassign.ids import ProcessId, TaskId
-from taskassign.model import ApplicationState
+from taskassign.model import ApplicationState, SortedFrozenSet
 
 __all__ = (
     "ClientOwnership", "PartitionOwnership", "TaskOwnership", "ownership_from_state", "task_ownership_from_state",
@@ -113,6 +114,7 @@ class TaskOwnership:
 
 
 _NO_TASKS: Mapping[TaskId, str | None] = MappingProxyType({})
+_SOURCES = attrgetter("source_topic_partitions")
 
 
 def task_ownership_from_state(state: ApplicationState) -> TaskOwnership | None:
@@ -120,11 +122,8 @@ def task_ownership_from_state(state: ApplicationState) -> TaskOwnership | None:
     allow it (a task without source partitions, or a source partition of two tasks)."""
     if state.configs.extension(REBALANCE_PROTOCOL) == REBALANCE_PROTOCOL_EAGER:
         return TaskOwnership()
-    sources = [info.source_topic_partitions for info in state.tasks.values()]
-    if not all(sources):
-        return None
-    partitions = list(chain.from_iterable(sources))
-    if len(set(partitions)) != len(partitions):
+    sources = list(map(_SOURCES, state.tasks.values()))
+    if not all(sources) or len(set(chain.from_iterable(sources))) != sum(map(len, sources)):
         return None
     owned: set[TaskId] = set()
     clients: dict[ProcessId, Mapping[TaskId, str | None]] = {}
@@ -139,6 +138,8 @@ def task_ownership_from_state(state: ApplicationState) -> TaskOwnership | None:
             members = set(consumers)
             for consumer, tasks in client.consumer_previous_tasks.items():  # sorted: a later consumer overwrites
                 if consumer in members:
-                    owner.update(dict.fromkeys(previous.intersection(tasks), consumer))
+                    ran = previous & tasks.members if isinstance(tasks, SortedFrozenSet) else \
+                        previous.intersection(tasks)
+                    owner.update(dict.fromkeys(ran, consumer))
         clients[pid] = owner
     return TaskOwnership(owned, clients)

@@ -115,7 +115,8 @@ def _rebalance(
 ) -> RebalanceResult:
     name = assignor_name or getattr(assignor, "name", "") or type(assignor).__name__
     fallback_name = getattr(assignor, "fallback_when_lags_unknown", None)
-    if fallback_name and not state.lag_computation_successful and fallback_factory is not None:
+    if (fallback_name and fallback_factory is not None
+            and UNKNOWN_OFFSET_SUM in state.changelog_end_offset_sums.values()):  # not lag_computation_successful
         assignor = fallback_factory(fallback_name)
         name = f"{fallback_name} (instead of {name}: changelog end offsets unknown)"
 
@@ -154,7 +155,7 @@ def _rebalance(
             sources = _source_partitions(state) if owned.all_owned else {}  # only read to withhold owned ones
             consumers = {pid: _consumer_assignments(state, a, split.get(pid), owned, sources)
                          for pid, a in clients.items()}
-    group = GroupAssignment(clients, consumers)
+    group = GroupAssignment(MappingProxyType(clients), consumers)  # already in ProcessId order
     if callable(callback):
         callback(group, subscription, error)
     if error is not AssignmentError.NONE and raise_on_error:
