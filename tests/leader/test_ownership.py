@@ -77,7 +77,17 @@ class _Random(BaseTaskAssignor):
 @pytest.mark.parametrize("seed", range(60))
 def test_ownership_by_task_withholds_what_ownership_by_partition_withholds(seed: int) -> None:
     state = _random_state(seed)
-    assert task_ownership_from_state(state) is not None
+    tasks = task_ownership_from_state(state)
+    assert tasks is not None
+    partitions = ownership_from_state(state)
+    for pid in state.process_ids:  # the same owners, task by task
+        expected: dict[str | None, set[TaskId]] = {}
+        for t in state.clients[pid].previous_active_tasks:
+            (p,) = state.tasks[t].source_topic_partitions
+            owner = partitions.of(pid).by_consumer.get(p)
+            assert owner is not None or p in partitions.of(pid).unattributed
+            expected.setdefault(owner, set()).add(t)
+        assert {c: set(ts) for c, ts in tasks.of(pid).items()} == expected
     by_task = rebalance(state, _Random(seed), raise_on_error=False)
     by_partition = rebalance(state, _Random(seed), raise_on_error=False, ownership=ownership_from_state(state))
     assert by_task.group == by_partition.group

@@ -312,7 +312,7 @@ def test_the_fast_constructor_fills_every_field() -> None:
         "hash_set_order": hash_iteration_order, "followup_deadline": 7,
         "source_partitions": {tid("0_0"): (("t", 0),)}, "owner_in_client": {("t", 0): C1},
         "owned_by_client_unattributed": frozenset({("t", 1)}), "owned_in_group": frozenset({("t", 0), ("t", 1)}),
-        "owned_tasks": frozenset(ids("0_0")), "own_tasks": {tid("0_0"): C2},
+        "owned_tasks": frozenset(ids("0_0")), "own_tasks": {C2: frozenset(ids("0_0"))},
     }
     assert set(given) == set(ClientThreadsInput.__slots__)
     assert new_client_threads_input(**given) == ClientThreadsInput(**given)  # type: ignore[arg-type]

@@ -102,18 +102,20 @@ class TaskOwnership:
     """``ownership_from_state`` by task instead of by partition, for an application whose every task has source
     partitions and no partition belongs to two tasks (as Kafka's ``PartitionGrouper`` makes them): then a task's
     partitions are owned exactly when some client ran it as an active, by that client's consumer that reported it
-    (or the client's only consumer). The leader tests a task with two lookups instead of walking its partitions."""
+    (or the client's only consumer). The leader tests a consumer's tasks with set operations instead of walking
+    their partitions."""
 
     #: Every task some client ran as an active.
-    owned: Set[TaskId] = frozenset()
-    #: Per client, its previous active tasks -> the consumer that owns them (None: unknown, the whole client).
-    clients: Mapping[ProcessId, Mapping[TaskId, str | None]] = field(default_factory=lambda: MappingProxyType({}))
+    owned: frozenset[TaskId] = frozenset()
+    #: Per client, its previous active tasks by the consumer that owns them (None: unknown, the whole client).
+    clients: Mapping[ProcessId, Mapping[str | None, Set[TaskId]]] = field(
+        default_factory=lambda: MappingProxyType({}))
 
-    def of(self, pid: ProcessId) -> Mapping[TaskId, str | None]:
+    def of(self, pid: ProcessId) -> Mapping[str | None, Set[TaskId]]:
         return self.clients.get(pid, _NO_TASKS)
 
 
-_NO_TASKS: Mapping[TaskId, str | None] = MappingProxyType({})
+_NO_TASKS: Mapping[str | None, Set[TaskId]] = MappingProxyType({})
 _SOURCES = attrgetter("source_topic_partitions")
 
 
@@ -126,20 +128,25 @@ def task_ownership_from_state(state: ApplicationState) -> TaskOwnership | None:
     if not all(sources) or len(set(chain.from_iterable(sources))) != sum(map(len, sources)):
         return None
     owned: set[TaskId] = set()
-    clients: dict[ProcessId, Mapping[TaskId, str | None]] = {}
+    clients: dict[ProcessId, Mapping[str | None, Set[TaskId]]] = {}
     for pid, client in state.clients.items():
         previous = client.previous_active_tasks.members
         if not previous:
             continue
         owned.update(previous)
-        consumers = client.consumer_client_ids
-        owner: dict[TaskId, str | None] = dict.fromkeys(previous, consumers[0] if len(consumers) == 1 else None)
+        by_consumer: dict[str | None, Set[TaskId]] = {}
+        rest: frozenset[TaskId] = previous
         if client.consumer_previous_tasks:
-            members = set(consumers)
-            for consumer, tasks in client.consumer_previous_tasks.items():  # sorted: a later consumer overwrites
-                if consumer in members:
-                    ran = previous & tasks.members if isinstance(tasks, SortedFrozenSet) else \
-                        previous.intersection(tasks)
-                    owner.update(dict.fromkeys(ran, consumer))
-        clients[pid] = owner
-    return TaskOwnership(owned, clients)
+            members = set(client.consumer_client_ids)
+            reported = [(c, tasks) for c, tasks in client.consumer_previous_tasks.items() if c in members]
+            for consumer, tasks in reversed(reported):  # of two consumers reporting a task, the later one owns it
+                ran = rest & tasks.members if isinstance(tasks, SortedFrozenSet) else rest.intersection(tasks)
+                if ran:
+                    by_consumer[consumer] = ran
+                    rest = rest - ran
+        if rest:
+            consumers = client.consumer_client_ids
+            only = consumers[0] if len(consumers) == 1 else None
+            by_consumer[only] = rest | by_consumer[only] if only in by_consumer else rest
+        clients[pid] = by_consumer
+    return TaskOwnership(frozenset(owned), clients)

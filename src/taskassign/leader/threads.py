@@ -80,9 +80,9 @@ class ClientThreadsInput:
     owned_in_group: Set[TopicPartition] = frozenset()
     #: When set, ownership by task replaces the four partition fields above (``ownership.TaskOwnership``: every
     #: task has source partitions, none shared): the tasks some client ran as an active before.
-    owned_tasks: Set[TaskId] | None = None
-    #: With ``owned_tasks``: this client's previous active tasks -> the consumer owning them (None: unknown).
-    own_tasks: Mapping[TaskId, str | None] = field(default_factory=dict)
+    owned_tasks: frozenset[TaskId] | None = None
+    #: With ``owned_tasks``: this client's previous active tasks by the consumer owning them (None: unknown).
+    own_tasks: Mapping[str | None, Set[TaskId]] = field(default_factory=dict)
     #: When set, ``stateful_active`` and ``stateless_active`` are in TaskId order and this maps each to
     #: the iteration order of the Java HashSet Kafka keeps it in; called only when that order decides
     #: something (two or more leftover tasks).
@@ -109,8 +109,8 @@ def new_client_threads_input(
     owner_in_client: Mapping[TopicPartition, str] = _NOTHING_MAPPED,
     owned_by_client_unattributed: Set[TopicPartition] = frozenset(),
     owned_in_group: Set[TopicPartition] = frozenset(),
-    owned_tasks: Set[TaskId] | None = None,
-    own_tasks: Mapping[TaskId, str | None] = _NOTHING_MAPPED,
+    owned_tasks: frozenset[TaskId] | None = None,
+    own_tasks: Mapping[str | None, Set[TaskId]] = _NOTHING_MAPPED,
 ) -> ClientThreadsInput:
     """``ClientThreadsInput(...)`` with its slots filled directly, at a fraction of the frozen dataclass's
     ``__init__`` (the leader builds one per client)."""
@@ -329,10 +329,6 @@ def _assignment(client: ClientThreadsInput, first: bool, active: list[TaskId], s
                                    tuple(withheld) if withheld else (), deadline)
 
 
-#: Stands for "another client" as a task's owner: never one of this client's consumers.
-_ELSEWHERE = object()
-
-
 def _withholder(client: ClientThreadsInput, tasks: Iterable[TaskId]
                 ) -> Callable[[list[TaskId], str], list[TaskId]] | None:
     """The test that picks, from the actives dealt to one consumer, those it must wait for (in their order); None
@@ -341,9 +337,14 @@ def _withholder(client: ClientThreadsInput, tasks: Iterable[TaskId]
     if owned_tasks is not None:  # by task: owned elsewhere unless this client ran it, on this or an unknown consumer
         if not owned_tasks:
             return None
-        owner = client.own_tasks.get
-        return lambda active, consumer: [t for t in active
-                                         if t in owned_tasks and owner(t, _ELSEWHERE) not in (None, consumer)]
+        own, unknown = client.own_tasks, client.own_tasks.get(None, frozenset())
+
+        def by_task(active: list[TaskId], consumer: str) -> list[TaskId]:
+            waiting = owned_tasks.intersection(active)
+            if waiting:
+                waiting = waiting.difference(own.get(consumer, ()), unknown)
+            return [t for t in active if t in waiting] if waiting else []
+        return by_task
     contested = _contested(client, tasks)
     if not contested:
         return None
