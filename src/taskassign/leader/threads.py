@@ -20,8 +20,8 @@ Inputs are plain values (``ClientThreadsInput``); this module never sees a clien
 Cost: each call is linear in its tasks plus one cheap pass over the consumers. Passes 1 and 2 only
 poll and remove, and a Java ``PriorityQueue`` polls its minimum whatever its layout, so they walk the
 tasks in TaskId order; the queue's array (and the Java HashSet order it is built from) is replayed
-only when two or more leftovers make its layout matter. Consumers that get nothing share one empty
-``ConsumerAssignment``.
+only when three or more leftovers make its layout matter (a heap of two holds the smaller first).
+Consumers that get nothing share one empty ``ConsumerAssignment``.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ class ClientThreadsInput:
     own_tasks: Mapping[str | None, Set[TaskId]] = field(default_factory=dict)
     #: When set, ``stateful_active`` and ``stateless_active`` are in TaskId order and this maps each to
     #: the iteration order of the Java HashSet Kafka keeps it in; called only when that order decides
-    #: something (two or more leftover tasks).
+    #: something (three or more leftover tasks).
     hash_set_order: Callable[[Sequence[TaskId]], Sequence[TaskId]] | None = None
     #: The client's follow-up deadline (epoch ms, 0 = immediately), carried by one consumer.
     followup_deadline: int | None = None
@@ -228,7 +228,9 @@ def _deal(
                     taken_back.append(t)
             if taken_back:
                 leftovers = [t for t in leftovers if t in left]
-        if len(leftovers) > 1:  # Kafka walks the queue's array: its layout decides who gets which
+        # Kafka walks the queue's array, which holds exactly the leftovers: its layout decides who gets which.
+        # Two in TaskId order are already it (a heap of two holds the smaller first).
+        if len(leftovers) > 2:
             leftovers = natural_queue_array(tasks, collection_order(), removed, polls, taken_back)
         takers = (c for c in range(n) if loads[c] == min_per)
         for t in leftovers:
