@@ -64,7 +64,7 @@ class ClientThreadsInput:
     stateful_active: tuple[TaskId, ...]
     standby: tuple[TaskId, ...]
     stateless_active: tuple[TaskId, ...]
-    #: Per consumer, the stateful tasks it reported state for, lowest lag first (ties by TaskId).
+    #: Per consumer, the stateful tasks it reported state for, lowest lag first (ties by TaskId), each once.
     prev_tasks_by_lag: Mapping[str, tuple[TaskId, ...]] = field(default_factory=dict)
     #: Source partitions of every task of this client.
     source_partitions: Mapping[TaskId, tuple[TopicPartition, ...]] = field(default_factory=dict)
@@ -146,7 +146,8 @@ def assign_tasks_to_threads(
     is the load from earlier calls and is updated; ``prev_tasks_by_lag`` None means stateless (no
     stickiness). Returns each consumer's tasks in the order dealt."""
     loads = [thread_load.get(c, 0) for c in consumers]
-    dealt = _deal(sorted(tasks), lambda: tasks, loads, _sticky(consumers, prev_tasks_by_lag))
+    once = None if prev_tasks_by_lag is None else {c: _once(ts) for c, ts in prev_tasks_by_lag.items()}
+    dealt = _deal(sorted(tasks), lambda: tasks, loads, _sticky(consumers, once))
     for c, load in zip(consumers, loads, strict=True):
         thread_load[c] = load
     return {c: dealt.get(i, []) for i, c in enumerate(consumers)}
@@ -155,14 +156,14 @@ def assign_tasks_to_threads(
 def _sticky(
     consumers: Sequence[str], prev_tasks_by_lag: Mapping[str, Sequence[TaskId]] | None
 ) -> list[tuple[int, Sequence[TaskId]]] | None:
-    """(consumer index, its previous tasks by lag, each once) in consumer order, for the consumers that have some."""
+    """(consumer index, its previous tasks by lag) in consumer order, for the consumers that have some."""
     if prev_tasks_by_lag is None:
         return None
     owners = [c for c, tasks in prev_tasks_by_lag.items() if tasks]
     if not owners:
         return []
     index = {c: i for i, c in enumerate(consumers)}
-    mine = [(index[c], _once(prev_tasks_by_lag[c])) for c in owners if c in index]
+    mine = [(index[c], prev_tasks_by_lag[c]) for c in owners if c in index]
     mine.sort(key=itemgetter(0))
     return mine
 
@@ -386,9 +387,9 @@ def _previous_first(tasks: tuple[TaskId, ...], previous: Sequence[TaskId], is_so
     if not previous or not tasks:
         return list(ordered)
     members = set(tasks)
-    first = list(dict.fromkeys(t for t in previous if t in members))
-    if not first:
-        return list(ordered)
+    first = [t for t in previous if t in members]  # each once: ``prev_tasks_by_lag`` names a task once
+    if len(first) == len(tasks) or not first:
+        return first or list(ordered)
     taken = set(first)
     return first + [t for t in ordered if t not in taken]
 
