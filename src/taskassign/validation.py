@@ -270,10 +270,11 @@ def _report(state: ApplicationState, has_active: Collection[TaskId], standby_cou
     unassigned = () if every else tuple(t for t in task_ids if t not in has_active)
     wanted = max(0, min(state.configs.num_standby_replicas, len(state.clients) - 1))
     shortfalls = []
-    if wanted:
+    stateful = state.stateful_task_ids
+    every_placed = len(standby_count) >= len(stateful) and standby_count.keys() >= stateful.members
+    if wanted and not (every_placed and min(standby_count.values(), default=wanted) >= wanted):
         placed = standby_count.get
-        shortfalls = [StandbyShortfall(tid, wanted, placed(tid, 0)) for tid in state.stateful_task_ids
-                      if placed(tid, 0) < wanted]
+        shortfalls = [StandbyShortfall(tid, wanted, placed(tid, 0)) for tid in stateful if placed(tid, 0) < wanted]
     return CompletenessReport(unassigned, tuple(shortfalls), ())
 
 

@@ -226,7 +226,7 @@ def _prev_tasks_by_lag(client: KafkaStreamsState) -> dict[str, tuple[TaskId, ...
     reported = [c for c in client.consumer_client_ids if c in previous]
     if ends is None or not client.lags_available:  # the model's own method says why there are no lags
         return {c: client.prev_tasks_by_lag(c) for c in reported}
-    offsets = client.task_offset_sums
+    end_of, offset_of = ends.get, client.task_offset_sums.get
     out: dict[str, tuple[TaskId, ...]] = {}
     for consumer in reported:
         tasks: Collection[TaskId] = previous[consumer]
@@ -235,9 +235,9 @@ def _prev_tasks_by_lag(client: KafkaStreamsState) -> dict[str, tuple[TaskId, ...
             continue
         keyed = []
         for t in tasks:  # TaskId order
-            end = ends.get(t)
+            end = end_of(t)
             if end is not None:
-                offset = offsets.get(t, 0)
+                offset = offset_of(t, 0)
                 keyed.append((offset if offset < 0 and offset in _KEPT_LAGS else end if end < offset else end - offset,
                               t))
         keyed.sort(key=_LAG)
