@@ -72,19 +72,20 @@ def validate_and_split(
     walk = _walk(state, assignment)
     error = _validate(state, assignment, walk, kafka_compat)
     if walk.error is None and walk.unique_clients:
-        return error, _report(state, walk.active_owner, walk.standby_count, only_known=True), walk.split
+        return error, _report(state, walk.has_active, walk.standby_count, only_known=True), walk.split
     return error, check_completeness(state, assignment), walk.split
 
 
 class _Walk:
-    """Kafka's walk over the entries: who runs each active (a later entry wins) and how many standbys
-    each task has, unless the walk stopped at an error; and each client's actives and standbys."""
+    """Kafka's walk over the entries: which tasks have an active and how many standbys each task has (an active
+    placed twice is an error, found by a second walk), unless the walk stopped at an error; and each client's
+    actives and standbys."""
 
-    __slots__ = ("active_owner", "error", "split", "standby_count", "unique_clients")
+    __slots__ = ("error", "has_active", "split", "standby_count", "unique_clients")
 
     def __init__(self) -> None:
         self.error: AssignmentError | None = None
-        self.active_owner: dict[TaskId, ProcessId] = {}
+        self.has_active: set[TaskId] = set()
         self.standby_count: Counter[TaskId] = Counter()
         self.unique_clients = True
         self.split: dict[ProcessId, tuple[list[TaskId], list[TaskId]]] = {}
@@ -95,21 +96,22 @@ def _walk(state: ApplicationState, assignment: TaskAssignment) -> _Walk:
     again task by task, to report the first of them in Kafka's order."""
     tasks = state.tasks
     walk = _Walk()
-    active_owner, standby_count, split = walk.active_owner, walk.standby_count, walk.split
+    has_active, standby_count, split = walk.has_active, walk.standby_count, walk.split
     placed = 0
     no_standbys: list[TaskId] = []
     for entry in assignment.assignments:
         entries = entry.tasks
         actives = [tid for tid, assigned in entries.items() if assigned.type is ACTIVE]
         placed += len(actives)
-        active_owner.update(dict.fromkeys(actives, entry.process_id))
+        has_active.update(actives)
         standbys = no_standbys
         if len(actives) < len(entries):
             standbys = [tid for tid, assigned in entries.items() if assigned.type is STANDBY]
             standby_count.update(standbys)
         split[entry.process_id] = (actives, standbys)
-    known = active_owner.keys() <= tasks.keys() and standby_count.keys() <= tasks.keys()
-    if placed != len(active_owner) or not known:
+    every = state.task_ids.members
+    known = has_active <= every and standby_count.keys() <= every
+    if placed != len(has_active) or not known:
         walk.error = _first_walk_error(assignment, tasks)
     walk.unique_clients = _unique_clients(assignment)
     return walk

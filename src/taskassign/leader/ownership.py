@@ -139,11 +139,16 @@ def task_ownership_from_state(state: ApplicationState) -> TaskOwnership | None:
         if client.consumer_previous_tasks:
             members = set(client.consumer_client_ids)
             reported = [(c, tasks) for c, tasks in client.consumer_previous_tasks.items() if c in members]
+            claimed: set[TaskId] = set()
             for consumer, tasks in reversed(reported):  # of two consumers reporting a task, the later one owns it
-                ran = rest & tasks.members if isinstance(tasks, SortedFrozenSet) else rest.intersection(tasks)
+                ran = previous & tasks.members if isinstance(tasks, SortedFrozenSet) else previous.intersection(tasks)
+                if ran and not claimed.isdisjoint(ran):
+                    ran = ran - claimed
                 if ran:
                     by_consumer[consumer] = ran
-                    rest = rest - ran
+                    claimed.update(ran)
+            if claimed:
+                rest = previous - claimed if len(claimed) < len(previous) else frozenset()
         if rest:
             consumers = client.consumer_client_ids
             only = consumers[0] if len(consumers) == 1 else None
