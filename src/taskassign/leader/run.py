@@ -20,7 +20,7 @@ This is the contract around an assignor (what ``StreamsPartitionAssignor#assign`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Container, Mapping
 from dataclasses import dataclass
 from itertools import filterfalse
 from operator import itemgetter
@@ -197,7 +197,7 @@ def _consumer_assignments(
     stateless_active = tuple(filterfalse(stateful.__contains__, active)) if len(stateful_active) < len(active) else ()
     consumers = client.consumer_client_ids
     standbys = tuple(standby)
-    by_lag = _prev_tasks_by_lag(client)
+    by_lag = _prev_tasks_by_lag(client, assignment.tasks)
     previous_standby = client.previous_standby_tasks.members
     deadline = assignment.followup_rebalance_deadline
     if isinstance(ownership, TaskOwnership):
@@ -215,27 +215,28 @@ def _consumer_assignments(
     return MappingProxyType(distribute_client(threads))
 
 
-def _prev_tasks_by_lag(client: KafkaStreamsState) -> dict[str, tuple[TaskId, ...]]:
+def _prev_tasks_by_lag(client: KafkaStreamsState, assigned: Container[TaskId]) -> dict[str, tuple[TaskId, ...]]:
     """``client.prev_tasks_by_lag(consumer)`` for each of its consumers that reported tasks (the thread level reads
-    no other), with the lag (``model.compute_lag``) written out and a stable sort by lag alone: the reported tasks
-    come in TaskId order, so ties stay in it."""
+    no other), restricted to the tasks ``assigned`` to the client (the thread level looks for no other in them),
+    with the lag (``model.compute_lag``) written out and a stable sort by lag alone: the reported tasks come in
+    TaskId order, so ties stay in it."""
     previous = client.consumer_previous_tasks
     if not previous:
         return {}
     ends = client.changelog_end_offset_sums
     reported = [c for c in client.consumer_client_ids if c in previous]
     if ends is None or not client.lags_available:  # the model's own method says why there are no lags
-        return {c: client.prev_tasks_by_lag(c) for c in reported}
+        return {c: tuple(t for t in client.prev_tasks_by_lag(c) if t in assigned) for c in reported}
     end_of, offset_of = ends.get, client.task_offset_sums.get
     out: dict[str, tuple[TaskId, ...]] = {}
     for consumer in reported:
         tasks: Collection[TaskId] = previous[consumer]
         if not isinstance(tasks, SortedFrozenSet):
-            out[consumer] = client.prev_tasks_by_lag(consumer)
+            out[consumer] = tuple(t for t in client.prev_tasks_by_lag(consumer) if t in assigned)
             continue
         keyed = []
         for t in tasks:  # TaskId order
-            end = end_of(t)
+            end = end_of(t) if t in assigned else None
             if end is not None:
                 offset = offset_of(t, 0)
                 keyed.append((offset if offset < 0 and offset in _KEPT_LAGS else end if end < offset else end - offset,
