@@ -11,9 +11,10 @@ This is the contract around an assignor (what ``StreamsPartitionAssignor#assign`
    the callback saw the full assignment.
 3. Follow-ups: per-client deadlines from the assignor; a probing request from Kafka's internal
    assignors becomes ``now_ms + probing.rebalance.interval.ms`` on the leader's own client.
-4. Threads: each client's tasks are spread over its consumers (``threads.py``), tasks whose
-   partitions another member still owns are withheld, and each client's follow-up is put on the
-   consumer that carries it (``followups.py``).
+4. Threads: each client's tasks (its actives and standbys as validation's walk split them) are spread
+   over its consumers (``threads.py``), tasks whose partitions another member still owns are withheld
+   (decided by task when no partition belongs to two tasks, ``ownership.TaskOwnership``), and each
+   client's follow-up is put on the consumer that carries it (``followups.py``).
 5. ``on_assignment_computed`` sees the complete group assignment, consumers included, as Kafka's
    callback sees the assignment it would send; then an invalid assignment fails the rebalance.
 """
