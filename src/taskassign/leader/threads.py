@@ -134,8 +134,6 @@ def new_client_threads_input(
     return value
 
 
-
-
 def assign_tasks_to_threads(
     tasks: Sequence[TaskId],
     consumers: Sequence[str],
