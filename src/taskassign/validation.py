@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Container, Iterable, Mapping
+from collections.abc import Collection, Container, Iterable, Mapping
 from dataclasses import dataclass
 
 from taskassign.ids import ProcessId, TaskId
@@ -24,11 +24,13 @@ from taskassign.model import (
 )
 
 __all__ = (
+    "ClientSplit",
     "CompletenessReport",
     "StandbyShortfall",
     "assignment_problem",
     "check_completeness",
     "validate_and_check_completeness",
+    "validate_and_split",
     "validate_task_assignment",
 )
 
@@ -53,24 +55,40 @@ def validate_and_check_completeness(
 ) -> tuple[AssignmentError, CompletenessReport]:
     """``validate_task_assignment`` and ``check_completeness`` of the same assignment, sharing the walk
     over its entries when every client has one entry and the walk found no error."""
+    error, report, _ = validate_and_split(state, assignment, kafka_compat=kafka_compat)
+    return error, report
+
+
+#: Per client, the active and the standby tasks of its (last) entry, each in TaskId order.
+ClientSplit = Mapping[ProcessId, tuple[list[TaskId], list[TaskId]]]
+
+
+def validate_and_split(
+    state: ApplicationState, assignment: TaskAssignment, *, kafka_compat: bool | None = None
+) -> tuple[AssignmentError, CompletenessReport, ClientSplit]:
+    """``validate_and_check_completeness``, and each entry's tasks split into actives and standbys as its walk
+    made them (a later entry of a client wins, as in ``TaskAssignment.by_process``): what the leader spreads over
+    the client's threads next."""
     walk = _walk(state, assignment)
     error = _validate(state, assignment, walk, kafka_compat)
     if walk.error is None and walk.unique_clients:
-        return error, _report(state, walk.active_owner, walk.standby_count)
-    return error, check_completeness(state, assignment)
+        return error, _report(state, walk.has_active, walk.standby_count, only_known=True), walk.split
+    return error, check_completeness(state, assignment), walk.split
 
 
 class _Walk:
-    """Kafka's walk over the entries: who runs each active (a later entry wins) and how many standbys
-    each task has, unless the walk stopped at an error."""
+    """Kafka's walk over the entries: which tasks have an active and how many standbys each task has (an active
+    placed twice is an error, found by a second walk), unless the walk stopped at an error; and each client's
+    actives and standbys."""
 
-    __slots__ = ("active_owner", "error", "standby_count", "unique_clients")
+    __slots__ = ("error", "has_active", "split", "standby_count", "unique_clients")
 
     def __init__(self) -> None:
         self.error: AssignmentError | None = None
-        self.active_owner: dict[TaskId, ProcessId] = {}
+        self.has_active: set[TaskId] = set()
         self.standby_count: Counter[TaskId] = Counter()
         self.unique_clients = True
+        self.split: dict[ProcessId, tuple[list[TaskId], list[TaskId]]] = {}
 
 
 def _walk(state: ApplicationState, assignment: TaskAssignment) -> _Walk:
@@ -78,17 +96,22 @@ def _walk(state: ApplicationState, assignment: TaskAssignment) -> _Walk:
     again task by task, to report the first of them in Kafka's order."""
     tasks = state.tasks
     walk = _Walk()
-    active_owner, standby_count = walk.active_owner, walk.standby_count
+    has_active, standby_count, split = walk.has_active, walk.standby_count, walk.split
     placed = 0
+    no_standbys: list[TaskId] = []
     for entry in assignment.assignments:
         entries = entry.tasks
         actives = [tid for tid, assigned in entries.items() if assigned.type is ACTIVE]
         placed += len(actives)
-        active_owner.update(dict.fromkeys(actives, entry.process_id))
+        has_active.update(actives)
+        standbys = no_standbys
         if len(actives) < len(entries):
-            standby_count.update([tid for tid, assigned in entries.items() if assigned.type is STANDBY])
-    known = active_owner.keys() <= tasks.keys() and standby_count.keys() <= tasks.keys()
-    if placed != len(active_owner) or not known:
+            standbys = [tid for tid, assigned in entries.items() if assigned.type is STANDBY]
+            standby_count.update(standbys)
+        split[entry.process_id] = (actives, standbys)
+    every = state.task_ids.members
+    known = has_active <= every and standby_count.keys() <= every
+    if placed != len(has_active) or not known:
         walk.error = _first_walk_error(assignment, tasks)
     walk.unique_clients = _unique_clients(assignment)
     return walk
@@ -241,15 +264,19 @@ def check_completeness(state: ApplicationState, assignment: TaskAssignment) -> C
     return _report(state, has_active, standby_count)
 
 
-def _report(state: ApplicationState, has_active: Container[TaskId], standby_count: Mapping[TaskId, int]
-            ) -> CompletenessReport:
-    unassigned = tuple(t for t in state.task_ids if t not in has_active)
+def _report(state: ApplicationState, has_active: Collection[TaskId], standby_count: Mapping[TaskId, int],
+            only_known: bool = False) -> CompletenessReport:
+    """``only_known``: ``has_active`` holds tasks of the application only, so as many as it has means all."""
+    task_ids = state.task_ids
+    every = only_known and len(has_active) == len(task_ids)
+    unassigned = () if every else tuple(t for t in task_ids if t not in has_active)
     wanted = max(0, min(state.configs.num_standby_replicas, len(state.clients) - 1))
     shortfalls = []
-    if wanted:
+    stateful = state.stateful_task_ids
+    every_placed = len(standby_count) >= len(stateful) and standby_count.keys() >= stateful.members
+    if wanted and not (every_placed and min(standby_count.values(), default=wanted) >= wanted):
         placed = standby_count.get
-        shortfalls = [StandbyShortfall(tid, wanted, placed(tid, 0)) for tid in state.stateful_task_ids
-                      if placed(tid, 0) < wanted]
+        shortfalls = [StandbyShortfall(tid, wanted, placed(tid, 0)) for tid in stateful if placed(tid, 0) < wanted]
     return CompletenessReport(unassigned, tuple(shortfalls), ())
 
 

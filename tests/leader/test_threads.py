@@ -12,7 +12,13 @@ from taskassign.errors import TaskAssignmentException
 from taskassign.ids import TaskId
 from taskassign.internals.java_order import JavaPriorityQueue, UniqueJavaPriorityQueue, hash_iteration_order
 from taskassign.leader.followups import with_consumer_followups
-from taskassign.leader.threads import ClientThreadsInput, _owned_elsewhere, assign_tasks_to_threads, distribute_client
+from taskassign.leader.threads import (
+    ClientThreadsInput,
+    _owned_elsewhere,
+    assign_tasks_to_threads,
+    distribute_client,
+    new_client_threads_input,
+)
 from taskassign.model import ConsumerAssignment
 from tests.helpers import tid
 from tests.leader.threads_reference import reference_assign_tasks_to_threads
@@ -296,3 +302,17 @@ def test_withholding_and_followup_carriers_equal_the_plain_rules(seed: int, dead
         expected[c] = ConsumerAssignment(tuple(t for t in a.active if t not in withheld), a.standby + tuple(temporary),
                                          tuple(withheld))
     assert with_deadline == with_consumer_followups(expected, deadline)
+
+
+def test_the_fast_constructor_fills_every_field() -> None:
+    given: dict[str, object] = {
+        "consumers": (C1, C2), "stateful_active": tuple(ids("0_0")), "standby": tuple(ids("0_1")),
+        "stateless_active": tuple(ids("1_0")), "prev_tasks_by_lag": {C1: tuple(ids("0_1"))},
+        "previous_standby": frozenset(ids("0_1")), "stateful": frozenset(ids("0_0", "0_1")),
+        "hash_set_order": hash_iteration_order, "followup_deadline": 7,
+        "source_partitions": {tid("0_0"): (("t", 0),)}, "owner_in_client": {("t", 0): C1},
+        "owned_by_client_unattributed": frozenset({("t", 1)}), "owned_in_group": frozenset({("t", 0), ("t", 1)}),
+        "owned_tasks": frozenset(ids("0_0")), "own_tasks": {C2: frozenset(ids("0_0"))},
+    }
+    assert set(given) == set(ClientThreadsInput.__slots__)
+    assert new_client_threads_input(**given) == ClientThreadsInput(**given)  # type: ignore[arg-type]

@@ -11,17 +11,20 @@ This is the contract around an assignor (what ``StreamsPartitionAssignor#assign`
    the callback saw the full assignment.
 3. Follow-ups: per-client deadlines from the assignor; a probing request from Kafka's internal
    assignors becomes ``now_ms + probing.rebalance.interval.ms`` on the leader's own client.
-4. Threads: each client's tasks are spread over its consumers (``threads.py``), tasks whose
-   partitions another member still owns are withheld, and each client's follow-up is put on the
-   consumer that carries it (``followups.py``).
+4. Threads: each client's tasks (its actives and standbys as validation's walk split them) are spread
+   over its consumers (``threads.py``), tasks whose partitions another member still owns are withheld
+   (decided by task when no partition belongs to two tasks, ``ownership.TaskOwnership``), and each
+   client's follow-up is put on the consumer that carries it (``followups.py``).
 5. ``on_assignment_computed`` sees the complete group assignment, consumers included, as Kafka's
    callback sees the assignment it would send; then an invalid assignment fails the rebalance.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Container, Mapping
 from dataclasses import dataclass
+from itertools import filterfalse
+from operator import itemgetter
 from types import MappingProxyType
 
 from taskassign.assignors.base import TaskAssignor
@@ -30,20 +33,29 @@ from taskassign.ids import ProcessId, TaskId
 from taskassign.internals.gc_pause import gc_paused
 from taskassign.internals.java_order import hash_iteration_order
 from taskassign.leader.followups import IMMEDIATE_FOLLOWUP_MS, client_assignments
-from taskassign.leader.ownership import PartitionOwnership, ownership_from_state
-from taskassign.leader.threads import ClientThreadsInput, distribute_client
+from taskassign.leader.ownership import (
+    PartitionOwnership,
+    TaskOwnership,
+    ownership_from_state,
+    task_ownership_from_state,
+)
+from taskassign.leader.threads import distribute_client, new_client_threads_input
 from taskassign.model import (
     ACTIVE,
+    LATEST_OFFSET,
+    UNKNOWN_OFFSET_SUM,
     ApplicationState,
     AssignmentError,
     ConsumerAssignment,
     GroupAssignment,
     GroupSubscription,
     KafkaStreamsAssignment,
+    KafkaStreamsState,
+    SortedFrozenSet,
     TaskAssignment,
 )
 from taskassign.task_assignment_utils import identity_assignment
-from taskassign.validation import CompletenessReport, check_completeness, validate_and_check_completeness
+from taskassign.validation import CompletenessReport, check_completeness, validate_and_split
 
 __all__ = ("IMMEDIATE_FOLLOWUP_MS", "RebalanceResult", "rebalance")
 
@@ -104,7 +116,8 @@ def _rebalance(
 ) -> RebalanceResult:
     name = assignor_name or getattr(assignor, "name", "") or type(assignor).__name__
     fallback_name = getattr(assignor, "fallback_when_lags_unknown", None)
-    if fallback_name and not state.lag_computation_successful and fallback_factory is not None:
+    if (fallback_name and fallback_factory is not None
+            and UNKNOWN_OFFSET_SUM in state.changelog_end_offset_sums.values()):  # not lag_computation_successful
         assignor = fallback_factory(fallback_name)
         name = f"{fallback_name} (instead of {name}: changelog end offsets unknown)"
 
@@ -120,7 +133,7 @@ def _rebalance(
         raise TaskassignError(f"assignor {name} returned {type(task_assignment).__name__}, "
                               "expected a TaskAssignment")
 
-    error, completeness = validate_and_check_completeness(state, task_assignment)
+    error, completeness, split = validate_and_split(state, task_assignment)
     subscription = GroupSubscription(state)
     callback = getattr(assignor, "on_assignment_computed", None)
     if error in _FATAL_ERRORS:
@@ -135,10 +148,15 @@ def _rebalance(
     clients = client_assignments(state, task_assignment, leader)
     consumers = None
     if distribute_threads:
-        owned = ownership if ownership is not None else ownership_from_state(state)
-        sources = _source_partitions(state) if owned.all_owned else {}  # only read to withhold owned ones
-        consumers = {pid: _consumer_assignments(state, a, owned, sources) for pid, a in clients.items()}
-    group = GroupAssignment(clients, consumers)
+        by_task = task_ownership_from_state(state) if ownership is None else None
+        if by_task is not None:
+            consumers = {pid: _consumer_assignments(state, a, split.get(pid), by_task) for pid, a in clients.items()}
+        else:
+            owned = ownership if ownership is not None else ownership_from_state(state)
+            sources = _source_partitions(state) if owned.all_owned else {}  # only read to withhold owned ones
+            consumers = {pid: _consumer_assignments(state, a, split.get(pid), owned, sources)
+                         for pid, a in clients.items()}
+    group = GroupAssignment(MappingProxyType(clients), consumers)  # already in ProcessId order
     if callable(callback):
         callback(group, subscription, error)
     if error is not AssignmentError.NONE and raise_on_error:
@@ -158,39 +176,77 @@ def _source_partitions(state: ApplicationState) -> dict[TaskId, tuple[tuple[str,
 def _consumer_assignments(
     state: ApplicationState,
     assignment: KafkaStreamsAssignment,
-    ownership: PartitionOwnership,
-    source_partitions: Mapping[TaskId, tuple[tuple[str, int], ...]],
+    split: tuple[list[TaskId], list[TaskId]] | None,
+    ownership: PartitionOwnership | TaskOwnership,
+    source_partitions: Mapping[TaskId, tuple[tuple[str, int], ...]] | None = None,
 ) -> Mapping[str, ConsumerAssignment]:
     """One client's tasks over its consumers, with the client's follow-up on the consumer carrying it.
 
     Kafka's collections: stateful and stateless actives are HashSets filled in TaskId order, the
     standbys a sorted set; that order decides only which thread gets which leftover, so
-    the HashSet order is computed only when leftovers need it.
+    the HashSet order is computed only when leftovers need it. ``split``: the client's actives and standbys as
+    validation's walk found them (None: the assignor left the client out).
     """
-    client = state.clients[assignment.process_id]
+    pid = assignment.process_id
+    client = state.clients[pid]
     stateful = state.stateful_task_ids.members
-    stateful_active: list[TaskId] = []
-    stateless_active: list[TaskId] = []
-    standby: list[TaskId] = []
-    for t, assigned in assignment.tasks.items():  # TaskId order
-        if assigned.type is ACTIVE:
-            (stateful_active if t in stateful else stateless_active).append(t)
-        else:
-            standby.append(t)
-    owned = ownership.of(assignment.process_id)
-    threads = ClientThreadsInput(
-        consumers=client.consumer_client_ids,
-        stateful_active=tuple(stateful_active),
-        standby=tuple(standby),
-        stateless_active=tuple(stateless_active),
-        prev_tasks_by_lag={c: client.prev_tasks_by_lag(c) for c in client.consumer_previous_tasks},
-        source_partitions=source_partitions,
-        previous_standby=client.previous_standby_tasks.members,
-        stateful=stateful,
-        owner_in_client=owned.by_consumer,
-        owned_by_client_unattributed=owned.unattributed,
-        owned_in_group=ownership.all_owned,
-        hash_set_order=hash_iteration_order,
-        followup_deadline=assignment.followup_rebalance_deadline,
-    )
+    if split is None:  # a client the assignor left out
+        split = [t for t, a in assignment.tasks.items() if a.type is ACTIVE], \
+            [t for t, a in assignment.tasks.items() if a.type is not ACTIVE]
+    active, standby = split  # TaskId order
+    stateful_active = tuple(filter(stateful.__contains__, active))
+    stateless_active = tuple(filterfalse(stateful.__contains__, active)) if len(stateful_active) < len(active) else ()
+    consumers = client.consumer_client_ids
+    standbys = tuple(standby)
+    by_lag = _prev_tasks_by_lag(client, assignment.tasks)
+    previous_standby = client.previous_standby_tasks.members
+    deadline = assignment.followup_rebalance_deadline
+    if isinstance(ownership, TaskOwnership):
+        threads = new_client_threads_input(consumers, stateful_active, standbys, stateless_active, by_lag,
+                                           previous_standby, stateful, hash_iteration_order, deadline,
+                                           owned_tasks=ownership.owned, own_tasks=ownership.of(pid))
+    else:
+        of_client = ownership.of(pid)
+        threads = new_client_threads_input(consumers, stateful_active, standbys, stateless_active, by_lag,
+                                           previous_standby, stateful, hash_iteration_order, deadline,
+                                           source_partitions=source_partitions or {},
+                                           owner_in_client=of_client.by_consumer,
+                                           owned_by_client_unattributed=of_client.unattributed,
+                                           owned_in_group=ownership.all_owned)
     return MappingProxyType(distribute_client(threads))
+
+
+def _prev_tasks_by_lag(client: KafkaStreamsState, assigned: Container[TaskId]) -> dict[str, tuple[TaskId, ...]]:
+    """``client.prev_tasks_by_lag(consumer)`` for each of its consumers that reported tasks (the thread level reads
+    no other), restricted to the tasks ``assigned`` to the client (the thread level looks for no other in them),
+    with the lag (``model.compute_lag``) written out and a stable sort by lag alone: the reported tasks come in
+    TaskId order, so ties stay in it."""
+    previous = client.consumer_previous_tasks
+    if not previous:
+        return {}
+    ends = client.changelog_end_offset_sums
+    reported = [c for c in client.consumer_client_ids if c in previous]
+    if ends is None or not client.lags_available:  # the model's own method says why there are no lags
+        return {c: tuple(t for t in client.prev_tasks_by_lag(c) if t in assigned) for c in reported}
+    end_of, offset_of = ends.get, client.task_offset_sums.get
+    out: dict[str, tuple[TaskId, ...]] = {}
+    for consumer in reported:
+        tasks: Collection[TaskId] = previous[consumer]
+        if not isinstance(tasks, SortedFrozenSet):
+            out[consumer] = tuple(t for t in client.prev_tasks_by_lag(consumer) if t in assigned)
+            continue
+        keyed = []
+        for t in tasks:  # TaskId order
+            end = end_of(t) if t in assigned else None
+            if end is not None:
+                offset = offset_of(t, 0)
+                keyed.append((offset if offset < 0 and offset in _KEPT_LAGS else end if end < offset else end - offset,
+                              t))
+        keyed.sort(key=_LAG)
+        out[consumer] = tuple(map(_TASK, keyed))
+    return out
+
+
+_LAG, _TASK = itemgetter(0), itemgetter(1)
+#: Offset sums that are their own lag (running active, unknown), as in ``model.compute_lag``.
+_KEPT_LAGS = frozenset((LATEST_OFFSET, UNKNOWN_OFFSET_SUM))

@@ -20,16 +20,18 @@ Inputs are plain values (``ClientThreadsInput``); this module never sees a clien
 Cost: each call is linear in its tasks plus one cheap pass over the consumers. Passes 1 and 2 only
 poll and remove, and a Java ``PriorityQueue`` polls its minimum whatever its layout, so they walk the
 tasks in TaskId order; the queue's array (and the Java HashSet order it is built from) is replayed
-only when two or more leftovers make its layout matter. Consumers that get nothing share one empty
-``ConsumerAssignment``.
+only when three or more leftovers make its layout matter (a heap of two holds the smaller first).
+Consumers that get nothing share one empty ``ConsumerAssignment``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
-from itertools import chain, islice
+from itertools import chain
 from operator import itemgetter
+from types import MappingProxyType
+from typing import Any
 
 from taskassign.errors import TaskAssignmentException
 from taskassign.ids import TaskId
@@ -37,7 +39,8 @@ from taskassign.internals.java_order import natural_queue_array
 from taskassign.leader.followups import consumer_deadline
 from taskassign.model import ConsumerAssignment, new_consumer_assignment
 
-__all__ = ("ClientThreadsInput", "TopicPartition", "assign_tasks_to_threads", "distribute_client")
+__all__ = ("ClientThreadsInput", "TopicPartition", "assign_tasks_to_threads", "distribute_client",
+           "new_client_threads_input")
 
 TopicPartition = tuple[str, int]
 #: Order of a task collection as Java iterates it, computed only when asked for.
@@ -61,7 +64,7 @@ class ClientThreadsInput:
     stateful_active: tuple[TaskId, ...]
     standby: tuple[TaskId, ...]
     stateless_active: tuple[TaskId, ...]
-    #: Per consumer, the stateful tasks it reported state for, lowest lag first (ties by TaskId).
+    #: Per consumer, the stateful tasks it reported state for, lowest lag first (ties by TaskId), each once.
     prev_tasks_by_lag: Mapping[str, tuple[TaskId, ...]] = field(default_factory=dict)
     #: Source partitions of every task of this client.
     source_partitions: Mapping[TaskId, tuple[TopicPartition, ...]] = field(default_factory=dict)
@@ -75,12 +78,60 @@ class ClientThreadsInput:
     owned_by_client_unattributed: Set[TopicPartition] = frozenset()
     #: Every partition some member of the group owns now (empty under the EAGER protocol).
     owned_in_group: Set[TopicPartition] = frozenset()
+    #: When set, ownership by task replaces the four partition fields above (``ownership.TaskOwnership``: every
+    #: task has source partitions, none shared): the tasks some client ran as an active before.
+    owned_tasks: frozenset[TaskId] | None = None
+    #: With ``owned_tasks``: this client's previous active tasks by the consumer owning them (None: unknown).
+    own_tasks: Mapping[str | None, Set[TaskId]] = field(default_factory=dict)
     #: When set, ``stateful_active`` and ``stateless_active`` are in TaskId order and this maps each to
     #: the iteration order of the Java HashSet Kafka keeps it in; called only when that order decides
-    #: something (two or more leftover tasks).
+    #: something (three or more leftover tasks).
     hash_set_order: Callable[[Sequence[TaskId]], Sequence[TaskId]] | None = None
     #: The client's follow-up deadline (epoch ms, 0 = immediately), carried by one consumer.
     followup_deadline: int | None = None
+
+
+_SET = {name: vars(ClientThreadsInput)[name].__set__ for name in ClientThreadsInput.__slots__}
+_NOTHING_MAPPED: Mapping[Any, Any] = MappingProxyType({})
+
+
+def new_client_threads_input(
+    consumers: tuple[str, ...],
+    stateful_active: tuple[TaskId, ...],
+    standby: tuple[TaskId, ...],
+    stateless_active: tuple[TaskId, ...],
+    prev_tasks_by_lag: Mapping[str, tuple[TaskId, ...]],
+    previous_standby: Set[TaskId],
+    stateful: Set[TaskId],
+    hash_set_order: Callable[[Sequence[TaskId]], Sequence[TaskId]] | None,
+    followup_deadline: int | None,
+    source_partitions: Mapping[TaskId, tuple[TopicPartition, ...]] = _NOTHING_MAPPED,
+    owner_in_client: Mapping[TopicPartition, str] = _NOTHING_MAPPED,
+    owned_by_client_unattributed: Set[TopicPartition] = frozenset(),
+    owned_in_group: Set[TopicPartition] = frozenset(),
+    owned_tasks: frozenset[TaskId] | None = None,
+    own_tasks: Mapping[str | None, Set[TaskId]] = _NOTHING_MAPPED,
+) -> ClientThreadsInput:
+    """``ClientThreadsInput(...)`` with its slots filled directly, at a fraction of the frozen dataclass's
+    ``__init__`` (the leader builds one per client)."""
+    value: ClientThreadsInput = object.__new__(ClientThreadsInput)
+    put = _SET
+    put["consumers"](value, consumers)
+    put["stateful_active"](value, stateful_active)
+    put["standby"](value, standby)
+    put["stateless_active"](value, stateless_active)
+    put["prev_tasks_by_lag"](value, prev_tasks_by_lag)
+    put["source_partitions"](value, source_partitions)
+    put["previous_standby"](value, previous_standby)
+    put["stateful"](value, stateful)
+    put["owner_in_client"](value, owner_in_client)
+    put["owned_by_client_unattributed"](value, owned_by_client_unattributed)
+    put["owned_in_group"](value, owned_in_group)
+    put["owned_tasks"](value, owned_tasks)
+    put["own_tasks"](value, own_tasks)
+    put["hash_set_order"](value, hash_set_order)
+    put["followup_deadline"](value, followup_deadline)
+    return value
 
 
 def assign_tasks_to_threads(
@@ -93,7 +144,8 @@ def assign_tasks_to_threads(
     is the load from earlier calls and is updated; ``prev_tasks_by_lag`` None means stateless (no
     stickiness). Returns each consumer's tasks in the order dealt."""
     loads = [thread_load.get(c, 0) for c in consumers]
-    dealt = _deal(sorted(tasks), lambda: tasks, loads, _sticky(consumers, prev_tasks_by_lag))
+    once = None if prev_tasks_by_lag is None else {c: _once(ts) for c, ts in prev_tasks_by_lag.items()}
+    dealt = _deal(sorted(tasks), lambda: tasks, loads, _sticky(consumers, once))
     for c, load in zip(consumers, loads, strict=True):
         thread_load[c] = load
     return {c: dealt.get(i, []) for i, c in enumerate(consumers)}
@@ -114,6 +166,11 @@ def _sticky(
     return mine
 
 
+def _once(tasks: Sequence[TaskId]) -> Sequence[TaskId]:
+    """``tasks`` without repeats (a repeat is no task: Kafka's loop finds it already taken or skipped)."""
+    return tasks if len(tasks) < 2 or len(set(tasks)) == len(tasks) else list(dict.fromkeys(tasks))
+
+
 def _deal(
     tasks: Sequence[TaskId],
     collection_order: CollectionOrder,
@@ -132,31 +189,36 @@ def _deal(
     removed: list[TaskId] = []  # pass 1's removals, in order: they shape the queue's array
     skipped: dict[TaskId, int] = {}
     for c, previous in sticky or ():  # pass 1: stickiness, consumers in order
-        for t in previous:
-            if pending is None:
-                pending = set(tasks)
-            if t in pending:
-                if loads[c] < min_per:
-                    dealt.setdefault(c, []).append(t)
-                    loads[c] += 1
-                    pending.remove(t)
-                    removed.append(t)
-                else:
-                    skipped[t] = c
+        # a consumer takes back its pending tasks, lowest lag first, up to the minimum: the first ``room`` of
+        # them (its own removals never touch the rest), and skips the others
+        if pending is None:
+            pending = set(tasks)
+        mine = [t for t in previous if t in pending]
+        if not mine:
+            continue
+        room = min_per - loads[c]
+        if room > 0:
+            taken = mine[:room]
+            dealt[c] = taken
+            loads[c] += len(taken)
+            pending.difference_update(taken)
+            removed += taken
+        if len(mine) > room:
+            skipped.update(dict.fromkeys(mine[max(room, 0):], c))
 
     # pass 2: the smallest pending task to each consumer below the minimum, round robin
-    smallest: Iterator[TaskId] = iter(tasks)
-    if pending is not None and removed:
-        remaining = pending
-        smallest = (t for t in tasks if t in remaining)
+    smallest: Sequence[TaskId] = tasks
+    if removed:
+        assert pending is not None
+        smallest = list(filter(pending.__contains__, tasks))
     polls = _round_robin(smallest, min_per, loads, dealt)
 
-    leftovers = list(smallest)
+    leftovers = smallest[polls:]
     if leftovers:  # pass 3: one each to the consumers at exactly the minimum
         taken_back: list[TaskId] = []
         if skipped:
             left = set(leftovers)
-            for t in sorted(skipped):
+            for t in sorted(left.intersection(skipped)):  # a skipped task is taken back only if still left
                 c = skipped[t]
                 if loads[c] == min_per and t in left:
                     dealt.setdefault(c, []).append(t)
@@ -165,7 +227,9 @@ def _deal(
                     taken_back.append(t)
             if taken_back:
                 leftovers = [t for t in leftovers if t in left]
-        if len(leftovers) > 1:  # Kafka walks the queue's array: its layout decides who gets which
+        # Kafka walks the queue's array, which holds exactly the leftovers: its layout decides who gets which.
+        # Two in TaskId order are already it (a heap of two holds the smaller first).
+        if len(leftovers) > 2:
             leftovers = natural_queue_array(tasks, collection_order(), removed, polls, taken_back)
         takers = (c for c in range(n) if loads[c] == min_per)
         for t in leftovers:
@@ -177,21 +241,26 @@ def _deal(
     return dealt
 
 
-def _round_robin(smallest: Iterator[TaskId], min_per: int, loads: list[int], dealt: dict[int, list[TaskId]]) -> int:
+def _round_robin(smallest: Sequence[TaskId], min_per: int, loads: list[int], dealt: dict[int, list[TaskId]]) -> int:
     """Pass 2: the consumers below the minimum, in index order, take the next smallest task one at a time,
-    round after round, until each reaches it (Kafka's queue of consumers); returns how many were dealt.
+    round after round, until each reaches it (Kafka's queue of consumers); returns how many were dealt (the
+    first of ``smallest``).
 
     Round by round this is a stride: while the ``m`` consumers still filling all need ``k`` or more, the next
     ``m * k`` tasks go to them as ``block[i::m]``; then those that are full leave and the rest go on."""
     filling = [c for c, load in enumerate(loads) if load < min_per]
+    if not filling:
+        return 0
     need = [min_per - loads[c] for c in filling]
     total = sum(need)
-    if not total:
-        return 0
-    tasks = list(islice(smallest, total))
-    if len(tasks) < total:
+    if len(smallest) < total:
         raise TaskAssignmentException("ran out of unassigned tasks while filling threads up to the minimum "
                                       f"of {min_per} tasks per thread")
+    if len(filling) == 1:  # one consumer below the minimum takes them all
+        dealt.setdefault(filling[0], []).extend(smallest[:total])
+        loads[filling[0]] = min_per
+        return total
+    tasks = smallest[:total]
     start, done = 0, 0
     while filling:
         m = len(filling)
@@ -227,34 +296,33 @@ def distribute_client(client: ClientThreadsInput) -> dict[str, ConsumerAssignmen
     stateless_active = _deal(*_orders(client.stateless_active, client.hash_set_order), loads, None)
 
     out = dict.fromkeys(consumers, _NOTHING)
-    contested = _contested(client, chain(client.stateful_active, client.stateless_active))
-    plain = not contested and client.followup_deadline is None  # nothing withheld, no follow-up to carry
+    withhold = _withholder(client, chain(client.stateful_active, client.stateless_active))
+    deadline = client.followup_deadline
     no_tasks: list[TaskId] = []
     for i in sorted(stateful_active.keys() | standby.keys() | stateless_active.keys()):
         active = stateful_active.get(i, no_tasks) + stateless_active.get(i, no_tasks)
         standbys = standby.get(i, no_tasks)
-        if plain:
+        withheld = withhold(active, consumers[i]) if withhold is not None else None
+        if withheld or (deadline is not None and i == 0):
+            out[consumers[i]] = _assignment(client, i == 0, active, standbys, withheld or [])
+        else:  # nothing withheld, no follow-up to carry
             out[consumers[i]] = new_consumer_assignment(tuple(active) if active else (),
                                                         tuple(standbys) if standbys else ())
-        else:
-            out[consumers[i]] = _assignment(client, consumers[i], i == 0, active, standbys, contested)
-    if client.followup_deadline is not None and out[consumers[0]] is _NOTHING:
-        out[consumers[0]] = new_consumer_assignment((), (), (), client.followup_deadline)
+    if deadline is not None and out[consumers[0]] is _NOTHING:
+        out[consumers[0]] = new_consumer_assignment((), (), (), deadline)
     return out
 
 
-def _assignment(client: ClientThreadsInput, consumer: str, first: bool, active: list[TaskId], standby: list[TaskId],
-                contested: Set[TaskId]) -> ConsumerAssignment:
-    """What ``consumer`` was dealt, with the tasks whose partitions another member owns withheld (and kept
-    warm as temporary standbys where the client held them as standbys), and the follow-up it carries."""
-    withheld: list[TaskId] = []
-    if contested:
-        withheld = [t for t in active if t in contested and _owned_elsewhere(client, t, consumer)]
-        if withheld:
-            gone = set(withheld)
-            active = [t for t in active if t not in gone]
-            withheld.sort()
-            standby = standby + [t for t in withheld if t in client.previous_standby and t in client.stateful]
+def _assignment(client: ClientThreadsInput, first: bool, active: list[TaskId], standby: list[TaskId],
+                withheld: list[TaskId]) -> ConsumerAssignment:
+    """What a consumer was dealt, with ``withheld`` (the tasks whose partitions another member owns) taken out of
+    its actives (and kept warm as temporary standbys where the client held them as standbys), and the follow-up
+    it carries."""
+    if withheld:
+        gone = set(withheld)
+        active = [t for t in active if t not in gone]
+        withheld.sort()
+        standby = standby + [t for t in withheld if t in client.previous_standby and t in client.stateful]
     deadline = consumer_deadline(first, bool(withheld), client.followup_deadline) if first or withheld else None
     if not (active or standby or withheld) and deadline is None:
         return _NOTHING
@@ -262,18 +330,37 @@ def _assignment(client: ClientThreadsInput, consumer: str, first: bool, active: 
                                    tuple(withheld) if withheld else (), deadline)
 
 
-def _contested(client: ClientThreadsInput, tasks: Iterable[TaskId], only: str | None = None) -> set[TaskId]:
+def _withholder(client: ClientThreadsInput, tasks: Iterable[TaskId]
+                ) -> Callable[[list[TaskId], str], list[TaskId]] | None:
+    """The test that picks, from the actives dealt to one consumer, those it must wait for (in their order); None
+    when no task of ``tasks`` (the client's actives) can be withheld."""
+    owned_tasks = client.owned_tasks
+    if owned_tasks is not None:  # by task: owned elsewhere unless this client ran it, on this or an unknown consumer
+        if not owned_tasks:
+            return None
+        own, unknown = client.own_tasks, client.own_tasks.get(None, frozenset())
+
+        def by_task(active: list[TaskId], consumer: str) -> list[TaskId]:
+            waiting = owned_tasks.intersection(active)
+            if waiting:
+                waiting = waiting.difference(own.get(consumer, ()), unknown)
+            return [t for t in active if t in waiting] if waiting else []
+        return by_task
+    contested = _contested(client, tasks)
+    if not contested:
+        return None
+    return lambda active, consumer: [t for t in active if t in contested and _owned_elsewhere(client, t, consumer)]
+
+
+def _contested(client: ClientThreadsInput, tasks: Iterable[TaskId]) -> set[TaskId]:
     """The tasks that some consumer would have to wait for: a source partition is owned by another client,
     or by one particular consumer of this client (partitions the client owns through an unknown consumer
-    are never withheld inside it). ``only``: the client's one consumer, whose own partitions do not count."""
+    are never withheld inside it)."""
     owned = client.owned_in_group
     if not owned:
         return set()
     unattributed, by_consumer = client.owned_by_client_unattributed, client.owner_in_client
     sources = client.source_partitions
-    if only is not None:
-        return {t for t in tasks for p in sources.get(t, ())
-                if p in owned and by_consumer.get(p) != only and (p in by_consumer or p not in unattributed)}
     return {t for t in tasks for p in sources.get(t, ())
             if p in owned and (p in by_consumer or p not in unattributed)}
 
@@ -287,7 +374,9 @@ def _one_consumer(client: ClientThreadsInput) -> dict[str, ConsumerAssignment]:
     active = _previous_first(client.stateful_active, previous, hashed)
     standby = _previous_first(client.standby, previous, False)
     active += client.stateless_active if hashed else sorted(client.stateless_active)
-    return {consumer: _assignment(client, consumer, True, active, standby, _contested(client, active, consumer))}
+    withhold = _withholder(client, active)
+    withheld = withhold(active, consumer) if withhold is not None else []
+    return {consumer: _assignment(client, True, active, standby, withheld)}
 
 
 def _previous_first(tasks: tuple[TaskId, ...], previous: Sequence[TaskId], is_sorted: bool) -> list[TaskId]:
@@ -296,9 +385,9 @@ def _previous_first(tasks: tuple[TaskId, ...], previous: Sequence[TaskId], is_so
     if not previous or not tasks:
         return list(ordered)
     members = set(tasks)
-    first = list(dict.fromkeys(t for t in previous if t in members))
-    if not first:
-        return list(ordered)
+    first = [t for t in previous if t in members]  # each once: ``prev_tasks_by_lag`` names a task once
+    if len(first) == len(tasks) or not first:
+        return first or list(ordered)
     taken = set(first)
     return first + [t for t in ordered if t not in taken]
 
