@@ -772,7 +772,8 @@ def _shortfalls(tasks: npt.NDArray[np.int64], values: npt.NDArray[np.int64], pre
     known = values >= 0
     width = int(values.max(initial=0)) + 1
     pairs = np.bincount(tasks[known] * width + values[known], minlength=count * width).reshape(count, width)
-    return np.minimum(present, available) - np.count_nonzero(pairs, axis=1)
+    distinct: npt.NDArray[np.int64] = np.count_nonzero(pairs, axis=1)
+    return np.minimum(present, available) - distinct
 
 
 _SUBTOPOLOGY = itemgetter(0, 1)  # a TaskId's (topology name, subtopology)
