@@ -292,6 +292,8 @@ def compute_metrics(
     totals = _Totals(with_traffic=rack_traffic)
     weights = _state_weights(state)
     client_rows = tuple(_client_metrics(view, pid, consumers, totals, weights) for pid in state.process_ids)
+    if not rack_traffic:
+        totals.count_reads(view)
     skews = _subtopology_skews(view)
     summary: dict[str, Any] = {
         **_size(view),
@@ -462,7 +464,7 @@ class _Totals:
     cross_standby: int = 0
     rack_unknown: int = 0
     traffic: dict[tuple[str, str], float] = field(default_factory=lambda: defaultdict(float))
-    #: False: ``read`` counts the partitions per rack set and leaves ``traffic`` empty (see ``compute_metrics``).
+    #: False: ``count_reads`` counts the partitions per rack set, ``traffic`` stays empty (see ``compute_metrics``).
     with_traffic: bool = True
 
     #: Each rack set read so far, by identity: (the set, its racks as a frozenset and in order, 1 / its size).
@@ -472,9 +474,6 @@ class _Totals:
 
     def read(self, rack: str | None, partitions: Iterable[TaskTopicPartition], active: bool) -> None:
         """Count the reads of ``partitions`` by a client in ``rack`` (see ``rack_traffic``)."""
-        if not self.with_traffic:
-            self._count(rack, partitions, active)
-            return
         row = UNKNOWN_RACK if rack is None else rack
         traffic = self.traffic
         known = self.rack_sets
@@ -500,26 +499,47 @@ class _Totals:
             for r in ordered:
                 traffic[(row, r)] += share
 
-    def _count(self, rack: str | None, partitions: Iterable[TaskTopicPartition], active: bool) -> None:
-        """``read``'s counts without the traffic matrix: the partitions counted per rack set (integers, so the
-        order of the reads does not matter), each set looked at once."""
-        racks = list(map(_RACK_IDS, partitions))
-        keys = list(map(id, racks))
-        known = self.rack_sets
-        for key in dict.fromkeys(keys):  # a few interned sets: each counted by one C loop
-            count = keys.count(key)
-            seen = known.get(key)
-            if seen is None:
-                seen = known[key] = _rack_set(racks[keys.index(key)])
-            _, members, ordered, _ = seen
-            if not ordered or rack is None:
-                self.rack_unknown += count
-            elif rack in members:
+    def count_reads(self, view: _View) -> None:
+        """``read``'s counts of every client at once, without the traffic matrix (``with_traffic`` False): each
+        task's partitions counted per rack set once, those counts summed per client rack over the placements
+        (integers: the order of the reads does not matter), then each (client rack, rack set) looked at once."""
+        racks = [view.state.clients[pid].rack_id for pid in view.placements]
+        names = list(dict.fromkeys(r for r in racks if r is not None))
+        row_of_client = _codes(racks)
+        row_of_client[row_of_client < 0] = len(names)  # the last row: clients without a rack
+        for active, partitions_of, tasks, clients in ((True, _SOURCES, view.active_task, view.active_client),
+                                                      (False, _CHANGELOGS, view.standby_task, view.standby_client)):
+            per_task = list(map(partitions_of, view.infos))
+            sets = list(map(_RACK_IDS, chain.from_iterable(per_task)))
+            keys = list(map(id, sets))
+            set_of = dict(zip(keys, sets, strict=True))  # a few interned sets
+            if not set_of or not len(tasks):
                 continue
-            elif active:
-                self.cross_active += count
-            else:
-                self.cross_standby += count
+            listed = list(set_of)
+            number = {key: i for i, key in enumerate(listed)}
+            width = len(number)
+            owner = np.repeat(np.arange(len(per_task), dtype=np.int64), list(map(len, per_task)))
+            codes = np.fromiter(map(number.__getitem__, keys), dtype=np.int64, count=len(keys))
+            per_set = np.bincount(owner * width + codes, minlength=len(per_task) * width).reshape(-1, width)
+            counts = np.zeros((len(names) + 1, width), dtype=np.int64)
+            np.add.at(counts, row_of_client[clients], per_set[tasks])
+            for (row, column), count in zip(np.argwhere(counts).tolist(), counts[counts > 0].tolist(), strict=True):
+                self._count(names[row] if row < len(names) else None, set_of[listed[column]], count, active)
+
+    def _count(self, rack: str | None, racks: Any, count: int, active: bool) -> None:
+        """``count`` reads of partitions with replicas in ``racks`` by clients in ``rack``, as ``read`` counts them."""
+        seen = self.rack_sets.get(id(racks))
+        if seen is None:
+            seen = self.rack_sets[id(racks)] = _rack_set(racks)
+        _, members, ordered, _ = seen
+        if not ordered or rack is None:
+            self.rack_unknown += count
+        elif rack in members:
+            return
+        elif active:
+            self.cross_active += count
+        else:
+            self.cross_standby += count
 
     def movement(self, view: _View) -> dict[str, int]:
         before = view.previously_active
@@ -614,14 +634,16 @@ def _client_metrics(
     moves_in = len(moved_in & view.previously_active)
     restored_active, unknown_active = _restores(moved_in, ends, offsets)
     totals.restore_active += restored_active
-    totals.read(rack, chain.from_iterable(map(_SOURCES, map(infos.__getitem__, active_at))), True)
+    if totals.with_traffic:  # (else counted for every client at once: _Totals.count_reads)
+        totals.read(rack, chain.from_iterable(map(_SOURCES, map(infos.__getitem__, active_at))), True)
     new_copies = standby - held
     totals.standby_moves += len(new_copies)
     restored_standby, unknown_standby = _restores(new_copies, ends, offsets)
     totals.restore_standby += restored_standby
     totals.unknown_lags += unknown_active + unknown_standby
     records = restored_active + restored_standby
-    totals.read(rack, chain.from_iterable(map(_CHANGELOGS, map(infos.__getitem__, standby_at))), False)
+    if totals.with_traffic:
+        totals.read(rack, chain.from_iterable(map(_CHANGELOGS, map(infos.__getitem__, standby_at))), False)
     totals.active_moves += moves_in
     per_consumer = consumers.get(pid) if consumers is not None else None
     thread_active, thread_total, thread_state = _thread_loads(client, placed, per_consumer, state_load, weights,
