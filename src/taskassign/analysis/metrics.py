@@ -515,14 +515,15 @@ class _Totals:
             set_of = dict(zip(keys, sets, strict=True))  # a few interned sets
             if not set_of or not len(tasks):
                 continue
-            listed = list(set_of)
-            number = {key: i for i, key in enumerate(listed)}
-            width = len(number)
+            listed = sorted(set_of)  # (the sets' ids: codes by one search)
+            width = len(listed)
             owner = np.repeat(np.arange(len(per_task), dtype=np.int64), list(map(len, per_task)))
-            codes = np.fromiter(map(number.__getitem__, keys), dtype=np.int64, count=len(keys))
+            codes = np.searchsorted(np.array(listed, dtype=np.uint64), np.array(keys, dtype=np.uint64))
             per_set = np.bincount(owner * width + codes, minlength=len(per_task) * width).reshape(-1, width)
-            counts = np.zeros((len(names) + 1, width), dtype=np.int64)
-            np.add.at(counts, row_of_client[clients], per_set[tasks])
+            # placements per (client rack, task), times each task's reads per rack set: reads per (rack, set)
+            rows = len(names) + 1
+            placed = np.bincount(row_of_client[clients] * len(per_task) + tasks, minlength=rows * len(per_task))
+            counts = placed.reshape(rows, len(per_task)) @ per_set
             for (row, column), count in zip(np.argwhere(counts).tolist(), counts[counts > 0].tolist(), strict=True):
                 self._count(names[row] if row < len(names) else None, set_of[listed[column]], count, active)
 
