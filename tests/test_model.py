@@ -7,6 +7,7 @@ from taskassign.model import (
     AssignedTask,
     KafkaStreamsAssignment,
     TaskAssignment,
+    active_and_standby,
     compute_lag,
 )
 from tests.helpers import PID_1, PID_2, TASK_0_0, TASK_0_1, TASK_1_0, app_state, client, task, tid
@@ -88,6 +89,14 @@ def test_kafka_streams_assignment_is_immutable_and_keyed_by_task() -> None:
     later = two.with_followup_rebalance(123)
     assert later.followup_rebalance_deadline == 123 and two.followup_rebalance_deadline is None
 
+
+
+def test_active_and_standby_are_the_assignments_two_task_sets_in_order() -> None:
+    mixed = KafkaStreamsAssignment.of_tasks(PID_1, active=[TASK_1_0, TASK_0_0], standby=[TASK_0_1])
+    for assignment in (mixed, KafkaStreamsAssignment(PID_1)):
+        active, standby = active_and_standby(assignment)
+        assert active == assignment.active_tasks().items and standby == assignment.standby_tasks().items
+    assert active_and_standby(mixed) == ((TASK_0_0, TASK_1_0), (TASK_0_1,))
 
 def test_of_keeps_the_last_entry_for_a_task() -> None:
     a = KafkaStreamsAssignment.of(PID_1, [AssignedTask.active(TASK_0_0), AssignedTask.standby(TASK_0_0)])

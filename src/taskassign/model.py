@@ -11,8 +11,8 @@ import enum
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
-from itertools import repeat
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, is_
 from types import MappingProxyType
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -46,6 +46,7 @@ __all__ = (
     "TaskId",
     "TaskInfo",
     "TaskTopicPartition",
+    "active_and_standby",
     "assigned_task_column",
     "compute_lag",
     "new_assigned_task",
@@ -665,6 +666,18 @@ class KafkaStreamsAssignment:
 
     def standby_tasks(self) -> SortedFrozenSet[TaskId]:
         return SortedFrozenSet.from_sorted_unique(tuple(t for t, a in self.tasks.items() if a.type is STANDBY))
+
+
+_ASSIGNED_TYPE = attrgetter("type")
+
+
+def active_and_standby(assignment: KafkaStreamsAssignment) -> tuple[tuple[TaskId, ...], tuple[TaskId, ...]]:
+    """``(assignment.active_tasks().items, assignment.standby_tasks().items)`` in one pass over the placements and
+    no set built (C loops: the pipeline's metrics and result rows read 10^3 placements per application)."""
+    tasks = assignment.tasks
+    kinds = list(map(_ASSIGNED_TYPE, tasks.values()))
+    return (tuple(compress(tasks, map(is_, kinds, repeat(ACTIVE)))),
+            tuple(compress(tasks, map(is_, kinds, repeat(STANDBY)))))
 
 
 @dataclass(frozen=True, slots=True)

@@ -193,6 +193,25 @@ def test_cross_rack_reads_split_over_replica_racks_and_unknown_client_racks() ->
     assert (m.cross_rack_partitions, m.cross_rack_cost, m.rack_unknown_partitions) == (1, 1, 1)
 
 
+
+@pytest.mark.parametrize("scenario", ["hand-computed", "split reads, clients without racks"])
+def test_without_the_traffic_matrix_every_other_value_is_the_same(scenario: str) -> None:
+    """``rack_traffic=False`` (the fleet pipeline) counts the cross-rack reads per rack set instead of walking
+    them in order: the matrix is left empty, every summary and per-client value stays."""
+    if scenario == "hand-computed":
+        state, group = STATE, GROUP
+    else:
+        state = app_state(
+            [task("0_0", source_racks=["r2", "r3"], changelog_racks=["r1"]), task("0_1", source_racks=["r1"]),
+             task("0_2", stateful=False)],
+            [client(PID_1, rack="r1"), client(PID_2), client(PID_3, rack="r3")], num_standby_replicas=1)
+        group = GroupAssignment({PID_1: ksa(PID_1, ["0_0", "0_2"]), PID_2: ksa(PID_2, ["0_1"], ["0_0"]),
+                                 PID_3: ksa(PID_3, [], [])})
+    full, counted = compute_metrics(state, group), compute_metrics(state, group, rack_traffic=False)
+    assert full.rack_traffic and not counted.rack_traffic
+    assert counted.to_dict() == full.to_dict() and counted.client_metrics == full.client_metrics
+    assert counted.cross_rack_partitions + counted.rack_unknown_partitions > 0
+
 def test_rack_and_tag_spread(metrics: AssignmentMetrics) -> None:
     # 0_0 sits on P1 and P3, both rack r1 and zone a, although r2 / zone b exist; 0_2's three
     # replicas cover both racks and both zones; 0_3 has a single replica.

@@ -24,13 +24,16 @@ Terms used in the definitions:
 from __future__ import annotations
 
 import statistics
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from itertools import chain
-from operator import attrgetter
+from itertools import chain, repeat
+from operator import attrgetter, itemgetter
 from types import MappingProxyType
 from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from taskassign.errors import UserInputError
 from taskassign.ids import ProcessId, TaskId, saturated_long
@@ -42,7 +45,9 @@ from taskassign.model import (
     KafkaStreamsAssignment,
     KafkaStreamsState,
     TaskAssignment,
+    TaskInfo,
     TaskTopicPartition,
+    active_and_standby,
     compute_lag,
 )
 
@@ -269,19 +274,26 @@ def state_weight_unit(state: ApplicationState) -> str:
     return "bytes" if any(t.state_bytes is not None for t in state.tasks.values()) else "stores"
 
 
-def compute_metrics(state: ApplicationState, assignment: AssignmentLike) -> AssignmentMetrics:
+def compute_metrics(
+    state: ApplicationState, assignment: AssignmentLike, *, rack_traffic: bool = True
+) -> AssignmentMetrics:
     """The metrics of ``assignment`` (the leader's GroupAssignment, an assignor's TaskAssignment, or a
     mapping of client assignments) for the application ``state`` it was computed from.
 
     Clients of ``state`` missing from the assignment count as empty. A client or task the state does
-    not know raises UserInputError (the assignment belongs to another application).
+    not know raises UserInputError (the assignment belongs to another application). ``rack_traffic=False``
+    leaves the ``rack_traffic`` matrix empty and every other value as it is: its float cells are sums in
+    the order of the reads, one Python step per partition read, and a caller that writes only ``to_dict()``
+    and ``client_metrics`` (the fleet pipeline) does without them.
     """
     placements, consumers = _normalise(assignment)
     _check_known(state, placements)
     view = _View(state, placements)
-    totals = _Totals()
+    totals = _Totals(with_traffic=rack_traffic)
     weights = _state_weights(state)
     client_rows = tuple(_client_metrics(view, pid, consumers, totals, weights) for pid in state.process_ids)
+    if not rack_traffic:
+        totals.count_reads(view)
     skews = _subtopology_skews(view)
     summary: dict[str, Any] = {
         **_size(view),
@@ -302,14 +314,15 @@ def compute_metrics(state: ApplicationState, assignment: AssignmentLike) -> Assi
     )
 
 
-def _state_weights(state: ApplicationState) -> dict[TaskId, int]:
-    """Every task's ``state_weight``, read a field at a time (10^5-10^6 tasks per application or bucket)."""
+def _state_weights(state: ApplicationState) -> list[int]:
+    """Every task's ``state_weight`` in TaskId order (``_View.index``), read a field at a time (10^5-10^6 tasks
+    per application or bucket)."""
     infos = state.tasks.values()
     sizes = list(map(_STATE_BYTES, infos))
     counts = map(len, map(_STORES, infos))
     if sizes.count(None) == len(sizes):
-        return dict(zip(state.tasks, counts, strict=True))
-    return dict(zip(state.tasks, [n if b is None else b for b, n in zip(sizes, counts, strict=True)], strict=True))
+        return list(counts)
+    return [n if b is None else b for b, n in zip(sizes, counts, strict=True)]
 
 
 _STATE_BYTES = attrgetter("state_bytes")
@@ -337,9 +350,7 @@ def _normalise(
         by_client = assignment.by_process()  # a later entry for a client wins, as on Kafka's leader
     else:
         by_client = assignment
-    placements = {
-        pid: _Placement(a.active_tasks().members, a.standby_tasks().members) for pid, a in by_client.items()
-    }
+    placements = {pid: _Placement(*map(frozenset, active_and_standby(a))) for pid, a in by_client.items()}
     return placements, consumers
 
 
@@ -367,22 +378,44 @@ class _View:
     def __init__(self, state: ApplicationState, placements: Mapping[ProcessId, _Placement]) -> None:
         empty = _Placement(frozenset(), frozenset())
         self.state = state
+        #: Each task's number in TaskId order, and per number its TaskInfo and whether it has a changelog: a
+        #: client's placements are looked up once here, then read by number (a TaskId hashes on every lookup).
+        self.index: dict[TaskId, int] = dict(zip(state.tasks, range(len(state.tasks)), strict=True))
+        self.infos: list[TaskInfo] = list(state.tasks.values())
+        self.logged: list[bool] = list(map(_HAS_CHANGELOG, self.infos))
+        #: The end offset sums as a plain dict (a mapping proxy's methods, called by ``map``, cost twice a dict's).
+        self.ends: dict[TaskId, int] = dict(state.changelog_end_offset_sums)
         self.placements = {pid: placements.get(pid, empty) for pid in state.process_ids}
-        self.active_owner: dict[TaskId, list[ProcessId]] = {}
-        self.standby_holders: dict[TaskId, list[ProcessId]] = {}
-        for pid, p in self.placements.items():
-            for t in p.active:
-                self.active_owner.setdefault(t, []).append(pid)
-            for t in p.standby:
-                self.standby_holders.setdefault(t, []).append(pid)
+        index = self.index
+        #: Each client's placements by task number (in the placements' order), and every placement as numpy
+        #: columns (task number, client number in ProcessId order): the summary groups count over them.
+        self.active_at = {pid: list(map(index.__getitem__, p.active)) for pid, p in self.placements.items()}
+        self.standby_at = {pid: list(map(index.__getitem__, p.standby)) for pid, p in self.placements.items()}
+        self.active_task, self.active_client = _columns(self.active_at.values())
+        self.standby_task, self.standby_client = _columns(self.standby_at.values())
+        #: Active owners per task number (two for a task the assignment, failing validation, runs twice).
+        self.owners: npt.NDArray[np.int64] = np.bincount(self.active_task, minlength=len(index))
         #: Every task some client ran as active before the rebalance.
         self.previously_active: set[TaskId] = set()
         for client in state.clients.values():
             self.previously_active.update(client.previous_active_tasks.items)
 
-    def replicas(self, task: TaskId) -> set[ProcessId]:
-        """Distinct clients holding ``task`` as active or standby."""
-        return set(self.active_owner.get(task, ())).union(self.standby_holders.get(task, ()))
+    def replicas(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """Every (task number, client number) holding the task as active or standby, once each."""
+        tasks = np.concatenate([self.active_task, self.standby_task])
+        holders = np.concatenate([self.active_client, self.standby_client])
+        if all(p.active.isdisjoint(p.standby) for p in self.placements.values()):  # (from a keyed assignment)
+            return tasks, holders
+        clients = max(1, len(self.placements))
+        keys = np.unique(tasks * clients + holders)
+        return keys // clients, keys % clients
+
+
+def _columns(per_client: Iterable[list[int]]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Clients' task numbers as (task numbers, client numbers), client after client."""
+    lists = list(per_client)
+    tasks = np.fromiter(chain.from_iterable(lists), dtype=np.int64, count=sum(map(len, lists)))
+    return tasks, np.repeat(np.arange(len(lists), dtype=np.int64), list(map(len, lists)))
 
 
 def _restore(end: int, offset_sum: int) -> tuple[int, bool]:
@@ -394,6 +427,28 @@ def _restore(end: int, offset_sum: int) -> tuple[int, bool]:
     if lag == UNKNOWN_OFFSET_SUM:
         return max(0, end), True
     return lag, False
+
+
+def _previously_unowned(view: _View, before: Iterable[TaskId]) -> int:
+    """Tasks placed as active that no client ran as active before."""
+    ran = np.zeros(len(view.index), dtype=np.bool_)
+    ran[[i for i in map(view.index.get, before) if i is not None]] = True
+    return int(np.count_nonzero((view.owners > 0) & ~ran))
+
+
+def _restores(placed: Iterable[TaskId], ends: Mapping[TaskId, int], offsets: Mapping[TaskId, int]) -> tuple[int, int]:
+    """``_restore`` summed over the changelog tasks among ``placed`` (records, unknown lags), from their lags in
+    one ``map``: the lags other than -2 and -3 summed at once (integers: the order does not matter)."""
+    logged = list(filter(ends.__contains__, placed))
+    if not logged:
+        return 0, 0
+    lags = list(map(compute_lag, map(ends.__getitem__, logged), map(offsets.get, logged, repeat(0))))
+    unknown = lags.count(UNKNOWN_OFFSET_SUM)
+    records = sum(lags) - LATEST_OFFSET * lags.count(LATEST_OFFSET) - UNKNOWN_OFFSET_SUM * unknown
+    if unknown:
+        records += sum(_restore(ends[t], offsets.get(t, 0))[0]
+                       for t, lag in zip(logged, lags, strict=True) if lag == UNKNOWN_OFFSET_SUM)
+    return records, unknown
 
 
 @dataclass(slots=True)
@@ -409,6 +464,8 @@ class _Totals:
     cross_standby: int = 0
     rack_unknown: int = 0
     traffic: dict[tuple[str, str], float] = field(default_factory=lambda: defaultdict(float))
+    #: False: ``count_reads`` counts the partitions per rack set, ``traffic`` stays empty (see ``compute_metrics``).
+    with_traffic: bool = True
 
     #: Each rack set read so far, by identity: (the set, its racks as a frozenset and in order, 1 / its size).
     #: A fleet's partitions share a few interned rack sets, so a partition costs a lookup here instead of the
@@ -442,11 +499,54 @@ class _Totals:
             for r in ordered:
                 traffic[(row, r)] += share
 
+    def count_reads(self, view: _View) -> None:
+        """``read``'s counts of every client at once, without the traffic matrix (``with_traffic`` False): each
+        task's partitions counted per rack set once, those counts summed per client rack over the placements
+        (integers: the order of the reads does not matter), then each (client rack, rack set) looked at once."""
+        racks = [view.state.clients[pid].rack_id for pid in view.placements]
+        names = list(dict.fromkeys(r for r in racks if r is not None))
+        row_of_client = _codes(racks)
+        row_of_client[row_of_client < 0] = len(names)  # the last row: clients without a rack
+        for active, partitions_of, tasks, clients in ((True, _SOURCES, view.active_task, view.active_client),
+                                                      (False, _CHANGELOGS, view.standby_task, view.standby_client)):
+            per_task = list(map(partitions_of, view.infos))
+            sets = list(map(_RACK_IDS, chain.from_iterable(per_task)))
+            keys = list(map(id, sets))
+            set_of = dict(zip(keys, sets, strict=True))  # a few interned sets
+            if not set_of or not len(tasks):
+                continue
+            listed = sorted(set_of)  # (the sets' ids: codes by one search)
+            width = len(listed)
+            owner = np.repeat(np.arange(len(per_task), dtype=np.int64), list(map(len, per_task)))
+            codes = np.searchsorted(np.array(listed, dtype=np.uint64), np.array(keys, dtype=np.uint64))
+            per_set = np.bincount(owner * width + codes, minlength=len(per_task) * width).reshape(-1, width)
+            # placements per (client rack, task), times each task's reads per rack set: reads per (rack, set)
+            rows = len(names) + 1
+            placed = np.bincount(row_of_client[clients] * len(per_task) + tasks, minlength=rows * len(per_task))
+            counts = placed.reshape(rows, len(per_task)) @ per_set
+            for (row, column), count in zip(np.argwhere(counts).tolist(), counts[counts > 0].tolist(), strict=True):
+                self._count(names[row] if row < len(names) else None, set_of[listed[column]], count, active)
+
+    def _count(self, rack: str | None, racks: Any, count: int, active: bool) -> None:
+        """``count`` reads of partitions with replicas in ``racks`` by clients in ``rack``, as ``read`` counts them."""
+        seen = self.rack_sets.get(id(racks))
+        if seen is None:
+            seen = self.rack_sets[id(racks)] = _rack_set(racks)
+        _, members, ordered, _ = seen
+        if not ordered or rack is None:
+            self.rack_unknown += count
+        elif rack in members:
+            return
+        elif active:
+            self.cross_active += count
+        else:
+            self.cross_standby += count
+
     def movement(self, view: _View) -> dict[str, int]:
         before = view.previously_active
         return {
             "active_moves": self.active_moves,
-            "previously_unowned_tasks": len(view.active_owner.keys() - before),
+            "previously_unowned_tasks": _previously_unowned(view, before),
             "standby_moves": self.standby_moves,
             "records_to_restore_active": saturated_long(self.restore_active),
             "records_to_restore_standby": saturated_long(self.restore_standby),
@@ -464,6 +564,12 @@ class _Totals:
             "cross_rack_cost": saturated_long(cross * (1 if cost is None else cost)),
             "rack_unknown_partitions": self.rack_unknown,
         }
+
+
+_RACK_IDS = attrgetter("rack_ids")
+_SOURCES = attrgetter("source_partitions")
+_HAS_CHANGELOG = attrgetter("has_changelog")
+_CHANGELOGS = attrgetter("changelog_partitions")
 
 
 def _rack_set(racks: Iterable[str] | None) -> tuple[Any, frozenset[str], tuple[str, ...], float]:
@@ -485,7 +591,7 @@ def even_spread(count: int, threads: int) -> tuple[int, ...]:
 
 def _thread_loads(
     client: KafkaStreamsState, placed: _Placement, per_consumer: Mapping[str, Any] | None, state_load: int,
-    weights: Mapping[TaskId, int],
+    weights: Sequence[int], index: Mapping[TaskId, int],
 ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """Per thread: active tasks, active + standby tasks, state load (see ClientMetrics)."""
     threads = client.num_processing_threads
@@ -497,14 +603,15 @@ def _thread_loads(
     active = tuple(len(c.active) if c is not None else 0 for c in consumers)
     total = tuple(len(c.active) + len(c.standby) if c is not None else 0 for c in consumers)
     state = tuple(
-        sum(map(weights.__getitem__, {*c.active, *c.standby, *c.withheld})) if c is not None else 0
+        sum(map(weights.__getitem__, set(map(index.__getitem__, chain(c.active, c.standby, c.withheld)))))
+        if c is not None else 0
         for c in consumers)
     return active, total, state
 
 
 def _client_metrics(
     view: _View, pid: ProcessId, consumers: Mapping[ProcessId, Mapping[str, Any]] | None, totals: _Totals,
-    weights: Mapping[TaskId, int],
+    weights: Sequence[int],
 ) -> ClientMetrics:
     """One client's row; its moves, restores and rack reads are added to ``totals`` on the way.
 
@@ -513,40 +620,35 @@ def _client_metrics(
     state = view.state
     client = state.clients[pid]
     placed = view.placements[pid]
-    tasks = state.tasks
-    ends = state.changelog_end_offset_sums
+    infos, logged, ends = view.infos, view.logged, view.ends
     offsets = client.task_offset_sums
     rack = client.rack_id
     ran = client.previous_active_tasks.members
     held = ran | client.previous_standby_tasks.members
     active, standby = placed.active, placed.standby
-    active_state_load = sum(map(weights.__getitem__, active))
-    state_load = active_state_load + sum(map(weights.__getitem__, standby))
-    changelog_replicas = sum(map(ends.__contains__, active)) + sum(map(ends.__contains__, standby))
+    # (each task looked up once, by its number in TaskId order: a TaskId's hash is computed on every lookup)
+    active_at, standby_at = view.active_at[pid], view.standby_at[pid]
+    active_state_load = sum(map(weights.__getitem__, active_at))
+    state_load = active_state_load + sum(map(weights.__getitem__, standby_at))
+    changelog_replicas = sum(map(logged.__getitem__, active_at)) + sum(map(logged.__getitem__, standby_at))
     moved_in = active - ran
     moves_in = len(moved_in & view.previously_active)
-    records = 0
-    for t in moved_in:
-        end = ends.get(t)
-        if end is not None:
-            restored, unknown = _restore(end, offsets.get(t, 0))
-            records += restored
-            totals.restore_active += restored
-            totals.unknown_lags += unknown
-    totals.read(rack, chain.from_iterable([tasks[t].source_partitions for t in active]), True)
+    restored_active, unknown_active = _restores(moved_in, ends, offsets)
+    totals.restore_active += restored_active
+    if totals.with_traffic:  # (else counted for every client at once: _Totals.count_reads)
+        totals.read(rack, chain.from_iterable(map(_SOURCES, map(infos.__getitem__, active_at))), True)
     new_copies = standby - held
     totals.standby_moves += len(new_copies)
-    for t in new_copies:
-        end = ends.get(t)
-        if end is not None:
-            restored, unknown = _restore(end, offsets.get(t, 0))
-            records += restored
-            totals.restore_standby += restored
-            totals.unknown_lags += unknown
-    totals.read(rack, chain.from_iterable([tasks[t].changelog_partitions for t in standby]), False)
+    restored_standby, unknown_standby = _restores(new_copies, ends, offsets)
+    totals.restore_standby += restored_standby
+    totals.unknown_lags += unknown_active + unknown_standby
+    records = restored_active + restored_standby
+    if totals.with_traffic:
+        totals.read(rack, chain.from_iterable(map(_CHANGELOGS, map(infos.__getitem__, standby_at))), False)
     totals.active_moves += moves_in
     per_consumer = consumers.get(pid) if consumers is not None else None
-    thread_active, thread_total, thread_state = _thread_loads(client, placed, per_consumer, state_load, weights)
+    thread_active, thread_total, thread_state = _thread_loads(client, placed, per_consumer, state_load, weights,
+                                                                  view.index)
     return ClientMetrics(
         process_id=pid,
         rack=rack,
@@ -575,9 +677,9 @@ def _size(view: _View) -> dict[str, int]:
         "changelog_tasks": len(state.stateful_task_ids),
         "clients": len(state.clients),
         "threads": sum(c.num_processing_threads for c in state.clients.values()),
-        "active_tasks": len(view.active_owner),
-        "standby_replicas": sum(map(len, view.standby_holders.values())),
-        "unassigned_tasks": len(state.task_ids) - sum(map(view.active_owner.__contains__, state.task_ids)),
+        "active_tasks": int(np.count_nonzero(view.owners)),
+        "standby_replicas": len(view.standby_task),
+        "unassigned_tasks": len(state.task_ids) - int(np.count_nonzero(view.owners)),
     }
 
 
@@ -628,89 +730,88 @@ def standby_pile_up(rows: Sequence[ClientMetrics]) -> tuple[float, ClientMetrics
 
 
 def _standbys(view: _View) -> dict[str, int]:
+    """Per changelog task, its standbys on clients other than its active's, counted over the placements."""
     state = view.state
     configured = state.configs.num_standby_replicas
     wanted = max(0, min(configured, len(state.clients) - 1))
-    short = missing = extra = 0
-    no_owner: list[ProcessId] = []
-    owners_of, holders_of = view.active_owner.get, view.standby_holders.get
-    for t in state.stateful_task_ids:
-        holders = holders_of(t)
-        if not holders:
-            placed = 0
-        elif len(holders) == 1:  # the usual case: no set to build
-            placed = int(holders[0] not in owners_of(t, no_owner))
-        else:
-            owners = owners_of(t, no_owner)
-            placed = sum(1 for pid in set(holders) if pid not in owners)
-        if placed < wanted:
-            short += 1
-            missing += wanted - placed
-        extra += max(0, placed - configured)
-    return {"standby_shortfall_tasks": short, "missing_standby_replicas": missing, "extra_standby_replicas": extra}
-
-
-def _shortfall(values: list[str], available: int) -> int:
-    return min(len(values), available) - len(set(values))
+    placed = np.bincount(view.standby_task, minlength=len(view.index))
+    both = [view.index[t] for p in view.placements.values() for t in p.active & p.standby]
+    np.subtract.at(placed, both, 1)  # (a client holding a task both ways: none, from a keyed assignment)
+    placed = placed[np.asarray(view.logged, dtype=np.bool_)]
+    below = placed < wanted
+    return {"standby_shortfall_tasks": int(np.count_nonzero(below)),
+            "missing_standby_replicas": int((wanted - placed[below]).sum()),
+            "extra_standby_replicas": int(np.maximum(placed - configured, 0).sum())}
 
 
 def _spread(view: _View) -> dict[str, int]:
     """Rack and tag spread shortfalls. With fewer than two racks in the cluster the rack shortfall is 0 for
-    every task (all replicas in the one rack, or some replica without a rack), so it is not computed."""
+    every task (all replicas in the one rack, or some replica without a rack), so it is not computed.
+    Counted over every (task, client) replica at once: per task its replicas, its distinct racks or tag values."""
     state = view.state
     clients = state.clients
     all_racks = {c.rack_id for c in clients.values() if c.rack_id is not None}
     tag_keys = state.configs.rack_aware_assignment_tags
-    rack_short = rack_tasks = tag_short = tag_tasks = 0
     if len(all_racks) < 2 and not tag_keys:
         return {"rack_spread_shortfall": 0, "rack_colocated_tasks": 0, "tag_spread_shortfall": 0,
                 "tag_colocated_tasks": 0}
-    n_racks = len(all_racks)
-    rack_of = {pid: c.rack_id for pid, c in clients.items()}
-    tags = []
+    tasks, holders = view.replicas()
+    count = len(view.index)
+    replicas = np.bincount(tasks, minlength=count)
+    measured = np.asarray(view.logged, dtype=np.bool_) & (replicas >= 2)  # changelog tasks with 2+ replicas
+    rack_short = rack_tasks = 0
+    if len(all_racks) >= 2:
+        racks = _codes([clients[pid].rack_id for pid in view.placements])[holders]
+        gap = _shortfalls(tasks, racks, replicas, len(all_racks), count)
+        rackless = np.bincount(tasks[racks < 0], minlength=count)  # replicas on clients without a rack
+        gap = gap[measured & (rackless == 0)]
+        rack_short, rack_tasks = int(gap.sum()), int(np.count_nonzero(gap > 0))
+    task_gap = np.zeros(count, dtype=np.int64)
     for key in tag_keys:
-        value_of = {pid: c.client_tags[key] for pid, c in clients.items() if key in c.client_tags}
-        tags.append((value_of, len(set(value_of.values()))))
-    owners_of, holders_of = view.active_owner.get, view.standby_holders.get
-    for t in state.stateful_task_ids:
-        replicas = {*owners_of(t, ()), *holders_of(t, ())}
-        if len(replicas) < 2:
-            continue
-        if n_racks >= 2:
-            racks = [rack_of[pid] for pid in replicas]
-            if None not in racks:
-                gap = _shortfall(racks, n_racks)  # type: ignore[arg-type]  # no None, checked
-                rack_short += gap
-                rack_tasks += gap > 0
-        task_gap = 0
-        for value_of, available in tags:
-            values = [value_of[pid] for pid in replicas if pid in value_of]
-            if len(values) >= 2:
-                task_gap += _shortfall(values, available)
-        tag_short += task_gap
-        tag_tasks += task_gap > 0
+        values = _codes([clients[pid].client_tags.get(key) for pid in view.placements])
+        available = len({c.client_tags[key] for c in clients.values() if key in c.client_tags})
+        held = values[holders]
+        with_key = np.bincount(tasks[held >= 0], minlength=count)
+        task_gap += np.where(with_key >= 2, _shortfalls(tasks, held, with_key, available, count), 0)
+    task_gap = task_gap[measured]
     return {
         "rack_spread_shortfall": rack_short,
         "rack_colocated_tasks": rack_tasks,
-        "tag_spread_shortfall": tag_short,
-        "tag_colocated_tasks": tag_tasks,
+        "tag_spread_shortfall": int(task_gap.sum()),
+        "tag_colocated_tasks": int(np.count_nonzero(task_gap > 0)),
     }
+
+
+def _codes(values: Sequence[str | None]) -> npt.NDArray[np.int64]:
+    """Each value's number among the distinct values (-1 for None)."""
+    numbers = {v: i for i, v in enumerate(dict.fromkeys(v for v in values if v is not None))}
+    return np.array([-1 if v is None else numbers[v] for v in values], dtype=np.int64)
+
+
+def _shortfalls(tasks: npt.NDArray[np.int64], values: npt.NDArray[np.int64], present: npt.NDArray[np.int64],
+                available: int, count: int) -> npt.NDArray[np.int64]:
+    """Per task, min(its replicas with a value, ``available``) - its distinct values (the replicas without a
+    value, -1, left out): ``_shortfall`` of every task at once."""
+    known = values >= 0
+    width = int(values.max(initial=0)) + 1
+    pairs = np.bincount(tasks[known] * width + values[known], minlength=count * width).reshape(count, width)
+    distinct: npt.NDArray[np.int64] = np.count_nonzero(pairs, axis=1)
+    return np.minimum(present, available) - distinct
+
+
+_SUBTOPOLOGY = itemgetter(0, 1)  # a TaskId's (topology name, subtopology)
 
 
 def _subtopology_skews(view: _View) -> dict[str, int]:
     """Per subtopology, max - min over clients of its active tasks (clients without any count 0)."""
-    counts: dict[tuple[str | None, int], dict[ProcessId, int]] = {
-        sub: {} for sub in dict.fromkeys([(t[0], t[1]) for t in view.state.task_ids])}
-    placed = Counter([(t[0], t[1], pid) for t, owners in view.active_owner.items() for pid in owners])
-    for (name, sub, pid), n in placed.items():
-        counts[(name, sub)][pid] = n
+    keys = list(map(_SUBTOPOLOGY, view.state.task_ids))
+    subs = {sub: i for i, sub in enumerate(dict.fromkeys(keys))}
     n_clients = len(view.state.process_ids)
-    skews: dict[str, int] = {}
-    for (name, sub), per_client in sorted(counts.items(), key=lambda kv: (kv[0][0] or "", kv[0][1])):
-        label = str(sub) if name is None else f"{name}__{sub}"
-        if not n_clients:
-            skews[label] = 0
-            continue
-        low = min(per_client.values(), default=0) if len(per_client) == n_clients else 0
-        skews[label] = max(per_client.values(), default=0) - low
-    return skews
+    spread = [0] * len(subs)
+    if n_clients and subs:
+        of_task = np.fromiter(map(subs.__getitem__, keys), dtype=np.int64, count=len(keys))
+        counts = np.bincount(of_task[view.active_task] * n_clients + view.active_client,
+                             minlength=len(subs) * n_clients).reshape(len(subs), n_clients)
+        spread = (counts.max(axis=1) - counts.min(axis=1)).tolist()
+    return {str(sub) if name is None else f"{name}__{sub}": spread[i]
+            for (name, sub), i in sorted(subs.items(), key=lambda kv: (kv[0][0] or "", kv[0][1]))}

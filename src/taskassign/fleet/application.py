@@ -44,7 +44,7 @@ from taskassign.fleet.reasons import (
 )
 from taskassign.leader.assign import assign_scenario
 from taskassign.leader.run import RebalanceResult, rebalance
-from taskassign.model import ApplicationState, AssignmentError, TaskAssignment
+from taskassign.model import ApplicationState, AssignmentError, TaskAssignment, active_and_standby
 
 __all__ = (
     "AppCheck",
@@ -253,10 +253,11 @@ def _fill(result: AppResult, built: BuiltApplication, outcome: RebalanceResult) 
     for pid, assignment in outcome.group.clients.items():
         client = state.clients[pid]
         detail = per_client.get(pid)
+        active, standby = active_and_standby(assignment)
         clients.append(ClientResult(
             process_id=str(pid), rack=client.rack_id, num_threads=client.num_processing_threads,
-            active_tasks=list(map(names.__getitem__, assignment.active_tasks())),
-            standby_tasks=list(map(names.__getitem__, assignment.standby_tasks())),
+            active_tasks=list(map(names.__getitem__, active)),
+            standby_tasks=list(map(names.__getitem__, standby)),
             followup_rebalance_deadline_ms=assignment.followup_rebalance_deadline,
             records_to_restore=detail.records_to_restore if detail else None,
             state_load=detail.state_load if detail else None,
@@ -283,7 +284,7 @@ def _measure(built: BuiltApplication, outcome: RebalanceResult) -> AssignmentMet
     """taskassign.analysis.metrics of the leader's group assignment; None for an assignment that names clients or
     tasks the application does not have (an invalid assignment cannot be measured)."""
     try:
-        return compute_metrics(built.scenario.state, outcome.group)
+        return compute_metrics(built.scenario.state, outcome.group, rack_traffic=False)  # (not written)
     except UserInputError:
         return None
 

@@ -176,7 +176,7 @@ def _pid(text: str) -> ProcessId:
 
 
 _PARTITION, _TASK_INFO = task_builders()
-_RACK_SET = (SortedFrozenSet, type(None))
+_RACK_TYPES = frozenset((SortedFrozenSet, type(None)))
 _PARTITIONS, _TASK_INFOS = task_column_builders()
 _T = TypeVar("_T")
 
@@ -215,8 +215,9 @@ def _tasks(blocks: Sequence[SubtopologyInput]) -> dict[TaskId, TaskInfo]:
             racks = t["racks"]
             given = racks[:count] if racks is not None else []
             # (the pipeline's are sets or None already: taken as they are)
-            column = cast(list[SortedFrozenSet[str] | None], given) if all(
-                map(isinstance, given, repeat(_RACK_SET))) else [rack_set(r) for r in given]
+            # (by exact type: isinstance of an abc.Set subclass runs Python code for every partition)
+            column = cast(list[SortedFrozenSet[str] | None], given) if _RACK_TYPES.issuperset(
+                map(type, given)) else [rack_set(r) for r in given]
             column += [None] * (count - len(column))
             columns.append((t["topic"], t["is_source"], t["is_changelog"], t["num_partitions"], column))
         if count and TaskId(sub, 0) in tasks:  # blocks in subtopology order: a repeated one collides at 0
