@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
@@ -31,6 +34,8 @@ __all__ = ("FAILED", "LocalScatter", "bucket_file", "read_bucket", "write_bucket
 FAILED = "_failed"
 #: How often a bucket's task looks for its file.
 _POLL_SECONDS = 0.01
+#: Pieces read at once (``write_bucket_files``): a local run's two cores.
+_READERS = 2
 
 
 def bucket_file(directory: str | Path, bucket: int) -> Path:
@@ -53,20 +58,38 @@ def write_bucket_files(
     tasks: Sequence[tuple[Piece, ...]], buckets: int, directory: Path, cancelled: threading.Event | None = None
 ) -> None:
     """Every piece's rows split by bucket, one IPC stream per (bucket, table piece) appended to the bucket's
-    file as it is read (nothing held for the whole snapshot); every bucket gets a file, empty or not, under
-    its final name only once all are complete. ``cancelled``: stop before the next piece once it is set."""
+    file in piece order (at most ``_READERS`` pieces held at once, nothing for the whole snapshot); every
+    bucket gets a file, empty or not, under its final name only once all are complete. ``cancelled``: stop
+    before the next piece once it is set.
+
+    The pieces are read ``_READERS`` at a time: the buckets' tasks wait for the files, so the run's cores are
+    the reading's until they are complete, and pyarrow's reading, sorting and writing release the GIL."""
     schema = pa.schema(SCATTERED_FIELDS)
     options = scatter_options()
     directory.mkdir(parents=True, exist_ok=True)
     partial = [bucket_file(directory, b).with_suffix(".partial") for b in range(buckets)]
     writers = [pa.ipc.new_stream(path, schema) for path in partial]
+
+    def parts(piece: Piece) -> list[tuple[int, dict[str, Any]]]:
+        return list(scattered_parts(piece, buckets, options))
+
+    def write(done: Future[list[tuple[int, dict[str, Any]]]]) -> None:
+        for bucket, part in done.result():
+            writers[bucket].write_batch(pa.RecordBatch.from_pylist([{"key": bucket, **part}], schema=schema))
+
     try:
-        for task in tasks:
-            for piece in task:
+        with ThreadPoolExecutor(_READERS, thread_name_prefix="taskassign-read") as pool:
+            window: deque[Future[list[tuple[int, dict[str, Any]]]]] = deque()
+            for piece in (piece for task in tasks for piece in task):
                 if cancelled is not None and cancelled.is_set():
                     return
-                for bucket, part in scattered_parts(piece, buckets, options):
-                    writers[bucket].write_batch(pa.RecordBatch.from_pylist([{"key": bucket, **part}], schema=schema))
+                window.append(pool.submit(parts, piece))
+                if len(window) >= _READERS:
+                    write(window.popleft())
+            while window:
+                if cancelled is not None and cancelled.is_set():
+                    return
+                write(window.popleft())
     finally:
         for writer in writers:
             writer.close()
