@@ -12,12 +12,13 @@ exactly Kafka's.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import islice
 
 import numpy as np
 
 from taskassign.internals.client_state import ClientState
 
-__all__ = ("balance_tasks_over_threads", "should_move_a_task")
+__all__ = ("balance_tasks_over_threads", "moves_allowed", "should_move_a_task")
 
 
 def should_move_a_task(source: ClientState, destination: ClientState) -> bool:
@@ -32,6 +33,23 @@ def should_move_a_task(source: ClientState, destination: ClientState) -> bool:
     return proposed < skew
 
 
+def moves_allowed(source_count: int, source_capacity: int, destination_count: int, destination_capacity: int) -> int:
+    """How many tasks in a row ``should_move_a_task`` lets a source give a destination, from the two counts
+    (each move takes one from the source's count and adds one to the destination's; nothing else changes them
+    during the pair's visit)."""
+    moves = 0
+    while True:
+        source_load = (source_count - moves) / source_capacity
+        destination_load = (destination_count + moves) / destination_capacity
+        skew = source_load - destination_load
+        if skew <= 0:
+            return moves
+        proposed = (source_count - moves - 1) / source_capacity - (destination_count + moves + 1) / destination_capacity
+        if proposed < 0 or not proposed < skew:
+            return moves
+        moves += 1
+
+
 def balance_tasks_over_threads(
     clients: Sequence[ClientState],
     standby: bool,
@@ -41,7 +59,16 @@ def balance_tasks_over_threads(
 
     ``allowed(source, destination)`` is the standby assignor's movement predicate (None: always).
     Loads count active and standby tasks in both cases, as in Kafka.
+
+    Kafka's inner loop asks ``shouldMoveATask`` before each of the source's tasks (TaskId order) and moves
+    the task unless the destination holds it; only a move changes the two counts. So a pair moves the
+    first ``moves_allowed`` tasks the destination does not hold, and the source's tasks are sorted once per
+    source turn (they only shrink during it).
     """
+    counts = [c.assigned_count() for c in clients]
+    capacities = [c.capacity for c in clients]
+    count_array = np.array(counts, dtype=np.float64)
+    capacity_array = np.array(capacities, dtype=np.float64)
     loads = np.array([c.assigned_load() for c in clients], dtype=np.float64)
     load_list = loads.tolist()
     moved_any = True
@@ -49,26 +76,41 @@ def balance_tasks_over_threads(
         moved_any = False
         lightest = min(load_list, default=0.0)
         for source in clients:
-            if load_list[source.index] <= lightest:
+            s = source.index
+            if load_list[s] <= lightest:
                 continue  # nobody is lighter: no move from this source
-            lighter = np.flatnonzero(loads < loads[source.index])
+            # lighter, and one move would not invert the skew: (source - 1) / capacity only falls during the turn
+            lighter = np.flatnonzero((loads < loads[s]) & (
+                (counts[s] - 1) / capacities[s] - (count_array + 1) / capacity_array >= 0))
+            own = source.standby if standby else source.active
+            ordered: list[int] = []
+            start = -1  # ordered[:start] have all been given away (-1: not sorted yet)
             for d in lighter.tolist():
-                destination = clients[d]
-                if not should_move_a_task(source, destination):
+                allowance = moves_allowed(counts[s], capacities[s], counts[d], capacities[d])
+                if not allowance:
                     continue
+                destination = clients[d]
                 if allowed is not None and not allowed(source, destination):
                     continue
-                own = source.standby if standby else source.active
-                for task in sorted(own):
-                    if not should_move_a_task(source, destination):
-                        break
-                    if not destination.has_assigned(task):
-                        own.remove(task)
-                        if standby:
-                            destination.assign_standby(task)
-                        else:
-                            destination.assign_active(task)
-                        moved_any = True
-                loads[source.index] = load_list[source.index] = source.assigned_load()
+                if start < 0:
+                    ordered, start = sorted(own), 0
+                while start < len(ordered) and ordered[start] not in own:
+                    start += 1
+                gained = destination.standby if standby else destination.active
+                other = destination.active if standby else destination.standby
+                given = []
+                for task in islice(ordered, start, None):
+                    if task in own and task not in gained and task not in other:
+                        given.append(task)
+                        if len(given) == allowance:
+                            break
+                if given:
+                    own.difference_update(given)
+                    gained.update(given)
+                    counts[s] -= len(given)
+                    counts[d] += len(given)
+                    count_array[s], count_array[d] = counts[s], counts[d]
+                    moved_any = True
+                loads[s] = load_list[s] = source.assigned_load()
                 loads[d] = load_list[d] = destination.assigned_load()
-                lightest = min(lightest, load_list[source.index])
+                lightest = min(lightest, load_list[s])
