@@ -36,18 +36,19 @@ def should_move_a_task(source: ClientState, destination: ClientState) -> bool:
 def moves_allowed(source_count: int, source_capacity: int, destination_count: int, destination_capacity: int) -> int:
     """How many tasks in a row ``should_move_a_task`` lets a source give a destination, from the two counts
     (each move takes one from the source's count and adds one to the destination's; nothing else changes them
-    during the pair's visit)."""
+    during the pair's visit).
+
+    The skew after m moves is the same double as the proposed skew before the m-th, so each step computes
+    one: move while the skew is positive, the next one not negative and strictly smaller."""
     moves = 0
-    while True:
-        source_load = (source_count - moves) / source_capacity
-        destination_load = (destination_count + moves) / destination_capacity
-        skew = source_load - destination_load
-        if skew <= 0:
-            return moves
-        proposed = (source_count - moves - 1) / source_capacity - (destination_count + moves + 1) / destination_capacity
-        if proposed < 0 or not proposed < skew:
-            return moves
+    skew = source_count / source_capacity - destination_count / destination_capacity
+    while skew > 0:
         moves += 1
+        proposed = (source_count - moves) / source_capacity - (destination_count + moves) / destination_capacity
+        if proposed < 0 or not proposed < skew:
+            return moves - 1
+        skew = proposed
+    return moves
 
 
 def balance_tasks_over_threads(
@@ -71,14 +72,20 @@ def balance_tasks_over_threads(
     capacity_array = np.array(capacities, dtype=np.float64)
     loads = np.array([c.assigned_load() for c in clients], dtype=np.float64)
     load_list = loads.tolist()
+    # per client, its load after taking one more task: a source whose load after giving one is below every
+    # client's has no destination (what most turns of the last passes find)
+    taking_one = [(n + 1) / k for n, k in zip(counts, capacities, strict=True)]
     moved_any = True
     while moved_any:
         moved_any = False
         lightest = min(load_list, default=0.0)
+        least_taking_one = min(taking_one, default=0.0)
         for source in clients:
             s = source.index
             if load_list[s] <= lightest:
                 continue  # nobody is lighter: no move from this source
+            if (counts[s] - 1) / capacities[s] < least_taking_one:
+                continue  # one move would invert the skew with any destination
             # lighter, and one move would not invert the skew: (source - 1) / capacity only falls during the turn
             lighter = np.flatnonzero((loads < loads[s]) & (
                 (counts[s] - 1) / capacities[s] - (count_array + 1) / capacity_array >= 0))
@@ -110,6 +117,9 @@ def balance_tasks_over_threads(
                     counts[s] -= len(given)
                     counts[d] += len(given)
                     count_array[s], count_array[d] = counts[s], counts[d]
+                    taking_one[s] = (counts[s] + 1) / capacities[s]
+                    taking_one[d] = (counts[d] + 1) / capacities[d]
+                    least_taking_one = min(least_taking_one, taking_one[s])  # a lower bound until the next pass
                     moved_any = True
                 loads[s] = load_list[s] = source.assigned_load()
                 loads[d] = load_list[d] = destination.assigned_load()
