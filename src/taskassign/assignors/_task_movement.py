@@ -122,7 +122,7 @@ def assign_active_task_movements(
         if source is None:
             source = pool.poll(task)  # b: the least loaded caught-up client
         if source is None:  # c: the most caught-up client (the enqueue condition guarantees one)
-            source = lags[task].most_caught_up
+            source = lags.most_caught_up(task)
             if source == dest:
                 raise AssertionError(f"no client is more caught up on {task} than the planned one")
             swap = task in clients[source].standby

@@ -153,8 +153,8 @@ class LagTable:
     """
 
     __slots__ = ("_by_client", "_by_task", "_caught", "_caught_up_sets", "_client_rows", "_end_of", "_has_end",
-                 "_key", "_lag", "_lag_order", "_most_caught_up_lag", "_num_caught_up", "_num_caught_up_array",
-                 "_silent_caught_up",
+                 "_key", "_lag", "_lag_order", "_most_caught_up", "_most_caught_up_lag", "_num_caught_up",
+                 "_num_caught_up_array", "_silent_caught_up",
                  "_task_lags", "_task_rows", "_unbounded", "acceptable_recovery_lag", "ends", "num_clients",
                  "num_tasks")
 
@@ -213,6 +213,7 @@ class LagTable:
         #: Per task number: a client that did not report the task is caught up on it.
         self._silent_caught_up: list[bool] = []
         self._lag_order: dict[int, tuple[list[int], list[int], set[int]]] | None = None
+        self._most_caught_up: list[int] | None = None
 
     def _caught_up_mask(self, lags: np.ndarray) -> np.ndarray:
         if self._unbounded:
@@ -333,6 +334,43 @@ class LagTable:
     def most_caught_up_lag(self, task: int) -> int:
         """The lowest lag of any client on ``task`` (``TaskLags.most_caught_up_lag``, without building it)."""
         return self._most_caught_up_lag[task]
+
+    def most_caught_up(self, task: int) -> int:
+        """``TaskLags.most_caught_up`` of ``task`` (the first client of ``byLag``), without building it: worked
+        out for every task at once on first use (a movement to the most caught-up client is the common case
+        when nobody is caught up, e.g. every task new)."""
+        if self._most_caught_up is None:
+            if self._lag.dtype == object:  # offsets beyond a Java long: per task, as TaskLags does
+                return self[task].most_caught_up
+            self._most_caught_up = self._most_caught_up_of_all()
+        return self._most_caught_up[task]
+
+    def _most_caught_up_of_all(self) -> list[int]:
+        """Per task: the reporter with the least (lag, client), unless the first client that did not report
+        (lag = end) sorts before it (as in ``TaskLags.most_caught_up``)."""
+        task, client, lag, _ = self._task_rows  # by task, then client
+        counts = np.bincount(task, minlength=self.num_tasks)
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+        # the first silent client: the first position at which a task's reporters (ascending) skip an index
+        position = np.arange(task.size, dtype=np.int64) - starts[task]
+        first_silent = counts.astype(np.int64)
+        skipped = np.flatnonzero(client != position)
+        if skipped.size:
+            first = skipped[np.concatenate(([True], task[skipped][1:] != task[skipped][:-1]))]
+            first_silent[task[first]] = position[first]
+        result = first_silent
+        reported = np.flatnonzero(counts)
+        if reported.size:
+            best = np.lexsort((client, lag, task))[starts[reported]]  # rows by task, lag, client: each task's first
+            best_lag, best_client = lag[best], client[best]
+            silent = first_silent[reported]
+            end = self._end_of[reported]
+            reporter_first = ((silent >= self.num_clients) | (best_lag < end)
+                              | ((best_lag == end) & (best_client < silent)))
+            result = first_silent.copy()
+            result[reported] = np.where(reporter_first, best_client, silent)
+        most: list[int] = result.tolist()
+        return most
 
     def num_caught_up(self, task: int) -> int:
         """``TaskLags.num_caught_up`` of ``task``, without building it."""
