@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 from hypothesis import given
 from hypothesis import strategies as st
 
+from taskassign.assignors import _thread_balance
 from taskassign.assignors._thread_balance import balance_tasks_over_threads, moves_allowed, should_move_a_task
 from taskassign.ids import ProcessId
 from taskassign.internals.client_state import ClientState
@@ -66,9 +69,16 @@ def test_pruned_scan_moves_exactly_like_kafkas_loop(spec: list[tuple[int, int]],
         for group in (fast, slow):
             for client in group:
                 client.active.add(1000 + client.index)
+    vectorised = clients_with(counts, capacities, standby)
+    if standby:
+        for client in vectorised:
+            client.active.add(1000 + client.index)
     balance_tasks_over_threads(fast, standby)
+    with patch.object(_thread_balance, "VECTORISE_FROM", 0):  # the numpy scan of large applications
+        balance_tasks_over_threads(vectorised, standby)
     _naive(slow, standby)
     assert [(c.active, c.standby) for c in fast] == [(c.active, c.standby) for c in slow]
+    assert [(c.active, c.standby) for c in vectorised] == [(c.active, c.standby) for c in slow]
 
 
 def test_standby_balance_respects_the_movement_predicate() -> None:

@@ -4,21 +4,24 @@ Kafka visits every ordered pair of clients (ProcessId order) in passes until a p
 moving the source's tasks in TaskId order while ``shouldMoveATask`` holds. A pair can only move a task
 when the destination carries strictly less load per thread than the source, and during one source's
 turn the source's load only falls while a destination's load changes only on its own visit. So the
-destinations worth visiting are exactly those lighter than the source when its turn starts; they are
-found with one vectorised comparison instead of C Python-level checks, and the moves made are
-exactly Kafka's.
+destinations worth visiting are exactly those lighter than the source when its turn starts (and able
+to take one task without inverting the skew); past ``VECTORISE_FROM`` clients they are found with one
+vectorised comparison instead of C Python-level checks, and the moves made are exactly Kafka's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import islice
 
 import numpy as np
 
 from taskassign.internals.client_state import ClientState
 
-__all__ = ("balance_tasks_over_threads", "moves_allowed", "should_move_a_task")
+__all__ = ("VECTORISE_FROM", "balance_tasks_over_threads", "moves_allowed", "should_move_a_task")
+
+#: Above this many clients a source's lighter destinations are found with one numpy comparison, else a Python scan.
+VECTORISE_FROM = 64
 
 
 def should_move_a_task(source: ClientState, destination: ClientState) -> bool:
@@ -75,6 +78,9 @@ def balance_tasks_over_threads(
     # per client, its load after taking one more task: a source whose load after giving one is below every
     # client's has no destination (what most turns of the last passes find)
     taking_one = [(n + 1) / k for n, k in zip(counts, capacities, strict=True)]
+    # numpy's per-call cost beats a Python scan only past a few dozen clients (a fleet's applications have 10-60)
+    vectorised = len(clients) > VECTORISE_FROM
+    everyone = range(len(clients))
     moved_any = True
     while moved_any:
         moved_any = False
@@ -87,12 +93,18 @@ def balance_tasks_over_threads(
             if (counts[s] - 1) / capacities[s] < least_taking_one:
                 continue  # one move would invert the skew with any destination
             # lighter, and one move would not invert the skew: (source - 1) / capacity only falls during the turn
-            lighter = np.flatnonzero((loads < loads[s]) & (
-                (counts[s] - 1) / capacities[s] - (count_array + 1) / capacity_array >= 0))
+            giving_one = (counts[s] - 1) / capacities[s]
+            lighter: Iterable[int]
+            if vectorised:
+                lighter = np.flatnonzero((loads < loads[s]) & (giving_one - (count_array + 1) / capacity_array >= 0)
+                                         ).tolist()
+            else:  # (a - b >= 0 exactly when a >= b, for doubles)
+                heavy = load_list[s]
+                lighter = [d for d in everyone if load_list[d] < heavy and giving_one >= taking_one[d]]
             own = source.standby if standby else source.active
             ordered: list[int] = []
             start = -1  # ordered[:start] have all been given away (-1: not sorted yet)
-            for d in lighter.tolist():
+            for d in lighter:
                 allowance = moves_allowed(counts[s], capacities[s], counts[d], capacities[d])
                 if not allowance:
                     continue
