@@ -133,6 +133,6 @@ def balance_tasks_over_threads(
                     taking_one[d] = (counts[d] + 1) / capacities[d]
                     least_taking_one = min(least_taking_one, taking_one[s])  # a lower bound until the next pass
                     moved_any = True
-                loads[s] = load_list[s] = source.assigned_load()
-                loads[d] = load_list[d] = destination.assigned_load()
+                loads[s] = load_list[s] = counts[s] / capacities[s]  # ClientState.assigned_load, from the counts
+                loads[d] = load_list[d] = counts[d] / capacities[d]
                 lightest = min(lightest, load_list[s])

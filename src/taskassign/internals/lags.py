@@ -244,26 +244,25 @@ class LagTable:
 
     def lag_order_parts(self, task: int) -> tuple[list[int], list[int], set[int]]:
         """What a walk along ``byLag[task]`` needs besides the block of clients at lag = end (ProcessId
-        order): the reporters before the block and after it, in lag order, and the set of both."""
+        order): the reporters before the block and after it, in lag order, and the set of both. Worked out
+        per task when first asked (a rebalance walks a small share of its tasks)."""
         if self._lag_order is None:
-            self._lag_order = self._lag_order_of_all()
-        return self._lag_order.get(task, _NO_REPORTERS_OUTSIDE_THE_BLOCK)
-
-    def _lag_order_of_all(self) -> dict[int, tuple[list[int], list[int], set[int]]]:
-        """``lag_order_parts`` of every task with a reporter outside the block, in one sort of the rows."""
-        task, client, lag, _ = self._task_rows
-        outside = np.flatnonzero(lag != self._end_of[task])
-        rows = outside[np.lexsort((client[outside], lag[outside], task[outside]))]
-        parts: dict[int, tuple[list[int], list[int], set[int]]] = {}
-        ends = self._end_of[task[rows]].tolist()
-        for t, c, row_lag, end in zip(task[rows].tolist(), client[rows].tolist(), lag[rows].tolist(), ends,
-                                      strict=True):
-            entry = parts.get(t)
-            if entry is None:
-                entry = parts[t] = ([], [], set())
-            (entry[0] if row_lag < end else entry[1]).append(c)
-            entry[2].add(c)
+            self._lag_order = {}
+        parts = self._lag_order.get(task)
+        if parts is None:
+            parts = self._lag_order[task] = self._lag_order_of(task)
         return parts
+
+    def _lag_order_of(self, task: int) -> tuple[list[int], list[int], set[int]]:
+        reported = self.reported_by_task.get(task)
+        if not reported:
+            return _NO_REPORTERS_OUTSIDE_THE_BLOCK
+        end = int(self._end_of[task])
+        outside = sorted((lag, client) for client, lag in reported.items() if lag != end)
+        if not outside:
+            return _NO_REPORTERS_OUTSIDE_THE_BLOCK
+        return ([c for lag, c in outside if lag < end], [c for lag, c in outside if lag > end],
+                {c for _, c in outside})
 
     def placed_behind(self, assigned: Sequence[Collection[int]], skip: Mapping[int, Collection[int]] | None = None,
                       ) -> Movements:
