@@ -155,8 +155,8 @@ class LagTable:
     __slots__ = ("_by_client", "_by_task", "_caught", "_caught_up_sets", "_client_rows", "_end_of", "_has_end",
                  "_key", "_lag", "_lag_order", "_most_caught_up", "_most_caught_up_lag", "_num_caught_up",
                  "_num_caught_up_array", "_silent_caught_up",
-                 "_task_lags", "_task_rows", "_unbounded", "acceptable_recovery_lag", "ends", "num_clients",
-                 "num_tasks")
+                 "_task_lags", "_task_row_lists", "_task_rows", "_unbounded", "acceptable_recovery_lag", "ends",
+                 "num_clients", "num_tasks")
 
     def __init__(self, application_state: ApplicationState, numbers: Mapping[TaskId, int]) -> None:
         acceptable = self.acceptable_recovery_lag = application_state.configs.acceptable_recovery_lag
@@ -214,6 +214,7 @@ class LagTable:
         self._silent_caught_up: list[bool] = []
         self._lag_order: dict[int, tuple[list[int], list[int], set[int]]] | None = None
         self._most_caught_up: list[int] | None = None
+        self._task_row_lists: tuple[list[int], list[int], list[int]] | None = None
 
     def _caught_up_mask(self, lags: np.ndarray) -> np.ndarray:
         if self._unbounded:
@@ -254,11 +255,16 @@ class LagTable:
         return parts
 
     def _lag_order_of(self, task: int) -> tuple[list[int], list[int], set[int]]:
-        reported = self.reported_by_task.get(task)
-        if not reported:
-            return _NO_REPORTERS_OUTSIDE_THE_BLOCK
+        if self._task_row_lists is None:  # the rows by task as lists, and where each task's rows start
+            rows = self._task_rows
+            bounds = np.zeros(self.num_tasks + 1, dtype=np.int64)
+            np.cumsum(np.bincount(rows[0], minlength=self.num_tasks), out=bounds[1:])
+            self._task_row_lists = (bounds.tolist(), rows[1].tolist(), rows[2].tolist())
+        starts, clients, lags = self._task_row_lists
+        low, high = starts[task], starts[task + 1]
         end = int(self._end_of[task])
-        outside = sorted((lag, client) for client, lag in reported.items() if lag != end)
+        outside = sorted((lag, client) for client, lag in zip(clients[low:high], lags[low:high], strict=True)
+                         if lag != end)
         if not outside:
             return _NO_REPORTERS_OUTSIDE_THE_BLOCK
         return ([c for lag, c in outside if lag < end], [c for lag, c in outside if lag > end],
