@@ -22,7 +22,6 @@ with numpy, so a 10^5-task, 10^3-client application costs a few hundred thousand
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -33,21 +32,6 @@ __all__ = ("solve_compact",)
 
 _COST_LIMIT = 2**62
 _I64 = np.int64
-
-
-def _simple_min_cost_flow() -> Any:
-    """OR-Tools' ``SimpleMinCostFlow`` class, imported on the first solve, not at the top (most runs never solve:
-    startup), and kept: a fleet's worker solves thousands of small problems, and each ``from ... import`` of a
-    submodule costs a trip through the import machinery."""
-    global _SMCF
-    if _SMCF is None:
-        from ortools.graph.python import min_cost_flow
-
-        _SMCF = min_cost_flow.SimpleMinCostFlow
-    return _SMCF
-
-
-_SMCF: Any = None
 
 
 def solve_compact(
@@ -323,7 +307,9 @@ class _Compact:
             supplies = np.zeros(self.nodes, dtype=_I64)
             supplies[: self.t_count] = 1
             supplies[self.t_count : self.t_count + self.c_count] = -self.orig
-        smcf = _simple_min_cost_flow()()
+        from ortools.graph.python import min_cost_flow  # here, not at the top: most runs never solve (startup)
+
+        smcf = min_cost_flow.SimpleMinCostFlow()
         smcf.add_arcs_with_capacity_and_unit_cost(
             tails.astype(np.int32), heads.astype(np.int32), caps.astype(_I64), costs.astype(_I64)
         )
