@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from taskassign.assignors._thread_balance import balance_tasks_over_threads, should_move_a_task
+from taskassign.assignors import _thread_balance
+from taskassign.assignors._thread_balance import balance_tasks_over_threads, moves_allowed, should_move_a_task
 from taskassign.ids import ProcessId
 from taskassign.internals.client_state import ClientState
 
@@ -66,12 +69,30 @@ def test_pruned_scan_moves_exactly_like_kafkas_loop(spec: list[tuple[int, int]],
         for group in (fast, slow):
             for client in group:
                 client.active.add(1000 + client.index)
+    vectorised = clients_with(counts, capacities, standby)
+    if standby:
+        for client in vectorised:
+            client.active.add(1000 + client.index)
     balance_tasks_over_threads(fast, standby)
+    with patch.object(_thread_balance, "VECTORISE_FROM", 0):  # the numpy scan of large applications
+        balance_tasks_over_threads(vectorised, standby)
     _naive(slow, standby)
     assert [(c.active, c.standby) for c in fast] == [(c.active, c.standby) for c in slow]
+    assert [(c.active, c.standby) for c in vectorised] == [(c.active, c.standby) for c in slow]
 
 
 def test_standby_balance_respects_the_movement_predicate() -> None:
     clients = clients_with([4, 0, 0], [1, 1, 1], standby=True)
     balance_tasks_over_threads(clients, standby=True, allowed=lambda s, d: d.index != 1)
     assert [len(c.standby) for c in clients] == [2, 0, 2]
+
+
+@given(st.integers(0, 300), st.integers(1, 16), st.integers(0, 300), st.integers(1, 16))
+def test_moves_allowed_counts_kafkas_should_move_loop(source: int, source_threads: int, destination: int,
+                                                      destination_threads: int) -> None:
+    giver, taker = clients_with([source, destination], [source_threads, destination_threads])
+    moved = 0
+    while should_move_a_task(giver, taker):
+        taker.active.add(giver.active.pop())
+        moved += 1
+    assert moves_allowed(source, source_threads, destination, destination_threads) == moved

@@ -40,7 +40,7 @@ def test_lag_table_matches_the_full_tables(state: ApplicationState) -> None:
         assert outside == {i for i in range(len(clients)) if lags[i] != state.changelog_end_offset_sums[task_id]}
         by_lag = sorted(range(len(clients)), key=lambda i: (lags[i], i))
         assert list(lags_of.by_lag()) == by_lag
-        assert lags_of.most_caught_up == by_lag[0]
+        assert lags_of.most_caught_up == table.most_caught_up(n) == by_lag[0]
         assert table.most_caught_up_lag(n) == lags_of.most_caught_up_lag == lags[by_lag[0]]
 
 
@@ -102,6 +102,8 @@ def test_vectorised_tables_equal_the_plain_loops(seed: int) -> None:
     assert dict(table.reported_by_task) == by_task
     assert [(t, list(d)) for t, d in table.reported_by_task.items()] == [(t, list(d)) for t, d in by_task.items()]
     stateful = sorted(ends)
+    if state.clients:  # (with no client there is no most caught-up one)
+        assert [table.most_caught_up(t) for t in stateful] == [table[t].most_caught_up for t in stateful]
     assigned = [set(rng.sample(stateful, rng.randint(0, len(stateful)))) for _ in state.clients]
     skip = {c: set(rng.sample(sorted(tasks), min(1, len(tasks))))
             for c, tasks in enumerate(assigned) if rng.random() < 0.3}
@@ -116,5 +118,6 @@ def test_offsets_beyond_a_java_long_use_python_ints() -> None:
     table = LagTable(state, task_numbers(state.task_ids.items))
     assert table.lag(0, 0) == 10  # ahead of the changelog: restore from scratch
     assert table.lag(1, 1) == 2**70 - 5 and table.most_caught_up_lag(1) == -2
+    assert table.most_caught_up(1) == 0 and table.most_caught_up(0) == 0  # -2 first; lag 10 (PID_1) ties the end
     tasks, movers = table.placed_behind([set(), {1}])
     assert (tasks.tolist(), movers.tolist()) == ([1], [1])

@@ -14,7 +14,7 @@ from taskassign.rack.internal import RackAwareTaskAssignor
 from taskassign.rack.min_traffic import MinTrafficGraph
 from taskassign.rack.problem import FlowProblem
 from taskassign.rack.solve import MIN_COST_FLOW_SOLVER, solve
-from taskassign.rack.standby import optimize_standbys_pairwise, standby_cost
+from taskassign.rack.standby import asked_on_holders, optimize_standbys_pairwise, standby_cost
 from taskassign.rack.tags import always_allowed, tag_diversity_predicate
 from tests.helpers import PID, tid
 from tests.rack.instances import racked_client, racked_state, racked_task, random_instance
@@ -74,8 +74,7 @@ def test_standby_exchanges_keep_counts_and_tag_spread_and_never_raise_cost(seed:
     standby = {p: set(t) for p, t in instance.standby.items()}
     predicate = tag_diversity_predicate(state) if tagged else always_allowed
 
-    def can_move(source: ProcessId, destination: ProcessId, task: TaskId) -> bool:
-        return predicate(source, destination, task, instance.active, standby)
+    can_move = asked_on_holders(predicate, instance.active, standby)
 
     before = {t: _distinct_tags(state, instance.active, instance.standby, t) for t in state.task_ids}
     moves = optimize_standbys_pairwise(state.process_ids, instance.active, standby, costs, MinTrafficGraph(),
@@ -127,7 +126,7 @@ def test_pruned_pairwise_loop_equals_the_literal_one(seed: int, solver: str) -> 
     ours = {p: set(t) for p, t in instance.standby.items()}
     literal = {p: set(t) for p, t in instance.standby.items()}
     optimize_standbys_pairwise(state.process_ids, instance.active, ours, costs, MinTrafficGraph(), solver,
-                               lambda s, d, t: predicate(s, d, t, instance.active, ours))
+                               asked_on_holders(predicate, instance.active, ours))
     _literal_pairwise(state.process_ids, instance.active, literal, costs, solver,
                       lambda s, d, t: predicate(s, d, t, instance.active, literal))
     assert ours == literal

@@ -111,28 +111,37 @@ def assign_active_task_movements(
     """
     pool = caught_up_pool(clients, lags, make_pool)
     movements = _movements(clients, lags, pool, standby=False)
+    # each task's standby holders: the clients step a may choose from (a pool may look at those only)
+    standby_holders: dict[int, list[int]] = {}
+    for client in clients:
+        for held in client.standby:
+            standby_holders.setdefault(held, []).append(client.index)
     for task, dest in _in_heap_order(movements, lags):
         destination = clients[dest]
 
         def holds_standby(c: int, t: int = task) -> bool:
             return t in clients[c].standby
 
-        source = pool.poll(task, holds_standby)  # a: a caught-up standby takes over, no warm-up needed
+        holders = standby_holders.setdefault(task, [])
+        source = pool.poll(task, holds_standby, holders)  # a: a caught-up standby takes over, no warm-up needed
         swap = source is not None
         if source is None:
             source = pool.poll(task)  # b: the least loaded caught-up client
         if source is None:  # c: the most caught-up client (the enqueue condition guarantees one)
-            source = lags[task].most_caught_up
+            source = lags.most_caught_up(task)
             if source == dest:
                 raise AssertionError(f"no client is more caught up on {task} than the planned one")
             swap = task in clients[source].standby
         if swap:
             _swap_standby_and_active(task, clients[source], destination)
+            holders.remove(source)
+            holders.append(dest)
         else:
             clients[source].assign_active(task)
             destination.unassign_active(task)
             if budget.take():
                 destination.assign_standby(task)
+                holders.append(dest)
                 warmups.setdefault(dest, set()).add(task)
         pool.offer_all((source, dest))
     return len(movements[0])

@@ -4,20 +4,24 @@ Kafka visits every ordered pair of clients (ProcessId order) in passes until a p
 moving the source's tasks in TaskId order while ``shouldMoveATask`` holds. A pair can only move a task
 when the destination carries strictly less load per thread than the source, and during one source's
 turn the source's load only falls while a destination's load changes only on its own visit. So the
-destinations worth visiting are exactly those lighter than the source when its turn starts; they are
-found with one vectorised comparison instead of C Python-level checks, and the moves made are
-exactly Kafka's.
+destinations worth visiting are exactly those lighter than the source when its turn starts (and able
+to take one task without inverting the skew); past ``VECTORISE_FROM`` clients they are found with one
+vectorised comparison instead of C Python-level checks, and the moves made are exactly Kafka's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from itertools import islice
 
 import numpy as np
 
 from taskassign.internals.client_state import ClientState
 
-__all__ = ("balance_tasks_over_threads", "should_move_a_task")
+__all__ = ("VECTORISE_FROM", "balance_tasks_over_threads", "moves_allowed", "should_move_a_task")
+
+#: Above this many clients a source's lighter destinations are found with one numpy comparison, else a Python scan.
+VECTORISE_FROM = 64
 
 
 def should_move_a_task(source: ClientState, destination: ClientState) -> bool:
@@ -32,6 +36,24 @@ def should_move_a_task(source: ClientState, destination: ClientState) -> bool:
     return proposed < skew
 
 
+def moves_allowed(source_count: int, source_capacity: int, destination_count: int, destination_capacity: int) -> int:
+    """How many tasks in a row ``should_move_a_task`` lets a source give a destination, from the two counts
+    (each move takes one from the source's count and adds one to the destination's; nothing else changes them
+    during the pair's visit).
+
+    The skew after m moves is the same double as the proposed skew before the m-th, so each step computes
+    one: move while the skew is positive, the next one not negative and strictly smaller."""
+    moves = 0
+    skew = source_count / source_capacity - destination_count / destination_capacity
+    while skew > 0:
+        moves += 1
+        proposed = (source_count - moves) / source_capacity - (destination_count + moves) / destination_capacity
+        if proposed < 0 or not proposed < skew:
+            return moves - 1
+        skew = proposed
+    return moves
+
+
 def balance_tasks_over_threads(
     clients: Sequence[ClientState],
     standby: bool,
@@ -41,34 +63,76 @@ def balance_tasks_over_threads(
 
     ``allowed(source, destination)`` is the standby assignor's movement predicate (None: always).
     Loads count active and standby tasks in both cases, as in Kafka.
+
+    Kafka's inner loop asks ``shouldMoveATask`` before each of the source's tasks (TaskId order) and moves
+    the task unless the destination holds it; only a move changes the two counts. So a pair moves the
+    first ``moves_allowed`` tasks the destination does not hold, and the source's tasks are sorted once per
+    source turn (they only shrink during it).
     """
+    counts = [c.assigned_count() for c in clients]
+    capacities = [c.capacity for c in clients]
+    count_array = np.array(counts, dtype=np.float64)
+    capacity_array = np.array(capacities, dtype=np.float64)
     loads = np.array([c.assigned_load() for c in clients], dtype=np.float64)
     load_list = loads.tolist()
+    # per client, its load after taking one more task: a source whose load after giving one is below every
+    # client's has no destination (what most turns of the last passes find)
+    taking_one = [(n + 1) / k for n, k in zip(counts, capacities, strict=True)]
+    # numpy's per-call cost beats a Python scan only past a few dozen clients (a fleet's applications have 10-60)
+    vectorised = len(clients) > VECTORISE_FROM
+    everyone = range(len(clients))
     moved_any = True
     while moved_any:
         moved_any = False
         lightest = min(load_list, default=0.0)
+        least_taking_one = min(taking_one, default=0.0)
         for source in clients:
-            if load_list[source.index] <= lightest:
+            s = source.index
+            if load_list[s] <= lightest:
                 continue  # nobody is lighter: no move from this source
-            lighter = np.flatnonzero(loads < loads[source.index])
-            for d in lighter.tolist():
-                destination = clients[d]
-                if not should_move_a_task(source, destination):
+            if (counts[s] - 1) / capacities[s] < least_taking_one:
+                continue  # one move would invert the skew with any destination
+            # lighter, and one move would not invert the skew: (source - 1) / capacity only falls during the turn
+            giving_one = (counts[s] - 1) / capacities[s]
+            lighter: Iterable[int]
+            if vectorised:
+                lighter = np.flatnonzero((loads < loads[s]) & (giving_one - (count_array + 1) / capacity_array >= 0)
+                                         ).tolist()
+            else:  # (a - b >= 0 exactly when a >= b, for doubles)
+                heavy = load_list[s]
+                lighter = [d for d in everyone if load_list[d] < heavy and giving_one >= taking_one[d]]
+            own = source.standby if standby else source.active
+            ordered: list[int] = []
+            start = -1  # ordered[:start] have all been given away (-1: not sorted yet)
+            for d in lighter:
+                allowance = moves_allowed(counts[s], capacities[s], counts[d], capacities[d])
+                if not allowance:
                     continue
+                destination = clients[d]
                 if allowed is not None and not allowed(source, destination):
                     continue
-                own = source.standby if standby else source.active
-                for task in sorted(own):
-                    if not should_move_a_task(source, destination):
-                        break
-                    if not destination.has_assigned(task):
-                        own.remove(task)
-                        if standby:
-                            destination.assign_standby(task)
-                        else:
-                            destination.assign_active(task)
-                        moved_any = True
-                loads[source.index] = load_list[source.index] = source.assigned_load()
-                loads[d] = load_list[d] = destination.assigned_load()
-                lightest = min(lightest, load_list[source.index])
+                if start < 0:
+                    ordered, start = sorted(own), 0
+                while start < len(ordered) and ordered[start] not in own:
+                    start += 1
+                gained = destination.standby if standby else destination.active
+                other = destination.active if standby else destination.standby
+                given = []
+                for task in islice(ordered, start, None):
+                    if task in own and task not in gained and task not in other:
+                        given.append(task)
+                        if len(given) == allowance:
+                            break
+                if given:
+                    own.difference_update(given)
+                    gained.update(given)
+                    counts[s] -= len(given)
+                    counts[d] += len(given)
+                    count_array[s], count_array[d] = counts[s], counts[d]
+                    taking_one[s] = (counts[s] + 1) / capacities[s]
+                    taking_one[d] = (counts[d] + 1) / capacities[d]
+                    least_taking_one = min(least_taking_one, taking_one[s])  # a lower bound until the next pass
+                    moved_any = True
+                loads[s] = load_list[s] = counts[s] / capacities[s]  # ClientState.assigned_load, from the counts
+                loads[d] = load_list[d] = counts[d] / capacities[d]
+                lightest = min(lightest, load_list[s])

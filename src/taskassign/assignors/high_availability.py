@@ -140,12 +140,18 @@ def _assign_stateless_by_active_load(
     if make_pool.true_minimum:
         # The pool would answer the lightest client every time and only the chosen one's load changes: a
         # plain heap of (load, index) gives the same answers at a fraction of the cost (10^5 tasks).
+        pending = set(stateless)  # ClientState.assign_active's check, once for all: nobody holds one yet
+        for client in clients:
+            if not (pending.isdisjoint(client.active) and pending.isdisjoint(client.standby)):
+                raise AssertionError(f"client {client.process_id} already holds a stateless task")
         heap = [(len(actives[c]) / capacities[c], c) for c in range(len(clients))]
         heapq.heapify(heap)
+        replace = heapq.heapreplace
         for task in stateless:
             lightest = heap[0][1]
-            clients[lightest].assign_active(task)
-            heapq.heapreplace(heap, (len(actives[lightest]) / capacities[lightest], lightest))
+            own = actives[lightest]
+            own.add(task)
+            replace(heap, (len(own) / capacities[lightest], lightest))
         return
     pool = make_pool(lambda c, t: True, lambda c: len(actives[c]) / capacities[c])
     pool.offer_all(range(len(clients)))

@@ -117,8 +117,12 @@ def to_task_assignment(
 ) -> TaskAssignment:
     """The immutable result: one KafkaStreamsAssignment per client, in ProcessId order."""
     assignments = []
-    # every task's AssignedTask as active and as standby, made in bulk; each client's entries in TaskId order
-    as_active, as_standby = assigned_task_column(task_ids, ACTIVE), assigned_task_column(task_ids, STANDBY)
+    # every task's AssignedTask as active and each standby task's as standby (a fleet's applications have a
+    # third as many), made in bulk; each client's entries in TaskId order
+    as_active = assigned_task_column(task_ids, ACTIVE)
+    standby_numbers = sorted(set().union(*(client.standby for client in clients)))
+    as_standby = dict(zip(standby_numbers, assigned_task_column([task_ids[n] for n in standby_numbers], STANDBY),
+                          strict=True))
     task_of = task_ids.__getitem__
     for client in clients:
         active, standby = client.active, client.standby

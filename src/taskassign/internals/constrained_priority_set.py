@@ -58,7 +58,9 @@ class ClientPool(Protocol):
         only clients this pool polled may have changed weight (Kafka's tag-aware standby assignor offers
         every client again before each task; a true-minimum set need only offer back what it gave out)."""
 
-    def poll(self, task: int, extra: Extra | None = None) -> int | None: ...
+    def poll(self, task: int, extra: Extra | None = None, among: Collection[int] | None = None) -> int | None:
+        """Remove and return the client Kafka's poll returns for ``task`` (None: no member qualifies).
+        ``among``, when given, holds every client ``extra`` admits: a hint a pool may use to look at those only."""
 
 
 Candidates = Callable[[int], Collection[int] | None]
@@ -176,8 +178,9 @@ class ConstrainedPrioritySet(Generic[C, T]):
         """Every client again, one by one, as Kafka does (each re-offer moves a member in Java's heap)."""
         self.offer_all(clients)
 
-    def poll(self, task: T, extra: Callable[[C], bool] | None = None) -> C | None:
-        """Remove and return the first client in heap order that satisfies both predicates."""
+    def poll(self, task: T, extra: Callable[[C], bool] | None = None, among: Collection[C] | None = None) -> C | None:
+        """Remove and return the first client in heap order that satisfies both predicates (``among`` is not
+        used: Java pops in heap order whatever the hint)."""
         rejected: JavaHashMap[C] = JavaHashMap(hash_of=self._hash_of)
         queue = self._queue
         while queue:
@@ -250,7 +253,10 @@ class IndexedConstrainedPrioritySet:
             self.offer_all(self._polled)
         self._polled.clear()
 
-    def poll(self, task: int, extra: Extra | None = None) -> int | None:
+    def poll(self, task: int, extra: Extra | None = None, among: Collection[int] | None = None) -> int | None:
+        if among is not None and extra is not None:  # the true minimum among the few clients extra admits
+            constraint = self._constraint
+            return self._poll_among(among, task, lambda c: constraint(c, task) and extra(c))
         found = self._candidates(task) if self._candidates is not None else None
         if found is not None:
             return self._poll_among(found, task, extra)

@@ -170,8 +170,10 @@ class DeferredJavaPrioritySet:
 
     # -- polls --------------------------------------------------------------------------------------
 
-    def poll(self, task: int, extra: Callable[[int], bool] | None = None) -> int | None:
-        """Kafka's poll: the first client in heap order that satisfies both predicates."""
+    def poll(self, task: int, extra: Callable[[int], bool] | None = None,
+             among: Collection[int] | None = None) -> int | None:
+        """Kafka's poll: the first client in heap order that satisfies both predicates (``among`` is not used:
+        the replay must pop what Java pops)."""
         candidates = self._candidates(task) if self._candidates is not None else None
         if candidates is not None:
             member, keys = self._member, self._key

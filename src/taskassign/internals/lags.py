@@ -153,10 +153,10 @@ class LagTable:
     """
 
     __slots__ = ("_by_client", "_by_task", "_caught", "_caught_up_sets", "_client_rows", "_end_of", "_has_end",
-                 "_key", "_lag", "_lag_order", "_most_caught_up_lag", "_num_caught_up", "_num_caught_up_array",
-                 "_silent_caught_up",
-                 "_task_lags", "_task_rows", "_unbounded", "acceptable_recovery_lag", "ends", "num_clients",
-                 "num_tasks")
+                 "_key", "_lag", "_lag_order", "_most_caught_up", "_most_caught_up_lag", "_num_caught_up",
+                 "_num_caught_up_array", "_silent_caught_up",
+                 "_task_lags", "_task_row_lists", "_task_rows", "_unbounded", "acceptable_recovery_lag", "ends",
+                 "num_clients", "num_tasks")
 
     def __init__(self, application_state: ApplicationState, numbers: Mapping[TaskId, int]) -> None:
         acceptable = self.acceptable_recovery_lag = application_state.configs.acceptable_recovery_lag
@@ -213,6 +213,8 @@ class LagTable:
         #: Per task number: a client that did not report the task is caught up on it.
         self._silent_caught_up: list[bool] = []
         self._lag_order: dict[int, tuple[list[int], list[int], set[int]]] | None = None
+        self._most_caught_up: list[int] | None = None
+        self._task_row_lists: tuple[list[int], list[int], list[int]] | None = None
 
     def _caught_up_mask(self, lags: np.ndarray) -> np.ndarray:
         if self._unbounded:
@@ -243,26 +245,30 @@ class LagTable:
 
     def lag_order_parts(self, task: int) -> tuple[list[int], list[int], set[int]]:
         """What a walk along ``byLag[task]`` needs besides the block of clients at lag = end (ProcessId
-        order): the reporters before the block and after it, in lag order, and the set of both."""
+        order): the reporters before the block and after it, in lag order, and the set of both. Worked out
+        per task when first asked (a rebalance walks a small share of its tasks)."""
         if self._lag_order is None:
-            self._lag_order = self._lag_order_of_all()
-        return self._lag_order.get(task, _NO_REPORTERS_OUTSIDE_THE_BLOCK)
-
-    def _lag_order_of_all(self) -> dict[int, tuple[list[int], list[int], set[int]]]:
-        """``lag_order_parts`` of every task with a reporter outside the block, in one sort of the rows."""
-        task, client, lag, _ = self._task_rows
-        outside = np.flatnonzero(lag != self._end_of[task])
-        rows = outside[np.lexsort((client[outside], lag[outside], task[outside]))]
-        parts: dict[int, tuple[list[int], list[int], set[int]]] = {}
-        ends = self._end_of[task[rows]].tolist()
-        for t, c, row_lag, end in zip(task[rows].tolist(), client[rows].tolist(), lag[rows].tolist(), ends,
-                                      strict=True):
-            entry = parts.get(t)
-            if entry is None:
-                entry = parts[t] = ([], [], set())
-            (entry[0] if row_lag < end else entry[1]).append(c)
-            entry[2].add(c)
+            self._lag_order = {}
+        parts = self._lag_order.get(task)
+        if parts is None:
+            parts = self._lag_order[task] = self._lag_order_of(task)
         return parts
+
+    def _lag_order_of(self, task: int) -> tuple[list[int], list[int], set[int]]:
+        if self._task_row_lists is None:  # the rows by task as lists, and where each task's rows start
+            rows = self._task_rows
+            bounds = np.zeros(self.num_tasks + 1, dtype=np.int64)
+            np.cumsum(np.bincount(rows[0], minlength=self.num_tasks), out=bounds[1:])
+            self._task_row_lists = (bounds.tolist(), rows[1].tolist(), rows[2].tolist())
+        starts, clients, lags = self._task_row_lists
+        low, high = starts[task], starts[task + 1]
+        end = int(self._end_of[task])
+        outside = sorted((lag, client) for client, lag in zip(clients[low:high], lags[low:high], strict=True)
+                         if lag != end)
+        if not outside:
+            return _NO_REPORTERS_OUTSIDE_THE_BLOCK
+        return ([c for lag, c in outside if lag < end], [c for lag, c in outside if lag > end],
+                {c for _, c in outside})
 
     def placed_behind(self, assigned: Sequence[Collection[int]], skip: Mapping[int, Collection[int]] | None = None,
                       ) -> Movements:
@@ -333,6 +339,43 @@ class LagTable:
     def most_caught_up_lag(self, task: int) -> int:
         """The lowest lag of any client on ``task`` (``TaskLags.most_caught_up_lag``, without building it)."""
         return self._most_caught_up_lag[task]
+
+    def most_caught_up(self, task: int) -> int:
+        """``TaskLags.most_caught_up`` of ``task`` (the first client of ``byLag``), without building it: worked
+        out for every task at once on first use (a movement to the most caught-up client is the common case
+        when nobody is caught up, e.g. every task new)."""
+        if self._most_caught_up is None:
+            if self._lag.dtype == object:  # offsets beyond a Java long: per task, as TaskLags does
+                return self[task].most_caught_up
+            self._most_caught_up = self._most_caught_up_of_all()
+        return self._most_caught_up[task]
+
+    def _most_caught_up_of_all(self) -> list[int]:
+        """Per task: the reporter with the least (lag, client), unless the first client that did not report
+        (lag = end) sorts before it (as in ``TaskLags.most_caught_up``)."""
+        task, client, lag, _ = self._task_rows  # by task, then client
+        counts = np.bincount(task, minlength=self.num_tasks)
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+        # the first silent client: the first position at which a task's reporters (ascending) skip an index
+        position = np.arange(task.size, dtype=np.int64) - starts[task]
+        first_silent = counts.astype(np.int64)
+        skipped = np.flatnonzero(client != position)
+        if skipped.size:
+            first = skipped[np.concatenate(([True], task[skipped][1:] != task[skipped][:-1]))]
+            first_silent[task[first]] = position[first]
+        result = first_silent
+        reported = np.flatnonzero(counts)
+        if reported.size:
+            best = np.lexsort((client, lag, task))[starts[reported]]  # rows by task, lag, client: each task's first
+            best_lag, best_client = lag[best], client[best]
+            silent = first_silent[reported]
+            end = self._end_of[reported]
+            reporter_first = ((silent >= self.num_clients) | (best_lag < end)
+                              | ((best_lag == end) & (best_client < silent)))
+            result = first_silent.copy()
+            result[reported] = np.where(reporter_first, best_client, silent)
+        most: list[int] = result.tolist()
+        return most
 
     def num_caught_up(self, task: int) -> int:
         """``TaskLags.num_caught_up`` of ``task``, without building it."""

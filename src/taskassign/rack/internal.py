@@ -20,7 +20,7 @@ from taskassign.rack.enablement import internal_rack_awareness_problem
 from taskassign.rack.min_traffic import MinTrafficGraph
 from taskassign.rack.problem import FlowProblem, GraphConstructor
 from taskassign.rack.solve import Solver, resolve_solver, solve
-from taskassign.rack.standby import optimize_standbys_pairwise, standby_cost
+from taskassign.rack.standby import asked_on_holders, optimize_standbys_pairwise, standby_cost
 from taskassign.rack.tags import MoveStandbyPredicate, always_allowed
 
 __all__ = ("RackAwareTaskAssignor", "make_rack_aware_assignor")
@@ -128,12 +128,9 @@ class RackAwareTaskAssignor:
         current_standby = {c: set(standby.get(c, ())) for c in clients}
         costs = CostModel(self._table(PartitionScope.CHANGELOG), traffic_cost, non_overlap_cost)
 
-        def pair_can_move(source: ProcessId, destination: ProcessId, task: TaskId) -> bool:
-            return can_move(source, destination, task, current_active, current_standby)
-
         optimize_standbys_pairwise(
             clients, current_active, current_standby, costs, MinTrafficGraph(), self._solver,
-            None if can_move is always_allowed else pair_can_move,
+            None if can_move is always_allowed else asked_on_holders(can_move, current_active, current_standby),
         )
         return current_standby, standby_cost(current_standby, costs)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 
 from taskassign.configs import (
@@ -208,10 +209,8 @@ def optimize_standby(
     standby = {pid: set(current[pid].standby_tasks()) for pid in clients}
     tags = {pid: c.client_tags for pid, c in state.clients.items()}
     check_tags = bool(configs.rack_aware_assignment_tags) and not compat
-    empty: frozenset[TaskId] = frozenset()
 
-    def can_move(source: ProcessId, destination: ProcessId, task: TaskId) -> bool:
-        holders = [c for c in clients if task in active[c] or task in standby.get(c, empty)]
+    def can_move(source: ProcessId, destination: ProcessId, task: TaskId, holders: AbstractSet[ProcessId]) -> bool:
         return tag_diversity_allows(tags, source, destination, holders)
 
     # Without tags every move is allowed; under kafka_compat Kafka passes the source as destination too,

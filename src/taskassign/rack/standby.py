@@ -32,14 +32,33 @@ from taskassign.rack.cost import CostModel
 from taskassign.rack.min_traffic import MinTrafficGraph
 from taskassign.rack.problem import FlowProblem, GraphConstructor
 from taskassign.rack.solve import Solver, solve
+from taskassign.rack.tags import MoveStandbyPredicate, TagDiversityPredicate
 
-__all__ = ("STANDBY_OPTIMIZER_MAX_ITERATION", "PairMovePredicate", "optimize_standbys_pairwise", "standby_cost")
+__all__ = ("STANDBY_OPTIMIZER_MAX_ITERATION", "PairMovePredicate", "asked_on_holders", "optimize_standbys_pairwise",
+           "standby_cost")
 
 #: Kafka's ``STANDBY_OPTIMIZER_MAX_ITERATION``: rounds over all client pairs.
 STANDBY_OPTIMIZER_MAX_ITERATION = 4
 
-#: ``can_move(source, destination, task)`` on the current (partly optimised) assignment.
-PairMovePredicate = Callable[[ProcessId, ProcessId, TaskId], bool]
+#: ``can_move(source, destination, task, holders)`` on the current (partly optimised) assignment, where
+#: ``holders`` are the clients holding the task now (active or standby): the loop keeps them per task as it
+#: moves standbys, so a tag check costs O(holders), not a scan of every client's sets per candidate move.
+PairMovePredicate = Callable[[ProcessId, ProcessId, TaskId, AbstractSet[ProcessId]], bool]
+
+
+def asked_on_holders(can_move: MoveStandbyPredicate, active: Mapping[ProcessId, AbstractSet[TaskId]],
+                     standby: Mapping[ProcessId, AbstractSet[TaskId]]) -> PairMovePredicate:
+    """Kafka's 4-argument ``isAllowedTaskMovement`` (``can_move(source, destination, task, active, standby)``)
+    as a pair predicate: it is given the maps of the task's holders only, which are all a replica check reads
+    (the other clients do not hold the task). The tag-aware predicate answers from the holders directly."""
+    if isinstance(can_move, TagDiversityPredicate):
+        return can_move.on_holders
+
+    def on_holders(source: ProcessId, destination: ProcessId, task: TaskId, holders: AbstractSet[ProcessId]) -> bool:
+        return can_move(source, destination, task, {c: active[c] for c in holders if c in active},
+                        {c: standby[c] for c in holders if c in standby})
+
+    return on_holders
 
 
 def optimize_standbys_pairwise(
@@ -67,13 +86,18 @@ def optimize_standbys_pairwise(
     traffic, non_overlap = costs.traffic_cost, costs.non_overlap_cost
     prune = isinstance(constructor, MinTrafficGraph) and traffic >= 0 and non_overlap >= 0
     gains = _RackGains(clients, racks, standby, costs) if prune else None
+    holders: dict[TaskId, set[ProcessId]] = {}
+    if can_move is not None:
+        for c in clients:
+            for task in held[c]:
+                holders.setdefault(task, set()).add(c)
 
     def movable(source: ProcessId, destination: ProcessId) -> list[TaskId]:
         candidates = standby[source] - held[destination]
         if eligible is not None:
             candidates &= eligible
         if can_move is not None:
-            return sorted(t for t in candidates if can_move(source, destination, t))
+            return sorted(t for t in candidates if can_move(source, destination, t, holders[t]))
         return sorted(candidates)
 
     moves: list[tuple[TaskId, ProcessId, ProcessId]] = []
@@ -108,6 +132,9 @@ def optimize_standbys_pairwise(
                         held[source].discard(task)
                         standby[destination].add(task)
                         held[destination].add(task)
+                        if can_move is not None:
+                            holders[task].discard(source)
+                            holders[task].add(destination)
                         moves.append((task, source, destination))
                 if gains is not None:
                     gains.update(i)

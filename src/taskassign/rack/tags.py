@@ -14,7 +14,8 @@ from collections.abc import Set as AbstractSet
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import ApplicationState
 
-__all__ = ("MoveStandbyPredicate", "always_allowed", "tag_diversity_allows", "tag_diversity_predicate")
+__all__ = ("MoveStandbyPredicate", "TagDiversityPredicate", "always_allowed", "tag_diversity_allows",
+           "tag_diversity_predicate")
 
 #: ``can_move(source, destination, task, active, standby)`` (the internal optimiser's predicate).
 MoveStandbyPredicate = Callable[
@@ -45,16 +46,38 @@ def tag_diversity_allows(
     return len(with_destination) >= len(with_source)
 
 
-def tag_diversity_predicate(state: ApplicationState) -> MoveStandbyPredicate:
-    """The tag-aware predicate over ``state``'s client tags, evaluated on the assignment it is given."""
-    tags = {pid: client.client_tags for pid, client in state.clients.items()}
-    empty: frozenset[TaskId] = frozenset()
+class TagDiversityPredicate:
+    """The tag-aware ``MoveStandbyPredicate`` over given client tags, also answerable from the task's holders
+    alone (``on_holders``): the standby optimisation keeps those per task, so a check costs O(holders)
+    instead of a scan of every client's sets per candidate move."""
 
-    def can_move(
-        source: ProcessId, destination: ProcessId, task: TaskId,
+    __slots__ = ("_entries", "_tags")
+
+    def __init__(self, tags: Mapping[ProcessId, Mapping[str, str]]) -> None:
+        self._tags = tags
+        self._entries = {pid: frozenset(client_tags.items()) for pid, client_tags in tags.items()}
+
+    def __call__(
+        self, source: ProcessId, destination: ProcessId, task: TaskId,
         active: Mapping[ProcessId, AbstractSet[TaskId]], standby: Mapping[ProcessId, AbstractSet[TaskId]],
     ) -> bool:
-        holders = [pid for pid in tags if task in active.get(pid, empty) or task in standby.get(pid, empty)]
+        tags = self._tags
+        holders = {pid for pid, held in active.items() if task in held and pid in tags}
+        holders.update(pid for pid, held in standby.items() if task in held and pid in tags)
         return tag_diversity_allows(tags, source, destination, holders)
 
-    return can_move
+    def on_holders(self, source: ProcessId, destination: ProcessId, task: TaskId,
+                   holders: AbstractSet[ProcessId]) -> bool:
+        """The same answer given the clients holding ``task`` now (active or standby); clients without
+        tags known here count for nothing, as in ``__call__``."""
+        entries = self._entries
+        others: frozenset[tuple[str, str]] = frozenset()
+        for holder in holders:
+            if holder != source and holder != destination and holder in entries:
+                others = others | entries[holder]
+        return len(others | entries[destination]) >= len(others | entries[source])
+
+
+def tag_diversity_predicate(state: ApplicationState) -> TagDiversityPredicate:
+    """The tag-aware predicate over ``state``'s client tags, evaluated on the assignment it is given."""
+    return TagDiversityPredicate({pid: client.client_tags for pid, client in state.clients.items()})

@@ -11,6 +11,7 @@ from typing import Protocol
 from taskassign.ids import ProcessId, TaskId
 from taskassign.internals.client_state import ClientState
 from taskassign.internals.constrained_priority_set import ClientPool, PoolFactory
+from taskassign.rack.tags import always_allowed
 
 __all__ = (
     "StandbyMovePredicate",
@@ -23,6 +24,9 @@ __all__ = (
 )
 
 log = logging.getLogger("taskassign.standby")
+
+# ``always_allowed`` is the move predicate of standby assignors that do not care where standbys sit: the rack
+# optimiser's own, which it recognises and then asks nothing per candidate move.
 
 #: ``can_move(source, destination, task, active, standby)``: may a standby of ``task`` move from
 #: ``source`` to ``destination``, given every client's current active and standby tasks?
@@ -55,14 +59,6 @@ class StandbyTaskAssignor(Protocol):
 
     def standby_move_predicate(self, clients: Sequence[ClientState]) -> StandbyMovePredicate:
         """The same question on ProcessIds and assignment mappings, for the rack-aware optimiser."""
-
-
-def always_allowed(
-    source: ProcessId, destination: ProcessId, task: TaskId,
-    active: Mapping[ProcessId, Set[TaskId]], standby: Mapping[ProcessId, Set[TaskId]],
-) -> bool:
-    """The move predicate of standby assignors that do not care where standbys sit."""
-    return True
 
 
 def not_holding_by_assigned_load(

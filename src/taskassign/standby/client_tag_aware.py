@@ -10,12 +10,13 @@ tasks visited in Java HashMap order, as in Kafka (``ClientTagAwareStandbyTaskAss
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from taskassign.ids import ProcessId, TaskId
+from taskassign.ids import TaskId
 from taskassign.internals.client_state import ClientState
 from taskassign.internals.constrained_priority_set import ClientPool, PoolFactory
 from taskassign.internals.java_order import JavaHashMap
+from taskassign.rack.tags import TagDiversityPredicate
 from taskassign.standby.base import (
     StandbyMovePredicate,
     log_shortfalls,
@@ -170,18 +171,5 @@ class ClientTagAwareStandbyTaskAssignor:
         return keeps_tag_diversity(self._tags_of(source), self._tags_of(destination), others)
 
     def standby_move_predicate(self, clients: Sequence[ClientState]) -> StandbyMovePredicate:
-        tags_by_client = {c.process_id: self._tags_of(c) for c in clients}
-
-        def can_move(
-            source: ProcessId, destination: ProcessId, task: TaskId,
-            active: Mapping[ProcessId, Set[TaskId]], standby: Mapping[ProcessId, Set[TaskId]],
-        ) -> bool:
-            # the task's holders by two scans of the maps (a set test per client, no lookups of each client in
-            # each map: this runs for every candidate move of the rack optimisation)
-            holders = {pid for pid, held in active.items() if task in held}
-            holders.update(pid for pid, held in standby.items() if task in held)
-            holders.difference_update((source, destination))
-            others = [tags for pid, tags in tags_by_client.items() if pid in holders]
-            return keeps_tag_diversity(tags_by_client[source], tags_by_client[destination], others)
-
-        return can_move
+        """Kafka's 4-argument ``isAllowedTaskMovement``: the tag-diversity check over this assignor's tags."""
+        return TagDiversityPredicate({c.process_id: self._tags_of(c) for c in clients})
