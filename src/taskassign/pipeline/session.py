@@ -147,6 +147,8 @@ def build_session(
             "spark.driver.extraJavaOptions": _java_options(),
             "spark.executor.extraJavaOptions": _java_options(),
         })
+        if resolved.startswith("local"):  # workers run this interpreter: its installed pyspark (spark_daemon)
+            settings["spark.python.daemon.module"] = "taskassign.pipeline.spark_daemon"
         builder = SparkSession.builder.master(resolved)
     settings.update(conf or {})
     builder = builder.appName(app_name)
