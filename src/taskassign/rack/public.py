@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 
 from taskassign.configs import (
@@ -38,7 +37,7 @@ from taskassign.rack.min_traffic import MinTrafficGraph
 from taskassign.rack.problem import FlowProblem, GraphConstructor
 from taskassign.rack.solve import KAFKA_SOLVER, Solver, resolve_solver, solve
 from taskassign.rack.standby import optimize_standbys_pairwise, standby_cost
-from taskassign.rack.tags import tag_diversity_allows
+from taskassign.rack.tags import TagDiversityPredicate
 
 __all__ = ("RackAwareOptimizationParams", "RackOptimizationResult", "optimize_active", "optimize_standby")
 
@@ -210,9 +209,7 @@ def optimize_standby(
     tags = {pid: c.client_tags for pid, c in state.clients.items()}
     check_tags = bool(configs.rack_aware_assignment_tags) and not compat
 
-    def can_move(source: ProcessId, destination: ProcessId, task: TaskId, holders: AbstractSet[ProcessId]) -> bool:
-        return tag_diversity_allows(tags, source, destination, holders)
-
+    can_move = TagDiversityPredicate(tags).on_holders
     # Without tags every move is allowed; under kafka_compat Kafka passes the source as destination too,
     # so its tag check always passes.
     moves = optimize_standbys_pairwise(

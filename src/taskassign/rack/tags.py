@@ -37,13 +37,19 @@ def tag_diversity_allows(
     other_holders: Iterable[ProcessId],
 ) -> bool:
     """True unless moving a replica from ``source`` to ``destination`` loses a distinct tag entry."""
-    others: set[tuple[str, str]] = set()
-    for holder in other_holders:
-        if holder != source and holder != destination:
-            others.update(tags[holder].items())
-    with_source = others | set(tags[source].items())
-    with_destination = others | set(tags[destination].items())
-    return len(with_destination) >= len(with_source)
+    holders = list(other_holders)
+    entries = {pid: frozenset(tags[pid].items()) for pid in (source, destination, *holders)}
+    return _entries_allow(entries, source, destination, holders)
+
+
+def _entries_allow(entries: Mapping[ProcessId, frozenset[tuple[str, str]]], source: ProcessId,
+                   destination: ProcessId, holders: Iterable[ProcessId]) -> bool:
+    """The rule over the clients' tag entries; a holder without entries here counts for nothing."""
+    others: frozenset[tuple[str, str]] = frozenset()
+    for holder in holders:
+        if holder != source and holder != destination and holder in entries:
+            others = others | entries[holder]
+    return len(others | entries[destination]) >= len(others | entries[source])
 
 
 class TagDiversityPredicate:
@@ -51,31 +57,24 @@ class TagDiversityPredicate:
     alone (``on_holders``): the standby optimisation keeps those per task, so a check costs O(holders)
     instead of a scan of every client's sets per candidate move."""
 
-    __slots__ = ("_entries", "_tags")
+    __slots__ = ("_entries",)
 
     def __init__(self, tags: Mapping[ProcessId, Mapping[str, str]]) -> None:
-        self._tags = tags
         self._entries = {pid: frozenset(client_tags.items()) for pid, client_tags in tags.items()}
 
     def __call__(
         self, source: ProcessId, destination: ProcessId, task: TaskId,
         active: Mapping[ProcessId, AbstractSet[TaskId]], standby: Mapping[ProcessId, AbstractSet[TaskId]],
     ) -> bool:
-        tags = self._tags
-        holders = {pid for pid, held in active.items() if task in held and pid in tags}
-        holders.update(pid for pid, held in standby.items() if task in held and pid in tags)
-        return tag_diversity_allows(tags, source, destination, holders)
+        holders = {pid for pid, held in active.items() if task in held}
+        holders.update(pid for pid, held in standby.items() if task in held)
+        return self.on_holders(source, destination, task, holders)
 
     def on_holders(self, source: ProcessId, destination: ProcessId, task: TaskId,
                    holders: AbstractSet[ProcessId]) -> bool:
         """The same answer given the clients holding ``task`` now (active or standby); clients without
         tags known here count for nothing, as in ``__call__``."""
-        entries = self._entries
-        others: frozenset[tuple[str, str]] = frozenset()
-        for holder in holders:
-            if holder != source and holder != destination and holder in entries:
-                others = others | entries[holder]
-        return len(others | entries[destination]) >= len(others | entries[source])
+        return _entries_allow(self._entries, source, destination, holders)
 
 
 def tag_diversity_predicate(state: ApplicationState) -> TagDiversityPredicate:
