@@ -5,6 +5,8 @@ a local session's driver splits the rows into bucket files (pipeline.local_scatt
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -182,6 +184,34 @@ def test_a_bucket_stops_waiting_when_the_reading_is_cancelled_or_its_directory_g
             read_bucket(tmp_path / "buckets", 0)
     with pytest.raises(RuntimeError, match="could not read the snapshot for bucket 1"):
         read_bucket(tmp_path / "gone", 1)
+
+
+def test_a_bucket_warms_up_while_it_waits_for_its_file_and_only_then(tmp_path: Path) -> None:
+    snapshot = write_snapshot(tmp_path / "snap", base_rows())
+    tasks = plan_scatter(_located(snapshot), 2)
+    assert tasks is not None
+    directory = tmp_path / "buckets"
+    directory.mkdir()
+    waited: list[bool] = []
+
+    def while_waiting() -> None:  # the driver writes the files while the bucket waits
+        waited.append(bucket_file(directory, 0).exists())
+        write_bucket_files(tasks, 2, directory)
+
+    first = read_bucket(directory, 0, while_waiting)
+    assert waited == [False]
+    again = read_bucket(directory, 0, lambda: waited.append(True))  # the file is there: no warm-up
+    assert waited == [False] and again.equals(first) and first.num_rows > 0
+
+
+def test_warm_up_imports_what_a_first_bucket_would() -> None:
+    """In a fresh interpreter, as a worker starts: none of them before, all of them after."""
+    wanted = ["pandas", "taskassign.assignors.high_availability", "ortools.graph.python.min_cost_flow"]
+    code = ("import sys; from taskassign.pipeline.engine_udf import warm_up; "
+            f"wanted = {wanted!r}; before = [m in sys.modules for m in wanted]; warm_up(); "
+            "print(before, [m in sys.modules for m in wanted])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.split("] [") == ["[False, False, False", "True, True, True]\n"]
 
 
 def test_a_run_on_a_cluster_takes_the_scatter_stage_and_computes_what_a_local_run_computes(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,6 +59,8 @@ SORT_KEYS: Mapping[str, tuple[str, ...]] = {
 }
 _KIND_OF = {"app_metrics": KIND_APP, "client_assignments": KIND_CLIENT, "consumer_assignments": KIND_CONSUMER,
             "errors": KIND_ERROR}
+#: Threads writing the output tables (assemble_outputs).
+_WRITERS = 2
 _FLEET_STATISTICS = ("apps", "sum", "mean", "min", "p50", "p90", "p95", "max")
 
 
@@ -145,14 +148,22 @@ def assemble_outputs(processed: Path, staging: Path, attention: int = DEFAULT_AT
     """Write every output table (OUTPUT_SCHEMAS) into ``staging`` from the results staged in ``processed``
     (``attention``: applications per metric in needs_attention)."""
     staged = read_staged(processed)
-    written: dict[str, int] = {}
-    apps = sorted_table(rows_of_kind(staged, KIND_APP), SORT_KEYS["app_metrics"])
-    app_metrics = apps.select(to_arrow_schema(APP_METRICS).names)
-    written["app_metrics"] = write_table(app_metrics, staging / "app_metrics")
-    written["fleet_metrics"] = write_table(fleet_metrics(app_metrics), staging / "fleet_metrics")
-    written["needs_attention"] = write_table(attention_table(app_metrics, attention), staging / "needs_attention")
-    for name in ("client_assignments", "consumer_assignments"):
-        written[name] = write_table(sorted_table(rows_of_kind(staged, _KIND_OF[name]), SORT_KEYS[name]), staging / name)
-    errors = sorted_table(rows_of_kind(staged, KIND_ERROR), SORT_KEYS["errors"])
-    written["errors"] = write_table(errors, staging / "errors")
+    # Each table is written by a thread while the next one is built (Parquet's encoding and compression
+    # release the GIL): the writing was half of this step, which runs after the last bucket on an idle core.
+    with ThreadPoolExecutor(_WRITERS, thread_name_prefix="taskassign-write") as pool:
+        writing: dict[str, Future[int]] = {}
+
+        def write(name: str, table: pa.Table) -> None:
+            writing[name] = pool.submit(write_table, table, staging / name)
+
+        apps = sorted_table(rows_of_kind(staged, KIND_APP), SORT_KEYS["app_metrics"])
+        app_metrics = apps.select(to_arrow_schema(APP_METRICS).names)
+        write("app_metrics", app_metrics)
+        write("fleet_metrics", fleet_metrics(app_metrics))
+        write("needs_attention", attention_table(app_metrics, attention))
+        for name in ("client_assignments", "consumer_assignments"):
+            write(name, sorted_table(rows_of_kind(staged, _KIND_OF[name]), SORT_KEYS[name]))
+        errors = sorted_table(rows_of_kind(staged, KIND_ERROR), SORT_KEYS["errors"])
+        write("errors", errors)
+        written = {name: done.result() for name, done in writing.items()}
     return Assembled(apps, errors, {name: written[name] for name in OUTPUT_SCHEMAS}, bucket_timings(staged))

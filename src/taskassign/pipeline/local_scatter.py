@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -43,9 +43,12 @@ def bucket_file(directory: str | Path, bucket: int) -> Path:
     return Path(directory) / f"bucket-{bucket:05d}.arrows"
 
 
-def read_bucket(directory: str | Path, bucket: int) -> pa.Table:
-    """Bucket ``bucket``'s rows (SCATTERED_FIELDS), once the driver has written them."""
+def read_bucket(directory: str | Path, bucket: int, while_waiting: Callable[[], None] | None = None) -> pa.Table:
+    """Bucket ``bucket``'s rows (SCATTERED_FIELDS), once the driver has written them; ``while_waiting`` runs
+    once first when the file is not there yet (work the bucket would do anyway, done while the driver reads)."""
     path = bucket_file(directory, bucket)
+    if while_waiting is not None and not path.exists():
+        while_waiting()
     while not path.exists():
         # the marker of a failed or cancelled reading, or the staging directory gone with an abandoned run
         if (Path(directory) / FAILED).exists() or not Path(directory).is_dir():
