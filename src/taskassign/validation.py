@@ -273,8 +273,8 @@ def _report(state: ApplicationState, has_active: Collection[TaskId], standby_cou
     wanted = max(0, min(state.configs.num_standby_replicas, len(state.clients) - 1))
     shortfalls = []
     stateful = state.stateful_task_ids
-    every_placed = len(standby_count) >= len(stateful) and standby_count.keys() >= stateful.members
-    if wanted and not (every_placed and min(standby_count.values(), default=wanted) >= wanted):
+    if wanted and not (len(standby_count) >= len(stateful) and standby_count.keys() >= stateful.members
+                       and min(standby_count.values(), default=wanted) >= wanted):
         placed = standby_count.get
         shortfalls = [StandbyShortfall(tid, wanted, placed(tid, 0)) for tid in stateful if placed(tid, 0) < wanted]
     return CompletenessReport(unassigned, tuple(shortfalls), ())

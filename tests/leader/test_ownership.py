@@ -115,3 +115,4 @@ def test_the_leader_s_lag_order_is_the_model_s(seed: int) -> None:
         expected = {consumer: tuple(t for t in c.prev_tasks_by_lag(consumer) if t in assigned)
                     for consumer in c.consumer_client_ids if consumer in c.consumer_previous_tasks}
         assert _prev_tasks_by_lag(c, assigned) == expected
+        assert _prev_tasks_by_lag(c, assigned, dict(c.changelog_end_offset_sums or {}).get) == expected

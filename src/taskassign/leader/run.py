@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from itertools import filterfalse
 from operator import itemgetter
 from types import MappingProxyType
+from typing import Any, cast
 
 from taskassign.assignors.base import TaskAssignor
 from taskassign.errors import InvalidAssignmentError, TaskassignError, TaskAssignmentException
@@ -149,12 +150,18 @@ def _rebalance(
     consumers = None
     if distribute_threads:
         by_task = task_ownership_from_state(state) if ownership is None else None
+        end_of = _getter(state.changelog_end_offset_sums)
+        # no stateless task, and the split names only the application's tasks (an error other than an active placed
+        # twice means the walk found every task known)
+        all_stateful = (len(state.stateful_task_ids) == len(state.tasks)
+                        and error is not AssignmentError.ACTIVE_TASK_ASSIGNED_MULTIPLE_TIMES)
         if by_task is not None:
-            consumers = {pid: _consumer_assignments(state, a, split.get(pid), by_task) for pid, a in clients.items()}
+            consumers = {pid: _consumer_assignments(state, a, split.get(pid), by_task, None, end_of, all_stateful)
+                         for pid, a in clients.items()}
         else:
             owned = ownership if ownership is not None else ownership_from_state(state)
             sources = _source_partitions(state) if owned.all_owned else {}  # only read to withhold owned ones
-            consumers = {pid: _consumer_assignments(state, a, split.get(pid), owned, sources)
+            consumers = {pid: _consumer_assignments(state, a, split.get(pid), owned, sources, end_of, all_stateful)
                          for pid, a in clients.items()}
     group = GroupAssignment(MappingProxyType(clients), consumers)  # already in ProcessId order
     if callable(callback):
@@ -179,13 +186,17 @@ def _consumer_assignments(
     split: tuple[list[TaskId], list[TaskId]] | None,
     ownership: PartitionOwnership | TaskOwnership,
     source_partitions: Mapping[TaskId, tuple[tuple[str, int], ...]] | None = None,
+    end_of: Callable[[TaskId], int | None] | None = None,
+    all_stateful: bool = False,
 ) -> Mapping[str, ConsumerAssignment]:
     """One client's tasks over its consumers, with the client's follow-up on the consumer carrying it.
 
     Kafka's collections: stateful and stateless actives are HashSets filled in TaskId order, the
     standbys a sorted set; that order decides only which thread gets which leftover, so
     the HashSet order is computed only when leftovers need it. ``split``: the client's actives and standbys as
-    validation's walk found them (None: the assignor left the client out).
+    validation's walk found them (None: the assignor left the client out). ``end_of``: the application's changelog
+    end offset sums' ``get``. ``all_stateful``: every task of ``split`` has a changelog (a third of a fleet's
+    applications have no stateless task), so none is looked up.
     """
     pid = assignment.process_id
     client = state.clients[pid]
@@ -194,11 +205,17 @@ def _consumer_assignments(
         split = [t for t, a in assignment.tasks.items() if a.type is ACTIVE], \
             [t for t, a in assignment.tasks.items() if a.type is not ACTIVE]
     active, standby = split  # TaskId order
-    stateful_active = tuple(filter(stateful.__contains__, active))
-    stateless_active = tuple(filterfalse(stateful.__contains__, active)) if len(stateful_active) < len(active) else ()
+    stateful_active: tuple[TaskId, ...]
+    stateless_active: tuple[TaskId, ...] = ()
+    if all_stateful:
+        stateful_active = tuple(active)
+    else:
+        stateful_active = tuple(filter(stateful.__contains__, active))
+        if len(stateful_active) < len(active):
+            stateless_active = tuple(filterfalse(stateful.__contains__, active))
     consumers = client.consumer_client_ids
     standbys = tuple(standby)
-    by_lag = _prev_tasks_by_lag(client, assignment.tasks)
+    by_lag = _prev_tasks_by_lag(client, assignment.tasks, end_of)
     previous_standby = client.previous_standby_tasks.members
     deadline = assignment.followup_rebalance_deadline
     if isinstance(ownership, TaskOwnership):
@@ -216,11 +233,13 @@ def _consumer_assignments(
     return MappingProxyType(distribute_client(threads))
 
 
-def _prev_tasks_by_lag(client: KafkaStreamsState, assigned: Container[TaskId]) -> dict[str, tuple[TaskId, ...]]:
+def _prev_tasks_by_lag(client: KafkaStreamsState, assigned: Container[TaskId],
+                       end_of: Callable[[TaskId], int | None] | None = None) -> dict[str, tuple[TaskId, ...]]:
     """``client.prev_tasks_by_lag(consumer)`` for each of its consumers that reported tasks (the thread level reads
     no other), restricted to the tasks ``assigned`` to the client (the thread level looks for no other in them),
     with the lag (``model.compute_lag``) written out and a stable sort by lag alone: the reported tasks come in
-    TaskId order, so ties stay in it."""
+    TaskId order, so ties stay in it. ``end_of``: ``client.changelog_end_offset_sums.get`` (the application's, which
+    a caller asking for every client passes once)."""
     previous = client.consumer_previous_tasks
     if not previous:
         return {}
@@ -228,7 +247,9 @@ def _prev_tasks_by_lag(client: KafkaStreamsState, assigned: Container[TaskId]) -
     reported = [c for c in client.consumer_client_ids if c in previous]
     if ends is None or not client.lags_available:  # the model's own method says why there are no lags
         return {c: tuple(t for t in client.prev_tasks_by_lag(c) if t in assigned) for c in reported}
-    end_of, offset_of = ends.get, client.task_offset_sums.get
+    if end_of is None:
+        end_of = _getter(ends)
+    offset_of: Callable[[TaskId, int], int] = _getter(client.task_offset_sums)
     out: dict[str, tuple[TaskId, ...]] = {}
     for consumer in reported:
         tasks: Collection[TaskId] = previous[consumer]
@@ -245,6 +266,14 @@ def _prev_tasks_by_lag(client: KafkaStreamsState, assigned: Container[TaskId]) -
         keyed.sort(key=_LAG)
         out[consumer] = tuple(map(_TASK, keyed))
     return out
+
+
+def _getter(mapping: Mapping[TaskId, int]) -> Callable[..., Any]:
+    """``mapping.get``, as a dict's own: a MappingProxyType's ``get`` looks the dict's ``get`` up by name on every
+    call, and its ``copy()`` is the dict's, made at C speed (the loop above asks once per reported task)."""
+    if isinstance(mapping, MappingProxyType):
+        return cast(dict[TaskId, int], mapping.copy()).get
+    return mapping.get
 
 
 _LAG, _TASK = itemgetter(0), itemgetter(1)

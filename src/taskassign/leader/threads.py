@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, filterfalse
 from operator import itemgetter
 from types import MappingProxyType
 from typing import Any
@@ -46,6 +46,7 @@ TopicPartition = tuple[str, int]
 #: Order of a task collection as Java iterates it, computed only when asked for.
 CollectionOrder = Callable[[], Sequence[TaskId]]
 _NOTHING = ConsumerAssignment()
+_NONE: frozenset[TaskId] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +194,7 @@ def _deal(
         # them (its own removals never touch the rest), and skips the others
         if pending is None:
             pending = set(tasks)
-        mine = [t for t in previous if t in pending]
+        mine = list(filter(pending.__contains__, previous))
         if not mine:
             continue
         room = min_per - loads[c]
@@ -226,7 +227,7 @@ def _deal(
                     left.remove(t)
                     taken_back.append(t)
             if taken_back:
-                leftovers = [t for t in leftovers if t in left]
+                leftovers = list(filter(left.__contains__, leftovers))
         # Kafka walks the queue's array, which holds exactly the leftovers: its layout decides who gets which.
         # Two in TaskId order are already it (a heap of two holds the smaller first).
         if len(leftovers) > 2:
@@ -304,7 +305,7 @@ def distribute_client(client: ClientThreadsInput) -> dict[str, ConsumerAssignmen
         standbys = standby.get(i, no_tasks)
         withheld = withhold(active, consumers[i]) if withhold is not None else None
         if withheld or (deadline is not None and i == 0):
-            out[consumers[i]] = _assignment(client, i == 0, active, standbys, withheld or [])
+            out[consumers[i]] = _assignment(client, i == 0, active, standbys, withheld or _NONE)
         else:  # nothing withheld, no follow-up to carry
             out[consumers[i]] = new_consumer_assignment(tuple(active) if active else (),
                                                         tuple(standbys) if standbys else ())
@@ -314,42 +315,42 @@ def distribute_client(client: ClientThreadsInput) -> dict[str, ConsumerAssignmen
 
 
 def _assignment(client: ClientThreadsInput, first: bool, active: list[TaskId], standby: list[TaskId],
-                withheld: list[TaskId]) -> ConsumerAssignment:
-    """What a consumer was dealt, with ``withheld`` (the tasks whose partitions another member owns) taken out of
-    its actives (and kept warm as temporary standbys where the client held them as standbys), and the follow-up
-    it carries."""
-    if withheld:
-        gone = set(withheld)
-        active = [t for t in active if t not in gone]
-        withheld.sort()
-        standby = standby + [t for t in withheld if t in client.previous_standby and t in client.stateful]
+                waiting: Set[TaskId]) -> ConsumerAssignment:
+    """What a consumer was dealt, with ``waiting`` (those of its actives whose partitions another member owns) taken
+    out of its actives into its withheld tasks, in TaskId order (and kept warm as temporary standbys where the
+    client held them as standbys), and the follow-up it carries."""
+    withheld: tuple[TaskId, ...] = ()
+    if waiting:
+        active = list(filterfalse(waiting.__contains__, active))
+        withheld = tuple(sorted(waiting))
+        kept_warm = list(filter(client.stateful.__contains__, filter(client.previous_standby.__contains__, withheld)))
+        if kept_warm:
+            standby = standby + kept_warm
     deadline = consumer_deadline(first, bool(withheld), client.followup_deadline) if first or withheld else None
     if not (active or standby or withheld) and deadline is None:
         return _NOTHING
-    return new_consumer_assignment(tuple(active) if active else (), tuple(standby) if standby else (),
-                                   tuple(withheld) if withheld else (), deadline)
+    return new_consumer_assignment(tuple(active) if active else (), tuple(standby) if standby else (), withheld,
+                                   deadline)
 
 
 def _withholder(client: ClientThreadsInput, tasks: Iterable[TaskId]
-                ) -> Callable[[list[TaskId], str], list[TaskId]] | None:
-    """The test that picks, from the actives dealt to one consumer, those it must wait for (in their order); None
-    when no task of ``tasks`` (the client's actives) can be withheld."""
+                ) -> Callable[[list[TaskId], str], Set[TaskId]] | None:
+    """The test that picks, from the actives dealt to one consumer, those it must wait for; None when no task of
+    ``tasks`` (the client's actives) can be withheld."""
     owned_tasks = client.owned_tasks
     if owned_tasks is not None:  # by task: owned elsewhere unless this client ran it, on this or an unknown consumer
         if not owned_tasks:
             return None
         own, unknown = client.own_tasks, client.own_tasks.get(None, frozenset())
 
-        def by_task(active: list[TaskId], consumer: str) -> list[TaskId]:
+        def by_task(active: list[TaskId], consumer: str) -> Set[TaskId]:
             waiting = owned_tasks.intersection(active)
-            if waiting:
-                waiting = waiting.difference(own.get(consumer, ()), unknown)
-            return [t for t in active if t in waiting] if waiting else []
+            return waiting.difference(own.get(consumer, ()), unknown) if waiting else waiting
         return by_task
     contested = _contested(client, tasks)
     if not contested:
         return None
-    return lambda active, consumer: [t for t in active if t in contested and _owned_elsewhere(client, t, consumer)]
+    return lambda active, consumer: {t for t in active if t in contested and _owned_elsewhere(client, t, consumer)}
 
 
 def _contested(client: ClientThreadsInput, tasks: Iterable[TaskId]) -> set[TaskId]:
@@ -375,7 +376,7 @@ def _one_consumer(client: ClientThreadsInput) -> dict[str, ConsumerAssignment]:
     standby = _previous_first(client.standby, previous, False)
     active += client.stateless_active if hashed else sorted(client.stateless_active)
     withhold = _withholder(client, active)
-    withheld = withhold(active, consumer) if withhold is not None else []
+    withheld = withhold(active, consumer) if withhold is not None else _NONE
     return {consumer: _assignment(client, True, active, standby, withheld)}
 
 
