@@ -35,6 +35,16 @@ class Codes:
 
     @classmethod
     def of(cls, column: pa.ChunkedArray | pa.Array) -> Codes:
+        """The column encoded; a column whose values come in runs (a bucket's rows arrive grouped by
+        application, and by topic within it) has only its runs' first values hashed."""
+        runs = _run_starts(column)
+        if runs is None:
+            return cls._of_values(column)
+        heads = cls._of_values(column.take(pa.array(runs, pa.int64())))
+        return cls(np.repeat(heads.codes, np.diff(np.append(runs, len(column)))), heads.values)
+
+    @classmethod
+    def _of_values(cls, column: pa.ChunkedArray | pa.Array) -> Codes:
         # A chunked column is encoded as it is (no copy into one chunk): its chunks share one dictionary.
         encoded = pc.dictionary_encode(column)
         chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
@@ -66,6 +76,31 @@ class Codes:
 
     def take(self, rows: Mask | IntArray) -> Codes:
         return Codes(self.codes[rows], self.values)
+
+
+#: Rows of a column sampled to tell whether it comes in runs, and the share of them that must start a run for the
+#: whole column to be compared row to row (one comparison pass, cheaper than hashing every value).
+_SAMPLE, _RUN_SHARE = 1024, 8
+
+
+def _run_starts(column: pa.ChunkedArray | pa.Array) -> IntArray | None:
+    """The rows where a new run of equal values starts (a null starts a run of its own), or None when the
+    column's first rows change value too often for runs to pay."""
+    size = len(column)
+    if size < 2 * _SAMPLE:
+        return None
+    if _changes(column.slice(0, _SAMPLE)).sum() * _RUN_SHARE > _SAMPLE:
+        return None
+    return np.flatnonzero(_changes(column))
+
+
+def _changes(column: pa.ChunkedArray | pa.Array) -> Mask:
+    """Per row: whether it differs from the row before (the first row, and any row next to a null: True)."""
+    size = len(column)
+    different = pc.fill_null(pc.not_equal(column.slice(1), column.slice(0, size - 1)), True)
+    found: Mask = np.ones(size, dtype=np.bool_)
+    found[1:] = np.asarray(different.to_numpy(zero_copy_only=False), dtype=np.bool_)
+    return found
 
 
 class TableCodes:

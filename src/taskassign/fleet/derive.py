@@ -219,16 +219,22 @@ class _PartitionIndex:
             SortedFrozenSet(text.split(_SEP) if text else ()) for text in rack_texts]
         self.rack_values.append(None)
 
-    def positions(self, app_id: str, topic: str, num_tasks: int) -> npt.NDArray[np.int64]:
-        """Row of partition p of the topic for every task p (-1: no row)."""
-        found = np.full(num_tasks, -1, dtype=np.int64)
-        span = self.slices.get((app_id, topic))
-        if span is not None:
-            width = min(span[1], num_tasks)
-            found[:width] = self.slots[span[0]:span[0] + width]
-        return found
+    def positions(self, entries: Sequence[tuple[str, str, int]]) -> tuple[IntArray, IntArray]:
+        """For every (app_id, topic, num_tasks) entry, the row of partition p of the topic for each of its tasks p
+        (-1: no row), all entries' tasks in one array (entry after entry), and where each entry starts in it."""
+        counts = np.array([e[2] for e in entries], dtype=np.int64)
+        spans = [self.slices.get((a, t), (0, 0)) for a, t, _ in entries]
+        starts = np.array([s[0] for s in spans], dtype=np.int64)
+        limits = np.minimum(np.array([s[1] for s in spans], dtype=np.int64), counts)
+        offsets = np.cumsum(counts) - counts
+        owner = np.repeat(np.arange(len(entries)), counts)
+        task = np.arange(int(counts.sum()), dtype=np.int64) - offsets[owner]
+        found = np.full(len(task), -1, dtype=np.int64)
+        present = task < limits[owner]
+        found[present] = self.slots[starts[owner[present]] + task[present]]
+        return found, offsets
 
-    def racks(self, positions: npt.NDArray[np.int64]) -> list[list[str] | SortedFrozenSet[str] | None]:
+    def racks(self, positions: IntArray) -> list[list[str] | SortedFrozenSet[str] | None]:
         codes = _at(self.rack_code, positions, -1)
         return list(map(self.rack_values.__getitem__, codes.tolist()))  # -1 (no rack list): the None at the end
 
@@ -252,9 +258,19 @@ def task_metadata(
 ) -> dict[str, TaskMetadata]:
     """Per application, each subtopology's tasks with racks, end-offset sums and state sizes.
     ``partitions`` (their ``rows``, None: all) are the usable rows; ``counts`` the topics present in the
-    metadata (before the reference checks: a topic that exists ends where its metadata says, else at 0)."""
+    metadata (before the reference checks: a topic that exists ends where its metadata says, else at 0).
+    Every topic of every subtopology of the bucket is looked up at once (one array of all their tasks'
+    partition rows, one list of all their racks), then cut per topic."""
     index = _PartitionIndex(partitions, codes if codes is not None else TableCodes(partitions), rows)
+    entries = [(app_id, topic, block.num_tasks) for app_id, app_blocks in blocks.items() for block in app_blocks
+               for topic, *_ in block.topics]
+    at, offsets_array = index.positions(entries)
+    offsets = offsets_array.tolist()
+    racks = index.racks(at)
+    committed, end, has_end = _at(index.committed, at, 0), _at(index.end, at, 0), _at(index.has_end, at, False)
+    size, has_size = _at(index.size, at, 0), _at(index.has_size, at, False)
     result = {}
+    entry = 0
     for app_id, app_blocks in blocks.items():
         subtopologies: list[SubtopologyInput] = []
         arrays: dict[int, IntArray] = {}
@@ -267,24 +283,23 @@ def task_metadata(
             sizes: IntArray | None = None
             sized = np.ones(n, dtype=np.bool_)
             for topic, is_source, is_changelog, num_partitions in block.topics:
-                at = index.positions(app_id, topic, n)
+                first = offsets[entry]
+                entry += 1
+                tasks = slice(first, first + n)
                 topics.append(TopicInput(topic=topic, is_source=is_source, is_changelog=is_changelog,
-                                         num_partitions=num_partitions, racks=index.racks(at)))
+                                         num_partitions=num_partitions, racks=racks[tasks]))
                 if not is_changelog:
                     continue
                 if is_source:
-                    part = _at(index.committed, at, 0)
+                    part = committed[tasks]
                 elif topic not in existing:
                     part = np.zeros(n, dtype=np.int64)
                 else:
-                    has = _at(index.has_end, at, False)
-                    known = known and bool(has.all())
-                    part = _at(index.end, at, 0)
+                    known = known and bool(has_end[tasks].all())
+                    part = end[tasks]
                 ends = _saturating_add(ends, part)
-                size_ok = _at(index.has_size, at, False)
-                size = _at(index.size, at, 0)
-                sizes = size if sizes is None else _saturating_add(sizes, size)
-                sized &= size_ok
+                sizes = size[tasks] if sizes is None else _saturating_add(sizes, size[tasks])
+                sized &= has_size[tasks]
             state: list[int | None] | None = None
             if sizes is not None:
                 values = sizes.astype(object)
