@@ -7,10 +7,12 @@ from collections import Counter
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from taskassign.fleet.codes import (
     Codes,
     _run_starts,
+    _wide_keys,
     dense_ids,
     group_ids,
     int_codes,
@@ -36,6 +38,9 @@ def test_codes_sort_like_their_values_and_keep_nulls_apart() -> None:
     assert codes.values == sorted(t for t in TEXTS if t is not None)
     assert [codes.values[c] if c >= 0 else None for c in codes.codes] == TEXTS
     assert codes.where(lambda t: t.strip(" ") == "").tolist() == [t is not None and t.strip(" ") == "" for t in TEXTS]
+    blank = codes.where_all(lambda values: pc.equal(pc.utf8_trim(values, " "), ""))  # all distinct values at once
+    assert blank.tolist() == codes.where(lambda t: t.strip(" ") == "").tolist()
+    assert Codes(codes.codes, codes.values).where_all(lambda v: pc.equal(v, "a")).tolist() == [t == "a" for t in TEXTS]
 
 
 def test_groups_counts_and_orders_match_python_on_random_columns() -> None:
@@ -53,6 +58,9 @@ def test_groups_counts_and_orders_match_python_on_random_columns() -> None:
         seen = Counter(k for k, ok in zip(keys, complete, strict=True) if ok)
         expected = [seen[k] if ok and seen[k] > 1 else 0 for k, ok in zip(keys, complete, strict=True)]
         assert repeat_counts(a.codes, b, c.codes).tolist() == expected
+        if rows > 100:  # numbers from -2**31 to 2**40, twice: too wide for 62 bits, so packed (renumbered)
+            assert _wide_keys(a.codes, b, b, c.codes) is None
+        assert repeat_counts(a.codes, b, b, c.codes).tolist() == expected
         table = pa.table({"t": pa.array(texts, pa.string()), "n": pa.array(numbers, pa.int64()),
                           "m": pa.array(more, pa.string())})
         assert duplicate_counts(table, ["t", "n", "m"]).tolist() == expected

@@ -78,7 +78,7 @@ def _np(mask: pa.ChunkedArray | pa.Array) -> Mask:
     return np.asarray(pc.fill_null(mask, False).to_numpy(zero_copy_only=False), dtype=np.bool_)
 
 
-def _blank(values: pa.ChunkedArray) -> pa.ChunkedArray:
+def _blank(values: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
     return pc.equal(pc.utf8_trim(values, " "), "")
 
 
@@ -91,7 +91,7 @@ def basic_rules(marks: Marks, table: pa.Table, spec: TableSpec, codes: TableCode
             continue
         if codes is not None and column.type == "string":
             encoded = codes[column.name]
-            marks.reject(~encoded.valid | encoded.where(_is_blank), R.MISSING_VALUE,
+            marks.reject(~encoded.valid | encoded.where_all(_blank), R.MISSING_VALUE,
                          _fixed(f"column {column.name} is missing"))
             continue
         values = table.column(column.name)
@@ -101,10 +101,6 @@ def basic_rules(marks: Marks, table: pa.Table, spec: TableSpec, codes: TableCode
         elif column.is_complex:
             missing |= _np(pc.equal(pc.list_value_length(values), 0))
         marks.reject(missing, R.MISSING_VALUE, _fixed(f"column {column.name} is missing"))
-
-
-def _is_blank(text: str) -> bool:
-    return text.strip(" ") == ""
 
 
 def app_rules(marks: Marks, app_ids: pa.ChunkedArray | Codes, status: Mapping[str, AppStatus]) -> None:

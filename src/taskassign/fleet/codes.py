@@ -10,6 +10,7 @@ Python's and Arrow's), so sorting by codes sorts by values.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,8 @@ class Codes:
 
     codes: IntArray
     values: list[Any]
+    #: ``values`` as an Arrow array, when encoded from a column (for tests run on all of them at once).
+    distinct: pa.Array | None = None
 
     @classmethod
     def of(cls, column: pa.ChunkedArray | pa.Array) -> Codes:
@@ -41,7 +44,7 @@ class Codes:
         if runs is None:
             return cls._of_values(column)
         heads = cls._of_values(column.take(pa.array(runs, pa.int64())))
-        return cls(np.repeat(heads.codes, np.diff(np.append(runs, len(column)))), heads.values)
+        return cls(np.repeat(heads.codes, np.diff(np.append(runs, len(column)))), heads.values, heads.distinct)
 
     @classmethod
     def _of_values(cls, column: pa.ChunkedArray | pa.Array) -> Codes:
@@ -49,7 +52,7 @@ class Codes:
         encoded = pc.dictionary_encode(column)
         chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
         if not chunks:
-            return cls(np.zeros(0, dtype=np.int64), [])
+            return cls(np.zeros(0, dtype=np.int64), [], pa.array([], column.type))
         dictionary = chunks[-1].dictionary
         if any(not c.dictionary.equals(dictionary) for c in chunks[:-1]):  # not shared after all: one chunk
             chunks = [pc.dictionary_encode(column.combine_chunks())]
@@ -61,7 +64,8 @@ class Codes:
         indices = np.concatenate([np.asarray(pc.fill_null(c.indices, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
                                   for c in chunks])
         assert len(indices) == len(column)
-        return cls(rank[indices], dictionary.take(pa.array(order, pa.int64())).to_pylist())
+        distinct = dictionary.take(pa.array(order, pa.int64()))
+        return cls(rank[indices], distinct.to_pylist(), distinct)
 
     @property
     def valid(self) -> Mask:
@@ -74,8 +78,17 @@ class Codes:
         found: Mask = hit[self.codes]
         return found
 
+    def where_all(self, test: Callable[[pa.Array], pa.Array]) -> Mask:
+        """``where`` with ``test`` given every distinct value at once (an Arrow array; its answers a boolean
+        Arrow array, null: false)."""
+        distinct = self.distinct if self.distinct is not None else pa.array(self.values)
+        answers = pc.fill_null(test(distinct), False).to_numpy(zero_copy_only=False)
+        hit = np.append(np.asarray(answers, dtype=np.bool_), False)
+        found: Mask = hit[self.codes]
+        return found
+
     def take(self, rows: Mask | IntArray) -> Codes:
-        return Codes(self.codes[rows], self.values)
+        return Codes(self.codes[rows], self.values, self.distinct)
 
 
 #: Rows of a column sampled to tell whether it comes in runs, and the share of them that must start a run for the
@@ -176,6 +189,22 @@ def packed_keys(*codes: IntArray) -> tuple[IntArray, Mask, int]:
     return combined, valid, bound
 
 
+def _wide_keys(*codes: IntArray) -> tuple[IntArray, Mask] | None:
+    """``packed_keys`` without renumbering, for a sort (which needs no small bound): each tuple as one integer
+    (codes times the widths of the codes after them), when they fit in 62 bits; else None."""
+    valid = np.ones(len(codes[0]), dtype=np.bool_)
+    for c in codes:
+        valid &= c >= 0
+    parts = [c[valid] for c in codes]
+    widths = [int(p.max()) + 1 if len(p) else 1 for p in parts]
+    if math.prod(widths) >= 2**62:
+        return None
+    combined = np.zeros(len(parts[0]), dtype=np.int64)
+    for part, width in zip(parts, widths, strict=True):
+        combined = combined * width + part
+    return combined, valid
+
+
 def group_ids(*codes: IntArray) -> IntArray:
     """Dense ids of the rows' code tuples (codes >= 0), numbered in the tuples' sorted order; -1 where any
     code is -1."""
@@ -188,7 +217,8 @@ def group_ids(*codes: IntArray) -> IntArray:
 def repeat_counts(*codes: IntArray) -> IntArray:
     """How many rows share each row's code tuple where more than one does, else 0 (and 0 where a code is
     -1): one sort, and nothing more when no tuple repeats."""
-    combined, valid, _ = packed_keys(*codes)
+    wide = _wide_keys(*codes)
+    combined, valid = wide if wide is not None else packed_keys(*codes)[:2]
     counts = np.zeros(len(valid), dtype=np.int64)
     ordered = np.sort(combined)
     repeated = ordered[1:][ordered[1:] == ordered[:-1]]
