@@ -25,7 +25,7 @@ from taskassign.fleet import reasons as R
 from taskassign.fleet.application import check_application
 from taskassign.fleet.codes import Codes, TableCodes
 from taskassign.fleet.marks import Marks, Mask, Reason, Row, duplicate_counts
-from taskassign.fleet.subscriptions import decode_subscription_columns
+from taskassign.fleet.subscriptions import decode_subscriptions
 from taskassign.fleet.tables import (
     APPLICATIONS,
     MEMBER_TASKS,
@@ -275,10 +275,10 @@ def check_topic_partitions(
 @dataclass
 class CheckedMembers(CheckedRows):
     """Members with what their subscription_info says: process id, host and tags taken from it where the
-    row leaves them null; ``reports`` are its task offset sums, column-wise (app_id, consumer_id, task_id,
-    offset_sum: one list each, a value per report)."""
+    row leaves them null; ``reports`` are the usable members' task offset sums, column-wise (app_id,
+    consumer_id, task_id, offset_sum: one array each, a value per report)."""
 
-    reports: dict[str, list[Any]] = field(default_factory=dict)
+    reports: dict[str, Any] = field(default_factory=dict)
 
 
 def _entries(tags: Any) -> list[tuple[str, str]]:
@@ -287,7 +287,8 @@ def _entries(tags: Any) -> list[tuple[str, str]]:
 
 def check_members(table: pa.Table, status: Mapping[str, AppStatus]) -> CheckedMembers:
     rows = table.to_pylist()
-    decoded = [decode_subscription_columns(r.get("subscription_info")) for r in rows]
+    subscriptions = decode_subscriptions([r.get("subscription_info") for r in rows])
+    decoded = subscriptions.members
     for r, d in zip(rows, decoded, strict=True):
         r["_row_process_id"], r["_row_host"], r["_row_tags"] = r["process_id"], r["host"], r["client_tags"]
         r["process_id"] = r["process_id"] if r["process_id"] is not None else d["_sub_process_id"]
@@ -332,14 +333,12 @@ def check_members(table: pa.Table, status: Mapping[str, AppStatus]) -> CheckedMe
     marks.reject([bool(m) for m in missing], R.MISSING_CLIENT_TAG,
                  lambda i, r: f"rack.aware.assignment.tags needs tag(s) {', '.join(missing[i])} on every member")
     _duplicates(marks, table, ["app_id", "consumer_id"])
-    reports: dict[str, list[Any]] = {"app_id": [], "consumer_id": [], "task_id": [], "offset_sum": []}
-    for r, d, ok in zip(rows, decoded, marks.usable, strict=True):
-        task_ids = d["_sub_task_ids"]
-        if ok and task_ids:
-            reports["app_id"] += [r["app_id"]] * len(task_ids)
-            reports["consumer_id"] += [r["consumer_id"]] * len(task_ids)
-            reports["task_id"] += task_ids
-            reports["offset_sum"] += d["_sub_offset_sums"]
+    # The usable members' reports, column-wise: their rows' app and consumer ids taken per report.
+    kept = marks.usable[subscriptions.member]
+    member = pa.array(subscriptions.member[kept])
+    reports: dict[str, Any] = {
+        "app_id": table.column("app_id").take(member), "consumer_id": table.column("consumer_id").take(member),
+        "task_id": subscriptions.task_ids.filter(pa.array(kept)), "offset_sum": subscriptions.offset_sums[kept]}
     return CheckedMembers(rows, marks, reports)
 
 
