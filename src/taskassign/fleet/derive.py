@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -320,8 +320,9 @@ def task_metadata(
 
 # -- members' reports -------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class MemberInfo:
+class MemberInfo(NamedTuple):
+    """A usable member as its reports need it (a tuple: one per member of the bucket, made fast)."""
+
     process_id: str
     has_subscription: bool
 

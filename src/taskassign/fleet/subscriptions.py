@@ -148,9 +148,10 @@ def _decode(values: Sequence[bytes | None], *, fallback: bool) -> DecodedSubscri
     members: list[dict[str, Any]] = []
     blocks = _Blocks([], [], [], [], [], [], [])
     generic: dict[int, list[dict[str, Any]]] = {}
+    absent = _fields(_empty())  # one (read-only) dict for every member without bytes
     for index, data in enumerate(values):
         if data is None:
-            members.append(_fields(_empty()))
+            members.append(absent)
             continue
         try:
             members.append(_read_head(data, index, blocks))
