@@ -122,11 +122,23 @@ class TableCodes:
     def __init__(self, table: pa.Table, known: Mapping[str, Codes] | None = None) -> None:
         self.table = table
         self._found: dict[str, Codes] = dict(known or {})
+        self._integers: dict[tuple[str, int], tuple[IntArray, Mask]] = {}
 
     def __getitem__(self, name: str) -> Codes:
         found = self._found.get(name)
         if found is None:
             found = self._found[name] = Codes.of(self.table.column(name))
+        return found
+
+    def integers(self, name: str, fill: int = 0) -> tuple[IntArray, Mask]:
+        """A nullable integer column as (values with nulls as ``fill``, validity), read once per fill: the
+        checks and derivations read the same columns (partition, offsets) several times."""
+        found = self._integers.get((name, fill))
+        if found is None:
+            column = self.table.column(name)
+            valid = np.asarray(pc.is_valid(column).to_numpy(zero_copy_only=False), dtype=np.bool_)
+            values = np.asarray(pc.fill_null(column, fill).to_numpy(zero_copy_only=False), dtype=np.int64)
+            found = self._integers[(name, fill)] = (values, valid)
         return found
 
 

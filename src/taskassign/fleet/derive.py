@@ -54,14 +54,6 @@ _SEP = "\x1f"
 IntArray = npt.NDArray[np.int64]
 
 
-def _int_column(table: pa.Table, name: str, fill: int = 0) -> tuple[IntArray, npt.NDArray[np.bool_]]:
-    """A nullable integer column as (values with nulls filled, validity)."""
-    column = table.column(name)
-    valid = np.asarray(pc.is_valid(column).to_numpy(zero_copy_only=False), dtype=np.bool_)
-    values = np.asarray(pc.fill_null(column, fill).to_numpy(zero_copy_only=False), dtype=np.int64)
-    return values, valid
-
-
 def _encoded(key: pa.ChunkedArray) -> tuple[npt.NDArray[np.int64], list[Any]]:
     """Dictionary codes of a column (-1 for null) and its distinct values."""
     encoded = pc.dictionary_encode(key.combine_chunks() if isinstance(key, pa.ChunkedArray) else key)
@@ -78,7 +70,7 @@ def topic_counts(
     the topics first appear). ``usable`` rows have their app_id, topic and partition."""
     codes = codes if codes is not None else TableCodes(partitions)
     ids, keys = pair_keys(codes["app_id"].take(usable), codes["topic"].take(usable))
-    partition, _ = _int_column(partitions, "partition")
+    partition, _ = codes.integers("partition")
     tops = np.full(len(keys), -1, dtype=np.int64)
     known = ids >= 0
     np.maximum.at(tops, ids[known], partition[usable][known])
@@ -171,11 +163,11 @@ def check_partition_references(
     per_key = [refs.get(k, (-1, False)) for k in keys]
     limits = np.array([r[0] for r in per_key] + [-1], dtype=np.int64)[codes]
     needs = np.array([r[1] for r in per_key] + [False], dtype=np.bool_)[codes]
-    partition, valid = _int_column(partitions, "partition")
+    partition, valid = table_codes.integers("partition")
     marks.reject((limits < 0) | (partition >= limits) | ~valid, R.UNREFERENCED_TOPIC,
                  lambda i, r: f"no task of application {r['app_id']} reads or restores from {r['topic']}-"
                               f"{r['partition']}")
-    _, has_end = _int_column(partitions, "end_offset")
+    _, has_end = table_codes.integers("end_offset")
     marks.reject(needs & ~has_end, R.MISSING_END_OFFSET,
                  lambda i, r: f"changelog partition {r['topic']}-{r['partition']} has no end_offset; every lag of "
                               f"application {r['app_id']} becomes unknown (-3)")
@@ -198,7 +190,7 @@ class _PartitionIndex:
 
     def __init__(self, partitions: pa.Table, codes: TableCodes, rows: npt.NDArray[np.bool_] | None) -> None:
         at = np.flatnonzero(rows) if rows is not None else np.arange(partitions.num_rows)
-        partition, _ = _int_column(partitions, "partition")
+        partition, _ = codes.integers("partition")
         pairs, keys = pair_keys(codes["app_id"].take(at), codes["topic"].take(at))
         parts = partition[at]
         placed = (pairs >= 0) & (parts >= 0)
@@ -209,9 +201,9 @@ class _PartitionIndex:
         self.slots = np.full(int(widths.sum()), -1, dtype=np.int64)
         self.slots[starts[pairs] + parts] = at
         self.slices = dict(zip(keys, zip(starts.tolist(), widths.tolist(), strict=True), strict=True))
-        self.end, self.has_end = _int_column(partitions, "end_offset")
-        self.committed = _int_column(partitions, "committed_offset")[0]
-        self.size, self.has_size = _int_column(partitions, "size_bytes")
+        self.end, self.has_end = codes.integers("end_offset")
+        self.committed = codes.integers("committed_offset")[0]
+        self.size, self.has_size = codes.integers("size_bytes")
         rack_codes, rack_texts = _encoded(pc.binary_join(partitions.column("replica_racks"), _SEP))
         self.rack_code = rack_codes
         # One set per distinct rack list of the bucket (fleet.build takes them as they are), None for no row.
@@ -345,8 +337,8 @@ def check_member_references(
     per_sub = [tasks.get(k, (-1, False)) for k in sub_keys]
     num_tasks = np.array([t[0] for t in per_sub] + [-1], dtype=np.int64)[sub_codes]
     logged = np.array([t[1] for t in per_sub] + [False], dtype=np.bool_)[sub_codes]
-    partition, _ = _int_column(reports, "partition", -1)
-    _, has_offset = _int_column(reports, "offset_sum")
+    partition, _ = table_codes.integers("partition", -1)
+    _, has_offset = table_codes.integers("offset_sum")
     from_subscription = np.asarray(reports.column("_from_subscription").to_numpy(zero_copy_only=False), np.bool_)
     marks.reject(~known, R.UNKNOWN_MEMBER,
                  lambda i, r: f"consumer {r['consumer_id']} is not a usable member of application {r['app_id']}")
@@ -380,14 +372,14 @@ def client_inputs(
     first_row = first_rows(member, int(member.max()) + 1 if len(member) else 0)
     member_pids = Codes.of(pa.array(process_ids[at[first_row]], pa.string()))
     pid_all = member_pids.codes[member]
-    sub_all = _int_column(reports, "subtopology", -1)[0][at]
-    part_all = _int_column(reports, "partition", -1)[0][at]
+    sub_all = table_codes.integers("subtopology", -1)[0][at]
+    part_all = table_codes.integers("partition", -1)[0][at]
     # Sorted by (app_id, process_id, subtopology, partition, consumer_id), on codes.
     order = sort_order(app_all, pid_all, sub_all, part_all, consumer_all)
     app_codes, pid_codes = app_all[order], pid_all[order]
     sub, part = sub_all[order], part_all[order]
     taken = at[order]
-    offset_all, has_offset_all = _int_column(reports, "offset_sum")
+    offset_all, has_offset_all = table_codes.integers("offset_sum")
     offset, has_offset = offset_all[taken], has_offset_all[taken]
     ownership = reports.column("ownership")
     active = np.asarray(pc.fill_null(pc.equal(ownership, OWNERSHIP_ACTIVE), False).to_numpy(zero_copy_only=False),
