@@ -74,7 +74,7 @@ def topic_counts(
     tops = np.full(len(keys), -1, dtype=np.int64)
     known = ids >= 0
     np.maximum.at(tops, ids[known], partition[usable][known])
-    _, first = np.unique(ids[known], return_index=True)
+    first = first_rows(ids[known], len(keys))  # every pair has a row: pair_keys numbers the rows' pairs
     counts: dict[str, dict[str, int]] = {}
     for pair in np.argsort(first, kind="stable").tolist():
         app, topic = keys[pair]
