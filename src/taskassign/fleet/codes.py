@@ -123,11 +123,20 @@ class TableCodes:
         self.table = table
         self._found: dict[str, Codes] = dict(known or {})
         self._integers: dict[tuple[str, int], tuple[IntArray, Mask]] = {}
+        self._pairs: dict[tuple[str, str], tuple[IntArray, list[tuple[Any, Any]]]] = {}
 
     def __getitem__(self, name: str) -> Codes:
         found = self._found.get(name)
         if found is None:
             found = self._found[name] = Codes.of(self.table.column(name))
+        return found
+
+    def pairs(self, first: str, second: str) -> tuple[IntArray, list[tuple[Any, Any]]]:
+        """``pair_keys`` of two columns over every row, made once per table (a subset of rows takes its rows'
+        ids; a pair none of them has is simply not among them)."""
+        found = self._pairs.get((first, second))
+        if found is None:
+            found = self._pairs[(first, second)] = pair_keys(self[first], self[second])
         return found
 
     def integers(self, name: str, fill: int = 0) -> tuple[IntArray, Mask]:

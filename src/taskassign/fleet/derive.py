@@ -69,14 +69,17 @@ def topic_counts(
     """Per application, each topic present in the metadata with its highest partition + 1 (in the order
     the topics first appear). ``usable`` rows have their app_id, topic and partition."""
     codes = codes if codes is not None else TableCodes(partitions)
-    ids, keys = pair_keys(codes["app_id"].take(usable), codes["topic"].take(usable))
+    every, keys = codes.pairs("app_id", "topic")
+    ids = every[usable]
     partition, _ = codes.integers("partition")
     tops = np.full(len(keys), -1, dtype=np.int64)
-    known = ids >= 0
-    np.maximum.at(tops, ids[known], partition[usable][known])
-    first = first_rows(ids[known], len(keys))  # every pair has a row: pair_keys numbers the rows' pairs
+    known = ids[ids >= 0]
+    np.maximum.at(tops, known, partition[usable][ids >= 0])
+    first = np.full(len(keys), -1, dtype=np.int64)  # each pair's first usable row (-1: none)
+    first[known[::-1]] = np.arange(len(known) - 1, -1, -1, dtype=np.int64)
+    present = np.flatnonzero(first >= 0)
     counts: dict[str, dict[str, int]] = {}
-    for pair in np.argsort(first, kind="stable").tolist():
+    for pair in present[np.argsort(first[present], kind="stable")].tolist():
         app, topic = keys[pair]
         counts.setdefault(app, {})[topic] = int(tops[pair]) + 1
     return counts
@@ -159,7 +162,7 @@ def check_partition_references(
     """Partitions no task reads or restores from are unused; a changelog partition without its end offset
     cannot be used (its application's lags become unknown, as when Kafka's leader cannot fetch them)."""
     table_codes = table_codes if table_codes is not None else TableCodes(partitions)
-    codes, keys = pair_keys(table_codes["app_id"], table_codes["topic"])
+    codes, keys = table_codes.pairs("app_id", "topic")
     per_key = [refs.get(k, (-1, False)) for k in keys]
     limits = np.array([r[0] for r in per_key] + [-1], dtype=np.int64)[codes]
     needs = np.array([r[1] for r in per_key] + [False], dtype=np.bool_)[codes]
@@ -191,7 +194,8 @@ class _PartitionIndex:
     def __init__(self, partitions: pa.Table, codes: TableCodes, rows: npt.NDArray[np.bool_] | None) -> None:
         at = np.flatnonzero(rows) if rows is not None else np.arange(partitions.num_rows)
         partition, _ = codes.integers("partition")
-        pairs, keys = pair_keys(codes["app_id"].take(at), codes["topic"].take(at))
+        every, keys = codes.pairs("app_id", "topic")  # pairs without a row here get no slots
+        pairs = every[at]
         parts = partition[at]
         placed = (pairs >= 0) & (parts >= 0)
         pairs, parts, at = pairs[placed], parts[placed], at[placed]
