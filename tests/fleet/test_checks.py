@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pyarrow as pa
 import pytest
 
 from taskassign.fleet import reasons as R
 from taskassign.fleet.bucket import BucketResult, bucket_table, process_bucket
+from taskassign.fleet.checks import _blank
 from taskassign.fleet.tables import INPUT_TABLES
 from taskassign.ids import ProcessId, TaskId
 from taskassign.wire.subscription_info import SubscriptionInfo
@@ -243,3 +245,13 @@ def test_one_bucket_per_application_changes_nothing() -> None:
     assert sorted(errors) == sorted(map(repr, together.errors))
     assert sorted(results) == sorted(repr({k: v for k, v in r.items() if not k.endswith("_seconds")})
                                      for r in together.results)
+
+
+def test_blank_text_is_empty_or_only_spaces_whatever_the_mix() -> None:
+    """checks._blank trims only when some value starts with a space: the same answers as Python's strip(" ")
+    on columns with and without such values (nulls stay null)."""
+    texts = ["", " ", "   ", "a", " a", "a ", "\u00a0", " \t", "\t", None, "rack-a"]
+    for column in (texts, [t for t in texts if t is None or not t.startswith(" ")], ["x", "", None]):
+        expected = [None if t is None else t.strip(" ") == "" for t in column]
+        assert _blank(pa.array(column, pa.string())).to_pylist() == expected
+        assert _blank(pa.chunked_array([pa.array(column, pa.string())])).to_pylist() == expected

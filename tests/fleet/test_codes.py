@@ -7,8 +7,19 @@ from collections import Counter
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from taskassign.fleet.codes import Codes, dense_ids, group_ids, int_codes, pair_keys, repeat_counts, sort_order
+from taskassign.fleet.codes import (
+    Codes,
+    _run_starts,
+    _wide_keys,
+    dense_ids,
+    group_ids,
+    int_codes,
+    pair_keys,
+    repeat_counts,
+    sort_order,
+)
 from taskassign.fleet.marks import duplicate_counts
 
 TEXTS = ["", " ", "a", "b", "B", "ab", "é", "z\u00e9", "\U0001f600", "\uffff", "app-10", "app-9", None]
@@ -27,6 +38,9 @@ def test_codes_sort_like_their_values_and_keep_nulls_apart() -> None:
     assert codes.values == sorted(t for t in TEXTS if t is not None)
     assert [codes.values[c] if c >= 0 else None for c in codes.codes] == TEXTS
     assert codes.where(lambda t: t.strip(" ") == "").tolist() == [t is not None and t.strip(" ") == "" for t in TEXTS]
+    blank = codes.where_all(lambda values: pc.equal(pc.utf8_trim(values, " "), ""))  # all distinct values at once
+    assert blank.tolist() == codes.where(lambda t: t.strip(" ") == "").tolist()
+    assert Codes(codes.codes, codes.values).where_all(lambda v: pc.equal(v, "a")).tolist() == [t == "a" for t in TEXTS]
 
 
 def test_groups_counts_and_orders_match_python_on_random_columns() -> None:
@@ -44,6 +58,9 @@ def test_groups_counts_and_orders_match_python_on_random_columns() -> None:
         seen = Counter(k for k, ok in zip(keys, complete, strict=True) if ok)
         expected = [seen[k] if ok and seen[k] > 1 else 0 for k, ok in zip(keys, complete, strict=True)]
         assert repeat_counts(a.codes, b, c.codes).tolist() == expected
+        if rows > 100:  # numbers from -2**31 to 2**40, twice: too wide for 62 bits, so packed (renumbered)
+            assert _wide_keys(a.codes, b, b, c.codes) is None
+        assert repeat_counts(a.codes, b, b, c.codes).tolist() == expected
         table = pa.table({"t": pa.array(texts, pa.string()), "n": pa.array(numbers, pa.int64()),
                           "m": pa.array(more, pa.string())})
         assert duplicate_counts(table, ["t", "n", "m"]).tolist() == expected
@@ -61,3 +78,30 @@ def test_dense_ids_by_marking_and_by_sorting_agree() -> None:
         ids, distinct = dense_ids(values, bound)
         assert ids.tolist() == [2, 1, 2, 0, 3, 1]
         assert distinct.tolist() == [0, 3, 5, 10**6]
+
+
+def test_columns_in_runs_are_encoded_from_their_runs_alike() -> None:
+    """Codes.of takes a column whose first rows come in runs from its runs' first values: the same codes as
+    hashing every value, whatever comes later (runs broken up, nulls, chunks of any size)."""
+    rng = random.Random(9)
+    checked = 0
+    for rows in (2047, 2048, 5000, 20_000):
+        for pattern in ("runs", "runs then noise", "noise", "nulls in runs"):
+            values: list[str | None] = []
+            while len(values) < rows:
+                value = rng.choice(TEXTS[:-1])  # nulls: one at a time, below
+                noisy = pattern == "noise" or (pattern == "runs then noise" and len(values) > rows // 2)
+                values += [value] * (1 if noisy else rng.randint(20, 400))
+                if pattern == "nulls in runs" and rng.random() < 0.2:
+                    values.append(None)
+            values = values[:rows]
+            cut = rng.randrange(rows)
+            column = pa.chunked_array([pa.array(values[:cut], pa.string()), pa.array(values[cut:], pa.string())])
+            if rows >= 2048 and pattern != "noise":
+                assert _run_starts(column) is not None  # the runs' path is the one tested
+            found, expected = Codes.of(column), Codes._of_values(column)
+            assert found.values == expected.values
+            assert found.codes.tolist() == expected.codes.tolist()
+            assert [found.values[c] if c >= 0 else None for c in found.codes] == values
+            checked += 1
+    assert checked == 16

@@ -4,8 +4,9 @@ bytes and on damaged ones (where the generic reader's error, with its field and 
 from __future__ import annotations
 
 import random
+import struct
 
-from taskassign.fleet.subscriptions import _read_common, _read_generic, decode_subscription
+from taskassign.fleet.subscriptions import _read_common, _read_generic, decode_subscription, decode_subscriptions
 from taskassign.ids import ProcessId, TaskId
 from taskassign.wire.subscription_info import SubscriptionInfo
 
@@ -64,3 +65,54 @@ def test_a_named_topology_and_a_negative_task_fall_back_to_the_generic_reader() 
     result = decode_subscription(bytes(negative))
     assert result == _read_generic(bytes(negative))
     assert "negative" in result["_sub_error"]
+
+
+def test_a_whole_table_of_members_reads_as_each_member_alone() -> None:
+    """decode_subscriptions reads every member at once (one block per layout, merged on columns): each member
+    gets what the generic reader gives it alone, its tasks in order, whatever its neighbours send (other
+    versions, damaged bytes the generic reader reads, nothing)."""
+    rng = random.Random(3)
+    pool = _messages()
+    damaged = []
+    for data in pool:
+        broken = bytearray(data)
+        broken[rng.randrange(len(broken))] = rng.randrange(256)
+        damaged.append(bytes(broken))
+    for _ in range(20):
+        values: list[bytes | None] = [rng.choice([*pool, *damaged, None]) for _ in range(rng.randint(0, 40))]
+        found = decode_subscriptions(values)
+        assert len(found.members) == len(values)
+        reports: list[tuple[int, str, int]] = []
+        for index, data in enumerate(values):
+            expected = _read_generic(data) if data is not None else decode_subscription(None)
+            assert found.members[index] == {k: v for k, v in expected.items() if k != "_sub_offsets"}
+            reports += [(index, o["task_id"], o["offset_sum"]) for o in expected["_sub_offsets"] or ()]
+        assert list(zip(found.member.tolist(), found.task_ids.to_pylist(), found.offset_sums.tolist(),
+                        strict=True)) == reports
+
+
+def _hand_made(version: int, groups: list[tuple[int, list[tuple[int, int]]]]) -> bytes:
+    """A SubscriptionInfo of version 9 or 10 written field by field, its tasks in the order given (repeats
+    kept): Kafka writes each task once, in its map's order, but the reader must not rely on either."""
+    head = struct.pack(">iiQQ", version, version, 1, 2) + struct.pack(">i", 4) + b"h:70"
+    if version >= 10:
+        tasks = [(sub, part, offset) for sub, parts in groups for part, offset in parts]
+        body = struct.pack(">i", len(tasks)) + b"".join(struct.pack(">iiqh", s, p, o, -1) for s, p, o in tasks)
+    else:
+        body = struct.pack(">i", len(groups)) + b"".join(
+            struct.pack(">ii", sub, len(parts)) + b"".join(struct.pack(">iq", p, o) for p, o in parts)
+            for sub, parts in groups)
+    return head + body + struct.pack(">bi", 0, 0)
+
+
+def test_tasks_out_of_order_or_repeated_read_alike() -> None:
+    groups = [(3, [(1, 5), (0, 2**62)]), (0, [(2, 7)]), (3, [(1, 9)]), (0, [(0, -2)]), (12, [])]
+    for version in (9, 10):
+        data = _hand_made(version, groups)
+        assert _read_common(data) == _read_generic(data)  # the fast reader read it, not the generic one
+        assert decode_subscription(data)["_sub_offsets"] == [
+            {"task_id": "0_0", "offset_sum": -2}, {"task_id": "0_2", "offset_sum": 7},
+            {"task_id": "3_0", "offset_sum": 2**62}, {"task_id": "3_1", "offset_sum": 9}]
+    both = decode_subscriptions([_hand_made(10, groups), None, _hand_made(9, groups[:2])])
+    assert both.member.tolist() == [0, 0, 0, 0, 2, 2, 2]
+    assert both.task_ids.to_pylist() == ["0_0", "0_2", "3_0", "3_1", "0_2", "3_0", "3_1"]

@@ -309,17 +309,24 @@ def _reject_whole(apps: _Checked, rejections: Mapping[str, tuple[str, str]]) -> 
     apps.marks.reject(hit, codes, lambda i, r: rejections[r["app_id"]][1])
 
 
-def _with_reports(member_tasks: pa.Table, decoded: Mapping[str, Sequence[Any]]) -> pa.Table:
+def _with_reports(member_tasks: pa.Table, decoded: Mapping[str, Any]) -> pa.Table:
     """The member_tasks table plus the reports decoded from members' subscription_info (column-wise: the
     columns they give; every other column null)."""
     table = member_tasks.append_column(FROM_SUBSCRIPTION, pa.array(np.zeros(member_tasks.num_rows, np.bool_)))
     size = len(decoded.get("app_id", ()))
     if not size:
         return table
-    columns = [pa.array(decoded[f.name], f.type) if f.name in decoded else pa.nulls(size, f.type)
+    columns = [_as_arrow(decoded[f.name], f.type) if f.name in decoded else pa.nulls(size, f.type)
                for f in table.schema if f.name != FROM_SUBSCRIPTION]
     extra = pa.Table.from_arrays([*columns, pa.array(np.ones(size, np.bool_))], schema=table.schema)
     return pa.concat_tables([table, extra])
+
+
+def _as_arrow(values: Any, type_: pa.DataType) -> pa.Array | pa.ChunkedArray:
+    """A decoded column as Arrow, of the member_tasks column's type."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return values if values.type == type_ else values.cast(type_)
+    return pa.array(values, type_)
 
 
 def _inputs(

@@ -25,7 +25,7 @@ from taskassign.fleet import reasons as R
 from taskassign.fleet.application import check_application
 from taskassign.fleet.codes import Codes, TableCodes
 from taskassign.fleet.marks import Marks, Mask, Reason, Row, duplicate_counts
-from taskassign.fleet.subscriptions import decode_subscription_columns
+from taskassign.fleet.subscriptions import decode_subscriptions
 from taskassign.fleet.tables import (
     APPLICATIONS,
     MEMBER_TASKS,
@@ -78,8 +78,14 @@ def _np(mask: pa.ChunkedArray | pa.Array) -> Mask:
     return np.asarray(pc.fill_null(mask, False).to_numpy(zero_copy_only=False), dtype=np.bool_)
 
 
-def _blank(values: pa.ChunkedArray) -> pa.ChunkedArray:
-    return pc.equal(pc.utf8_trim(values, " "), "")
+def _blank(values: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
+    """Empty or only spaces (null: null). Only a value starting with a space can be blank without being
+    empty: the others are never trimmed (a bucket's ~10^5 rack names have none)."""
+    empty = pc.equal(pc.binary_length(values), 0)
+    spaced = pc.starts_with(values, " ")
+    if not pc.any(spaced).as_py():
+        return empty
+    return pc.or_(empty, pc.and_(spaced, pc.equal(pc.utf8_trim(values, " "), "")))
 
 
 def basic_rules(marks: Marks, table: pa.Table, spec: TableSpec, codes: TableCodes | None = None) -> None:
@@ -91,7 +97,7 @@ def basic_rules(marks: Marks, table: pa.Table, spec: TableSpec, codes: TableCode
             continue
         if codes is not None and column.type == "string":
             encoded = codes[column.name]
-            marks.reject(~encoded.valid | encoded.where(_is_blank), R.MISSING_VALUE,
+            marks.reject(~encoded.valid | encoded.where_all(_blank), R.MISSING_VALUE,
                          _fixed(f"column {column.name} is missing"))
             continue
         values = table.column(column.name)
@@ -101,10 +107,6 @@ def basic_rules(marks: Marks, table: pa.Table, spec: TableSpec, codes: TableCode
         elif column.is_complex:
             missing |= _np(pc.equal(pc.list_value_length(values), 0))
         marks.reject(missing, R.MISSING_VALUE, _fixed(f"column {column.name} is missing"))
-
-
-def _is_blank(text: str) -> bool:
-    return text.strip(" ") == ""
 
 
 def app_rules(marks: Marks, app_ids: pa.ChunkedArray | Codes, status: Mapping[str, AppStatus]) -> None:
@@ -279,10 +281,10 @@ def check_topic_partitions(
 @dataclass
 class CheckedMembers(CheckedRows):
     """Members with what their subscription_info says: process id, host and tags taken from it where the
-    row leaves them null; ``reports`` are its task offset sums, column-wise (app_id, consumer_id, task_id,
-    offset_sum: one list each, a value per report)."""
+    row leaves them null; ``reports`` are the usable members' task offset sums, column-wise (app_id,
+    consumer_id, task_id, offset_sum: one array each, a value per report)."""
 
-    reports: dict[str, list[Any]] = field(default_factory=dict)
+    reports: dict[str, Any] = field(default_factory=dict)
 
 
 def _entries(tags: Any) -> list[tuple[str, str]]:
@@ -291,7 +293,8 @@ def _entries(tags: Any) -> list[tuple[str, str]]:
 
 def check_members(table: pa.Table, status: Mapping[str, AppStatus]) -> CheckedMembers:
     rows = table.to_pylist()
-    decoded = [decode_subscription_columns(r.get("subscription_info")) for r in rows]
+    subscriptions = decode_subscriptions([r.get("subscription_info") for r in rows])
+    decoded = subscriptions.members
     for r, d in zip(rows, decoded, strict=True):
         r["_row_process_id"], r["_row_host"], r["_row_tags"] = r["process_id"], r["host"], r["client_tags"]
         r["process_id"] = r["process_id"] if r["process_id"] is not None else d["_sub_process_id"]
@@ -336,14 +339,12 @@ def check_members(table: pa.Table, status: Mapping[str, AppStatus]) -> CheckedMe
     marks.reject([bool(m) for m in missing], R.MISSING_CLIENT_TAG,
                  lambda i, r: f"rack.aware.assignment.tags needs tag(s) {', '.join(missing[i])} on every member")
     _duplicates(marks, table, ["app_id", "consumer_id"])
-    reports: dict[str, list[Any]] = {"app_id": [], "consumer_id": [], "task_id": [], "offset_sum": []}
-    for r, d, ok in zip(rows, decoded, marks.usable, strict=True):
-        task_ids = d["_sub_task_ids"]
-        if ok and task_ids:
-            reports["app_id"] += [r["app_id"]] * len(task_ids)
-            reports["consumer_id"] += [r["consumer_id"]] * len(task_ids)
-            reports["task_id"] += task_ids
-            reports["offset_sum"] += d["_sub_offset_sums"]
+    # The usable members' reports, column-wise: their rows' app and consumer ids taken per report.
+    kept = marks.usable[subscriptions.member]
+    member = pa.array(subscriptions.member[kept])
+    reports: dict[str, Any] = {
+        "app_id": table.column("app_id").take(member), "consumer_id": table.column("consumer_id").take(member),
+        "task_id": subscriptions.task_ids.filter(pa.array(kept)), "offset_sum": subscriptions.offset_sums[kept]}
     return CheckedMembers(rows, marks, reports)
 
 

@@ -10,6 +10,7 @@ Python's and Arrow's), so sorting by codes sorts by values.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -32,14 +33,26 @@ class Codes:
 
     codes: IntArray
     values: list[Any]
+    #: ``values`` as an Arrow array, when encoded from a column (for tests run on all of them at once).
+    distinct: pa.Array | None = None
 
     @classmethod
     def of(cls, column: pa.ChunkedArray | pa.Array) -> Codes:
+        """The column encoded; a column whose values come in runs (a bucket's rows arrive grouped by
+        application, and by topic within it) has only its runs' first values hashed."""
+        runs = _run_starts(column)
+        if runs is None:
+            return cls._of_values(column)
+        heads = cls._of_values(column.take(pa.array(runs, pa.int64())))
+        return cls(np.repeat(heads.codes, np.diff(np.append(runs, len(column)))), heads.values, heads.distinct)
+
+    @classmethod
+    def _of_values(cls, column: pa.ChunkedArray | pa.Array) -> Codes:
         # A chunked column is encoded as it is (no copy into one chunk): its chunks share one dictionary.
         encoded = pc.dictionary_encode(column)
         chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
         if not chunks:
-            return cls(np.zeros(0, dtype=np.int64), [])
+            return cls(np.zeros(0, dtype=np.int64), [], pa.array([], column.type))
         dictionary = chunks[-1].dictionary
         if any(not c.dictionary.equals(dictionary) for c in chunks[:-1]):  # not shared after all: one chunk
             chunks = [pc.dictionary_encode(column.combine_chunks())]
@@ -51,7 +64,8 @@ class Codes:
         indices = np.concatenate([np.asarray(pc.fill_null(c.indices, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
                                   for c in chunks])
         assert len(indices) == len(column)
-        return cls(rank[indices], dictionary.take(pa.array(order, pa.int64())).to_pylist())
+        distinct = dictionary.take(pa.array(order, pa.int64()))
+        return cls(rank[indices], distinct.to_pylist(), distinct)
 
     @property
     def valid(self) -> Mask:
@@ -64,8 +78,42 @@ class Codes:
         found: Mask = hit[self.codes]
         return found
 
+    def where_all(self, test: Callable[[pa.Array], pa.Array]) -> Mask:
+        """``where`` with ``test`` given every distinct value at once (an Arrow array; its answers a boolean
+        Arrow array, null: false)."""
+        distinct = self.distinct if self.distinct is not None else pa.array(self.values)
+        answers = pc.fill_null(test(distinct), False).to_numpy(zero_copy_only=False)
+        hit = np.append(np.asarray(answers, dtype=np.bool_), False)
+        found: Mask = hit[self.codes]
+        return found
+
     def take(self, rows: Mask | IntArray) -> Codes:
-        return Codes(self.codes[rows], self.values)
+        return Codes(self.codes[rows], self.values, self.distinct)
+
+
+#: Rows of a column sampled to tell whether it comes in runs, and the share of them that must start a run for the
+#: whole column to be compared row to row (one comparison pass, cheaper than hashing every value).
+_SAMPLE, _RUN_SHARE = 1024, 8
+
+
+def _run_starts(column: pa.ChunkedArray | pa.Array) -> IntArray | None:
+    """The rows where a new run of equal values starts (a null starts a run of its own), or None when the
+    column's first rows change value too often for runs to pay."""
+    size = len(column)
+    if size < 2 * _SAMPLE:
+        return None
+    if _changes(column.slice(0, _SAMPLE)).sum() * _RUN_SHARE > _SAMPLE:
+        return None
+    return np.flatnonzero(_changes(column))
+
+
+def _changes(column: pa.ChunkedArray | pa.Array) -> Mask:
+    """Per row: whether it differs from the row before (the first row, and any row next to a null: True)."""
+    size = len(column)
+    different = pc.fill_null(pc.not_equal(column.slice(1), column.slice(0, size - 1)), True)
+    found: Mask = np.ones(size, dtype=np.bool_)
+    found[1:] = np.asarray(different.to_numpy(zero_copy_only=False), dtype=np.bool_)
+    return found
 
 
 class TableCodes:
@@ -74,11 +122,32 @@ class TableCodes:
     def __init__(self, table: pa.Table, known: Mapping[str, Codes] | None = None) -> None:
         self.table = table
         self._found: dict[str, Codes] = dict(known or {})
+        self._integers: dict[tuple[str, int], tuple[IntArray, Mask]] = {}
+        self._pairs: dict[tuple[str, str], tuple[IntArray, list[tuple[Any, Any]]]] = {}
 
     def __getitem__(self, name: str) -> Codes:
         found = self._found.get(name)
         if found is None:
             found = self._found[name] = Codes.of(self.table.column(name))
+        return found
+
+    def pairs(self, first: str, second: str) -> tuple[IntArray, list[tuple[Any, Any]]]:
+        """``pair_keys`` of two columns over every row, made once per table (a subset of rows takes its rows'
+        ids; a pair none of them has is simply not among them)."""
+        found = self._pairs.get((first, second))
+        if found is None:
+            found = self._pairs[(first, second)] = pair_keys(self[first], self[second])
+        return found
+
+    def integers(self, name: str, fill: int = 0) -> tuple[IntArray, Mask]:
+        """A nullable integer column as (values with nulls as ``fill``, validity), read once per fill: the
+        checks and derivations read the same columns (partition, offsets) several times."""
+        found = self._integers.get((name, fill))
+        if found is None:
+            column = self.table.column(name)
+            valid = np.asarray(pc.is_valid(column).to_numpy(zero_copy_only=False), dtype=np.bool_)
+            values = np.asarray(pc.fill_null(column, fill).to_numpy(zero_copy_only=False), dtype=np.int64)
+            found = self._integers[(name, fill)] = (values, valid)
         return found
 
 
@@ -141,6 +210,22 @@ def packed_keys(*codes: IntArray) -> tuple[IntArray, Mask, int]:
     return combined, valid, bound
 
 
+def _wide_keys(*codes: IntArray) -> tuple[IntArray, Mask] | None:
+    """``packed_keys`` without renumbering, for a sort (which needs no small bound): each tuple as one integer
+    (codes times the widths of the codes after them), when they fit in 62 bits; else None."""
+    valid = np.ones(len(codes[0]), dtype=np.bool_)
+    for c in codes:
+        valid &= c >= 0
+    parts = [c[valid] for c in codes]
+    widths = [int(p.max()) + 1 if len(p) else 1 for p in parts]
+    if math.prod(widths) >= 2**62:
+        return None
+    combined = np.zeros(len(parts[0]), dtype=np.int64)
+    for part, width in zip(parts, widths, strict=True):
+        combined = combined * width + part
+    return combined, valid
+
+
 def group_ids(*codes: IntArray) -> IntArray:
     """Dense ids of the rows' code tuples (codes >= 0), numbered in the tuples' sorted order; -1 where any
     code is -1."""
@@ -153,7 +238,8 @@ def group_ids(*codes: IntArray) -> IntArray:
 def repeat_counts(*codes: IntArray) -> IntArray:
     """How many rows share each row's code tuple where more than one does, else 0 (and 0 where a code is
     -1): one sort, and nothing more when no tuple repeats."""
-    combined, valid, _ = packed_keys(*codes)
+    wide = _wide_keys(*codes)
+    combined, valid = wide if wide is not None else packed_keys(*codes)[:2]
     counts = np.zeros(len(valid), dtype=np.int64)
     ordered = np.sort(combined)
     repeated = ordered[1:][ordered[1:] == ordered[:-1]]

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -54,14 +54,6 @@ _SEP = "\x1f"
 IntArray = npt.NDArray[np.int64]
 
 
-def _int_column(table: pa.Table, name: str, fill: int = 0) -> tuple[IntArray, npt.NDArray[np.bool_]]:
-    """A nullable integer column as (values with nulls filled, validity)."""
-    column = table.column(name)
-    valid = np.asarray(pc.is_valid(column).to_numpy(zero_copy_only=False), dtype=np.bool_)
-    values = np.asarray(pc.fill_null(column, fill).to_numpy(zero_copy_only=False), dtype=np.int64)
-    return values, valid
-
-
 def _encoded(key: pa.ChunkedArray) -> tuple[npt.NDArray[np.int64], list[Any]]:
     """Dictionary codes of a column (-1 for null) and its distinct values."""
     encoded = pc.dictionary_encode(key.combine_chunks() if isinstance(key, pa.ChunkedArray) else key)
@@ -77,14 +69,17 @@ def topic_counts(
     """Per application, each topic present in the metadata with its highest partition + 1 (in the order
     the topics first appear). ``usable`` rows have their app_id, topic and partition."""
     codes = codes if codes is not None else TableCodes(partitions)
-    ids, keys = pair_keys(codes["app_id"].take(usable), codes["topic"].take(usable))
-    partition, _ = _int_column(partitions, "partition")
+    every, keys = codes.pairs("app_id", "topic")
+    ids = every[usable]
+    partition, _ = codes.integers("partition")
     tops = np.full(len(keys), -1, dtype=np.int64)
-    known = ids >= 0
-    np.maximum.at(tops, ids[known], partition[usable][known])
-    _, first = np.unique(ids[known], return_index=True)
+    known = ids[ids >= 0]
+    np.maximum.at(tops, known, partition[usable][ids >= 0])
+    first = np.full(len(keys), -1, dtype=np.int64)  # each pair's first usable row (-1: none)
+    first[known[::-1]] = np.arange(len(known) - 1, -1, -1, dtype=np.int64)
+    present = np.flatnonzero(first >= 0)
     counts: dict[str, dict[str, int]] = {}
-    for pair in np.argsort(first, kind="stable").tolist():
+    for pair in present[np.argsort(first[present], kind="stable")].tolist():
         app, topic = keys[pair]
         counts.setdefault(app, {})[topic] = int(tops[pair]) + 1
     return counts
@@ -167,15 +162,15 @@ def check_partition_references(
     """Partitions no task reads or restores from are unused; a changelog partition without its end offset
     cannot be used (its application's lags become unknown, as when Kafka's leader cannot fetch them)."""
     table_codes = table_codes if table_codes is not None else TableCodes(partitions)
-    codes, keys = pair_keys(table_codes["app_id"], table_codes["topic"])
+    codes, keys = table_codes.pairs("app_id", "topic")
     per_key = [refs.get(k, (-1, False)) for k in keys]
     limits = np.array([r[0] for r in per_key] + [-1], dtype=np.int64)[codes]
     needs = np.array([r[1] for r in per_key] + [False], dtype=np.bool_)[codes]
-    partition, valid = _int_column(partitions, "partition")
+    partition, valid = table_codes.integers("partition")
     marks.reject((limits < 0) | (partition >= limits) | ~valid, R.UNREFERENCED_TOPIC,
                  lambda i, r: f"no task of application {r['app_id']} reads or restores from {r['topic']}-"
                               f"{r['partition']}")
-    _, has_end = _int_column(partitions, "end_offset")
+    _, has_end = table_codes.integers("end_offset")
     marks.reject(needs & ~has_end, R.MISSING_END_OFFSET,
                  lambda i, r: f"changelog partition {r['topic']}-{r['partition']} has no end_offset; every lag of "
                               f"application {r['app_id']} becomes unknown (-3)")
@@ -198,8 +193,9 @@ class _PartitionIndex:
 
     def __init__(self, partitions: pa.Table, codes: TableCodes, rows: npt.NDArray[np.bool_] | None) -> None:
         at = np.flatnonzero(rows) if rows is not None else np.arange(partitions.num_rows)
-        partition, _ = _int_column(partitions, "partition")
-        pairs, keys = pair_keys(codes["app_id"].take(at), codes["topic"].take(at))
+        partition, _ = codes.integers("partition")
+        every, keys = codes.pairs("app_id", "topic")  # pairs without a row here get no slots
+        pairs = every[at]
         parts = partition[at]
         placed = (pairs >= 0) & (parts >= 0)
         pairs, parts, at = pairs[placed], parts[placed], at[placed]
@@ -209,9 +205,9 @@ class _PartitionIndex:
         self.slots = np.full(int(widths.sum()), -1, dtype=np.int64)
         self.slots[starts[pairs] + parts] = at
         self.slices = dict(zip(keys, zip(starts.tolist(), widths.tolist(), strict=True), strict=True))
-        self.end, self.has_end = _int_column(partitions, "end_offset")
-        self.committed = _int_column(partitions, "committed_offset")[0]
-        self.size, self.has_size = _int_column(partitions, "size_bytes")
+        self.end, self.has_end = codes.integers("end_offset")
+        self.committed = codes.integers("committed_offset")[0]
+        self.size, self.has_size = codes.integers("size_bytes")
         rack_codes, rack_texts = _encoded(pc.binary_join(partitions.column("replica_racks"), _SEP))
         self.rack_code = rack_codes
         # One set per distinct rack list of the bucket (fleet.build takes them as they are), None for no row.
@@ -219,16 +215,22 @@ class _PartitionIndex:
             SortedFrozenSet(text.split(_SEP) if text else ()) for text in rack_texts]
         self.rack_values.append(None)
 
-    def positions(self, app_id: str, topic: str, num_tasks: int) -> npt.NDArray[np.int64]:
-        """Row of partition p of the topic for every task p (-1: no row)."""
-        found = np.full(num_tasks, -1, dtype=np.int64)
-        span = self.slices.get((app_id, topic))
-        if span is not None:
-            width = min(span[1], num_tasks)
-            found[:width] = self.slots[span[0]:span[0] + width]
-        return found
+    def positions(self, entries: Sequence[tuple[str, str, int]]) -> tuple[IntArray, IntArray]:
+        """For every (app_id, topic, num_tasks) entry, the row of partition p of the topic for each of its tasks p
+        (-1: no row), all entries' tasks in one array (entry after entry), and where each entry starts in it."""
+        counts = np.array([e[2] for e in entries], dtype=np.int64)
+        spans = [self.slices.get((a, t), (0, 0)) for a, t, _ in entries]
+        starts = np.array([s[0] for s in spans], dtype=np.int64)
+        limits = np.minimum(np.array([s[1] for s in spans], dtype=np.int64), counts)
+        offsets = np.cumsum(counts) - counts
+        owner = np.repeat(np.arange(len(entries)), counts)
+        task = np.arange(int(counts.sum()), dtype=np.int64) - offsets[owner]
+        found = np.full(len(task), -1, dtype=np.int64)
+        present = task < limits[owner]
+        found[present] = self.slots[starts[owner[present]] + task[present]]
+        return found, offsets
 
-    def racks(self, positions: npt.NDArray[np.int64]) -> list[list[str] | SortedFrozenSet[str] | None]:
+    def racks(self, positions: IntArray) -> list[list[str] | SortedFrozenSet[str] | None]:
         codes = _at(self.rack_code, positions, -1)
         return list(map(self.rack_values.__getitem__, codes.tolist()))  # -1 (no rack list): the None at the end
 
@@ -252,9 +254,19 @@ def task_metadata(
 ) -> dict[str, TaskMetadata]:
     """Per application, each subtopology's tasks with racks, end-offset sums and state sizes.
     ``partitions`` (their ``rows``, None: all) are the usable rows; ``counts`` the topics present in the
-    metadata (before the reference checks: a topic that exists ends where its metadata says, else at 0)."""
+    metadata (before the reference checks: a topic that exists ends where its metadata says, else at 0).
+    Every topic of every subtopology of the bucket is looked up at once (one array of all their tasks'
+    partition rows, one list of all their racks), then cut per topic."""
     index = _PartitionIndex(partitions, codes if codes is not None else TableCodes(partitions), rows)
+    entries = [(app_id, topic, block.num_tasks) for app_id, app_blocks in blocks.items() for block in app_blocks
+               for topic, *_ in block.topics]
+    at, offsets_array = index.positions(entries)
+    offsets = offsets_array.tolist()
+    racks = index.racks(at)
+    committed, end, has_end = _at(index.committed, at, 0), _at(index.end, at, 0), _at(index.has_end, at, False)
+    size, has_size = _at(index.size, at, 0), _at(index.has_size, at, False)
     result = {}
+    entry = 0
     for app_id, app_blocks in blocks.items():
         subtopologies: list[SubtopologyInput] = []
         arrays: dict[int, IntArray] = {}
@@ -267,24 +279,23 @@ def task_metadata(
             sizes: IntArray | None = None
             sized = np.ones(n, dtype=np.bool_)
             for topic, is_source, is_changelog, num_partitions in block.topics:
-                at = index.positions(app_id, topic, n)
+                first = offsets[entry]
+                entry += 1
+                tasks = slice(first, first + n)
                 topics.append(TopicInput(topic=topic, is_source=is_source, is_changelog=is_changelog,
-                                         num_partitions=num_partitions, racks=index.racks(at)))
+                                         num_partitions=num_partitions, racks=racks[tasks]))
                 if not is_changelog:
                     continue
                 if is_source:
-                    part = _at(index.committed, at, 0)
+                    part = committed[tasks]
                 elif topic not in existing:
                     part = np.zeros(n, dtype=np.int64)
                 else:
-                    has = _at(index.has_end, at, False)
-                    known = known and bool(has.all())
-                    part = _at(index.end, at, 0)
+                    known = known and bool(has_end[tasks].all())
+                    part = end[tasks]
                 ends = _saturating_add(ends, part)
-                size_ok = _at(index.has_size, at, False)
-                size = _at(index.size, at, 0)
-                sizes = size if sizes is None else _saturating_add(sizes, size)
-                sized &= size_ok
+                sizes = size[tasks] if sizes is None else _saturating_add(sizes, size[tasks])
+                sized &= has_size[tasks]
             state: list[int | None] | None = None
             if sizes is not None:
                 values = sizes.astype(object)
@@ -305,8 +316,9 @@ def task_metadata(
 
 # -- members' reports -------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class MemberInfo:
+class MemberInfo(NamedTuple):
+    """A usable member as its reports need it (a tuple: one per member of the bucket, made fast)."""
+
     process_id: str
     has_subscription: bool
 
@@ -329,8 +341,8 @@ def check_member_references(
     per_sub = [tasks.get(k, (-1, False)) for k in sub_keys]
     num_tasks = np.array([t[0] for t in per_sub] + [-1], dtype=np.int64)[sub_codes]
     logged = np.array([t[1] for t in per_sub] + [False], dtype=np.bool_)[sub_codes]
-    partition, _ = _int_column(reports, "partition", -1)
-    _, has_offset = _int_column(reports, "offset_sum")
+    partition, _ = table_codes.integers("partition", -1)
+    _, has_offset = table_codes.integers("offset_sum")
     from_subscription = np.asarray(reports.column("_from_subscription").to_numpy(zero_copy_only=False), np.bool_)
     marks.reject(~known, R.UNKNOWN_MEMBER,
                  lambda i, r: f"consumer {r['consumer_id']} is not a usable member of application {r['app_id']}")
@@ -364,14 +376,14 @@ def client_inputs(
     first_row = first_rows(member, int(member.max()) + 1 if len(member) else 0)
     member_pids = Codes.of(pa.array(process_ids[at[first_row]], pa.string()))
     pid_all = member_pids.codes[member]
-    sub_all = _int_column(reports, "subtopology", -1)[0][at]
-    part_all = _int_column(reports, "partition", -1)[0][at]
+    sub_all = table_codes.integers("subtopology", -1)[0][at]
+    part_all = table_codes.integers("partition", -1)[0][at]
     # Sorted by (app_id, process_id, subtopology, partition, consumer_id), on codes.
     order = sort_order(app_all, pid_all, sub_all, part_all, consumer_all)
     app_codes, pid_codes = app_all[order], pid_all[order]
     sub, part = sub_all[order], part_all[order]
     taken = at[order]
-    offset_all, has_offset_all = _int_column(reports, "offset_sum")
+    offset_all, has_offset_all = table_codes.integers("offset_sum")
     offset, has_offset = offset_all[taken], has_offset_all[taken]
     ownership = reports.column("ownership")
     active = np.asarray(pc.fill_null(pc.equal(ownership, OWNERSHIP_ACTIVE), False).to_numpy(zero_copy_only=False),
