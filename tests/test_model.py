@@ -207,3 +207,48 @@ def test_application_state_client_views_equal_replace() -> None:
         for name in KafkaStreamsState.__slots__:
             assert getattr(view, name) == getattr(expected, name), name
     assert state.clients[pid].lag_for(TaskId(0, 0)) == 4
+
+
+def test_application_state_of_ordered_tasks_equals_the_constructor() -> None:
+    """ApplicationState.of_ordered_tasks (the fleet's builder: tasks already in TaskId order, end offset sums
+    given) holds what the constructor derives, every slot and both client views included, on random states."""
+    import random
+
+    from taskassign.configs import AssignmentConfigs
+    from taskassign.ids import ProcessId, TaskId
+    from taskassign.model import ApplicationState, KafkaStreamsState, TaskTopicPartition, new_task_info
+
+    rng = random.Random(5)
+    for _ in range(50):
+        infos = []
+        for sub in range(rng.randint(1, 3)):
+            logged = rng.random() < 0.6
+            for p in range(rng.randint(0, 4)):
+                parts = [TaskTopicPartition(f"in-{sub}", p, True, False)]
+                if logged:
+                    parts.append(TaskTopicPartition(f"cl-{sub}", p, False, True))
+                infos.append(new_task_info(TaskId(sub, p), ["s"] if logged else [], parts,
+                                           rng.choice([0, 5, -3]) if logged else 0))
+        pids = [ProcessId.of_ints(0, rng.randint(1, 1 << 40)) for _ in range(rng.randint(1, 4))]
+        pids = list(dict.fromkeys(pids))
+        clients = [KafkaStreamsState(pid, (f"c{n}",), previous_active_tasks=[i.id for i in infos[n::3]])
+                   for n, pid in enumerate(pids)]
+        configs = AssignmentConfigs(num_standby_replicas=rng.randint(0, 2))
+        arrival = tuple(rng.sample(pids, len(pids)))
+        walk = tuple((None, s) for s in range(3))
+        expected = ApplicationState(tasks=list(reversed(infos)), clients=list(reversed(clients)), configs=configs,
+                                    now_ms=7, subtopology_walk_order=walk, client_arrival_order=arrival)
+        fast = ApplicationState.of_ordered_tasks(
+            {i.id: i for i in infos}, {i.id: i.changelog_end_offset_sum for i in infos if i.has_changelog},
+            clients, configs, 7, walk, arrival)
+        assert fast == expected
+        assert repr(fast) == repr(expected)
+        for name in ApplicationState.__slots__:
+            assert getattr(fast, name) == getattr(expected, name), name
+        assert list(fast.tasks) == list(expected.tasks)
+        for lags in (True, False):
+            views, wanted = fast.kafka_streams_states(lags), expected.kafka_streams_states(lags)
+            assert list(views) == list(wanted)
+            for pid, view in views.items():
+                for name in KafkaStreamsState.__slots__:
+                    assert getattr(view, name) == getattr(wanted[pid], name), name

@@ -518,7 +518,13 @@ class ApplicationState:
             if info.id in task_map:
                 raise ValueError(f"duplicate task {info.id}")
             task_map[info.id] = info
-        ends = MappingProxyType({t: i.changelog_end_offset_sum for t, i in task_map.items() if i.has_changelog})
+        self._derive(task_map, {t: i.changelog_end_offset_sum for t, i in task_map.items() if i.has_changelog},
+                     clients)
+
+    def _derive(self, task_map: dict[TaskId, TaskInfo], end_sums: dict[TaskId, int],
+                clients: Iterable[KafkaStreamsState]) -> None:
+        """Every field but the given ones, from the tasks (TaskId order, once each) and their end offset sums."""
+        ends = MappingProxyType(end_sums)
         with_lags: dict[ProcessId, KafkaStreamsState] = {}
         without_lags: dict[ProcessId, KafkaStreamsState] = {}
         for state in sorted(clients, key=lambda s: s.process_id):
@@ -538,6 +544,25 @@ class ApplicationState:
                 raise ValueError("client_arrival_order must name every client once")
             object.__setattr__(self, "client_arrival_order", arrival)
         object.__setattr__(self, "changelog_end_offset_sums", ends)
+
+    @classmethod
+    def of_ordered_tasks(
+        cls, tasks: dict[TaskId, TaskInfo], end_sums: dict[TaskId, int], clients: Iterable[KafkaStreamsState],
+        configs: AssignmentConfigs, now_ms: int = 0,
+        subtopology_walk_order: tuple[tuple[str | None, int], ...] | None = None,
+        client_arrival_order: tuple[ProcessId, ...] | None = None,
+    ) -> ApplicationState:
+        """``ApplicationState(tasks=tasks, clients=clients, ...)`` for a bulk builder (the fleet pipeline's) that
+        already holds ``tasks`` keyed by their ids in TaskId order and ``end_sums`` the changelog end offset sum
+        of each of them with a changelog, in that order: neither is sorted, checked or derived again (both are
+        kept, not copied). Equal to the constructor's value on the same tasks (tested)."""
+        state: ApplicationState = object.__new__(cls)
+        given = {"configs": configs, "now_ms": now_ms, "subtopology_walk_order": subtopology_walk_order,
+                 "client_arrival_order": client_arrival_order}
+        for name, value in given.items():
+            object.__setattr__(state, name, value)
+        state._derive(tasks, end_sums, clients)
+        return state
 
     def all_tasks(self) -> Mapping[TaskId, TaskInfo]:
         """Every task of the application, in TaskId order."""

@@ -139,3 +139,25 @@ def test_a_clients_tasks_in_any_order_build_the_same_state() -> None:
     assert state(list(reversed(tasks))) == ordered
     assert repr(state(list(reversed(tasks)))) == repr(ordered)
     assert state([*tasks, tasks[0]]) == ordered
+
+
+@pytest.mark.parametrize(("sub", "part"), [(0, 2), (0, -1), (5, 0), (1, 1), (0, None), (0, "1")])
+def test_reports_past_a_subtopologys_tasks_are_unknown(sub: object, part: object) -> None:
+    """A report is found through its subtopology's ids: a partition past them, negative, or of no number type
+    names the task it asked for, as a lookup in the task map would."""
+    record = app_input(clients=[client(PID_A, tasks=[reported(sub, part, "active")])])  # type: ignore[arg-type]
+    with pytest.raises(UserInputError, match=rf"reports unknown task {sub}_{part}$"):
+        build_scenario(record)  # type: ignore[arg-type]
+
+
+def test_a_partition_of_another_number_type_finds_its_task() -> None:
+    """A partition given as a float or bool equal to an int finds that task, with its lag checked (as the task
+    map's key lookup always did)."""
+    tasks = [reported(0, 1.0, "standby", offset=90, lag=10), reported(1, False, "active")]  # type: ignore[arg-type]
+    state = build_scenario(app_input(clients=[client(PID_A, tasks=tasks)])).scenario.state  # type: ignore[arg-type]
+    a = state.clients[ProcessId(PID_A)]
+    assert list(a.previous_standby_tasks) == [TaskId(0, 1)] and list(a.previous_active_tasks) == [TaskId(1, 0)]
+    assert a.task_offset_sums == {TaskId(0, 1): 90}
+    bad = [reported(0, 1.0, "standby", offset=90, lag=11)]  # type: ignore[arg-type]
+    with pytest.raises(TaskassignError, match="lag 11 differs from the engine's 10"):
+        build_scenario(app_input(clients=[client(PID_A, tasks=bad)]))  # type: ignore[arg-type]
