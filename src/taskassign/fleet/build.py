@@ -21,7 +21,7 @@ from taskassign.configs import KAFKA_COMPAT, KAFKA_VERSION, AssignmentConfigs
 from taskassign.errors import ProcessIdFormatError, TaskassignError, UserInputError
 from taskassign.fleet.tables import OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
 from taskassign.formats.scenario import Scenario
-from taskassign.ids import ProcessId, TaskId
+from taskassign.ids import ProcessId, TaskId, java_string_hashes
 from taskassign.internals.java_order import hash_iteration_order, leader_subtopology_walk
 from taskassign.model import (
     LATEST_OFFSET,
@@ -129,7 +129,10 @@ def _arrival(rows: Sequence[ClientInput], clients: Mapping[ProcessId, object]) -
     order, which a snapshot does not keep: sorted here, which differs only for member ids sharing a bucket)."""
     # (``clients`` was built from ``rows`` in order, one client per row: its keys are the rows' parsed ids)
     client_of = {m: pid for row, pid in zip(rows, clients, strict=True) for m in row["consumers"]}
-    met = dict.fromkeys(c for m in hash_iteration_order(sorted(client_of)) if (c := client_of[m]) in clients)
+    members = sorted(client_of)
+    hashes = dict(zip(members, java_string_hashes(members), strict=True))  # (all at once: String.hashCode)
+    met = dict.fromkeys(c for m in hash_iteration_order(members, hash_of=hashes.__getitem__)
+                        if (c := client_of[m]) in clients)
     return (*met, *sorted(c for c in clients if c not in met))
 
 
