@@ -83,9 +83,9 @@ class SortedFrozenSet(Set[T], Generic[T]):
     @classmethod
     def from_sorted_unique(cls, items: tuple[T, ...]) -> SortedFrozenSet[T]:
         """Wrap a tuple the caller guarantees is sorted and duplicate-free (no re-sort)."""
-        new = cls.__new__(cls)
-        object.__setattr__(new, "_items", items)
-        object.__setattr__(new, "_members", frozenset(items))
+        new = _new_object(cls)
+        _set_items(new, items)
+        _set_members(new, frozenset(items))
         return new
 
     def __contains__(self, item: object) -> bool:
@@ -124,6 +124,10 @@ class SortedFrozenSet(Set[T], Generic[T]):
         """The elements as a sorted tuple."""
         return self._items
 
+
+_new_object = object.__new__
+_set_items = vars(SortedFrozenSet)["_items"].__set__
+_set_members = vars(SortedFrozenSet)["_members"].__set__
 
 #: Offset sum / lag of a task the client runs as a RUNNING active (Kafka's ``Task.LATEST_OFFSET``).
 LATEST_OFFSET = -2
@@ -463,16 +467,21 @@ _set_end_sums = vars(KafkaStreamsState)["changelog_end_offset_sums"].__set__
 _set_lags_available = vars(KafkaStreamsState)["lags_available"].__set__
 
 
-def _with_end_sums(state: KafkaStreamsState, ends: Mapping[TaskId, int], lags: bool) -> KafkaStreamsState:
-    """``replace(state, changelog_end_offset_sums=ends, lags_available=lags)`` without running ``__init__`` and
-    ``__post_init__`` again: ``state`` went through them, so its fields are already in their final form (an
-    ApplicationState makes two per client)."""
-    copy: KafkaStreamsState = object.__new__(KafkaStreamsState)
+def _lag_views(state: KafkaStreamsState, ends: Mapping[TaskId, int]) -> tuple[KafkaStreamsState, KafkaStreamsState]:
+    """``replace(state, changelog_end_offset_sums=ends, lags_available=lags)`` for lags True and False, without
+    running ``__init__`` and ``__post_init__`` again: ``state`` went through them, so its fields are already in
+    their final form (an ApplicationState makes both per client; each slot is read once for the two)."""
+    with_lags: KafkaStreamsState = object.__new__(KafkaStreamsState)
+    without_lags: KafkaStreamsState = object.__new__(KafkaStreamsState)
     for _, slot in _STATE_SLOTS:
-        slot.__set__(copy, slot.__get__(state))
-    _set_end_sums(copy, ends)
-    _set_lags_available(copy, lags)
-    return copy
+        value = slot.__get__(state)
+        slot.__set__(with_lags, value)
+        slot.__set__(without_lags, value)
+    _set_end_sums(with_lags, ends)
+    _set_end_sums(without_lags, ends)
+    _set_lags_available(with_lags, True)
+    _set_lags_available(without_lags, False)
+    return with_lags, without_lags
 
 
 @dataclass(frozen=True, slots=True)
@@ -530,8 +539,7 @@ class ApplicationState:
         for state in sorted(clients, key=lambda s: s.process_id):
             if state.process_id in with_lags:
                 raise ValueError(f"duplicate client {state.process_id}")
-            with_lags[state.process_id] = _with_end_sums(state, ends, True)
-            without_lags[state.process_id] = _with_end_sums(state, ends, False)
+            with_lags[state.process_id], without_lags[state.process_id] = _lag_views(state, ends)
         object.__setattr__(self, "tasks", MappingProxyType(task_map))
         object.__setattr__(self, "clients", MappingProxyType(with_lags))
         object.__setattr__(self, "_states_without_lags", MappingProxyType(without_lags))
@@ -607,7 +615,6 @@ STANDBY = AssignedTask.Type.STANDBY
 # Assignors build one AssignedTask per placed replica and the leader one ConsumerAssignment per thread:
 # tens of thousands per rebalance. Filling the slots directly gives the same values as the frozen
 # dataclass constructor (which sets every field through object.__setattr__) at about half the cost.
-_new_object = object.__new__
 _set_assigned_id = vars(AssignedTask)["id"].__set__
 _set_assigned_type = vars(AssignedTask)["type"].__set__
 

@@ -291,7 +291,10 @@ def _uniform_block(
         if is_changelog:
             changelogs.append(made)
     sized = list(sizes[:count]) + [None] * (count - len(sizes))
-    infos = _TASK_INFOS(ids, stores, _rows(parts, count), _rows(sources, count), _rows(changelogs, count),
+    # a task's sources or changelogs are all its partitions when every topic is one: the same tuples, made once
+    rows = _rows(parts, count)
+    infos = _TASK_INFOS(ids, stores, rows, rows if len(sources) == len(parts) else _rows(sources, count),
+                        rows if len(changelogs) == len(parts) else _rows(changelogs, count),
                         ends if ends is not None else [0] * count, sized, _rows(source_tps, count))
     tasks.update(zip(ids, infos, strict=True))
 
