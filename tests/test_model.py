@@ -252,3 +252,36 @@ def test_application_state_of_ordered_tasks_equals_the_constructor() -> None:
             for pid, view in views.items():
                 for name in KafkaStreamsState.__slots__:
                     assert getattr(view, name) == getattr(wanted[pid], name), name
+
+
+def test_new_client_state_equals_the_constructor() -> None:
+    """model.new_client_state (the fleet's builder, every field given in its final form) holds what
+    KafkaStreamsState(...) holds after its __post_init__, every slot included."""
+    import random
+    from types import MappingProxyType
+
+    from taskassign.ids import ProcessId, TaskId
+    from taskassign.model import KafkaStreamsState, SortedFrozenSet, new_client_state
+
+    rng = random.Random(3)
+    for _ in range(30):
+        pid = ProcessId.of_ints(rng.randint(-5, 5), rng.randint(0, 1 << 50))
+        consumers = [f"c{n}" for n in rng.sample(range(9), rng.randint(1, 4))]
+        tasks = sorted({TaskId(rng.randint(0, 2), rng.randint(0, 9)) for _ in range(rng.randint(0, 8))})
+        active, standby = tasks[::2], tasks[1::2]
+        offsets = {t: rng.choice([-2, -3, 0, 17]) for t in rng.sample(tasks, len(tasks) // 2)}
+        tags = {f"k{n}": f"v{n}" for n in rng.sample(range(5), rng.randint(0, 3))}
+        by_consumer = {c: tasks[n::len(consumers)] for n, c in enumerate(consumers)}
+        host, rack = rng.choice([None, "h:1"]), rng.choice([None, "r1"])
+        expected = KafkaStreamsState(pid, tuple(consumers), active, standby, offsets, host, tags, rack, by_consumer)
+        fast = new_client_state(
+            pid, tuple(sorted(consumers)), SortedFrozenSet(active), SortedFrozenSet(standby),
+            MappingProxyType(dict(sorted(offsets.items()))), host, MappingProxyType(dict(sorted(tags.items()))), rack,
+            MappingProxyType({c: SortedFrozenSet(ts) for c, ts in sorted(by_consumer.items())}))
+        assert fast == expected and repr(fast) == repr(expected)
+        for name in KafkaStreamsState.__slots__:
+            assert getattr(fast, name) == getattr(expected, name), name
+            assert type(getattr(fast, name)) is type(getattr(expected, name)), name
+        assert list(fast.task_offset_sums) == list(expected.task_offset_sums)
+        assert list(fast.client_tags) == list(expected.client_tags)
+        assert list(fast.consumer_previous_tasks) == list(expected.consumer_previous_tasks)

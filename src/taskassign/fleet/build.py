@@ -32,6 +32,7 @@ from taskassign.model import (
     TaskInfo,
     TaskTopicPartition,
     compute_lag,
+    new_client_state,
     task_builders,
     task_column_builders,
 )
@@ -388,18 +389,12 @@ def _clients(
         unknown = sorted(set(by_consumer) - set(consumers))
         if unknown:
             raise UserInputError(f"client {pid}: tasks reported by {unknown[0]!r}, which is not one of its consumers")
-        clients[pid] = KafkaStreamsState(
-            process_id=pid,
-            consumer_client_ids=consumers,
-            previous_active_tasks=_task_set(active, ordered),
-            previous_standby_tasks=_task_set(standby, ordered),
-            task_offset_sums=MappingProxyType(offsets) if ordered else offsets,
-            host_info=row["host"],
-            client_tags=tags,
-            rack_id=row["rack"],
-            consumer_previous_tasks=MappingProxyType(
-                {c: _task_set(ts, ordered) for c, ts in sorted(by_consumer.items())}),
-        )
+        # every field in its final form (sorted, read-only), as KafkaStreamsState's __post_init__ would leave it
+        clients[pid] = new_client_state(
+            pid, tuple(sorted(consumers)), _task_set(active, ordered), _task_set(standby, ordered),
+            MappingProxyType(offsets if ordered else dict(sorted(offsets.items()))), row["host"],
+            MappingProxyType(dict(sorted(tags.items()))), row["rack"],
+            MappingProxyType({c: _task_set(ts, ordered) for c, ts in sorted(by_consumer.items())}))
     return clients
 
 
