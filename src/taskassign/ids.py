@@ -19,7 +19,7 @@ import sys
 import uuid
 from collections.abc import Sequence
 from operator import mul
-from typing import SupportsIndex
+from typing import Any, SupportsIndex
 
 from taskassign.errors import ProcessIdFormatError, TaskIdFormatError
 
@@ -164,25 +164,28 @@ def java_string_hash(text: str) -> int:
 
 _NATIVE_UTF16 = "utf-16-le" if sys.byteorder == "little" else "utf-16-be"
 #: The longest text ``java_string_hashes`` sums in one array (its uint64 sums of 40-bit terms stay exact far past it).
-_BATCH_TEXT_LIMIT = 1 << 20
+_BATCH_LIMIT = 1 << 22
+#: 31**k mod 2**32 for k = n-1 .. 0, as an array (``java_string_hashes``), remade when longer texts come.
+_DESCENDING_POWERS: list[Any] = []
 
 
 def java_string_hashes(texts: Sequence[str]) -> list[int]:
-    """``[java_string_hash(t) for t in texts]``: for non-empty ASCII texts (member ids, by the tens per
-    application) the same sums in a few array operations over all of them at once, not one Python call each."""
+    """``[java_string_hash(t) for t in texts]``: for ASCII texts (member ids, by the tens per application) the
+    same sums in a few array operations over all of them at once, not one Python call each: the texts
+    right-aligned in a matrix (zeros before each, which add nothing), times 31**(width-1-column)."""
     import numpy as np
 
-    if not texts or not all(texts) or not all(map(str.isascii, texts)) or max(map(len, texts)) > _BATCH_TEXT_LIMIT:
+    width = max(map(len, texts), default=0)
+    if not width or len(texts) * width > _BATCH_LIMIT or not all(map(str.isascii, texts)):
         return list(map(java_string_hash, texts))
-    units = np.frombuffer("".join(texts).encode("ascii"), np.uint8).astype(np.uint64)
-    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
-    ends = np.cumsum(lengths)
-    # unit i of a text of n units is multiplied by 31**(n-1-i) (mod 2**32)
-    exponents = np.repeat(ends, lengths) - np.arange(1, len(units) + 1)
-    powers = _POWERS_OF_31
-    while len(powers) < int(lengths.max()):
-        powers.append(powers[-1] * 31 & 0xFFFFFFFF)
-    sums = np.add.reduceat(units * np.asarray(powers, np.uint64)[exponents], ends - lengths) & np.uint64(0xFFFFFFFF)
+    units = np.frombuffer("".join([t.rjust(width, "\0") for t in texts]).encode("ascii"), np.uint8)
+    if not _DESCENDING_POWERS or len(_DESCENDING_POWERS[0]) < width:
+        powers = _POWERS_OF_31
+        while len(powers) < width:
+            powers.append(powers[-1] * 31 & 0xFFFFFFFF)
+        _DESCENDING_POWERS[:] = [np.array(powers[::-1], np.uint64)]
+    # each term is below 2**40: a row's sum of at most 2**22 of them stays exact in uint64
+    sums = (units.reshape(len(texts), width).astype(np.uint64) @ _DESCENDING_POWERS[0][-width:]) & 0xFFFFFFFF
     return [v - (1 << 32) if v >= 1 << 31 else v for v in sums.tolist()]
 
 
