@@ -161,3 +161,20 @@ def test_a_partition_of_another_number_type_finds_its_task() -> None:
     bad = [reported(0, 1.0, "standby", offset=90, lag=11)]  # type: ignore[arg-type]
     with pytest.raises(TaskassignError, match="lag 11 differs from the engine's 10"):
         build_scenario(app_input(clients=[client(PID_A, tasks=bad)]))  # type: ignore[arg-type]
+
+
+def test_shared_task_ids_handed_out_never_change() -> None:
+    """The shared ids of a subtopology grow for a larger application, but a list handed out keeps its length
+    (a subtopology's index reads it as its number of tasks: a report past it is an unknown task)."""
+    from taskassign.fleet import build
+
+    small = build._task_ids(907, 3)
+    large = build._task_ids(907, 5)
+    again = build._task_ids(907, 3)
+    assert small == [TaskId(907, p) for p in range(3)] and len(small) == 3
+    assert large == [TaskId(907, p) for p in range(5)] and again == small
+    assert all(a is b for a, b in zip(large, small, strict=False))
+    record = app_input(subtopologies=[block(907, 3)],
+                       clients=[client(PID_A, tasks=[reported(907, 3, "active")])])
+    with pytest.raises(UserInputError, match="unknown task 907_3"):
+        build_scenario(record)  # type: ignore[arg-type]

@@ -312,13 +312,16 @@ _IDS_LIMIT = 1 << 21
 
 
 def _task_ids(sub: int, count: int) -> list[TaskId]:
-    """``[TaskId(sub, p) for p in range(count)]``, from the shared ids."""
-    known = _IDS.get(sub)
-    if known is None or len(known) < count:
+    """``[TaskId(sub, p) for p in range(count)]``, from the shared ids (a list never changed once handed out:
+    a subtopology's index holds it, and reads its length as its number of tasks)."""
+    known = _IDS.get(sub) or []
+    if len(known) < count:
         if sum(map(len, _IDS.values())) + count > _IDS_LIMIT:
             _IDS.clear()
-        known = _IDS[sub] = [TaskId(sub, p) for p in range(count)]
-    return known[:count]
+            known = []
+        # a new list: the ids made so far, then only the missing ones
+        known = _IDS[sub] = known + [TaskId(sub, p) for p in range(len(known), count)]
+    return known if len(known) == count else known[:count]
 
 
 def _clients(
