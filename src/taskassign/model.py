@@ -480,6 +480,10 @@ _STATE_ACCESS = tuple((getattr(KafkaStreamsState, name).__get__, getattr(KafkaSt
 _STATE_SET = {name: getattr(KafkaStreamsState, name).__set__ for name in KafkaStreamsState.__slots__}
 _set_end_sums = _STATE_SET["changelog_end_offset_sums"]
 _set_lags_available = _STATE_SET["lags_available"]
+#: The setters of ``new_client_state``'s values, in its parameters' order (then the end sums and lags flag).
+_STATE_SETTERS = tuple(_STATE_SET[name] for name in (
+    "process_id", "consumer_client_ids", "previous_active_tasks", "previous_standby_tasks", "task_offset_sums",
+    "host_info", "client_tags", "rack_id", "consumer_previous_tasks", "changelog_end_offset_sums", "lags_available"))
 
 
 def new_client_state(
@@ -492,18 +496,10 @@ def new_client_state(
     field in its final form already: ``consumer_client_ids`` sorted, the read-only maps in key order, the task
     sets SortedFrozenSets; no ``__init__`` or ``__post_init__`` run. Equal to the constructor's value (tested)."""
     state: KafkaStreamsState = _new_object(KafkaStreamsState)
-    given = _STATE_SET
-    given["process_id"](state, process_id)
-    given["consumer_client_ids"](state, consumer_client_ids)
-    given["previous_active_tasks"](state, previous_active_tasks)
-    given["previous_standby_tasks"](state, previous_standby_tasks)
-    given["task_offset_sums"](state, task_offset_sums)
-    given["host_info"](state, host_info)
-    given["client_tags"](state, client_tags)
-    given["rack_id"](state, rack_id)
-    given["consumer_previous_tasks"](state, consumer_previous_tasks)
-    _set_end_sums(state, None)
-    _set_lags_available(state, True)
+    values = (process_id, consumer_client_ids, previous_active_tasks, previous_standby_tasks, task_offset_sums,
+              host_info, client_tags, rack_id, consumer_previous_tasks, None, True)
+    for set_slot, value in zip(_STATE_SETTERS, values, strict=True):
+        set_slot(state, value)
     return state
 
 
