@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from taskassign.errors import ProcessIdFormatError, TaskIdFormatError
-from taskassign.ids import ProcessId, TaskId, java_string_hash, java_string_hashes
+from taskassign.ids import ProcessId, TaskId, java_string_hash
 
 
 @pytest.mark.parametrize(
@@ -103,15 +103,3 @@ def test_java_string_hash_is_the_utf16_polynomial(text: str) -> None:
         h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
     assert java_string_hash(text) == (h - (1 << 32) if h >= 1 << 31 else h)
 
-
-@given(st.lists(st.one_of(st.text(alphabet=st.characters(max_codepoint=127), max_size=90), st.text(max_size=5)),
-                max_size=30))
-def test_java_string_hashes_are_each_texts_hash(texts: list[str]) -> None:
-    """The batch (array sums over ASCII texts) gives java_string_hash of each text, empty and non-ASCII ones too."""
-    assert java_string_hashes(texts) == [java_string_hash(t) for t in texts]
-
-
-def test_java_string_hashes_of_member_ids() -> None:
-    texts = [f"app-{n:05d}-8f6b4a52-StreamThread-{n % 7}-consumer-{'x' * (n % 40)}" for n in range(200)]
-    assert java_string_hashes(texts) == [java_string_hash(t) for t in texts]
-    assert java_string_hashes(["a", "b"]) == [97, 98] and java_string_hashes([]) == []

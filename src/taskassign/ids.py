@@ -17,13 +17,12 @@ from __future__ import annotations
 import re
 import sys
 import uuid
-from collections.abc import Sequence
 from operator import mul
-from typing import Any, SupportsIndex
+from typing import SupportsIndex
 
 from taskassign.errors import ProcessIdFormatError, TaskIdFormatError
 
-__all__ = ("LONG_MAX", "ProcessId", "TaskId", "java_string_hash", "java_string_hashes", "saturated_long", "to_int32")
+__all__ = ("LONG_MAX", "ProcessId", "TaskId", "java_string_hash", "saturated_long", "to_int32")
 
 _INT32_MAX = 2**31 - 1
 #: Java's Long.MAX_VALUE: Kafka's offsets and timestamps, and every count taskassign writes, are Java longs.
@@ -163,30 +162,6 @@ def java_string_hash(text: str) -> int:
 
 
 _NATIVE_UTF16 = "utf-16-le" if sys.byteorder == "little" else "utf-16-be"
-#: The longest text ``java_string_hashes`` sums in one array (its uint64 sums of 40-bit terms stay exact far past it).
-_BATCH_LIMIT = 1 << 22
-#: 31**k mod 2**32 for k = n-1 .. 0, as an array (``java_string_hashes``), remade when longer texts come.
-_DESCENDING_POWERS: list[Any] = []
-
-
-def java_string_hashes(texts: Sequence[str]) -> list[int]:
-    """``[java_string_hash(t) for t in texts]``: for ASCII texts (member ids, by the tens per application) the
-    same sums in a few array operations over all of them at once, not one Python call each: the texts
-    right-aligned in a matrix (zeros before each, which add nothing), times 31**(width-1-column)."""
-    import numpy as np
-
-    width = max(map(len, texts), default=0)
-    if not width or len(texts) * width > _BATCH_LIMIT or not all(map(str.isascii, texts)):
-        return list(map(java_string_hash, texts))
-    units = np.frombuffer("".join([t.rjust(width, "\0") for t in texts]).encode("ascii"), np.uint8)
-    if not _DESCENDING_POWERS or len(_DESCENDING_POWERS[0]) < width:
-        powers = _POWERS_OF_31
-        while len(powers) < width:
-            powers.append(powers[-1] * 31 & 0xFFFFFFFF)
-        _DESCENDING_POWERS[:] = [np.array(powers[::-1], np.uint64)]
-    # each term is below 2**40: a row's sum of at most 2**22 of them stays exact in uint64
-    sums = (units.reshape(len(texts), width).astype(np.uint64) @ _DESCENDING_POWERS[0][-width:]) & 0xFFFFFFFF
-    return [v - (1 << 32) if v >= 1 << 31 else v for v in sums.tolist()]
 
 
 def to_int32(value: SupportsIndex) -> int:

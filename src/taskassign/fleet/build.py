@@ -21,8 +21,9 @@ from taskassign.configs import KAFKA_COMPAT, KAFKA_VERSION, AssignmentConfigs
 from taskassign.errors import ProcessIdFormatError, TaskassignError, UserInputError
 from taskassign.fleet.tables import OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
 from taskassign.formats.scenario import Scenario
-from taskassign.ids import ProcessId, TaskId, java_string_hashes
+from taskassign.ids import ProcessId, TaskId
 from taskassign.internals.java_order import hash_iteration_order, leader_subtopology_walk
+from taskassign.internals.string_hashes import java_string_hashes
 from taskassign.model import (
     LATEST_OFFSET,
     UNKNOWN_OFFSET_SUM,
