@@ -178,3 +178,13 @@ def test_shared_task_ids_handed_out_never_change() -> None:
                        clients=[client(PID_A, tasks=[reported(907, 3, "active")])])
     with pytest.raises(UserInputError, match="unknown task 907_3"):
         build_scenario(record)  # type: ignore[arg-type]
+
+
+def test_an_empty_repeat_of_a_subtopology_leaves_its_tasks_reportable() -> None:
+    """A subtopology listed again without tasks adds none and takes none away: reports of its tasks still
+    find them (as in the task map), with their lags checked."""
+    record = app_input(subtopologies=[block(0, 2), block(0, 0), block(1, 1, stateful=False)],
+                       clients=[client(PID_A, tasks=[reported(0, 1, "standby", 60, 40)])])
+    state = build_scenario(record).scenario.state  # type: ignore[arg-type]
+    assert state.clients[ProcessId(PID_A)].task_offset_sums == {TaskId(0, 1): 60}
+    assert list(state.changelog_end_offset_sums) == [TaskId(0, 0), TaskId(0, 1)]

@@ -237,7 +237,8 @@ def _tasks(blocks: Sequence[SubtopologyInput]) -> tuple[dict[TaskId, TaskInfo], 
         if count and TaskId(sub, 0) in tasks:  # blocks in subtopology order: a repeated one collides at 0
             raise UserInputError(f"task {TaskId(sub, 0)} is listed twice")
         ids = _task_ids(sub, count)
-        index[sub] = (ids, ends if logged else None)
+        if count or sub not in index:  # (a repeated empty block makes no tasks: it leaves the index as it is)
+            index[sub] = (ids, ends if logged else None)
         if all(not is_source or limit >= count for _, is_source, _, limit, _ in columns):
             _uniform_block(tasks, ids, stores, columns, ends if logged else None, sizes)
             continue
