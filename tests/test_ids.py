@@ -71,6 +71,19 @@ def test_bad_process_ids_raise(value: object) -> None:
         ProcessId(value)  # type: ignore[arg-type]
 
 
+@given(st.uuids(), st.lists(st.booleans(), min_size=36, max_size=36))
+def test_process_id_from_text_is_the_uuids(value: object, upper: list[bool]) -> None:
+    """A process id parsed from its text (in any letter case) holds what it holds made from the uuid.UUID."""
+    import uuid
+
+    assert isinstance(value, uuid.UUID)
+    text = "".join(c.upper() if u else c for c, u in zip(str(value), upper, strict=True))
+    parsed, made = ProcessId(text), ProcessId(value)
+    assert tuple(parsed) == tuple(made) and type(parsed[2]) is str
+    assert (parsed.msb, parsed.lsb, str(parsed), parsed.id, parsed.java_hash()) == (
+        made.msb, made.lsb, str(made), value, made.java_hash())
+
+
 def test_ids_pickle_round_trip() -> None:
     for value in (TaskId(3, 4), TaskId(1, 2, "t"), ProcessId.of_ints(1, 2)):
         assert pickle.loads(pickle.dumps(value)) == value
@@ -89,3 +102,4 @@ def test_java_string_hash_is_the_utf16_polynomial(text: str) -> None:
     for i in range(0, len(data), 2):
         h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
     assert java_string_hash(text) == (h - (1 << 32) if h >= 1 << 31 else h)
+

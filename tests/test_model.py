@@ -207,3 +207,81 @@ def test_application_state_client_views_equal_replace() -> None:
         for name in KafkaStreamsState.__slots__:
             assert getattr(view, name) == getattr(expected, name), name
     assert state.clients[pid].lag_for(TaskId(0, 0)) == 4
+
+
+def test_application_state_of_ordered_tasks_equals_the_constructor() -> None:
+    """ApplicationState.of_ordered_tasks (the fleet's builder: tasks already in TaskId order, end offset sums
+    given) holds what the constructor derives, every slot and both client views included, on random states."""
+    import random
+
+    from taskassign.configs import AssignmentConfigs
+    from taskassign.ids import ProcessId, TaskId
+    from taskassign.model import ApplicationState, KafkaStreamsState, TaskTopicPartition, new_task_info
+
+    rng = random.Random(5)
+    for _ in range(50):
+        infos = []
+        for sub in range(rng.randint(1, 3)):
+            logged = rng.random() < 0.6
+            for p in range(rng.randint(0, 4)):
+                parts = [TaskTopicPartition(f"in-{sub}", p, True, False)]
+                if logged:
+                    parts.append(TaskTopicPartition(f"cl-{sub}", p, False, True))
+                infos.append(new_task_info(TaskId(sub, p), ["s"] if logged else [], parts,
+                                           rng.choice([0, 5, -3]) if logged else 0))
+        pids = [ProcessId.of_ints(0, rng.randint(1, 1 << 40)) for _ in range(rng.randint(1, 4))]
+        pids = list(dict.fromkeys(pids))
+        clients = [KafkaStreamsState(pid, (f"c{n}",), previous_active_tasks=[i.id for i in infos[n::3]])
+                   for n, pid in enumerate(pids)]
+        configs = AssignmentConfigs(num_standby_replicas=rng.randint(0, 2))
+        arrival = tuple(rng.sample(pids, len(pids)))
+        walk = tuple((None, s) for s in range(3))
+        expected = ApplicationState(tasks=list(reversed(infos)), clients=list(reversed(clients)), configs=configs,
+                                    now_ms=7, subtopology_walk_order=walk, client_arrival_order=arrival)
+        fast = ApplicationState.of_ordered_tasks(
+            {i.id: i for i in infos}, {i.id: i.changelog_end_offset_sum for i in infos if i.has_changelog},
+            clients, configs, 7, walk, arrival)
+        assert fast == expected
+        assert repr(fast) == repr(expected)
+        for name in ApplicationState.__slots__:
+            assert getattr(fast, name) == getattr(expected, name), name
+        assert list(fast.tasks) == list(expected.tasks)
+        for lags in (True, False):
+            views, wanted = fast.kafka_streams_states(lags), expected.kafka_streams_states(lags)
+            assert list(views) == list(wanted)
+            for pid, view in views.items():
+                for name in KafkaStreamsState.__slots__:
+                    assert getattr(view, name) == getattr(wanted[pid], name), name
+
+
+def test_new_client_state_equals_the_constructor() -> None:
+    """model.new_client_state (the fleet's builder, every field given in its final form) holds what
+    KafkaStreamsState(...) holds after its __post_init__, every slot included."""
+    import random
+    from types import MappingProxyType
+
+    from taskassign.ids import ProcessId, TaskId
+    from taskassign.model import KafkaStreamsState, SortedFrozenSet, new_client_state
+
+    rng = random.Random(3)
+    for _ in range(30):
+        pid = ProcessId.of_ints(rng.randint(-5, 5), rng.randint(0, 1 << 50))
+        consumers = [f"c{n}" for n in rng.sample(range(9), rng.randint(1, 4))]
+        tasks = sorted({TaskId(rng.randint(0, 2), rng.randint(0, 9)) for _ in range(rng.randint(0, 8))})
+        active, standby = tasks[::2], tasks[1::2]
+        offsets = {t: rng.choice([-2, -3, 0, 17]) for t in rng.sample(tasks, len(tasks) // 2)}
+        tags = {f"k{n}": f"v{n}" for n in rng.sample(range(5), rng.randint(0, 3))}
+        by_consumer = {c: tasks[n::len(consumers)] for n, c in enumerate(consumers)}
+        host, rack = rng.choice([None, "h:1"]), rng.choice([None, "r1"])
+        expected = KafkaStreamsState(pid, tuple(consumers), active, standby, offsets, host, tags, rack, by_consumer)
+        fast = new_client_state(
+            pid, tuple(sorted(consumers)), SortedFrozenSet(active), SortedFrozenSet(standby),
+            MappingProxyType(dict(sorted(offsets.items()))), host, MappingProxyType(dict(sorted(tags.items()))), rack,
+            MappingProxyType({c: SortedFrozenSet(ts) for c, ts in sorted(by_consumer.items())}))
+        assert fast == expected and repr(fast) == repr(expected)
+        for name in KafkaStreamsState.__slots__:
+            assert getattr(fast, name) == getattr(expected, name), name
+            assert type(getattr(fast, name)) is type(getattr(expected, name)), name
+        assert list(fast.task_offset_sums) == list(expected.task_offset_sums)
+        assert list(fast.client_tags) == list(expected.client_tags)
+        assert list(fast.consumer_previous_tasks) == list(expected.consumer_previous_tasks)

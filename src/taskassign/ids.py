@@ -98,6 +98,9 @@ class ProcessId(tuple[int, int, str]):
         if isinstance(value, uuid.UUID):
             u = value
         elif isinstance(value, str) and _UUID.match(value):
+            if len(value) == 36:  # the 8-4-4-4-12 text itself (no uuid.UUID made: clients are parsed by the 10^4)
+                bits = int(value.replace("-", ""), 16)
+                return tuple.__new__(cls, (_to_int64(bits >> 64), _to_int64(bits & 0xFFFFFFFFFFFFFFFF), value.lower()))
             u = uuid.UUID(value)
         else:
             raise ProcessIdFormatError(

@@ -139,3 +139,52 @@ def test_a_clients_tasks_in_any_order_build_the_same_state() -> None:
     assert state(list(reversed(tasks))) == ordered
     assert repr(state(list(reversed(tasks)))) == repr(ordered)
     assert state([*tasks, tasks[0]]) == ordered
+
+
+@pytest.mark.parametrize(("sub", "part"), [(0, 2), (0, -1), (5, 0), (1, 1), (0, None), (0, "1")])
+def test_reports_past_a_subtopologys_tasks_are_unknown(sub: object, part: object) -> None:
+    """A report is found through its subtopology's ids: a partition past them, negative, or of no number type
+    names the task it asked for, as a lookup in the task map would."""
+    record = app_input(clients=[client(PID_A, tasks=[reported(sub, part, "active")])])  # type: ignore[arg-type]
+    with pytest.raises(UserInputError, match=rf"reports unknown task {sub}_{part}$"):
+        build_scenario(record)  # type: ignore[arg-type]
+
+
+def test_a_partition_of_another_number_type_finds_its_task() -> None:
+    """A partition given as a float or bool equal to an int finds that task, with its lag checked (as the task
+    map's key lookup always did)."""
+    tasks = [reported(0, 1.0, "standby", offset=90, lag=10), reported(1, False, "active")]  # type: ignore[arg-type]
+    state = build_scenario(app_input(clients=[client(PID_A, tasks=tasks)])).scenario.state  # type: ignore[arg-type]
+    a = state.clients[ProcessId(PID_A)]
+    assert list(a.previous_standby_tasks) == [TaskId(0, 1)] and list(a.previous_active_tasks) == [TaskId(1, 0)]
+    assert a.task_offset_sums == {TaskId(0, 1): 90}
+    bad = [reported(0, 1.0, "standby", offset=90, lag=11)]  # type: ignore[arg-type]
+    with pytest.raises(TaskassignError, match="lag 11 differs from the engine's 10"):
+        build_scenario(app_input(clients=[client(PID_A, tasks=bad)]))  # type: ignore[arg-type]
+
+
+def test_shared_task_ids_handed_out_never_change() -> None:
+    """The shared ids of a subtopology grow for a larger application, but a list handed out keeps its length
+    (a subtopology's index reads it as its number of tasks: a report past it is an unknown task)."""
+    from taskassign.fleet import build
+
+    small = build._task_ids(907, 3)
+    large = build._task_ids(907, 5)
+    again = build._task_ids(907, 3)
+    assert small == [TaskId(907, p) for p in range(3)] and len(small) == 3
+    assert large == [TaskId(907, p) for p in range(5)] and again == small
+    assert all(a is b for a, b in zip(large, small, strict=False))
+    record = app_input(subtopologies=[block(907, 3)],
+                       clients=[client(PID_A, tasks=[reported(907, 3, "active")])])
+    with pytest.raises(UserInputError, match="unknown task 907_3"):
+        build_scenario(record)  # type: ignore[arg-type]
+
+
+def test_an_empty_repeat_of_a_subtopology_leaves_its_tasks_reportable() -> None:
+    """A subtopology listed again without tasks adds none and takes none away: reports of its tasks still
+    find them (as in the task map), with their lags checked."""
+    record = app_input(subtopologies=[block(0, 2), block(0, 0), block(1, 1, stateful=False)],
+                       clients=[client(PID_A, tasks=[reported(0, 1, "standby", 60, 40)])])
+    state = build_scenario(record).scenario.state  # type: ignore[arg-type]
+    assert state.clients[ProcessId(PID_A)].task_offset_sums == {TaskId(0, 1): 60}
+    assert list(state.changelog_end_offset_sums) == [TaskId(0, 0), TaskId(0, 1)]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import chain, repeat
 from types import MappingProxyType
 from typing import NotRequired, TypedDict, TypeVar, cast
 
@@ -23,6 +23,7 @@ from taskassign.fleet.tables import OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
 from taskassign.formats.scenario import Scenario
 from taskassign.ids import ProcessId, TaskId
 from taskassign.internals.java_order import hash_iteration_order, leader_subtopology_walk
+from taskassign.internals.string_hashes import java_string_hashes
 from taskassign.model import (
     LATEST_OFFSET,
     UNKNOWN_OFFSET_SUM,
@@ -32,6 +33,7 @@ from taskassign.model import (
     TaskInfo,
     TaskTopicPartition,
     compute_lag,
+    new_client_state,
     task_builders,
     task_column_builders,
 )
@@ -129,7 +131,10 @@ def _arrival(rows: Sequence[ClientInput], clients: Mapping[ProcessId, object]) -
     order, which a snapshot does not keep: sorted here, which differs only for member ids sharing a bucket)."""
     # (``clients`` was built from ``rows`` in order, one client per row: its keys are the rows' parsed ids)
     client_of = {m: pid for row, pid in zip(rows, clients, strict=True) for m in row["consumers"]}
-    met = dict.fromkeys(c for m in hash_iteration_order(sorted(client_of)) if (c := client_of[m]) in clients)
+    members = sorted(client_of)
+    hashes = dict(zip(members, java_string_hashes(members), strict=True))  # (all at once: String.hashCode)
+    met = dict.fromkeys(c for m in hash_iteration_order(members, hash_of=hashes.__getitem__)
+                        if (c := client_of[m]) in clients)
     return (*met, *sorted(c for c in clients if c not in met))
 
 
@@ -145,12 +150,12 @@ def build_scenario(app: AppInput, *, kafka_compat: bool = False, kafka_version: 
         props[KAFKA_VERSION] = kafka_version
     configs = AssignmentConfigs.from_properties(props, coerce_strings=True)
     blocks = app.get("subtopologies") or ()
-    tasks = _tasks(blocks)
+    tasks, index = _tasks(blocks)
     if not tasks:
         raise UserInputError(f"application {app_id!r} has no tasks (no usable subtopology)")
     if not app.get("clients"):
         raise UserInputError(f"application {app_id!r} has no members: a rebalance needs at least one")
-    clients = _clients(app["clients"], tasks, configs)
+    clients = _clients(app["clients"], tasks, index, configs)
     leader = None
     leader_text = app.get("leader_process_id")
     if leader_text is not None:
@@ -160,8 +165,11 @@ def build_scenario(app: AppInput, *, kafka_compat: bool = False, kafka_version: 
     # a fleet application is a real one: its leader walks the subtopologies in its own order (docs/kafka-versions.md)
     # (the tasks' subtopologies, read off the blocks they were made from: no pass over 10^3-10^5 tasks)
     walk = leader_subtopology_walk(sorted({(None, b["subtopology"]) for b in blocks if b["num_tasks"] > 0}))
-    state = ApplicationState(tasks=tasks, clients=clients, configs=configs, now_ms=app.get("now_ms") or 0,
-                             subtopology_walk_order=walk, client_arrival_order=_arrival(app["clients"], clients))
+    # (the tasks are in TaskId order already, and the end offset sums are the blocks': not sorted or derived again)
+    end_sums = dict(chain.from_iterable(
+        zip(ids, ends, strict=True) for ids, ends in index.values() if ends is not None))
+    state = ApplicationState.of_ordered_tasks(
+        tasks, end_sums, clients.values(), configs, app.get("now_ms") or 0, walk, _arrival(app["clients"], clients))
     scenario = Scenario(
         name=app_id, state=state, raw_configs=MappingProxyType(configs.to_properties()), leader=leader
     )
@@ -175,15 +183,20 @@ def _pid(text: str) -> ProcessId:
         raise UserInputError(str(exc)) from None
 
 
+#: Per subtopology: its tasks' ids in partition order, and their changelog end offset sums when it has a
+#: changelog (then every task of it has one), else None.
+_Index = dict[int, tuple[list[TaskId], Sequence[int] | None]]
+_NO_BLOCK: tuple[list[TaskId], None] = ([], None)
 _PARTITION, _TASK_INFO = task_builders()
 _RACK_TYPES = frozenset((SortedFrozenSet, type(None)))
 _PARTITIONS, _TASK_INFOS = task_column_builders()
 _T = TypeVar("_T")
 
 
-def _tasks(blocks: Sequence[SubtopologyInput]) -> dict[TaskId, TaskInfo]:
-    """Every task of every subtopology: task p reads partition p of each source topic that has one and
-    owns partition p of each changelog topic (Kafka's partition grouper and ``ChangelogTopics``).
+def _tasks(blocks: Sequence[SubtopologyInput]) -> tuple[dict[TaskId, TaskInfo], _Index]:
+    """Every task of every subtopology, and their index by subtopology: task p reads partition p of each source
+    topic that has one and owns partition p of each changelog topic (Kafka's partition grouper and
+    ``ChangelogTopics``).
 
     Built column-wise per subtopology: its topics sorted once (a task's partitions share its number, so
     topic order is (topic, partition) order), each topic's rack sets interned once, and the values made
@@ -201,6 +214,7 @@ def _tasks(blocks: Sequence[SubtopologyInput]) -> dict[TaskId, TaskInfo]:
 
     partition, task_info = _PARTITION, _TASK_INFO
     tasks: dict[TaskId, TaskInfo] = {}
+    index: _Index = {}
     for block in sorted(blocks, key=lambda b: b["subtopology"]):
         sub, count = block["subtopology"], block["num_tasks"]
         stores: SortedFrozenSet[str] = SortedFrozenSet(block["stores"] or ())
@@ -222,11 +236,14 @@ def _tasks(blocks: Sequence[SubtopologyInput]) -> dict[TaskId, TaskInfo]:
             columns.append((t["topic"], t["is_source"], t["is_changelog"], t["num_partitions"], column))
         if count and TaskId(sub, 0) in tasks:  # blocks in subtopology order: a repeated one collides at 0
             raise UserInputError(f"task {TaskId(sub, 0)} is listed twice")
+        ids = _task_ids(sub, count)
+        if count or sub not in index:  # (a repeated empty block makes no tasks: it leaves the index as it is)
+            index[sub] = (ids, ends if logged else None)
         if all(not is_source or limit >= count for _, is_source, _, limit, _ in columns):
-            _uniform_block(tasks, sub, count, stores, columns, ends if logged else None, sizes)
+            _uniform_block(tasks, ids, stores, columns, ends if logged else None, sizes)
             continue
         for p in range(count):
-            tid = TaskId(sub, p)
+            tid = ids[p]
             parts = []
             sources = []
             changelogs = []
@@ -247,14 +264,14 @@ def _tasks(blocks: Sequence[SubtopologyInput]) -> dict[TaskId, TaskInfo]:
                 raise ValueError(f"task {tid} has a changelog end offset sum ({end}) but no changelog partition")
             tasks[tid] = task_info(tid, stores, tuple(parts), tuple(sources), tuple(changelogs), end,
                                    sizes[p] if p < len(sizes) else None)
-    return tasks
+    return tasks, index
 
 
 _Column = tuple[str, bool, bool, int, list[SortedFrozenSet[str] | None]]
 
 
 def _uniform_block(
-    tasks: dict[TaskId, TaskInfo], sub: int, count: int, stores: SortedFrozenSet[str], columns: Sequence[_Column],
+    tasks: dict[TaskId, TaskInfo], ids: list[TaskId], stores: SortedFrozenSet[str], columns: Sequence[_Column],
     ends: Sequence[int] | None, sizes: Sequence[int | None],
 ) -> None:
     """The tasks of a subtopology whose source topics all have a partition per task (the usual case): every
@@ -265,6 +282,7 @@ def _uniform_block(
     sources: list[list[TaskTopicPartition]] = []
     changelogs: list[list[TaskTopicPartition]] = []
     source_tps: list[Iterable[tuple[str, int]]] = []
+    count = len(ids)
     for topic, is_source, is_changelog, _, column in columns:
         if not is_source and not is_changelog:
             continue
@@ -275,9 +293,11 @@ def _uniform_block(
             source_tps.append(zip(repeat(topic, count), range(count), strict=True))
         if is_changelog:
             changelogs.append(made)
-    ids = _task_ids(sub, count)
     sized = list(sizes[:count]) + [None] * (count - len(sizes))
-    infos = _TASK_INFOS(ids, stores, _rows(parts, count), _rows(sources, count), _rows(changelogs, count),
+    # a task's sources or changelogs are all its partitions when every topic is one: the same tuples, made once
+    rows = _rows(parts, count)
+    infos = _TASK_INFOS(ids, stores, rows, rows if len(sources) == len(parts) else _rows(sources, count),
+                        rows if len(changelogs) == len(parts) else _rows(changelogs, count),
                         ends if ends is not None else [0] * count, sized, _rows(source_tps, count))
     tasks.update(zip(ids, infos, strict=True))
 
@@ -294,17 +314,20 @@ _IDS_LIMIT = 1 << 21
 
 
 def _task_ids(sub: int, count: int) -> list[TaskId]:
-    """``[TaskId(sub, p) for p in range(count)]``, from the shared ids."""
-    known = _IDS.get(sub)
-    if known is None or len(known) < count:
+    """``[TaskId(sub, p) for p in range(count)]``, from the shared ids (a list never changed once handed out:
+    a subtopology's index holds it, and reads its length as its number of tasks)."""
+    known = _IDS.get(sub) or []
+    if len(known) < count:
         if sum(map(len, _IDS.values())) + count > _IDS_LIMIT:
             _IDS.clear()
-        known = _IDS[sub] = [TaskId(sub, p) for p in range(count)]
-    return known[:count]
+            known = []
+        # a new list: the ids made so far, then only the missing ones
+        known = _IDS[sub] = known + [TaskId(sub, p) for p in range(len(known), count)]
+    return known if len(known) == count else known[:count]
 
 
 def _clients(
-    rows: Sequence[ClientInput], tasks: Mapping[TaskId, TaskInfo], configs: AssignmentConfigs
+    rows: Sequence[ClientInput], tasks: Mapping[TaskId, TaskInfo], index: _Index, configs: AssignmentConfigs
 ) -> dict[ProcessId, KafkaStreamsState]:
     """Every client with its merged reports. The lag the pipeline's lag stage computed for each reported
     task must be the engine's own (``compute_lag``): a difference is a bug, never an input error."""
@@ -331,10 +354,18 @@ def _clients(
         for sub, part, ownership, offset, lag, reporters in zip(
                 columns["subtopologies"], columns["partitions"], columns["ownerships"], columns["offset_sums"],
                 columns["lags"], columns["consumers"], strict=True):
-            info = tasks.get((None, sub, part))  # type: ignore[call-overload]  # a TaskId's tuple
-            if info is None:
+            # the task by its subtopology's ids (no tuple made and hashed per report)
+            ids, ends = index.get(sub, _NO_BLOCK)
+            try:
+                tid = ids[part] if part >= 0 else None
+            except IndexError:
+                tid = None
+            except TypeError:  # a partition that is no int: as the task map's key would take it
+                info = tasks.get((None, sub, part))  # type: ignore[call-overload]  # a TaskId's tuple
+                tid = None if info is None else info.id
+                part = part if tid is None else tid.partition
+            if tid is None:
                 raise UserInputError(f"client {pid} reports unknown task {TaskId(sub, part)}")
-            tid = info.id
             if ordered:
                 ordered, last = last is None or last < tid, tid
             if ownership == OWNERSHIP_ACTIVE:
@@ -345,32 +376,30 @@ def _clients(
                 raise UserInputError(f"client {pid}: task {tid} has ownership {ownership!r} "
                                      f"and offset sum {offset}")
             if offset is not None:
-                if not info.has_changelog:
+                if ends is None:
                     raise UserInputError(f"client {pid} reports an offset sum for task {tid}, which has no changelog")
                 if offset < 0 and offset not in (LATEST_OFFSET, UNKNOWN_OFFSET_SUM):
                     raise UserInputError(f"client {pid}: offset sum {offset} of task {tid} is invalid")
                 offsets[tid] = offset
-                expected = compute_lag(info.changelog_end_offset_sum, offset)
+                expected = compute_lag(ends[part], offset)
                 if lag != expected:
                     raise TaskassignError(f"client {pid}, task {tid}: the pipeline's lag {lag} differs from "
                                           f"the engine's {expected}")
             for consumer in reporters:
-                by_consumer.setdefault(consumer, []).append(tid)
+                held = by_consumer.get(consumer)
+                if held is None:
+                    by_consumer[consumer] = [tid]
+                else:
+                    held.append(tid)
         unknown = sorted(set(by_consumer) - set(consumers))
         if unknown:
             raise UserInputError(f"client {pid}: tasks reported by {unknown[0]!r}, which is not one of its consumers")
-        clients[pid] = KafkaStreamsState(
-            process_id=pid,
-            consumer_client_ids=consumers,
-            previous_active_tasks=_task_set(active, ordered),
-            previous_standby_tasks=_task_set(standby, ordered),
-            task_offset_sums=MappingProxyType(offsets) if ordered else offsets,
-            host_info=row["host"],
-            client_tags=tags,
-            rack_id=row["rack"],
-            consumer_previous_tasks=MappingProxyType(
-                {c: _task_set(ts, ordered) for c, ts in sorted(by_consumer.items())}),
-        )
+        # every field in its final form (sorted, read-only), as KafkaStreamsState's __post_init__ would leave it
+        clients[pid] = new_client_state(
+            pid, tuple(sorted(consumers)), _task_set(active, ordered), _task_set(standby, ordered),
+            MappingProxyType(offsets if ordered else dict(sorted(offsets.items()))), row["host"],
+            MappingProxyType(dict(sorted(tags.items()))), row["rack"],
+            MappingProxyType({c: _task_set(ts, ordered) for c, ts in sorted(by_consumer.items())}))
     return clients
 
 
