@@ -64,6 +64,7 @@ __all__ = (
     "compute_metrics",
     "even_spread",
     "metric_fields",
+    "split_metrics",
     "standby_pile_up",
     "state_weight_unit",
 )
@@ -288,7 +289,8 @@ def compute_metrics(
     and ``client_metrics`` (the fleet pipeline) does without them.
     """
     if not rack_traffic:
-        view, totals, client_rows = _by_columns(state, assignment)
+        by_client, consumers = _by_client(assignment)
+        return split_metrics(state, {pid: active_and_standby(a) for pid, a in by_client.items()}, consumers)
     else:
         placements, consumers = _normalise(assignment)
         _check_known(state, placements)
@@ -297,6 +299,18 @@ def compute_metrics(
         weights = _state_weights(state)
         client_rows = tuple(_client_metrics(view, pid, consumers, totals, weights) for pid in state.process_ids)
         totals.previously_unowned = _previously_unowned(view, view.previously_active)
+    return _summarise(state, view, totals, client_rows)
+
+
+def split_metrics(
+    state: ApplicationState, split: Mapping[ProcessId, tuple[Sequence[TaskId], Sequence[TaskId]]],
+    consumers: Mapping[ProcessId, Mapping[str, Any]] | None = None,
+) -> AssignmentMetrics:
+    """``compute_metrics(state, assignment, rack_traffic=False)`` of an assignment already split into each client's
+    (active, standby) tasks (``model.active_and_standby`` of its KafkaStreamsAssignment), with each consumer's share
+    when the leader dealt them (``GroupAssignment.consumers``): for a caller that needs the split itself (the fleet
+    pipeline's result rows). Raises UserInputError as ``compute_metrics`` does."""
+    view, totals, client_rows = _by_columns(state, split, consumers)
     return _summarise(state, view, totals, client_rows)
 
 
@@ -374,7 +388,13 @@ def _by_client(
 
 
 def _placements(by_client: Mapping[ProcessId, KafkaStreamsAssignment]) -> dict[ProcessId, _Placement]:
-    return {pid: _Placement(*map(frozenset, active_and_standby(a))) for pid, a in by_client.items()}
+    return _split_placements({pid: active_and_standby(a) for pid, a in by_client.items()})
+
+
+def _split_placements(
+    split: Mapping[ProcessId, tuple[Sequence[TaskId], Sequence[TaskId]]],
+) -> dict[ProcessId, _Placement]:
+    return {pid: _Placement(frozenset(active), frozenset(standby)) for pid, (active, standby) in split.items()}
 
 
 def _check_known(state: ApplicationState, placements: Mapping[ProcessId, _Placement]) -> None:
@@ -459,24 +479,24 @@ class _ColumnView(_View):
 
 
 def _by_columns(
-    state: ApplicationState, assignment: AssignmentLike,
+    state: ApplicationState, split: Mapping[ProcessId, tuple[Sequence[TaskId], Sequence[TaskId]]],
+    consumers: Mapping[ProcessId, Mapping[str, Any]] | None,
 ) -> tuple[_View, _Totals, tuple[ClientMetrics, ...]]:
     """``compute_metrics`` without the traffic matrix: every client's row at once, counted and summed over
     integer columns (analysis._columns) instead of ``_client_metrics``' sets per client; the same values
     (tests/analysis compare the two on random assignments)."""
-    by_client, consumers = _by_client(assignment)
     clients = state.clients
     pids = state.process_ids
-    if not by_client.keys() <= clients.keys():
-        _check_known(state, _placements(by_client))
-    split = [active_and_standby(by_client[pid]) if pid in by_client else ((), ()) for pid in pids]
-    actives, standbys = [s[0] for s in split], [s[1] for s in split]
+    if not split.keys() <= clients.keys():
+        _check_known(state, _split_placements(split))
+    placed = [split.get(pid, ((), ())) for pid in pids]
+    actives, standbys = [s[0] for s in placed], [s[1] for s in placed]
     count, width = len(state.tasks), max(1, len(pids))
     index = dict(zip(state.tasks, range(count), strict=True))
     try:
         active, standby = _numbered(index, actives), _numbered(index, standbys)
     except KeyError:
-        _check_known(state, _placements(by_client))  # (raises: a task the application does not have)
+        _check_known(state, _split_placements(split))  # (raises: a task the application does not have)
         raise
     _check_threads(state)
     infos = list(state.tasks.values())
@@ -706,17 +726,17 @@ class _Totals:
             if not len(tasks):
                 continue
             per_task = list(map(partitions_of, view.infos))
-            sets = list(map(_RACK_IDS, chain.from_iterable(per_task)))
-            if not sets:
+            parts = list(chain.from_iterable(per_task))
+            if not parts:
                 continue
             # the few interned rack sets, numbered by identity (one sort of their ids)
-            ids = np.fromiter(map(id, sets), dtype=np.uint64, count=len(sets))
+            ids = np.fromiter(map(id, map(_RACK_IDS, parts)), dtype=np.uint64, count=len(parts))
             order = np.argsort(ids, kind="stable")
             ordered = ids[order]
             first = np.concatenate(([True], ordered[1:] != ordered[:-1]))
-            codes = np.empty(len(sets), dtype=np.int64)
+            codes = np.empty(len(parts), dtype=np.int64)
             codes[order] = np.cumsum(first) - 1
-            listed = [sets[i] for i in order[first].tolist()]
+            listed = [parts[i].rack_ids for i in order[first].tolist()]
             width = len(listed)
             owner = np.repeat(np.arange(len(per_task), dtype=np.int64), list(map(len, per_task)))
             per_set = np.bincount(owner * width + codes, minlength=len(per_task) * width).reshape(-1, width)

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics
+from taskassign.analysis.metrics import AssignmentMetrics, split_metrics
 from taskassign.assignors.base import BaseTaskAssignor
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, ResolvedAssignor, builtin_name, resolve
 from taskassign.configs import KAFKA_COMPAT, KAFKA_VERSION, AssignmentConfigs
@@ -42,6 +42,7 @@ from taskassign.fleet.reasons import (
     STATUS_REJECTED,
     UNKNOWN_ASSIGNOR,
 )
+from taskassign.ids import ProcessId, TaskId
 from taskassign.leader.assign import assign_scenario
 from taskassign.leader.run import RebalanceResult, rebalance
 from taskassign.model import ApplicationState, AssignmentError, TaskAssignment, active_and_standby
@@ -241,7 +242,8 @@ def _fill(result: AppResult, built: BuiltApplication, outcome: RebalanceResult) 
         result["reason"] = f"the assignment failed Kafka's validation: {outcome.error.name}"
     else:
         result["status"] = STATUS_ASSIGNED
-    measured = _measure(built, outcome)
+    split = {pid: active_and_standby(a) for pid, a in outcome.group.clients.items()}
+    measured = _measure(built, outcome, split)
     result["metrics"] = measured.to_dict() if measured is not None else None
     per_client = {m.process_id: m for m in measured.client_metrics} if measured is not None else {}
     # Each task's id as text once per process (a task is written up to three times: its client's and its
@@ -253,7 +255,7 @@ def _fill(result: AppResult, built: BuiltApplication, outcome: RebalanceResult) 
     for pid, assignment in outcome.group.clients.items():
         client = state.clients[pid]
         detail = per_client.get(pid)
-        active, standby = active_and_standby(assignment)
+        active, standby = split[pid]
         clients.append(ClientResult(
             process_id=str(pid), rack=client.rack_id, num_threads=client.num_processing_threads,
             active_tasks=list(map(names.__getitem__, active)),
@@ -280,11 +282,14 @@ _NAMES = _TaskNames()
 _NAMES_LIMIT = 1 << 21
 
 
-def _measure(built: BuiltApplication, outcome: RebalanceResult) -> AssignmentMetrics | None:
-    """taskassign.analysis.metrics of the leader's group assignment; None for an assignment that names clients or
-    tasks the application does not have (an invalid assignment cannot be measured)."""
+def _measure(built: BuiltApplication, outcome: RebalanceResult,
+             split: Mapping[ProcessId, tuple[tuple[TaskId, ...], tuple[TaskId, ...]]]) -> AssignmentMetrics | None:
+    """taskassign.analysis.metrics of the leader's group assignment (``split``: its clients' active and standby
+    tasks, which the result rows list too), without the rack traffic matrix, which is not written; None for an
+    assignment that names clients or tasks the application does not have (an invalid assignment cannot be
+    measured)."""
     try:
-        return compute_metrics(built.scenario.state, outcome.group, rack_traffic=False)  # (not written)
+        return split_metrics(built.scenario.state, split, outcome.group.consumers)
     except UserInputError:
         return None
 
