@@ -28,7 +28,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from itertools import chain, repeat
-from operator import attrgetter, itemgetter, ne
+from operator import add, attrgetter, itemgetter, ne
 from types import MappingProxyType
 from typing import Any
 
@@ -516,7 +516,7 @@ def _by_columns(
     totals.active_moves = int(moves_in.sum())
     totals.standby_moves = int(np.count_nonzero(new_copies))
     totals.previously_unowned = int(np.count_nonzero((view.owners > 0) & ~ran))
-    ends = list(map(_END, infos))
+    ends = exact_column(list(map(_END, infos)), len(a_task) + len(s_task) + 2)
     task_ids = list(state.tasks)
     selected = moved & changelog[a_task]
     restored_active, unknown_active = _restored(state, task_ids, ends, a_task[selected], a_client[selected])
@@ -548,6 +548,7 @@ def _by_columns(
 
 
 _END = attrgetter("changelog_end_offset_sum")
+_SHARE_LISTS = attrgetter("active", "standby", "withheld")
 
 
 def _numbered(index: Mapping[TaskId, int], groups: Sequence[Sequence[TaskId]],
@@ -568,7 +569,7 @@ def _numbered_known(index: Mapping[TaskId, int], groups: Sequence[Sequence[TaskI
     return tasks[known], np.repeat(np.arange(len(groups), dtype=np.int64), lengths)[known]
 
 
-def _restored(state: ApplicationState, task_ids: Sequence[TaskId], ends: Sequence[int],
+def _restored(state: ApplicationState, task_ids: Sequence[TaskId], ends: Column,
               tasks: npt.NDArray[np.int64], owners: npt.NDArray[np.int64]) -> tuple[Column, int]:
     """Records restored per client for the changelog tasks ``tasks`` newly placed on clients ``owners`` (in client
     order), from each client's reported offset sums, and how many of those lags were unknown."""
@@ -585,8 +586,7 @@ def _restored(state: ApplicationState, task_ids: Sequence[TaskId], ends: Sequenc
         if n:
             offsets.extend(map(state.clients[pid].task_offset_sums.get, ids[start:start + n], repeat(0)))
             start += n
-    records, unknown = restored_records(exact_column(list(map(ends.__getitem__, numbers)), placed + 2),
-                                        exact_column(offsets, placed + 2))
+    records, unknown = restored_records(ends[tasks], exact_column(offsets, placed + 2))
     return run_sums(records, per_client), int(np.count_nonzero(unknown))
 
 
@@ -602,15 +602,19 @@ def _thread_columns(
         shares.append(None if per_consumer is None else
                       list(map(per_consumer.get, clients[pid].consumer_client_ids)))
     present = [c for s in shares if s is not None for c in s if c is not None]
-    loads: list[int] = []
+    per_share: list[tuple[int, int, int]] = []
     if present:
-        groups = [g for c in present for g in (c.active, c.standby, c.withheld)]
+        groups = list(chain.from_iterable(map(_SHARE_LISTS, present)))  # (active, standby, withheld) per consumer
         tasks, slot = _numbered(index, groups)
         width = max(1, len(index))
         keys = distinct(slot // 3 * width + tasks)  # (each consumer's tasks once)
         loads = run_sums(weights[keys % width], np.bincount(keys // width, minlength=len(present))).tolist()
+        lengths = list(map(len, groups))
+        actives, copies = lengths[0::3], lengths[1::3]
+        per_share = list(zip(actives, map(add, actives, copies), loads, strict=True))
     rows = []
-    next_load = iter(loads)
+    shared = iter(per_share)
+    nothing = (0, 0, 0)
     for i, pid in enumerate(state.process_ids):
         share = shares[i]
         if share is None:
@@ -618,9 +622,8 @@ def _thread_columns(
             rows.append((even_spread(active[i], threads), even_spread(active[i] + standby[i], threads),
                          even_spread(state_loads[i], threads)))
             continue
-        rows.append((tuple(len(c.active) if c is not None else 0 for c in share),
-                     tuple(len(c.active) + len(c.standby) if c is not None else 0 for c in share),
-                     tuple(next(next_load) if c is not None else 0 for c in share)))
+        columns = list(zip(*[next(shared) if c is not None else nothing for c in share], strict=True))
+        rows.append((columns[0], columns[1], columns[2]) if columns else ((), (), ()))
     return rows
 
 
@@ -725,7 +728,13 @@ class _Totals:
                                                       (False, _CHANGELOGS, view.standby_task, view.standby_client)):
             if not len(tasks):
                 continue
-            per_task = list(map(partitions_of, view.infos))
+            # only the tasks placed this way are read (standbys: a few of the tasks), numbered among themselves
+            held = distinct(tasks)
+            infos = view.infos
+            if len(held) < len(infos):
+                infos = list(map(infos.__getitem__, held.tolist()))
+                tasks = np.searchsorted(held, tasks)
+            per_task = list(map(partitions_of, infos))
             parts = list(chain.from_iterable(per_task))
             if not parts:
                 continue
@@ -1025,11 +1034,12 @@ def _subtopology_skews(view: _View) -> dict[str, int]:
     in TaskId order, so a subtopology's tasks are consecutive: numbered where (name, subtopology) changes."""
     ids = view.state.task_ids.items
     count = len(ids)
-    names = list(map(_TOPOLOGY, ids))
     subs = np.fromiter(map(_SUBTOPOLOGY, ids), dtype=np.int64, count=count)
     starts = np.ones(count, dtype=np.bool_)
-    starts[1:] = (subs[1:] != subs[:-1]) | np.fromiter(map(ne, names[1:], names[:-1]), dtype=np.bool_,
-                                                       count=max(0, count - 1))
+    starts[1:] = subs[1:] != subs[:-1]
+    if count and ids[0][0] is not None:  # named topologies (then every task is named: None and a name do not sort)
+        names = list(map(_TOPOLOGY, ids))
+        starts[1:] |= np.fromiter(map(ne, names[1:], names[:-1]), dtype=np.bool_, count=count - 1)
     firsts = np.flatnonzero(starts).tolist()
     n_clients = len(view.state.process_ids)
     spread = [0] * len(firsts)
@@ -1038,6 +1048,6 @@ def _subtopology_skews(view: _View) -> dict[str, int]:
         counts = np.bincount(of_task[view.active_task] * n_clients + view.active_client,
                              minlength=len(firsts) * n_clients).reshape(len(firsts), n_clients)
         spread = (counts.max(axis=1) - counts.min(axis=1)).tolist()
-    keys = [(names[i], int(subs[i])) for i in firsts]
+    keys = [(ids[i][0], int(subs[i])) for i in firsts]
     return {str(sub) if name is None else f"{name}__{sub}": spread[i]
             for i, (name, sub) in sorted(enumerate(keys), key=lambda kv: (kv[1][0] or "", kv[1][1]))}
