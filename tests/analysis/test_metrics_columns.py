@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from taskassign.analysis._columns import distinct, exact_column, keys_in, restored_records, run_sums
-from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics
+from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics, numbered_split_metrics
 from taskassign.configs import AssignmentConfigs
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import (
@@ -24,6 +24,7 @@ from taskassign.model import (
     TaskAssignment,
     TaskInfo,
     TaskTopicPartition,
+    active_and_standby,
     compute_lag,
 )
 
@@ -73,14 +74,16 @@ def _scenarios(draw: Any) -> tuple[ApplicationState, Any]:
         assignments[c.process_id] = KafkaStreamsAssignment.of_tasks(c.process_id, active, standby)
         if draw(st.booleans()):
             shares = {}
-            for name in c.consumer_client_ids:
+            stray = ("ghost",) if draw(st.integers(0, 4)) == 0 else ()  # a consumer the state does not know
+            for name in c.consumer_client_ids + stray:
                 if draw(st.booleans()):
                     mine = draw(st.sets(st.sampled_from(sorted(active) or ids), min_size=1))
                     copies = draw(st.sets(st.sampled_from(ids)))
                     # withheld: often a task also in the consumer's lists (a temporary standby), counted once
                     withheld = draw(st.sets(st.sampled_from(sorted(mine | copies)))) | draw(st.sets(
                         st.sampled_from(ids)))
-                    shares[name] = ConsumerAssignment(tuple(mine), tuple(copies), tuple(withheld))
+                    shares[name] = ConsumerAssignment(*[tuple(draw(st.permutations(sorted(tasks))))  # dealt order
+                                                         for tasks in (mine, copies, withheld)])
             consumers[c.process_id] = shares
     kind = draw(st.sampled_from(["group", "group with consumers", "task assignment", "mapping"]))
     if kind == "group":
@@ -103,6 +106,31 @@ def test_the_columns_give_every_value_of_the_general_path(scenario: tuple[Applic
     general, columns = compute_metrics(state, assignment), compute_metrics(state, assignment, rack_traffic=False)
     assert _without_traffic(columns) == _without_traffic(general)
     assert not columns.rack_traffic
+
+
+@settings(max_examples=150, deadline=None)
+@given(_scenarios())
+def test_the_task_numbers_name_the_placements_in_order(scenario: tuple[ApplicationState, Any]) -> None:
+    """``PlacementNumbers``: what the pipeline's result rows list, by number instead of by TaskId."""
+    state, assignment = scenario
+    if not isinstance(assignment, GroupAssignment):
+        return
+    split = {pid: active_and_standby(a) for pid, a in assignment.clients.items()}
+    metrics, numbers = numbered_split_metrics(state, split, assignment.consumers)
+    assert metrics == compute_metrics(state, assignment, rack_traffic=False)
+    ids = list(state.tasks)
+    assert {pid: tuple(tuple(ids[n] for n in run) for run in runs) for pid, runs in numbers.clients.items()} == split
+    if assignment.consumers is None:
+        assert numbers.consumers is None
+        return
+    shares = [share for per in assignment.consumers.values() for share in per.values()]
+    threads = {(pid, name) for pid, c in state.clients.items() for name in c.consumer_client_ids}
+    if not {(pid, name) for pid, per in assignment.consumers.items() for name in per} <= threads:
+        assert numbers.consumers is None  # (a consumer the state does not know: listed by TaskId instead)
+        return
+    assert numbers.consumers is not None
+    assert [tuple([ids[n] for n in run] for run in runs) for runs in numbers.consumers] == \
+        [(sorted(s.active), sorted(s.standby), sorted(s.withheld)) for s in shares]
 
 
 def test_a_withheld_task_also_dealt_to_the_thread_weighs_once() -> None:

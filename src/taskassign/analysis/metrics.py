@@ -27,7 +27,7 @@ import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from itertools import chain, repeat
+from itertools import accumulate, chain, repeat
 from operator import add, attrgetter, itemgetter, ne
 from types import MappingProxyType
 from typing import Any
@@ -61,9 +61,11 @@ __all__ = (
     "AssignmentMetrics",
     "ClientMetrics",
     "MetricField",
+    "PlacementNumbers",
     "compute_metrics",
     "even_spread",
     "metric_fields",
+    "numbered_split_metrics",
     "split_metrics",
     "standby_pile_up",
     "state_weight_unit",
@@ -310,8 +312,28 @@ def split_metrics(
     (active, standby) tasks (``model.active_and_standby`` of its KafkaStreamsAssignment), with each consumer's share
     when the leader dealt them (``GroupAssignment.consumers``): for a caller that needs the split itself (the fleet
     pipeline's result rows). Raises UserInputError as ``compute_metrics`` does."""
-    view, totals, client_rows = _by_columns(state, split, consumers)
-    return _summarise(state, view, totals, client_rows)
+    return numbered_split_metrics(state, split, consumers)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class PlacementNumbers:
+    """The numbers ``numbered_split_metrics`` gave an assignment's tasks (a task's place in the application's TaskId
+    order), for a caller that lists the placements: a number is read with a list index where a TaskId is hashed."""
+
+    #: Per client of the split: its active and its standby task numbers, in the split's order.
+    clients: Mapping[ProcessId, tuple[list[int], list[int]]]
+    #: Per consumer of the consumers mapping, in its order: its active, standby and withheld task numbers, each
+    #: sorted; None without consumers, or when some consumer is not one of its client's threads in the state.
+    consumers: list[tuple[list[int], list[int], list[int]]] | None
+
+
+def numbered_split_metrics(
+    state: ApplicationState, split: Mapping[ProcessId, tuple[Sequence[TaskId], Sequence[TaskId]]],
+    consumers: Mapping[ProcessId, Mapping[str, Any]] | None = None,
+) -> tuple[AssignmentMetrics, PlacementNumbers]:
+    """``split_metrics``, and the task numbers it read the placements by."""
+    view, totals, client_rows, numbers = _by_columns(state, split, consumers)
+    return _summarise(state, view, totals, client_rows), numbers
 
 
 def _summarise(
@@ -481,7 +503,7 @@ class _ColumnView(_View):
 def _by_columns(
     state: ApplicationState, split: Mapping[ProcessId, tuple[Sequence[TaskId], Sequence[TaskId]]],
     consumers: Mapping[ProcessId, Mapping[str, Any]] | None,
-) -> tuple[_View, _Totals, tuple[ClientMetrics, ...]]:
+) -> tuple[_View, _Totals, tuple[ClientMetrics, ...], PlacementNumbers]:
     """``compute_metrics`` without the traffic matrix: every client's row at once, counted and summed over
     integer columns (analysis._columns) instead of ``_client_metrics``' sets per client; the same values
     (tests/analysis compare the two on random assignments)."""
@@ -534,17 +556,27 @@ def _by_columns(
     replicas = (np.bincount(a_client[changelog[a_task]], minlength=len(pids))
                 + np.bincount(s_client[changelog[s_task]], minlength=len(pids))).tolist()
     records = (restored_active + restored_standby).tolist()
-    threads = _thread_columns(state, consumers, index, weights, a_lengths, s_lengths,
-                              [a + s for a, s in zip(active_loads, standby_loads, strict=True)])
+    threads, shares = _thread_columns(state, consumers, index, weights, a_lengths, s_lengths,
+                                      [a + s for a, s in zip(active_loads, standby_loads, strict=True)])
+    listed = dict(zip(pids, zip(_runs(a_task.tolist(), a_lengths), _runs(s_task.tolist(), s_lengths),
+                                strict=True), strict=True))
+    numbers = PlacementNumbers({pid: listed[pid] for pid in split}, shares)
+    moves = moves_in.tolist()
     rows = tuple(ClientMetrics(
         process_id=pid, rack=clients[pid].rack_id, threads=clients[pid].num_processing_threads,
         active=a_lengths[i], standby=s_lengths[i], changelog_replicas=replicas[i],
         state_load=saturated_long(active_loads[i] + standby_loads[i]),
         active_state_load=saturated_long(active_loads[i]),
-        thread_active=threads[i][0], thread_total=threads[i][1], active_moves_in=int(moves_in[i]),
+        thread_active=threads[i][0], thread_total=threads[i][1], active_moves_in=moves[i],
         records_to_restore=saturated_long(records[i]), thread_state=tuple(map(saturated_long, threads[i][2])),
     ) for i, pid in enumerate(pids))
-    return view, totals, rows
+    return view, totals, rows, numbers
+
+
+def _runs(values: list[int], lengths: Sequence[int]) -> list[list[int]]:
+    """``values`` cut into consecutive runs of ``lengths``."""
+    ends = list(accumulate(lengths))
+    return list(map(values.__getitem__, map(slice, [0, *ends[:-1]], ends)))
 
 
 _END = attrgetter("changelog_end_offset_sum")
@@ -593,38 +625,52 @@ def _restored(state: ApplicationState, task_ids: Sequence[TaskId], ends: Column,
 def _thread_columns(
     state: ApplicationState, consumers: Mapping[ProcessId, Mapping[str, Any]] | None, index: Mapping[TaskId, int],
     weights: Column, active: Sequence[int], standby: Sequence[int], state_loads: Sequence[int],
-) -> list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]]:
-    """``_thread_loads`` of every client (ProcessId order), the consumers' state loads summed at once."""
+) -> tuple[list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]],
+           list[tuple[list[int], list[int], list[int]]] | None]:
+    """``_thread_loads`` of every client (ProcessId order), the consumers' state loads summed at once; and every
+    consumer's task numbers, sorted (``PlacementNumbers.consumers``)."""
     clients = state.clients
-    shares: list[list[Any] | None] = []
-    for pid in state.process_ids:
-        per_consumer = consumers.get(pid) if consumers is not None else None
-        shares.append(None if per_consumer is None else
-                      list(map(per_consumer.get, clients[pid].consumer_client_ids)))
-    present = [c for s in shares if s is not None for c in s if c is not None]
+    # the consumers measured (each client's threads in the state), numbered in the mapping's order
+    slot_of: dict[tuple[ProcessId, str], int] = {}
+    present: list[Any] = []
+    complete = consumers is not None
+    for pid, per_consumer in (consumers or {}).items():
+        known = clients[pid].consumer_client_ids if pid in clients else ()
+        for name, share in per_consumer.items():
+            if name in known:
+                slot_of[(pid, name)] = len(present)
+                present.append(share)
+            else:
+                complete = False
     per_share: list[tuple[int, int, int]] = []
+    sorted_numbers: list[tuple[list[int], list[int], list[int]]] | None = None
     if present:
         groups = list(chain.from_iterable(map(_SHARE_LISTS, present)))  # (active, standby, withheld) per consumer
-        tasks, slot = _numbered(index, groups)
+        tasks, group = _numbered(index, groups)
         width = max(1, len(index))
-        keys = distinct(slot // 3 * width + tasks)  # (each consumer's tasks once)
+        keys = distinct(group // 3 * width + tasks)  # (each consumer's tasks once)
         loads = run_sums(weights[keys % width], np.bincount(keys // width, minlength=len(present))).tolist()
         lengths = list(map(len, groups))
         actives, copies = lengths[0::3], lengths[1::3]
         per_share = list(zip(actives, map(add, actives, copies), loads, strict=True))
+        if complete:
+            runs = _runs((np.sort(group * width + tasks) % width).tolist(), lengths)
+            sorted_numbers = list(zip(runs[0::3], runs[1::3], runs[2::3], strict=True))
+    elif complete:
+        sorted_numbers = []
     rows = []
-    shared = iter(per_share)
     nothing = (0, 0, 0)
     for i, pid in enumerate(state.process_ids):
-        share = shares[i]
-        if share is None:
+        dealt = consumers.get(pid) if consumers is not None else None
+        if dealt is None:
             threads = clients[pid].num_processing_threads
             rows.append((even_spread(active[i], threads), even_spread(active[i] + standby[i], threads),
                          even_spread(state_loads[i], threads)))
             continue
-        columns = list(zip(*[next(shared) if c is not None else nothing for c in share], strict=True))
+        slots = [slot_of.get((pid, name)) for name in clients[pid].consumer_client_ids]
+        columns = list(zip(*[nothing if k is None else per_share[k] for k in slots], strict=True))
         rows.append((columns[0], columns[1], columns[2]) if columns else ((), (), ()))
-    return rows
+    return rows, sorted_numbers
 
 
 def _columns(per_client: Iterable[list[int]]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
