@@ -288,19 +288,20 @@ def compute_metrics(
     not know raises UserInputError (the assignment belongs to another application). ``rack_traffic=False``
     leaves the ``rack_traffic`` matrix empty and every other value as it is: its float cells are sums in
     the order of the reads, one Python step per partition read, and a caller that writes only ``to_dict()``
-    and ``client_metrics`` (the fleet pipeline) does without them.
+    and ``client_metrics`` (the fleet pipeline) does without them. Without them nothing needs a client's
+    placements in order, so every client is counted at once over integer columns (``split_metrics``) instead
+    of one client after the other (``_client_metrics``); tests/analysis holds the two to the same values.
     """
     if not rack_traffic:
         by_client, consumers = _by_client(assignment)
         return split_metrics(state, {pid: active_and_standby(a) for pid, a in by_client.items()}, consumers)
-    else:
-        placements, consumers = _normalise(assignment)
-        _check_known(state, placements)
-        view = _View(state, placements)
-        totals = _Totals()
-        weights = _state_weights(state)
-        client_rows = tuple(_client_metrics(view, pid, consumers, totals, weights) for pid in state.process_ids)
-        totals.previously_unowned = _previously_unowned(view, view.previously_active)
+    placements, consumers = _normalise(assignment)
+    _check_known(state, placements)
+    view = _View(state, placements)
+    totals = _Totals()
+    weights = _state_weights(state)
+    client_rows = tuple(_client_metrics(view, pid, consumers, totals, weights) for pid in state.process_ids)
+    totals.previously_unowned = _previously_unowned(view, view.previously_active)
     return _summarise(state, view, totals, client_rows)
 
 
@@ -534,7 +535,7 @@ def _by_columns(
     moved = ~keys_in(a_task, a_client, ran_keys, width)
     moves_in = np.bincount(a_client[moved & ran[a_task]], minlength=len(pids))
     new_copies = ~keys_in(s_task, s_client, np.concatenate([ran_keys, kept_task * width + kept_client]), width)
-    totals = _Totals(with_traffic=False)
+    totals = _Totals()
     totals.active_moves = int(moves_in.sum())
     totals.standby_moves = int(np.count_nonzero(new_copies))
     totals.previously_unowned = int(np.count_nonzero((view.owners > 0) & ~ran))
@@ -727,8 +728,6 @@ class _Totals:
     rack_unknown: int = 0
     previously_unowned: int = 0
     traffic: dict[tuple[str, str], float] = field(default_factory=lambda: defaultdict(float))
-    #: False: ``count_reads`` counts the partitions per rack set, ``traffic`` stays empty (see ``compute_metrics``).
-    with_traffic: bool = True
 
     #: Each rack set read so far, by identity: (the set, its racks as a frozenset and in order, 1 / its size).
     #: A fleet's partitions share a few interned rack sets, so a partition costs a lookup here instead of the
@@ -763,7 +762,7 @@ class _Totals:
                 traffic[(row, r)] += share
 
     def count_reads(self, view: _View) -> None:
-        """``read``'s counts of every client at once, without the traffic matrix (``with_traffic`` False): each
+        """``read``'s counts of every client at once, without the traffic matrix (``traffic`` stays empty): each
         task's partitions counted per rack set once, those counts summed per client rack over the placements
         (integers: the order of the reads does not matter), then each (client rack, rack set) looked at once."""
         racks = [view.state.clients[pid].rack_id for pid in view.state.process_ids]
@@ -909,16 +908,14 @@ def _client_metrics(
     moves_in = len(moved_in & view.previously_active)
     restored_active, unknown_active = _restores(moved_in, ends, offsets)
     totals.restore_active += restored_active
-    if totals.with_traffic:  # (else counted for every client at once: _Totals.count_reads)
-        totals.read(rack, chain.from_iterable(map(_SOURCES, map(infos.__getitem__, active_at))), True)
+    totals.read(rack, chain.from_iterable(map(_SOURCES, map(infos.__getitem__, active_at))), True)
     new_copies = standby - held
     totals.standby_moves += len(new_copies)
     restored_standby, unknown_standby = _restores(new_copies, ends, offsets)
     totals.restore_standby += restored_standby
     totals.unknown_lags += unknown_active + unknown_standby
     records = restored_active + restored_standby
-    if totals.with_traffic:
-        totals.read(rack, chain.from_iterable(map(_CHANGELOGS, map(infos.__getitem__, standby_at))), False)
+    totals.read(rack, chain.from_iterable(map(_CHANGELOGS, map(infos.__getitem__, standby_at))), False)
     totals.active_moves += moves_in
     per_consumer = consumers.get(pid) if consumers is not None else None
     thread_active, thread_total, thread_state = _thread_loads(client, placed, per_consumer, state_load, weights,
