@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from taskassign.analysis._columns import distinct, exact_column, keys_in, restored_records, run_sums
-from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics, numbered_split_metrics
+from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics, numbered_group_metrics
 from taskassign.configs import AssignmentConfigs
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import (
@@ -116,7 +116,7 @@ def test_the_task_numbers_name_the_placements_in_order(scenario: tuple[Applicati
     if not isinstance(assignment, GroupAssignment):
         return
     split = {pid: active_and_standby(a) for pid, a in assignment.clients.items()}
-    metrics, numbers = numbered_split_metrics(state, split, assignment.consumers)
+    metrics, numbers = numbered_group_metrics(state, assignment.clients, assignment.consumers)
     assert metrics == compute_metrics(state, assignment, rack_traffic=False)
     ids = list(state.tasks)
     assert {pid: tuple(tuple(ids[n] for n in run) for run in runs) for pid, runs in numbers.clients.items()} == split

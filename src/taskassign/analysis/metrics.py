@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from itertools import accumulate, chain, repeat
-from operator import add, attrgetter, itemgetter, ne
+from operator import add, attrgetter, is_, itemgetter, methodcaller, ne
 from types import MappingProxyType
 from typing import Any
 
@@ -39,7 +39,9 @@ from taskassign.analysis._columns import Column, distinct, exact_column, keys_in
 from taskassign.errors import UserInputError
 from taskassign.ids import ProcessId, TaskId, saturated_long
 from taskassign.model import (
+    ACTIVE,
     LATEST_OFFSET,
+    STANDBY,
     UNKNOWN_OFFSET_SUM,
     ApplicationState,
     GroupAssignment,
@@ -64,9 +66,9 @@ __all__ = (
     "PlacementNumbers",
     "compute_metrics",
     "even_spread",
+    "group_metrics",
     "metric_fields",
-    "numbered_split_metrics",
-    "split_metrics",
+    "numbered_group_metrics",
     "standby_pile_up",
     "state_weight_unit",
 )
@@ -289,12 +291,12 @@ def compute_metrics(
     leaves the ``rack_traffic`` matrix empty and every other value as it is: its float cells are sums in
     the order of the reads, one Python step per partition read, and a caller that writes only ``to_dict()``
     and ``client_metrics`` (the fleet pipeline) does without them. Without them nothing needs a client's
-    placements in order, so every client is counted at once over integer columns (``split_metrics``) instead
+    placements in order, so every client is counted at once over integer columns (``group_metrics``) instead
     of one client after the other (``_client_metrics``); tests/analysis holds the two to the same values.
     """
     if not rack_traffic:
         by_client, consumers = _by_client(assignment)
-        return split_metrics(state, {pid: active_and_standby(a) for pid, a in by_client.items()}, consumers)
+        return group_metrics(state, by_client, consumers)
     placements, consumers = _normalise(assignment)
     _check_known(state, placements)
     view = _View(state, placements)
@@ -305,35 +307,35 @@ def compute_metrics(
     return _summarise(state, view, totals, client_rows)
 
 
-def split_metrics(
-    state: ApplicationState, split: Mapping[ProcessId, tuple[Sequence[TaskId], Sequence[TaskId]]],
+def group_metrics(
+    state: ApplicationState, clients: Mapping[ProcessId, KafkaStreamsAssignment],
     consumers: Mapping[ProcessId, Mapping[str, Any]] | None = None,
 ) -> AssignmentMetrics:
-    """``compute_metrics(state, assignment, rack_traffic=False)`` of an assignment already split into each client's
-    (active, standby) tasks (``model.active_and_standby`` of its KafkaStreamsAssignment), with each consumer's share
-    when the leader dealt them (``GroupAssignment.consumers``): for a caller that needs the split itself (the fleet
-    pipeline's result rows). Raises UserInputError as ``compute_metrics`` does."""
-    return numbered_split_metrics(state, split, consumers)[0]
+    """``compute_metrics(state, assignment, rack_traffic=False)`` of each client's assignment, with each consumer's
+    share when the leader dealt them (a GroupAssignment's ``clients`` and ``consumers``). Raises UserInputError as
+    ``compute_metrics`` does."""
+    return numbered_group_metrics(state, clients, consumers)[0]
 
 
 @dataclass(frozen=True, slots=True)
 class PlacementNumbers:
-    """The numbers ``numbered_split_metrics`` gave an assignment's tasks (a task's place in the application's TaskId
+    """The numbers ``numbered_group_metrics`` gave an assignment's tasks (a task's place in the application's TaskId
     order), for a caller that lists the placements: a number is read with a list index where a TaskId is hashed."""
 
-    #: Per client of the split: its active and its standby task numbers, in the split's order.
+    #: Per client of the assignment: its active and its standby task numbers, in TaskId order.
     clients: Mapping[ProcessId, tuple[list[int], list[int]]]
     #: Per consumer of the consumers mapping, in its order: its active, standby and withheld task numbers, each
     #: sorted; None without consumers, or when some consumer is not one of its client's threads in the state.
     consumers: list[tuple[list[int], list[int], list[int]]] | None
 
 
-def numbered_split_metrics(
-    state: ApplicationState, split: Mapping[ProcessId, tuple[Sequence[TaskId], Sequence[TaskId]]],
+def numbered_group_metrics(
+    state: ApplicationState, clients: Mapping[ProcessId, KafkaStreamsAssignment],
     consumers: Mapping[ProcessId, Mapping[str, Any]] | None = None,
 ) -> tuple[AssignmentMetrics, PlacementNumbers]:
-    """``split_metrics``, and the task numbers it read the placements by."""
-    view, totals, client_rows, numbers = _by_columns(state, split, consumers)
+    """``group_metrics``, and the task numbers it read the placements by (the fleet pipeline's result rows list
+    them)."""
+    view, totals, client_rows, numbers = _by_columns(state, clients, consumers)
     return _summarise(state, view, totals, client_rows), numbers
 
 
@@ -411,13 +413,7 @@ def _by_client(
 
 
 def _placements(by_client: Mapping[ProcessId, KafkaStreamsAssignment]) -> dict[ProcessId, _Placement]:
-    return _split_placements({pid: active_and_standby(a) for pid, a in by_client.items()})
-
-
-def _split_placements(
-    split: Mapping[ProcessId, tuple[Sequence[TaskId], Sequence[TaskId]]],
-) -> dict[ProcessId, _Placement]:
-    return {pid: _Placement(frozenset(active), frozenset(standby)) for pid, (active, standby) in split.items()}
+    return {pid: _Placement(*map(frozenset, active_and_standby(a))) for pid, a in by_client.items()}
 
 
 def _check_known(state: ApplicationState, placements: Mapping[ProcessId, _Placement]) -> None:
@@ -502,7 +498,7 @@ class _ColumnView(_View):
 
 
 def _by_columns(
-    state: ApplicationState, split: Mapping[ProcessId, tuple[Sequence[TaskId], Sequence[TaskId]]],
+    state: ApplicationState, assigned: Mapping[ProcessId, KafkaStreamsAssignment],
     consumers: Mapping[ProcessId, Mapping[str, Any]] | None,
 ) -> tuple[_View, _Totals, tuple[ClientMetrics, ...], PlacementNumbers]:
     """``compute_metrics`` without the traffic matrix: every client's row at once, counted and summed over
@@ -510,18 +506,23 @@ def _by_columns(
     (tests/analysis compare the two on random assignments)."""
     clients = state.clients
     pids = state.process_ids
-    if not split.keys() <= clients.keys():
-        _check_known(state, _split_placements(split))
-    placed = [split.get(pid, ((), ())) for pid in pids]
-    actives, standbys = [s[0] for s in placed], [s[1] for s in placed]
+    if not assigned.keys() <= clients.keys():
+        _check_known(state, _placements(assigned))
     count, width = len(state.tasks), max(1, len(pids))
     index = dict(zip(state.tasks, range(count), strict=True))
+    # every client's placements numbered in one pass over their keyed tasks (TaskId order), then parted by type
+    placed = [assigned[pid].tasks if pid in assigned else _NONE_PLACED for pid in pids]
     try:
-        active, standby = _numbered(index, actives), _numbered(index, standbys)
+        numbers, owners = _numbered(index, placed)
     except KeyError:
-        _check_known(state, _split_placements(split))  # (raises: a task the application does not have)
+        _check_known(state, _placements(assigned))  # (raises: a task the application does not have)
         raise
     _check_threads(state)
+    kinds = list(map(_ASSIGNED_TYPE, chain.from_iterable(map(_VALUES, placed))))
+    is_active = np.fromiter(map(is_, kinds, repeat(ACTIVE)), dtype=np.bool_, count=len(kinds))
+    is_standby = np.fromiter(map(is_, kinds, repeat(STANDBY)), dtype=np.bool_, count=len(kinds))
+    active = numbers[is_active], owners[is_active]
+    standby = numbers[is_standby], owners[is_standby]
     infos = list(state.tasks.values())
     changelog = np.fromiter(map(_HAS_CHANGELOG, infos), dtype=np.bool_, count=count)
     view = _ColumnView(state, index, infos, changelog, active, standby)
@@ -551,7 +552,8 @@ def _by_columns(
     totals.count_reads(view)
     # per client
     weights = exact_column(_state_weights(state), 2 * count + 1)
-    a_lengths, s_lengths = list(map(len, actives)), list(map(len, standbys))
+    a_lengths = np.bincount(a_client, minlength=len(pids)).tolist()
+    s_lengths = np.bincount(s_client, minlength=len(pids)).tolist()
     active_loads = run_sums(weights[a_task], a_lengths).tolist()
     standby_loads = run_sums(weights[s_task], s_lengths).tolist()
     replicas = (np.bincount(a_client[changelog[a_task]], minlength=len(pids))
@@ -561,7 +563,7 @@ def _by_columns(
                                       [a + s for a, s in zip(active_loads, standby_loads, strict=True)])
     listed = dict(zip(pids, zip(_runs(a_task.tolist(), a_lengths), _runs(s_task.tolist(), s_lengths),
                                 strict=True), strict=True))
-    numbers = PlacementNumbers({pid: listed[pid] for pid in split}, shares)
+    numbered = PlacementNumbers({pid: listed[pid] for pid in assigned}, shares)
     moves = moves_in.tolist()
     rows = tuple(ClientMetrics(
         process_id=pid, rack=clients[pid].rack_id, threads=clients[pid].num_processing_threads,
@@ -571,7 +573,7 @@ def _by_columns(
         thread_active=threads[i][0], thread_total=threads[i][1], active_moves_in=moves[i],
         records_to_restore=saturated_long(records[i]), thread_state=tuple(map(saturated_long, threads[i][2])),
     ) for i, pid in enumerate(pids))
-    return view, totals, rows, numbers
+    return view, totals, rows, numbered
 
 
 def _runs(values: list[int], lengths: Sequence[int]) -> list[list[int]]:
@@ -582,9 +584,12 @@ def _runs(values: list[int], lengths: Sequence[int]) -> list[list[int]]:
 
 _END = attrgetter("changelog_end_offset_sum")
 _SHARE_LISTS = attrgetter("active", "standby", "withheld")
+_ASSIGNED_TYPE = attrgetter("type")
+_VALUES = methodcaller("values")
+_NONE_PLACED: Mapping[TaskId, Any] = MappingProxyType({})
 
 
-def _numbered(index: Mapping[TaskId, int], groups: Sequence[Sequence[TaskId]],
+def _numbered(index: Mapping[TaskId, int], groups: Sequence[Collection[TaskId]],
               ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Groups of tasks as (task numbers, group numbers), group after group; KeyError for an unknown task."""
     lengths = list(map(len, groups))

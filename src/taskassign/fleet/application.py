@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from taskassign.analysis.metrics import AssignmentMetrics, PlacementNumbers, numbered_split_metrics
+from taskassign.analysis.metrics import AssignmentMetrics, PlacementNumbers, numbered_group_metrics
 from taskassign.assignors.base import BaseTaskAssignor
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, ResolvedAssignor, builtin_name, resolve
 from taskassign.configs import KAFKA_COMPAT, KAFKA_VERSION, AssignmentConfigs
@@ -42,7 +42,6 @@ from taskassign.fleet.reasons import (
     STATUS_REJECTED,
     UNKNOWN_ASSIGNOR,
 )
-from taskassign.ids import ProcessId, TaskId
 from taskassign.leader.assign import assign_scenario
 from taskassign.leader.run import RebalanceResult, rebalance
 from taskassign.model import ApplicationState, AssignmentError, TaskAssignment, active_and_standby
@@ -242,8 +241,7 @@ def _fill(result: AppResult, built: BuiltApplication, outcome: RebalanceResult) 
         result["reason"] = f"the assignment failed Kafka's validation: {outcome.error.name}"
     else:
         result["status"] = STATUS_ASSIGNED
-    split = {pid: active_and_standby(a) for pid, a in outcome.group.clients.items()}
-    measured, numbers = _measure(built, outcome, split)
+    measured, numbers = _measure(built, outcome)
     result["metrics"] = measured.to_dict() if measured is not None else None
     per_client = {m.process_id: m for m in measured.client_metrics} if measured is not None else {}
     # Each task's id as text once per process (a task is written up to three times: its client's and its
@@ -263,7 +261,7 @@ def _fill(result: AppResult, built: BuiltApplication, outcome: RebalanceResult) 
             active_names, standby_names = list(map(by_number.__getitem__, active)), \
                 list(map(by_number.__getitem__, standby))
         else:
-            active_ids, standby_ids = split[pid]
+            active_ids, standby_ids = active_and_standby(assignment)
             active_names, standby_names = list(map(names.__getitem__, active_ids)), \
                 list(map(names.__getitem__, standby_ids))
         clients.append(ClientResult(
@@ -295,14 +293,12 @@ _NAMES_LIMIT = 1 << 21
 
 def _measure(
     built: BuiltApplication, outcome: RebalanceResult,
-    split: Mapping[ProcessId, tuple[tuple[TaskId, ...], tuple[TaskId, ...]]],
 ) -> tuple[AssignmentMetrics, PlacementNumbers] | tuple[None, None]:
-    """taskassign.analysis.metrics of the leader's group assignment (``split``: its clients' active and standby
-    tasks, which the result rows list too), without the rack traffic matrix, which is not written, and the task
-    numbers it read them by; None for an assignment that names clients or tasks the application does not have
-    (an invalid assignment cannot be measured)."""
+    """taskassign.analysis.metrics of the leader's group assignment, without the rack traffic matrix, which is not
+    written, and the task numbers it read the placements by (the result rows list them); None for an assignment
+    that names clients or tasks the application does not have (an invalid assignment cannot be measured)."""
     try:
-        return numbered_split_metrics(built.scenario.state, split, outcome.group.consumers)
+        return numbered_group_metrics(built.scenario.state, outcome.group.clients, outcome.group.consumers)
     except UserInputError:
         return None, None
 
