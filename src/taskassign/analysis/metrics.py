@@ -25,20 +25,23 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from itertools import chain, repeat
-from operator import attrgetter, itemgetter
+from itertools import accumulate, chain, repeat
+from operator import add, attrgetter, is_, itemgetter, methodcaller, ne
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from taskassign.analysis._columns import Column, distinct, exact_column, keys_in, restored_records, run_sums
 from taskassign.errors import UserInputError
 from taskassign.ids import ProcessId, TaskId, saturated_long
 from taskassign.model import (
+    ACTIVE,
     LATEST_OFFSET,
+    STANDBY,
     UNKNOWN_OFFSET_SUM,
     ApplicationState,
     GroupAssignment,
@@ -60,9 +63,12 @@ __all__ = (
     "AssignmentMetrics",
     "ClientMetrics",
     "MetricField",
+    "PlacementNumbers",
     "compute_metrics",
     "even_spread",
+    "group_metrics",
     "metric_fields",
+    "numbered_group_metrics",
     "standby_pile_up",
     "state_weight_unit",
 )
@@ -284,22 +290,65 @@ def compute_metrics(
     not know raises UserInputError (the assignment belongs to another application). ``rack_traffic=False``
     leaves the ``rack_traffic`` matrix empty and every other value as it is: its float cells are sums in
     the order of the reads, one Python step per partition read, and a caller that writes only ``to_dict()``
-    and ``client_metrics`` (the fleet pipeline) does without them.
+    and ``client_metrics`` (the fleet pipeline) does without them. Without them nothing needs a client's
+    placements in order, so every client is counted at once over integer columns (``group_metrics``) instead
+    of one client after the other (``_client_metrics``); tests/analysis holds the two to the same values.
     """
+    if not rack_traffic:
+        by_client, consumers = _by_client(assignment)
+        return group_metrics(state, by_client, consumers)
     placements, consumers = _normalise(assignment)
     _check_known(state, placements)
     view = _View(state, placements)
-    totals = _Totals(with_traffic=rack_traffic)
+    totals = _Totals()
     weights = _state_weights(state)
     client_rows = tuple(_client_metrics(view, pid, consumers, totals, weights) for pid in state.process_ids)
-    if not rack_traffic:
-        totals.count_reads(view)
+    totals.previously_unowned = _previously_unowned(view, view.previously_active)
+    return _summarise(state, view, totals, client_rows)
+
+
+def group_metrics(
+    state: ApplicationState, clients: Mapping[ProcessId, KafkaStreamsAssignment],
+    consumers: Mapping[ProcessId, Mapping[str, Any]] | None = None,
+) -> AssignmentMetrics:
+    """``compute_metrics(state, assignment, rack_traffic=False)`` of each client's assignment, with each consumer's
+    share when the leader dealt them (a GroupAssignment's ``clients`` and ``consumers``). Raises UserInputError as
+    ``compute_metrics`` does."""
+    return numbered_group_metrics(state, clients, consumers)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class PlacementNumbers:
+    """The numbers ``numbered_group_metrics`` gave an assignment's tasks (a task's place in the application's TaskId
+    order), for a caller that lists the placements: a number is read with a list index where a TaskId is hashed."""
+
+    #: Per client of the assignment: its active and its standby task numbers, in TaskId order.
+    clients: Mapping[ProcessId, tuple[list[int], list[int]]]
+    #: Per consumer of the consumers mapping, in its order: its active, standby and withheld task numbers, each
+    #: sorted; None without consumers, or when some consumer is not one of its client's threads in the state.
+    consumers: list[tuple[list[int], list[int], list[int]]] | None
+
+
+def numbered_group_metrics(
+    state: ApplicationState, clients: Mapping[ProcessId, KafkaStreamsAssignment],
+    consumers: Mapping[ProcessId, Mapping[str, Any]] | None = None,
+) -> tuple[AssignmentMetrics, PlacementNumbers]:
+    """``group_metrics``, and the task numbers it read the placements by (the fleet pipeline's result rows list
+    them)."""
+    view, totals, client_rows, numbers = _by_columns(state, clients, consumers)
+    return _summarise(state, view, totals, client_rows), numbers
+
+
+def _summarise(
+    state: ApplicationState, view: _View, totals: _Totals, client_rows: tuple[ClientMetrics, ...],
+) -> AssignmentMetrics:
+    """The summary groups over the client rows and the placements' columns."""
     skews = _subtopology_skews(view)
     summary: dict[str, Any] = {
         **_size(view),
         **_balance(client_rows),
         **_state_load(client_rows),
-        **totals.movement(view),
+        **totals.movement(),
         **_standbys(view),
         **totals.racks(state),
         **_spread(view),
@@ -319,7 +368,13 @@ def _state_weights(state: ApplicationState) -> list[int]:
     per application or bucket)."""
     infos = state.tasks.values()
     sizes = list(map(_STATE_BYTES, infos))
-    counts = map(len, map(_STORES, infos))
+    if None not in sizes:
+        return sizes
+    # the stores' sizes by identity: tasks share a few store sets, whose ``len`` is a Python call
+    stores = list(map(_STORES, infos))
+    keys = list(map(id, stores))
+    lengths = {key: len(s) for key, s in dict(zip(keys, stores, strict=True)).items()}
+    counts = map(lengths.__getitem__, keys)
     if sizes.count(None) == len(sizes):
         return list(counts)
     return [n if b is None else b for b, n in zip(sizes, counts, strict=True)]
@@ -342,16 +397,23 @@ class _Placement:
 def _normalise(
     assignment: AssignmentLike,
 ) -> tuple[dict[ProcessId, _Placement], Mapping[ProcessId, Mapping[str, Any]] | None]:
-    consumers = None
+    by_client, consumers = _by_client(assignment)
+    return _placements(by_client), consumers
+
+
+def _by_client(
+    assignment: AssignmentLike,
+) -> tuple[Mapping[ProcessId, KafkaStreamsAssignment], Mapping[ProcessId, Mapping[str, Any]] | None]:
+    """Each client's assignment, and each consumer's share when the assignment has them."""
     if isinstance(assignment, GroupAssignment):
-        by_client: Mapping[ProcessId, KafkaStreamsAssignment] = assignment.clients
-        consumers = assignment.consumers
-    elif isinstance(assignment, TaskAssignment):
-        by_client = assignment.by_process()  # a later entry for a client wins, as on Kafka's leader
-    else:
-        by_client = assignment
-    placements = {pid: _Placement(*map(frozenset, active_and_standby(a))) for pid, a in by_client.items()}
-    return placements, consumers
+        return assignment.clients, assignment.consumers
+    if isinstance(assignment, TaskAssignment):
+        return assignment.by_process(), None  # a later entry for a client wins, as on Kafka's leader
+    return assignment, None
+
+
+def _placements(by_client: Mapping[ProcessId, KafkaStreamsAssignment]) -> dict[ProcessId, _Placement]:
+    return {pid: _Placement(*map(frozenset, active_and_standby(a))) for pid, a in by_client.items()}
 
 
 def _check_known(state: ApplicationState, placements: Mapping[ProcessId, _Placement]) -> None:
@@ -367,6 +429,10 @@ def _check_known(state: ApplicationState, placements: Mapping[ProcessId, _Placem
         if unknown:
             raise UserInputError(f"the assignment gives client {pid} task {min(unknown)}, which the application "
                                  "does not have")
+    _check_threads(state)
+
+
+def _check_threads(state: ApplicationState) -> None:
     for pid, client in state.clients.items():
         if client.num_processing_threads < 1:
             raise UserInputError(f"client {pid} has no threads, so it has no per-thread load")
@@ -383,6 +449,7 @@ class _View:
         self.index: dict[TaskId, int] = dict(zip(state.tasks, range(len(state.tasks)), strict=True))
         self.infos: list[TaskInfo] = list(state.tasks.values())
         self.logged: list[bool] = list(map(_HAS_CHANGELOG, self.infos))
+        self.changelog: npt.NDArray[np.bool_] = np.array(self.logged, dtype=np.bool_)
         #: The end offset sums as a plain dict (a mapping proxy's methods, called by ``map``, cost twice a dict's).
         self.ends: dict[TaskId, int] = dict(state.changelog_end_offset_sums)
         self.placements = {pid: placements.get(pid, empty) for pid in state.process_ids}
@@ -399,16 +466,217 @@ class _View:
         self.previously_active: set[TaskId] = set()
         for client in state.clients.values():
             self.previously_active.update(client.previous_active_tasks.items)
+        #: Task numbers some client holds both as active and as standby (none from a keyed assignment).
+        self.overlap = np.array([index[t] for p in self.placements.values() for t in p.active & p.standby],
+                                dtype=np.int64)
 
     def replicas(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """Every (task number, client number) holding the task as active or standby, once each."""
         tasks = np.concatenate([self.active_task, self.standby_task])
         holders = np.concatenate([self.active_client, self.standby_client])
-        if all(p.active.isdisjoint(p.standby) for p in self.placements.values()):  # (from a keyed assignment)
+        if not len(self.overlap):
             return tasks, holders
-        clients = max(1, len(self.placements))
+        clients = max(1, len(self.state.process_ids))
         keys = np.unique(tasks * clients + holders)
         return keys // clients, keys % clients
+
+
+class _ColumnView(_View):
+    """The placements as columns only (``_by_columns``): what the summary groups read."""
+
+    def __init__(self, state: ApplicationState, index: dict[TaskId, int], infos: list[TaskInfo],
+                 changelog: npt.NDArray[np.bool_], active: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]],
+                 standby: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]) -> None:
+        self.state = state
+        self.index = index
+        self.infos = infos
+        self.changelog = changelog
+        self.active_task, self.active_client = active
+        self.standby_task, self.standby_client = standby
+        self.owners = np.bincount(self.active_task, minlength=len(index))
+        self.overlap = np.zeros(0, dtype=np.int64)  # (each client's tasks come from one keyed assignment)
+
+
+def _by_columns(
+    state: ApplicationState, assigned: Mapping[ProcessId, KafkaStreamsAssignment],
+    consumers: Mapping[ProcessId, Mapping[str, Any]] | None,
+) -> tuple[_View, _Totals, tuple[ClientMetrics, ...], PlacementNumbers]:
+    """``compute_metrics`` without the traffic matrix: every client's row at once, counted and summed over
+    integer columns (analysis._columns) instead of ``_client_metrics``' sets per client; the same values
+    (tests/analysis compare the two on random assignments)."""
+    clients = state.clients
+    pids = state.process_ids
+    if not assigned.keys() <= clients.keys():
+        _check_known(state, _placements(assigned))
+    count, width = len(state.tasks), max(1, len(pids))
+    index = dict(zip(state.tasks, range(count), strict=True))
+    # every client's placements numbered in one pass over their keyed tasks (TaskId order), then parted by type
+    placed = [assigned[pid].tasks if pid in assigned else _NONE_PLACED for pid in pids]
+    try:
+        numbers, owners = _numbered(index, placed)
+    except KeyError:
+        _check_known(state, _placements(assigned))  # (raises: a task the application does not have)
+        raise
+    _check_threads(state)
+    kinds = list(map(_ASSIGNED_TYPE, chain.from_iterable(map(_VALUES, placed))))
+    is_active = np.fromiter(map(is_, kinds, repeat(ACTIVE)), dtype=np.bool_, count=len(kinds))
+    is_standby = np.fromiter(map(is_, kinds, repeat(STANDBY)), dtype=np.bool_, count=len(kinds))
+    active = numbers[is_active], owners[is_active]
+    standby = numbers[is_standby], owners[is_standby]
+    infos = list(state.tasks.values())
+    changelog = np.fromiter(map(_HAS_CHANGELOG, infos), dtype=np.bool_, count=count)
+    view = _ColumnView(state, index, infos, changelog, active, standby)
+    (a_task, a_client), (s_task, s_client) = active, standby
+    # before the rebalance: who ran what as active, who held a copy
+    ran_task, ran_client = _numbered_known(index, [clients[pid].previous_active_tasks.items for pid in pids])
+    kept_task, kept_client = _numbered_known(index, [clients[pid].previous_standby_tasks.items for pid in pids])
+    ran = np.zeros(count, dtype=np.bool_)
+    ran[ran_task] = True
+    ran_keys = ran_task * width + ran_client
+    moved = ~keys_in(a_task, a_client, ran_keys, width)
+    moves_in = np.bincount(a_client[moved & ran[a_task]], minlength=len(pids))
+    new_copies = ~keys_in(s_task, s_client, np.concatenate([ran_keys, kept_task * width + kept_client]), width)
+    totals = _Totals()
+    totals.active_moves = int(moves_in.sum())
+    totals.standby_moves = int(np.count_nonzero(new_copies))
+    totals.previously_unowned = int(np.count_nonzero((view.owners > 0) & ~ran))
+    ends = exact_column(list(map(_END, infos)), len(a_task) + len(s_task) + 2)
+    task_ids = list(state.tasks)
+    selected = moved & changelog[a_task]
+    restored_active, unknown_active = _restored(state, task_ids, ends, a_task[selected], a_client[selected])
+    selected = new_copies & changelog[s_task]
+    restored_standby, unknown_standby = _restored(state, task_ids, ends, s_task[selected], s_client[selected])
+    totals.restore_active = int(restored_active.sum())
+    totals.restore_standby = int(restored_standby.sum())
+    totals.unknown_lags = unknown_active + unknown_standby
+    totals.count_reads(view)
+    # per client
+    weights = exact_column(_state_weights(state), 2 * count + 1)
+    a_lengths = np.bincount(a_client, minlength=len(pids)).tolist()
+    s_lengths = np.bincount(s_client, minlength=len(pids)).tolist()
+    active_loads = run_sums(weights[a_task], a_lengths).tolist()
+    standby_loads = run_sums(weights[s_task], s_lengths).tolist()
+    replicas = (np.bincount(a_client[changelog[a_task]], minlength=len(pids))
+                + np.bincount(s_client[changelog[s_task]], minlength=len(pids))).tolist()
+    records = (restored_active + restored_standby).tolist()
+    threads, shares = _thread_columns(state, consumers, index, weights, a_lengths, s_lengths,
+                                      [a + s for a, s in zip(active_loads, standby_loads, strict=True)])
+    listed = dict(zip(pids, zip(_runs(a_task.tolist(), a_lengths), _runs(s_task.tolist(), s_lengths),
+                                strict=True), strict=True))
+    numbered = PlacementNumbers({pid: listed[pid] for pid in assigned}, shares)
+    moves = moves_in.tolist()
+    rows = tuple(ClientMetrics(
+        process_id=pid, rack=clients[pid].rack_id, threads=clients[pid].num_processing_threads,
+        active=a_lengths[i], standby=s_lengths[i], changelog_replicas=replicas[i],
+        state_load=saturated_long(active_loads[i] + standby_loads[i]),
+        active_state_load=saturated_long(active_loads[i]),
+        thread_active=threads[i][0], thread_total=threads[i][1], active_moves_in=moves[i],
+        records_to_restore=saturated_long(records[i]), thread_state=tuple(map(saturated_long, threads[i][2])),
+    ) for i, pid in enumerate(pids))
+    return view, totals, rows, numbered
+
+
+def _runs(values: list[int], lengths: Sequence[int]) -> list[list[int]]:
+    """``values`` cut into consecutive runs of ``lengths``."""
+    ends = list(accumulate(lengths))
+    return list(map(values.__getitem__, map(slice, [0, *ends[:-1]], ends)))
+
+
+_END = attrgetter("changelog_end_offset_sum")
+_SHARE_LISTS = attrgetter("active", "standby", "withheld")
+_ASSIGNED_TYPE = attrgetter("type")
+_VALUES = methodcaller("values")
+_NONE_PLACED: Mapping[TaskId, Any] = MappingProxyType({})
+
+
+def _numbered(index: Mapping[TaskId, int], groups: Sequence[Collection[TaskId]],
+              ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Groups of tasks as (task numbers, group numbers), group after group; KeyError for an unknown task."""
+    lengths = list(map(len, groups))
+    tasks = np.fromiter(map(index.__getitem__, chain.from_iterable(groups)), dtype=np.int64, count=sum(lengths))
+    return tasks, np.repeat(np.arange(len(groups), dtype=np.int64), lengths)
+
+
+def _numbered_known(index: Mapping[TaskId, int], groups: Sequence[Sequence[TaskId]],
+                    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """``_numbered`` without the tasks the application does not have (a previous owner's)."""
+    lengths = list(map(len, groups))
+    tasks = np.fromiter(map(index.get, chain.from_iterable(groups), repeat(-1)), dtype=np.int64,
+                        count=sum(lengths))
+    known = tasks >= 0
+    return tasks[known], np.repeat(np.arange(len(groups), dtype=np.int64), lengths)[known]
+
+
+def _restored(state: ApplicationState, task_ids: Sequence[TaskId], ends: Column,
+              tasks: npt.NDArray[np.int64], owners: npt.NDArray[np.int64]) -> tuple[Column, int]:
+    """Records restored per client for the changelog tasks ``tasks`` newly placed on clients ``owners`` (in client
+    order), from each client's reported offset sums, and how many of those lags were unknown."""
+    pids = state.process_ids
+    placed = len(tasks)
+    if not placed:
+        return np.zeros(len(pids), dtype=np.int64), 0
+    numbers = tasks.tolist()
+    ids = list(map(task_ids.__getitem__, numbers))
+    per_client = np.bincount(owners, minlength=len(pids)).tolist()
+    offsets: list[int] = []
+    start = 0
+    for pid, n in zip(pids, per_client, strict=True):
+        if n:
+            offsets.extend(map(state.clients[pid].task_offset_sums.get, ids[start:start + n], repeat(0)))
+            start += n
+    records, unknown = restored_records(ends[tasks], exact_column(offsets, placed + 2))
+    return run_sums(records, per_client), int(np.count_nonzero(unknown))
+
+
+def _thread_columns(
+    state: ApplicationState, consumers: Mapping[ProcessId, Mapping[str, Any]] | None, index: Mapping[TaskId, int],
+    weights: Column, active: Sequence[int], standby: Sequence[int], state_loads: Sequence[int],
+) -> tuple[list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]],
+           list[tuple[list[int], list[int], list[int]]] | None]:
+    """``_thread_loads`` of every client (ProcessId order), the consumers' state loads summed at once; and every
+    consumer's task numbers, sorted (``PlacementNumbers.consumers``)."""
+    clients = state.clients
+    # the consumers measured (each client's threads in the state), numbered in the mapping's order
+    slot_of: dict[tuple[ProcessId, str], int] = {}
+    present: list[Any] = []
+    complete = consumers is not None
+    for pid, per_consumer in (consumers or {}).items():
+        known = clients[pid].consumer_client_ids if pid in clients else ()
+        for name, share in per_consumer.items():
+            if name in known:
+                slot_of[(pid, name)] = len(present)
+                present.append(share)
+            else:
+                complete = False
+    per_share: list[tuple[int, int, int]] = []
+    sorted_numbers: list[tuple[list[int], list[int], list[int]]] | None = None
+    if present:
+        groups = list(chain.from_iterable(map(_SHARE_LISTS, present)))  # (active, standby, withheld) per consumer
+        tasks, group = _numbered(index, groups)
+        width = max(1, len(index))
+        keys = distinct(group // 3 * width + tasks)  # (each consumer's tasks once)
+        loads = run_sums(weights[keys % width], np.bincount(keys // width, minlength=len(present))).tolist()
+        lengths = list(map(len, groups))
+        actives, copies = lengths[0::3], lengths[1::3]
+        per_share = list(zip(actives, map(add, actives, copies), loads, strict=True))
+        if complete:
+            runs = _runs((np.sort(group * width + tasks) % width).tolist(), lengths)
+            sorted_numbers = list(zip(runs[0::3], runs[1::3], runs[2::3], strict=True))
+    elif complete:
+        sorted_numbers = []
+    rows = []
+    nothing = (0, 0, 0)
+    for i, pid in enumerate(state.process_ids):
+        dealt = consumers.get(pid) if consumers is not None else None
+        if dealt is None:
+            threads = clients[pid].num_processing_threads
+            rows.append((even_spread(active[i], threads), even_spread(active[i] + standby[i], threads),
+                         even_spread(state_loads[i], threads)))
+            continue
+        slots = [slot_of.get((pid, name)) for name in clients[pid].consumer_client_ids]
+        columns = list(zip(*[nothing if k is None else per_share[k] for k in slots], strict=True))
+        rows.append((columns[0], columns[1], columns[2]) if columns else ((), (), ()))
+    return rows, sorted_numbers
 
 
 def _columns(per_client: Iterable[list[int]]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
@@ -463,9 +731,8 @@ class _Totals:
     cross_active: int = 0
     cross_standby: int = 0
     rack_unknown: int = 0
+    previously_unowned: int = 0
     traffic: dict[tuple[str, str], float] = field(default_factory=lambda: defaultdict(float))
-    #: False: ``count_reads`` counts the partitions per rack set, ``traffic`` stays empty (see ``compute_metrics``).
-    with_traffic: bool = True
 
     #: Each rack set read so far, by identity: (the set, its racks as a frozenset and in order, 1 / its size).
     #: A fleet's partitions share a few interned rack sets, so a partition costs a lookup here instead of the
@@ -500,32 +767,44 @@ class _Totals:
                 traffic[(row, r)] += share
 
     def count_reads(self, view: _View) -> None:
-        """``read``'s counts of every client at once, without the traffic matrix (``with_traffic`` False): each
+        """``read``'s counts of every client at once, without the traffic matrix (``traffic`` stays empty): each
         task's partitions counted per rack set once, those counts summed per client rack over the placements
         (integers: the order of the reads does not matter), then each (client rack, rack set) looked at once."""
-        racks = [view.state.clients[pid].rack_id for pid in view.placements]
+        racks = [view.state.clients[pid].rack_id for pid in view.state.process_ids]
         names = list(dict.fromkeys(r for r in racks if r is not None))
         row_of_client = _codes(racks)
         row_of_client[row_of_client < 0] = len(names)  # the last row: clients without a rack
         for active, partitions_of, tasks, clients in ((True, _SOURCES, view.active_task, view.active_client),
                                                       (False, _CHANGELOGS, view.standby_task, view.standby_client)):
-            per_task = list(map(partitions_of, view.infos))
-            sets = list(map(_RACK_IDS, chain.from_iterable(per_task)))
-            keys = list(map(id, sets))
-            set_of = dict(zip(keys, sets, strict=True))  # a few interned sets
-            if not set_of or not len(tasks):
+            if not len(tasks):
                 continue
-            listed = sorted(set_of)  # (the sets' ids: codes by one search)
+            # only the tasks placed this way are read (standbys: a few of the tasks), numbered among themselves
+            held = distinct(tasks)
+            infos = view.infos
+            if len(held) < len(infos):
+                infos = list(map(infos.__getitem__, held.tolist()))
+                tasks = np.searchsorted(held, tasks)
+            per_task = list(map(partitions_of, infos))
+            parts = list(chain.from_iterable(per_task))
+            if not parts:
+                continue
+            # the few interned rack sets, numbered by identity (one sort of their ids)
+            ids = np.fromiter(map(id, map(_RACK_IDS, parts)), dtype=np.uint64, count=len(parts))
+            order = np.argsort(ids, kind="stable")
+            ordered = ids[order]
+            first = np.concatenate(([True], ordered[1:] != ordered[:-1]))
+            codes = np.empty(len(parts), dtype=np.int64)
+            codes[order] = np.cumsum(first) - 1
+            listed = [parts[i].rack_ids for i in order[first].tolist()]
             width = len(listed)
             owner = np.repeat(np.arange(len(per_task), dtype=np.int64), list(map(len, per_task)))
-            codes = np.searchsorted(np.array(listed, dtype=np.uint64), np.array(keys, dtype=np.uint64))
             per_set = np.bincount(owner * width + codes, minlength=len(per_task) * width).reshape(-1, width)
             # placements per (client rack, task), times each task's reads per rack set: reads per (rack, set)
             rows = len(names) + 1
             placed = np.bincount(row_of_client[clients] * len(per_task) + tasks, minlength=rows * len(per_task))
             counts = placed.reshape(rows, len(per_task)) @ per_set
             for (row, column), count in zip(np.argwhere(counts).tolist(), counts[counts > 0].tolist(), strict=True):
-                self._count(names[row] if row < len(names) else None, set_of[listed[column]], count, active)
+                self._count(names[row] if row < len(names) else None, listed[column], count, active)
 
     def _count(self, rack: str | None, racks: Any, count: int, active: bool) -> None:
         """``count`` reads of partitions with replicas in ``racks`` by clients in ``rack``, as ``read`` counts them."""
@@ -542,11 +821,10 @@ class _Totals:
         else:
             self.cross_standby += count
 
-    def movement(self, view: _View) -> dict[str, int]:
-        before = view.previously_active
+    def movement(self) -> dict[str, int]:
         return {
             "active_moves": self.active_moves,
-            "previously_unowned_tasks": _previously_unowned(view, before),
+            "previously_unowned_tasks": self.previously_unowned,
             "standby_moves": self.standby_moves,
             "records_to_restore_active": saturated_long(self.restore_active),
             "records_to_restore_standby": saturated_long(self.restore_standby),
@@ -635,16 +913,14 @@ def _client_metrics(
     moves_in = len(moved_in & view.previously_active)
     restored_active, unknown_active = _restores(moved_in, ends, offsets)
     totals.restore_active += restored_active
-    if totals.with_traffic:  # (else counted for every client at once: _Totals.count_reads)
-        totals.read(rack, chain.from_iterable(map(_SOURCES, map(infos.__getitem__, active_at))), True)
+    totals.read(rack, chain.from_iterable(map(_SOURCES, map(infos.__getitem__, active_at))), True)
     new_copies = standby - held
     totals.standby_moves += len(new_copies)
     restored_standby, unknown_standby = _restores(new_copies, ends, offsets)
     totals.restore_standby += restored_standby
     totals.unknown_lags += unknown_active + unknown_standby
     records = restored_active + restored_standby
-    if totals.with_traffic:
-        totals.read(rack, chain.from_iterable(map(_CHANGELOGS, map(infos.__getitem__, standby_at))), False)
+    totals.read(rack, chain.from_iterable(map(_CHANGELOGS, map(infos.__getitem__, standby_at))), False)
     totals.active_moves += moves_in
     per_consumer = consumers.get(pid) if consumers is not None else None
     thread_active, thread_total, thread_state = _thread_loads(client, placed, per_consumer, state_load, weights,
@@ -735,9 +1011,8 @@ def _standbys(view: _View) -> dict[str, int]:
     configured = state.configs.num_standby_replicas
     wanted = max(0, min(configured, len(state.clients) - 1))
     placed = np.bincount(view.standby_task, minlength=len(view.index))
-    both = [view.index[t] for p in view.placements.values() for t in p.active & p.standby]
-    np.subtract.at(placed, both, 1)  # (a client holding a task both ways: none, from a keyed assignment)
-    placed = placed[np.asarray(view.logged, dtype=np.bool_)]
+    np.subtract.at(placed, view.overlap, 1)  # (a client holding a task both ways: none, from a keyed assignment)
+    placed = placed[view.changelog]
     below = placed < wanted
     return {"standby_shortfall_tasks": int(np.count_nonzero(below)),
             "missing_standby_replicas": int((wanted - placed[below]).sum()),
@@ -758,17 +1033,17 @@ def _spread(view: _View) -> dict[str, int]:
     tasks, holders = view.replicas()
     count = len(view.index)
     replicas = np.bincount(tasks, minlength=count)
-    measured = np.asarray(view.logged, dtype=np.bool_) & (replicas >= 2)  # changelog tasks with 2+ replicas
+    measured = view.changelog & (replicas >= 2)  # changelog tasks with 2+ replicas
     rack_short = rack_tasks = 0
     if len(all_racks) >= 2:
-        racks = _codes([clients[pid].rack_id for pid in view.placements])[holders]
+        racks = _codes([clients[pid].rack_id for pid in state.process_ids])[holders]
         gap = _shortfalls(tasks, racks, replicas, len(all_racks), count)
         rackless = np.bincount(tasks[racks < 0], minlength=count)  # replicas on clients without a rack
         gap = gap[measured & (rackless == 0)]
         rack_short, rack_tasks = int(gap.sum()), int(np.count_nonzero(gap > 0))
     task_gap = np.zeros(count, dtype=np.int64)
     for key in tag_keys:
-        values = _codes([clients[pid].client_tags.get(key) for pid in view.placements])
+        values = _codes([clients[pid].client_tags.get(key) for pid in state.process_ids])
         available = len({c.client_tags[key] for c in clients.values() if key in c.client_tags})
         held = values[holders]
         with_key = np.bincount(tasks[held >= 0], minlength=count)
@@ -799,19 +1074,28 @@ def _shortfalls(tasks: npt.NDArray[np.int64], values: npt.NDArray[np.int64], pre
     return np.minimum(present, available) - distinct
 
 
-_SUBTOPOLOGY = itemgetter(0, 1)  # a TaskId's (topology name, subtopology)
+_TOPOLOGY, _SUBTOPOLOGY = itemgetter(0), itemgetter(1)  # a TaskId's topology name, its subtopology
 
 
 def _subtopology_skews(view: _View) -> dict[str, int]:
-    """Per subtopology, max - min over clients of its active tasks (clients without any count 0)."""
-    keys = list(map(_SUBTOPOLOGY, view.state.task_ids))
-    subs = {sub: i for i, sub in enumerate(dict.fromkeys(keys))}
+    """Per subtopology, max - min over clients of its active tasks (clients without any count 0). The tasks are
+    in TaskId order, so a subtopology's tasks are consecutive: numbered where (name, subtopology) changes."""
+    ids = view.state.task_ids.items
+    count = len(ids)
+    subs = np.fromiter(map(_SUBTOPOLOGY, ids), dtype=np.int64, count=count)
+    starts = np.ones(count, dtype=np.bool_)
+    starts[1:] = subs[1:] != subs[:-1]
+    if count and ids[0][0] is not None:  # named topologies (then every task is named: None and a name do not sort)
+        names = list(map(_TOPOLOGY, ids))
+        starts[1:] |= np.fromiter(map(ne, names[1:], names[:-1]), dtype=np.bool_, count=count - 1)
+    firsts = np.flatnonzero(starts).tolist()
     n_clients = len(view.state.process_ids)
-    spread = [0] * len(subs)
-    if n_clients and subs:
-        of_task = np.fromiter(map(subs.__getitem__, keys), dtype=np.int64, count=len(keys))
+    spread = [0] * len(firsts)
+    if n_clients and firsts:
+        of_task = np.cumsum(starts) - 1
         counts = np.bincount(of_task[view.active_task] * n_clients + view.active_client,
-                             minlength=len(subs) * n_clients).reshape(len(subs), n_clients)
+                             minlength=len(firsts) * n_clients).reshape(len(firsts), n_clients)
         spread = (counts.max(axis=1) - counts.min(axis=1)).tolist()
+    keys = [(ids[i][0], int(subs[i])) for i in firsts]
     return {str(sub) if name is None else f"{name}__{sub}": spread[i]
-            for (name, sub), i in sorted(subs.items(), key=lambda kv: (kv[0][0] or "", kv[0][1]))}
+            for i, (name, sub) in sorted(enumerate(keys), key=lambda kv: (kv[1][0] or "", kv[1][1]))}

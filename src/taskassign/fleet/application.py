@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics
+from taskassign.analysis.metrics import AssignmentMetrics, PlacementNumbers, numbered_group_metrics
 from taskassign.assignors.base import BaseTaskAssignor
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, ResolvedAssignor, builtin_name, resolve
 from taskassign.configs import KAFKA_COMPAT, KAFKA_VERSION, AssignmentConfigs
@@ -241,30 +241,41 @@ def _fill(result: AppResult, built: BuiltApplication, outcome: RebalanceResult) 
         result["reason"] = f"the assignment failed Kafka's validation: {outcome.error.name}"
     else:
         result["status"] = STATUS_ASSIGNED
-    measured = _measure(built, outcome)
+    measured, numbers = _measure(built, outcome)
     result["metrics"] = measured.to_dict() if measured is not None else None
     per_client = {m.process_id: m for m in measured.client_metrics} if measured is not None else {}
     # Each task's id as text once per process (a task is written up to three times: its client's and its
-    # consumer's lists; a fleet's applications number their tasks alike).
+    # consumer's lists; a fleet's applications number their tasks alike); by the numbers the metrics gave the
+    # tasks when they measured the assignment (a list index instead of a TaskId's hash).
     if len(_NAMES) > _NAMES_LIMIT:
         _NAMES.clear()
     names = _NAMES
+    numbered = numbers.clients if numbers is not None else None
+    by_number = list(map(names.__getitem__, state.tasks)) if numbers is not None else []
     clients: list[ClientResult] = []
     for pid, assignment in outcome.group.clients.items():
         client = state.clients[pid]
         detail = per_client.get(pid)
-        active, standby = active_and_standby(assignment)
+        if numbered is not None:
+            active, standby = numbered[pid]
+            active_names, standby_names = list(map(by_number.__getitem__, active)), \
+                list(map(by_number.__getitem__, standby))
+        else:
+            active_ids, standby_ids = active_and_standby(assignment)
+            active_names, standby_names = list(map(names.__getitem__, active_ids)), \
+                list(map(names.__getitem__, standby_ids))
         clients.append(ClientResult(
             process_id=str(pid), rack=client.rack_id, num_threads=client.num_processing_threads,
-            active_tasks=list(map(names.__getitem__, active)),
-            standby_tasks=list(map(names.__getitem__, standby)),
+            active_tasks=active_names, standby_tasks=standby_names,
             followup_rebalance_deadline_ms=assignment.followup_rebalance_deadline,
             records_to_restore=detail.records_to_restore if detail else None,
             state_load=detail.state_load if detail else None,
             active_moves_in=detail.active_moves_in if detail else None,
         ))
     result["clients"] = clients
-    result["consumers"] = _consumers(outcome, names)
+    sorted_numbers = numbers.consumers if numbers is not None else None
+    result["consumers"] = _consumers(outcome, names) if sorted_numbers is None else \
+        _numbered_consumers(outcome, sorted_numbers, by_number)
 
 
 class _TaskNames(dict[Any, str]):
@@ -280,13 +291,35 @@ _NAMES = _TaskNames()
 _NAMES_LIMIT = 1 << 21
 
 
-def _measure(built: BuiltApplication, outcome: RebalanceResult) -> AssignmentMetrics | None:
-    """taskassign.analysis.metrics of the leader's group assignment; None for an assignment that names clients or
-    tasks the application does not have (an invalid assignment cannot be measured)."""
+def _measure(
+    built: BuiltApplication, outcome: RebalanceResult,
+) -> tuple[AssignmentMetrics, PlacementNumbers] | tuple[None, None]:
+    """taskassign.analysis.metrics of the leader's group assignment, without the rack traffic matrix, which is not
+    written, and the task numbers it read the placements by (the result rows list them); None for an assignment
+    that names clients or tasks the application does not have (an invalid assignment cannot be measured)."""
     try:
-        return compute_metrics(built.scenario.state, outcome.group, rack_traffic=False)  # (not written)
+        return numbered_group_metrics(built.scenario.state, outcome.group.clients, outcome.group.consumers)
     except UserInputError:
-        return None
+        return None, None
+
+
+def _numbered_consumers(outcome: RebalanceResult, numbers: list[tuple[list[int], list[int], list[int]]],
+                        by_number: list[str]) -> list[ConsumerResult]:
+    """``_consumers`` from the consumers' task numbers, already sorted (``PlacementNumbers.consumers``, the same
+    consumers in the same order), and each task's id as text by number."""
+    rows: list[ConsumerResult] = []
+    text = by_number.__getitem__
+    shares = iter(numbers)
+    for pid, consumers in (outcome.group.consumers or {}).items():
+        process = str(pid)
+        for consumer, share in consumers.items():
+            active, standby, withheld = next(shares)
+            rows.append(ConsumerResult(
+                process_id=process, consumer_id=consumer, active_tasks=list(map(text, active)),
+                standby_tasks=list(map(text, standby)), withheld_tasks=list(map(text, withheld)),
+                followup_rebalance_deadline_ms=share.followup_rebalance_deadline,
+            ))
+    return rows
 
 
 def _consumers(outcome: RebalanceResult, names: Mapping[Any, str]) -> list[ConsumerResult]:
