@@ -89,6 +89,8 @@ def balance_tasks_over_threads(
     # every task held by one client in one role: nothing a destination holds can be among the source's tasks
     disjoint = (not standby and not any(c.standby for c in clients)
                 and len(set().union(*(c.active for c in clients))) == sum(counts))
+    #: (disjoint) per client, its tasks sorted as ``ordered[start:]`` of its last turn, while it has taken none since
+    still_sorted: list[tuple[list[int], int] | None] = [None] * len(clients)
     capacities = [c.capacity for c in clients]
     count_array = np.array(counts, dtype=np.float64)
     capacity_array = np.array(capacities, dtype=np.float64)
@@ -123,7 +125,14 @@ def balance_tasks_over_threads(
             own = source.standby if standby else source.active
             ordered: list[int] = []
             start = -1  # ordered[:start] have all been given away (-1: not sorted yet)
+            if disjoint and still_sorted[s] is not None:  # it only gave since its last turn
+                ordered, start = still_sorted[s]  # type: ignore[misc]
             for d in lighter:
+                giving_one = (counts[s] - 1) / capacities[s]
+                if giving_one < taking_one[d]:  # the first move would invert the skew: moves_allowed's 0
+                    if giving_one < least_taking_one:
+                        break  # nor with any later destination: the source only gets lighter
+                    continue
                 allowance = moves_allowed(counts[s], capacities[s], counts[d], capacities[d])
                 if not allowance:
                     continue
@@ -136,6 +145,7 @@ def balance_tasks_over_threads(
                     given = ordered[start:start + allowance]
                     start += len(given)
                     gained = destination.active
+                    still_sorted[d] = None
                 else:
                     while start < len(ordered) and ordered[start] not in own:
                         start += 1
@@ -152,11 +162,15 @@ def balance_tasks_over_threads(
                     gained.update(given)
                     counts[s] -= len(given)
                     counts[d] += len(given)
-                    count_array[s], count_array[d] = counts[s], counts[d]
                     taking_one[s] = (counts[s] + 1) / capacities[s]
                     taking_one[d] = (counts[d] + 1) / capacities[d]
                     least_taking_one = min(least_taking_one, taking_one[s])  # a lower bound until the next pass
                     moved_any = True
-                loads[s] = load_list[s] = counts[s] / capacities[s]  # ClientState.assigned_load, from the counts
-                loads[d] = load_list[d] = counts[d] / capacities[d]
+                load_list[s] = counts[s] / capacities[s]  # ClientState.assigned_load, from the counts
+                load_list[d] = counts[d] / capacities[d]
+                if vectorised:  # (the arrays only the numpy scan reads)
+                    count_array[s], count_array[d] = counts[s], counts[d]
+                    loads[s], loads[d] = load_list[s], load_list[d]
                 lightest = min(lightest, load_list[s])
+            if start >= 0:
+                still_sorted[s] = (ordered, start)
