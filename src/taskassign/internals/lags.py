@@ -171,22 +171,22 @@ class LagTable:
         reports = [state.task_offset_sums for state in application_state.kafka_streams_states(True).values()]
         self.num_clients = num_clients = len(reports)
         self.num_tasks = num_tasks = len(numbers)
-        if every_task:  # (one conversion of the sums: numpy reads Python ints one by one)
+        if every_task:  # (one conversion of the sums, no index list: numpy reads Python ints one by one)
             self._has_end = np.ones(num_tasks, dtype=bool)
         else:
             self._has_end = np.zeros(num_tasks, dtype=bool)
             self._has_end[list(self.ends)] = True
         try:
             if every_task:
-                self._end_of = np.fromiter(sums.values(), dtype=np.int64, count=num_tasks)
+                self._end_of = np.array(list(sums.values()), dtype=np.int64)  # (fromiter over a mapping is slower)
             else:
                 self._end_of = np.zeros(num_tasks, dtype=np.int64)
                 self._end_of[list(self.ends)] = list(self.ends.values())
-            task, client, offset = _report_rows(reports, numbers, self.ends, np.int64)
+            task, client, offset = _report_rows(reports, numbers, self._has_end, np.int64)
         except OverflowError:  # an offset beyond a Java long: the same arithmetic on Python ints
             self._end_of = np.zeros(num_tasks, dtype=object)
             self._end_of[list(self.ends)] = list(self.ends.values())
-            task, client, offset = _report_rows(reports, numbers, self.ends, object)
+            task, client, offset = _report_rows(reports, numbers, self._has_end, object)
         end = self._end_of[task]
         sentinel = (offset == LATEST_OFFSET) | (offset == UNKNOWN_OFFSET_SUM)
         lag = np.where(sentinel, offset, np.where(end < offset, end, end - offset))
@@ -398,14 +398,16 @@ class LagTable:
         return lags
 
 
-def _report_rows(reports: Reports, numbers: Mapping[TaskId, int], ends: Mapping[int, int], dtype: type
+def _report_rows(reports: Reports, numbers: Mapping[TaskId, int], has_end: np.ndarray, dtype: type
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(task, client, offset) per reported offset sum of a task with a changelog, client-major."""
+    """(task, client, offset) per reported offset sum of a task with a changelog (``has_end`` by task number),
+    client-major."""
     sizes = [len(offsets) for offsets in reports]
     total = sum(sizes)
-    stateful = numbers if len(ends) == len(numbers) else {t: n for t, n in numbers.items() if n in ends}
-    task = np.array(list(chain.from_iterable(map(stateful.get, offsets, repeat(-1)) for offsets in reports)),
+    task = np.array(list(chain.from_iterable(map(numbers.get, offsets, repeat(-1)) for offsets in reports)),
                     dtype=np.int64)
+    if task.size:  # unknown tasks (-1) and tasks without a changelog are left out below
+        task[~has_end[task] | (task < 0)] = -1
     offsets_flat = chain.from_iterable(offsets.values() for offsets in reports)
     offset = (np.fromiter(offsets_flat, dtype=np.int64, count=total) if dtype is np.int64
               else np.array(list(offsets_flat), dtype=object))
