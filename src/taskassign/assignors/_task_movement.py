@@ -183,7 +183,9 @@ def _assign_active_to_lightest(
         swap = source >= 0
         if not swap:  # b: the least loaded caught-up client
             if caught is not None:
-                if caught:
+                if len(caught) == 1:  # (the usual case: the previous owner)
+                    (source,) = caught
+                elif caught:
                     source = min([(loads[c], c) for c in caught])[1]
             else:  # (never with a movement: then only a client with unknown offsets (-3) is behind, and
                 # nobody has a lower lag; answered as the pool would all the same)
@@ -207,8 +209,8 @@ def _assign_active_to_lightest(
                 destination.assign_standby(task)
                 standby_holders.setdefault(task, []).append(dest)
                 warmups.setdefault(dest, set()).add(task)
-        for c in (source, dest):
-            loads[c] = (len(actives[c]) + len(standbys[c])) / capacities[c]
+        loads[source] = (len(actives[source]) + len(standbys[source])) / capacities[source]
+        loads[dest] = (len(actives[dest]) + len(standbys[dest])) / capacities[dest]
     return len(movements[0])
 
 
