@@ -406,13 +406,12 @@ def _report_rows(reports: Reports, numbers: Mapping[TaskId, int], has_end: np.nd
     total = sum(sizes)
     task = np.array(list(chain.from_iterable(map(numbers.get, offsets, repeat(-1)) for offsets in reports)),
                     dtype=np.int64)
-    if task.size:  # unknown tasks (-1) and tasks without a changelog are left out below
-        task[~has_end[task] | (task < 0)] = -1
+    known = task >= 0  # reports of unknown tasks (-1) and of tasks without a changelog are left out
+    known[known] = has_end[task[known]]
     offsets_flat = chain.from_iterable(offsets.values() for offsets in reports)
     offset = (np.fromiter(offsets_flat, dtype=np.int64, count=total) if dtype is np.int64
               else np.array(list(offsets_flat), dtype=object))
     client = np.repeat(np.arange(len(reports), dtype=np.int64), sizes)
-    known = task >= 0
     if not known.all():
         task, client, offset = task[known], client[known], offset[known]
     return task, client, offset
