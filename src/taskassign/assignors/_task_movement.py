@@ -119,7 +119,6 @@ def assign_active_task_movements(
         for held in client.standby:
             standby_holders.setdefault(held, []).append(client.index)
     for task, dest in _in_heap_order(movements, lags):
-        destination = clients[dest]
 
         def holds_standby(c: int, t: int = task) -> bool:
             return t in clients[c].standby
@@ -134,19 +133,28 @@ def assign_active_task_movements(
             if source == dest:
                 raise AssertionError(f"no client is more caught up on {task} than the planned one")
             swap = task in clients[source].standby
-        if swap:
-            _swap_standby_and_active(task, clients[source], destination)
-            holders.remove(source)
-            holders.append(dest)
-        else:
-            clients[source].assign_active(task)
-            destination.unassign_active(task)
-            if budget.take():
-                destination.assign_standby(task)
-                holders.append(dest)
-                warmups.setdefault(dest, set()).add(task)
+        _move_active(clients, task, source, dest, swap, standby_holders, budget, warmups)
         pool.offer_all((source, dest))
     return len(movements[0])
+
+
+def _move_active(clients: Sequence[ClientState], task: int, source: int, dest: int, swap: bool,
+                 standby_holders: dict[int, list[int]], budget: WarmupBudget, warmups: dict[int, set[int]]) -> None:
+    """An active movement once its new client is chosen: swap with the source's standby, or move and leave a
+    warm-up on the destination while the budget lasts (its standby holders and warm-ups kept up to date)."""
+    destination = clients[dest]
+    if swap:
+        _swap_standby_and_active(task, clients[source], destination)
+        holders = standby_holders[task]
+        holders.remove(source)
+        holders.append(dest)
+    else:
+        clients[source].assign_active(task)
+        destination.unassign_active(task)
+        if budget.take():
+            destination.assign_standby(task)
+            standby_holders.setdefault(task, []).append(dest)
+            warmups.setdefault(dest, set()).add(task)
 
 
 def _assign_active_to_lightest(
@@ -167,7 +175,6 @@ def _assign_active_to_lightest(
             standby_holders.setdefault(held, []).append(client.index)
     caught_up, is_caught_up = lags.caught_up_clients, lags.is_caught_up
     for task, dest in _in_heap_order(movements, lags):
-        destination = clients[dest]
         caught = caught_up(task)  # the caught-up clients, or None: every silent client is caught up
         source = -1
         holders = standby_holders.get(task)
@@ -197,18 +204,7 @@ def _assign_active_to_lightest(
             if source == dest:
                 raise AssertionError(f"no client is more caught up on {task} than the planned one")
             swap = task in standbys[source]
-        if swap:
-            _swap_standby_and_active(task, clients[source], destination)
-            holders = standby_holders[task]
-            holders.remove(source)
-            holders.append(dest)
-        else:
-            clients[source].assign_active(task)
-            destination.unassign_active(task)
-            if budget.take():
-                destination.assign_standby(task)
-                standby_holders.setdefault(task, []).append(dest)
-                warmups.setdefault(dest, set()).add(task)
+        _move_active(clients, task, source, dest, swap, standby_holders, budget, warmups)
         loads[source] = (len(actives[source]) + len(standbys[source])) / capacities[source]
         loads[dest] = (len(actives[dest]) + len(standbys[dest])) / capacities[dest]
     return len(movements[0])
