@@ -81,6 +81,21 @@ def test_pruned_scan_moves_exactly_like_kafkas_loop(spec: list[tuple[int, int]],
     assert [(c.active, c.standby) for c in vectorised] == [(c.active, c.standby) for c in slow]
 
 
+@given(st.lists(st.tuples(st.integers(0, 12), st.integers(1, 4), st.booleans()), min_size=1, max_size=12))
+def test_active_balance_around_standbys_moves_like_kafkas_loop(spec: list[tuple[int, int, bool]]) -> None:
+    """Actives balanced while some clients hold standbys (not the disjoint slice path): Kafka's loop too."""
+    counts, capacities = [c for c, _, _ in spec], [k for _, k, _ in spec]
+    fast, slow = clients_with(counts, capacities), clients_with(counts, capacities)
+    for group in (fast, slow):
+        for client, (_, _, holds) in zip(group, spec, strict=True):
+            after = group[(client.index + 1) % len(group)]
+            if holds and after is not client and after.active:  # a standby of a task the next client runs,
+                client.standby.add(min(after.active))  # which that client then cannot give this one
+    balance_tasks_over_threads(fast, standby=False)
+    _naive(slow, standby=False)
+    assert [(c.active, c.standby) for c in fast] == [(c.active, c.standby) for c in slow]
+
+
 def test_standby_balance_respects_the_movement_predicate() -> None:
     clients = clients_with([4, 0, 0], [1, 1, 1], standby=True)
     balance_tasks_over_threads(clients, standby=True, allowed=lambda s, d: d.index != 1)
@@ -96,3 +111,28 @@ def test_moves_allowed_counts_kafkas_should_move_loop(source: int, source_thread
         taker.active.add(giver.active.pop())
         moved += 1
     assert moves_allowed(source, source_threads, destination, destination_threads) == moved
+
+
+def _moves_by_loop(source: int, source_threads: int, destination: int, destination_threads: int) -> int:
+    with patch.object(_thread_balance, "_EXACT_COUNTS", -1):  # the double loop, whatever the sizes
+        return moves_allowed(source, source_threads, destination, destination_threads)
+
+
+@given(st.integers(0, 1 << 20), st.integers(1, 1 << 10), st.integers(0, 1 << 20), st.integers(1, 1 << 10),
+       st.integers(-3, 3))
+def test_moves_allowed_integer_form_is_the_double_loop_up_to_its_bounds(source: int, source_threads: int,
+                                                                        destination: int, destination_threads: int,
+                                                                        nudge: int) -> None:
+    # a destination near the source's load per thread (a few moves to count), anywhere up to the bounds
+    destination = max(0, min(destination, source * destination_threads // source_threads + nudge))
+    if source + destination > 1 << 20:
+        return
+    assert moves_allowed(source, source_threads, destination, destination_threads) == _moves_by_loop(
+        source, source_threads, destination, destination_threads)
+
+
+@given(st.integers(0, 3000), st.integers(1, 1 << 12), st.integers(0, 3000), st.integers(1, 1 << 12))
+def test_moves_allowed_small_counts_any_capacity(source: int, source_threads: int, destination: int,
+                                                 destination_threads: int) -> None:
+    assert moves_allowed(source, source_threads, destination, destination_threads) == _moves_by_loop(
+        source, source_threads, destination, destination_threads)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from taskassign.configs import AssignmentConfigs
 from taskassign.rack.balance_subtopology import BalanceSubtopologyGraph, groups_by_subtopology
+from taskassign.rack.compact import unique_rows
 from taskassign.rack.min_traffic import MinTrafficGraph
 from taskassign.rack.solve import KAFKA_SOLVER, MIN_COST_FLOW_SOLVER, resolve_solver, solve
 from tests.rack.instances import active_problem, group_caps, random_instance, reference_optimum
@@ -99,3 +101,19 @@ def test_empty_problem_is_a_no_op() -> None:
 ])
 def test_solver_comes_from_the_configs(extensions: dict[str, object], expected: str) -> None:
     assert resolve_solver(AssignmentConfigs(extensions=extensions)) == expected
+
+
+@given(st.lists(st.lists(st.integers(-2, 3), min_size=4, max_size=4), max_size=40),
+       st.sampled_from([1, 1001, 2**40]))
+def test_unique_rows_is_numpys_unique_over_rows(rows: list[list[int]], scale: int) -> None:
+    """The hub graph's task kinds: the same rows, order, inverse and counts as ``np.unique(axis=0)``."""
+    array = np.array(rows, dtype=np.int64).reshape(-1, 4) * scale
+    kinds, inverse, counts = unique_rows(array)
+    if not len(rows):
+        assert kinds.shape == (0, 4) and not len(inverse) and not len(counts)
+        return
+    expected, expected_inverse, expected_counts = np.unique(array, axis=0, return_inverse=True,
+                                                            return_counts=True)
+    assert np.array_equal(kinds, expected)
+    assert np.array_equal(inverse, expected_inverse.reshape(-1))
+    assert np.array_equal(counts, expected_counts)

@@ -8,7 +8,7 @@ keys, and those leave the heap in ``java.util.PriorityQueue`` order, not in inse
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
 
 import numpy as np
@@ -40,7 +40,7 @@ class WarmupBudget:
 
 
 def _movements(
-    clients: Sequence[ClientState], lags: LagTable, pool: ClientPool, standby: bool,
+    clients: Sequence[ClientState], lags: LagTable, pool: ClientPool | _LightestCaughtUp, standby: bool,
     skip: Mapping[int, set[int]] | None = None,
 ) -> Movements:
     """Kafka's enqueue loop: for each client (ProcessId order) and each of its tasks (TaskId order),
@@ -109,6 +109,8 @@ def assign_active_task_movements(
     caught-up client (warm-up on the destination while the budget lasts); else move to the most
     caught-up client. Records the warm-ups created, per client, in ``warmups``.
     """
+    if make_pool.movements_true_minimum:
+        return _assign_active_to_lightest(clients, lags, warmups, budget)
     pool = caught_up_pool(clients, lags, make_pool)
     movements = _movements(clients, lags, pool, standby=False)
     # each task's standby holders: the clients step a may choose from (a pool may look at those only)
@@ -117,7 +119,6 @@ def assign_active_task_movements(
         for held in client.standby:
             standby_holders.setdefault(held, []).append(client.index)
     for task, dest in _in_heap_order(movements, lags):
-        destination = clients[dest]
 
         def holds_standby(c: int, t: int = task) -> bool:
             return t in clients[c].standby
@@ -132,18 +133,80 @@ def assign_active_task_movements(
             if source == dest:
                 raise AssertionError(f"no client is more caught up on {task} than the planned one")
             swap = task in clients[source].standby
-        if swap:
-            _swap_standby_and_active(task, clients[source], destination)
-            holders.remove(source)
-            holders.append(dest)
-        else:
-            clients[source].assign_active(task)
-            destination.unassign_active(task)
-            if budget.take():
-                destination.assign_standby(task)
-                holders.append(dest)
-                warmups.setdefault(dest, set()).add(task)
+        _move_active(clients, task, source, dest, swap, standby_holders, budget, warmups)
         pool.offer_all((source, dest))
+    return len(movements[0])
+
+
+def _move_active(clients: Sequence[ClientState], task: int, source: int, dest: int, swap: bool,
+                 standby_holders: dict[int, list[int]], budget: WarmupBudget, warmups: dict[int, set[int]]) -> None:
+    """An active movement once its new client is chosen: swap with the source's standby, or move and leave a
+    warm-up on the destination while the budget lasts (its standby holders and warm-ups kept up to date)."""
+    destination = clients[dest]
+    if swap:
+        _swap_standby_and_active(task, clients[source], destination)
+        holders = standby_holders[task]
+        holders.remove(source)
+        holders.append(dest)
+    else:
+        clients[source].assign_active(task)
+        destination.unassign_active(task)
+        if budget.take():
+            destination.assign_standby(task)
+            standby_holders.setdefault(task, []).append(dest)
+            warmups.setdefault(dest, set()).add(task)
+
+
+def _assign_active_to_lightest(
+    clients: Sequence[ClientState], lags: LagTable, warmups: dict[int, set[int]], budget: WarmupBudget,
+) -> int:
+    """``assign_active_task_movements`` where its pool answers the true minimum, without the pool: every client
+    is a member at each poll (a movement polls at most one and offers it back with the destination), so each
+    step is the least (load, client) among the clients it admits. The loads are kept in a list, updated for
+    the two clients a movement changes. Tested against the pooled loop."""
+    actives = [c.active for c in clients]
+    standbys = [c.standby for c in clients]
+    capacities = [c.capacity for c in clients]
+    loads = [(len(a) + len(b)) / k for a, b, k in zip(actives, standbys, capacities, strict=True)]
+    movements = lags.placed_behind(actives)
+    standby_holders: dict[int, list[int]] = {}
+    for client in clients:
+        for held in client.standby:
+            standby_holders.setdefault(held, []).append(client.index)
+    caught_up, is_caught_up = lags.caught_up_clients, lags.is_caught_up
+    for task, dest in _in_heap_order(movements, lags):
+        caught = caught_up(task)  # the caught-up clients, or None: every silent client is caught up
+        source = -1
+        holders = standby_holders.get(task)
+        if holders:  # a: a caught-up standby takes over, no warm-up needed
+            best = None
+            for c in holders:
+                if c in caught if caught is not None else is_caught_up(c, task):
+                    key = (loads[c], c)
+                    if best is None or key < best:
+                        best = key
+            if best is not None:
+                source = best[1]
+        swap = source >= 0
+        if not swap:  # b: the least loaded caught-up client
+            if caught is not None:
+                if len(caught) == 1:  # (the usual case: the previous owner)
+                    (source,) = caught
+                elif caught:
+                    source = min([(loads[c], c) for c in caught])[1]
+            else:  # (never with a movement: then only a client with unknown offsets (-3) is behind, and
+                # nobody has a lower lag; answered as the pool would all the same)
+                qualified = [(load, c) for c, load in enumerate(loads) if is_caught_up(c, task)]
+                if qualified:
+                    source = min(qualified)[1]
+        if source < 0:  # c: the most caught-up client (the enqueue condition guarantees one)
+            source = lags.most_caught_up(task)
+            if source == dest:
+                raise AssertionError(f"no client is more caught up on {task} than the planned one")
+            swap = task in standbys[source]
+        _move_active(clients, task, source, dest, swap, standby_holders, budget, warmups)
+        loads[source] = (len(actives[source]) + len(standbys[source])) / capacities[source]
+        loads[dest] = (len(actives[dest]) + len(standbys[dest])) / capacities[dest]
     return len(movements[0])
 
 
@@ -170,7 +233,8 @@ def assign_standby_task_movements(
     client tags): a standby moves only to a client that keeps as many distinct tag entries among the
     task's replicas (KIP-708's spread), as the rack optimisation's check does.
     """
-    pool = caught_up_pool(clients, lags, make_pool)
+    pool: ClientPool | _LightestCaughtUp = (_LightestCaughtUp(clients, lags) if make_pool.movements_true_minimum
+                                             else caught_up_pool(clients, lags, make_pool))
     movements = _movements(clients, lags, pool, standby=True, skip=warmups)
     walks = _LagOrderWalks(clients, lags)
     actives = [c.active for c in clients]
@@ -217,6 +281,44 @@ def assign_standby_task_movements(
         offer_all((source, dest))  # both at once: the destination may have changed weight in the pool
         moved += 1
     return moved
+
+
+class _LightestCaughtUp:
+    """The standby movements' pool where it answers the true minimum, for their pattern only: a poll, then the
+    polled client offered back with the destination before the next poll, so every client is a member at each
+    poll and the answer is the least (load, client) the constraints admit, the loads kept in a list."""
+
+    __slots__ = ("_actives", "_capacities", "_caught_up", "_is_caught_up", "_loads", "_standbys")
+
+    def __init__(self, clients: Sequence[ClientState], lags: LagTable) -> None:
+        self._actives = [c.active for c in clients]
+        self._standbys = [c.standby for c in clients]
+        self._capacities = [c.capacity for c in clients]
+        self._loads = [(len(a) + len(b)) / k for a, b, k in zip(self._actives, self._standbys, self._capacities,
+                                                                strict=True)]
+        self._caught_up = lags.caught_up_clients
+        self._is_caught_up = lags.is_caught_up
+
+    def offer(self, client: int) -> None:
+        self._loads[client] = (len(self._actives[client]) + len(self._standbys[client])) / self._capacities[client]
+
+    def offer_all(self, clients: Iterable[int]) -> None:
+        for client in clients:
+            self.offer(client)
+
+    def poll(self, task: int, extra: Callable[[int], bool]) -> int | None:
+        loads = self._loads
+        caught = self._caught_up(task)
+        if caught is None:  # every silent client is caught up (never with a movement, as in the active phase)
+            is_caught_up = self._is_caught_up
+            caught = {c for c in range(len(loads)) if is_caught_up(c, task)}
+        best = None
+        for c in caught:
+            if extra(c):
+                key = (loads[c], c)
+                if best is None or key < best:
+                    best = key
+        return None if best is None else best[1]
 
 
 class _Holders:

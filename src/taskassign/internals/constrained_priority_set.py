@@ -80,6 +80,12 @@ class PoolFactory(Protocol):
     @property
     def true_minimum(self) -> bool: ...
 
+    @property
+    def movements_true_minimum(self) -> bool:
+        """Whether the pools built with ``weights_change_inside`` answer the lightest qualifying member too (no
+        replay of Kafka's heap there), so the movement phases may use a pool of their own with those answers."""
+        ...
+
     def __call__(
         self, constraint: Constraint, weight: Callable[[int], float], candidates: Candidates | None = None,
         weights_change_inside: bool = False,
@@ -89,6 +95,7 @@ class PoolFactory(Protocol):
 class _JavaPoolFactory:
     __slots__ = ("_hashes",)
     true_minimum = False
+    movements_true_minimum = False
 
     def __init__(self, client_hashes: Sequence[int]) -> None:
         self._hashes = client_hashes
@@ -107,6 +114,10 @@ class _FastPoolFactory:
     def __init__(self, client_hashes: Sequence[int], replay_java_heap: bool) -> None:
         self._hashes = client_hashes
         self._replay = replay_java_heap
+
+    @property
+    def movements_true_minimum(self) -> bool:
+        return not self._replay
 
     def __call__(
         self, constraint: Constraint, weight: Callable[[int], float], candidates: Candidates | None = None,

@@ -153,7 +153,8 @@ class LagTable:
     """
 
     __slots__ = ("_by_client", "_by_task", "_caught", "_caught_up_sets", "_client_rows", "_end_of", "_has_end",
-                 "_key", "_lag", "_lag_order", "_most_caught_up", "_most_caught_up_lag", "_num_caught_up",
+                 "_key", "_lag", "_lag_order", "_most_caught_up", "_most_caught_up_lag", "_most_caught_up_lag_array",
+                 "_num_caught_up",
                  "_num_caught_up_array", "_silent_caught_up",
                  "_task_lags", "_task_row_lists", "_task_rows", "_unbounded", "acceptable_recovery_lag", "ends",
                  "num_clients", "num_tasks")
@@ -164,21 +165,28 @@ class LagTable:
         #: Task number -> changelog end offset sum, for the tasks with a changelog.
         sums = application_state.changelog_end_offset_sums
         # every task has a changelog (the usual case): its number is its position, no TaskId lookups
-        self.ends: dict[int, int] = (dict(enumerate(sums.values())) if len(sums) == len(numbers)
+        every_task = len(sums) == len(numbers)
+        self.ends: dict[int, int] = (dict(enumerate(sums.values())) if every_task
                                      else {numbers[t]: end for t, end in sums.items()})
         reports = [state.task_offset_sums for state in application_state.kafka_streams_states(True).values()]
         self.num_clients = num_clients = len(reports)
         self.num_tasks = num_tasks = len(numbers)
-        self._has_end = np.zeros(num_tasks, dtype=bool)
-        self._has_end[list(self.ends)] = True
+        if every_task:  # (one conversion of the sums, no index list: numpy reads Python ints one by one)
+            self._has_end = np.ones(num_tasks, dtype=bool)
+        else:
+            self._has_end = np.zeros(num_tasks, dtype=bool)
+            self._has_end[list(self.ends)] = True
         try:
-            self._end_of = np.zeros(num_tasks, dtype=np.int64)
-            self._end_of[list(self.ends)] = list(self.ends.values())
-            task, client, offset = _report_rows(reports, numbers, self.ends, np.int64)
+            if every_task:
+                self._end_of = np.array(list(sums.values()), dtype=np.int64)  # (fromiter over a mapping is slower)
+            else:
+                self._end_of = np.zeros(num_tasks, dtype=np.int64)
+                self._end_of[list(self.ends)] = list(self.ends.values())
+            task, client, offset = _report_rows(reports, numbers, self._has_end, np.int64)
         except OverflowError:  # an offset beyond a Java long: the same arithmetic on Python ints
             self._end_of = np.zeros(num_tasks, dtype=object)
             self._end_of[list(self.ends)] = list(self.ends.values())
-            task, client, offset = _report_rows(reports, numbers, self.ends, object)
+            task, client, offset = _report_rows(reports, numbers, self._has_end, object)
         end = self._end_of[task]
         sentinel = (offset == LATEST_OFFSET) | (offset == UNKNOWN_OFFSET_SUM)
         lag = np.where(sentinel, offset, np.where(end < offset, end, end - offset))
@@ -204,8 +212,9 @@ class LagTable:
             ends_there = self._end_of[reported_tasks]
             everyone = counts[reported_tasks] == num_clients
             lowest[reported_tasks] = np.where(everyone | (minima < ends_there), minima, ends_there)
-        #: The lag of the first client of ``byLag`` (the lowest lag of any client) per task.
+        #: The lag of the first client of ``byLag`` (the lowest lag of any client) per task (and as the array).
         self._most_caught_up_lag: list[int] = lowest.tolist()
+        self._most_caught_up_lag_array = lowest
         self._by_client: list[dict[int, int]] | None = None
         self._by_task: _ReportsByTask | None = None
         self._task_lags: dict[int, TaskLags] = {}
@@ -290,7 +299,7 @@ class LagTable:
             lag = np.where(found, self._lag[row], lag)
         behind = self._has_end[task] & ~self._caught_up_mask(lag)
         rows = np.flatnonzero(behind)
-        lowest = np.asarray(self._most_caught_up_lag, dtype=lag.dtype)[task[rows]]
+        lowest = self._most_caught_up_lag_array[task[rows]]
         rows = rows[lowest < lag[rows]]
         task, client = task[rows], client[rows]
         if skip:
@@ -389,19 +398,20 @@ class LagTable:
         return lags
 
 
-def _report_rows(reports: Reports, numbers: Mapping[TaskId, int], ends: Mapping[int, int], dtype: type
+def _report_rows(reports: Reports, numbers: Mapping[TaskId, int], has_end: np.ndarray, dtype: type
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(task, client, offset) per reported offset sum of a task with a changelog, client-major."""
+    """(task, client, offset) per reported offset sum of a task with a changelog (``has_end`` by task number),
+    client-major."""
     sizes = [len(offsets) for offsets in reports]
     total = sum(sizes)
-    stateful = numbers if len(ends) == len(numbers) else {t: n for t, n in numbers.items() if n in ends}
-    task = np.array(list(chain.from_iterable(map(stateful.get, offsets, repeat(-1)) for offsets in reports)),
+    task = np.array(list(chain.from_iterable(map(numbers.get, offsets, repeat(-1)) for offsets in reports)),
                     dtype=np.int64)
+    known = task >= 0  # reports of unknown tasks (-1) and of tasks without a changelog are left out
+    known[known] = has_end[task[known]]
     offsets_flat = chain.from_iterable(offsets.values() for offsets in reports)
     offset = (np.fromiter(offsets_flat, dtype=np.int64, count=total) if dtype is np.int64
               else np.array(list(offsets_flat), dtype=object))
     client = np.repeat(np.arange(len(reports), dtype=np.int64), sizes)
-    known = task >= 0
     if not known.all():
         task, client, offset = task[known], client[known], offset[known]
     return task, client, offset
