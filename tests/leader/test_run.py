@@ -201,20 +201,12 @@ def test_probing_deadline_rides_on_the_first_thread_of_the_leader_client() -> No
     assert (first.followup_rebalance_deadline, second.followup_rebalance_deadline) == (61_000, None)
 
 
-class _Fixed(BaseTaskAssignor):
-    def __init__(self, result: TaskAssignment) -> None:
-        self.result = result
-
-    def assign(self, application_state: ApplicationState) -> TaskAssignment:
-        return self.result
-
-
 def test_an_unknown_task_behind_an_active_placed_twice_is_spread_as_stateless() -> None:
     # Every task of the application has a changelog, so the leader looks none up, unless the walk may have stopped
     # before an unknown task: an active placed twice is reported first, and the threads still see the assignment.
     state = app_state([task("1_0"), task("1_1")], [client(PID_1), client(PID_2), client(PID_3)])
     unknown = tid("0_5")
-    result = rebalance(state, _Fixed(ta(KafkaStreamsAssignment.of_tasks(PID_2, [tid("1_0")]),
+    result = rebalance(state, Fixed(ta(KafkaStreamsAssignment.of_tasks(PID_2, [tid("1_0")]),
                                         KafkaStreamsAssignment.of_tasks(PID_1, [tid("1_0")]),
                                         KafkaStreamsAssignment.of_tasks(PID_3, [unknown, tid("1_1")]))),
                        raise_on_error=False)
