@@ -10,7 +10,7 @@ from typing import Any
 import pyspark
 import pytest
 
-from taskassign.pipeline.spark_daemon import installed_first
+from taskassign.pipeline.spark_daemon import drop_zips, installed_first
 
 SPARK_LIB = Path(pyspark.__file__).parent / "python" / "lib"
 SITE = str(Path(pyspark.__file__).parents[1])  # where this interpreter's pyspark is installed
@@ -62,11 +62,23 @@ def test_the_test_sessions_workers_import_the_installed_pyspark(spark: Any) -> N
     def origin(_: Any) -> list[str]:
         import pyspark as worker_pyspark
 
-        return [worker_pyspark.__file__ or "", sys.executable]
+        zips = [entry for entry in sys.path_importer_cache if Path(entry).parent == SPARK_LIB]
+        return [worker_pyspark.__file__ or "", sys.executable, repr(zips)]
 
     found = spark.sparkContext.parallelize([0, 1], 2).mapPartitions(origin).collect()
     assert found[0] == str(Path(pyspark.__file__)) and ".zip" not in found[0]
     assert found[1] == sys.executable
+    assert found[2] == "[]"  # no importer of a dropped zip left for importlib.invalidate_caches() to refresh
+
+
+def test_a_dropped_zips_importer_leaves_the_cache_and_the_rest_stays(tmp_path: Path) -> None:
+    zips = sorted(str(p) for p in SPARK_LIB.glob("*.zip"))
+    other = str(tmp_path / "mine")
+    path = [other, *zips, SITE]
+    importers: dict[str, Any] = {entry: object() for entry in path}
+    kept_importers = {other: importers[other], SITE: importers[SITE]}
+    drop_zips(path, importers)
+    assert path == [other, SITE] and importers == kept_importers
 
 
 @pytest.mark.parametrize("name", ["pyspark.zip", "py4j-0.10.9.9-src.zip"])
