@@ -13,13 +13,14 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from taskassign.internals.lags import compute_lags
+from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM
+
 __all__ = ("Column", "distinct", "exact_column", "keys_in", "restored_records", "run_sums")
 
 #: Largest magnitude a sum over an int64 column may reach (kept below 2^63 with room for one subtraction).
 _INT64_ROOM = 1 << 62
 
-#: -2 and -3: Kafka's ``Task.LATEST_OFFSET`` and ``SubscriptionInfo.UNKNOWN_OFFSET_SUM`` (taskassign.model's).
-_LATEST, _UNKNOWN = -2, -3
 
 Column = npt.NDArray[np.int64] | npt.NDArray[np.object_]
 
@@ -71,8 +72,7 @@ def restored_records(ends: Column, offsets: Column) -> tuple[Column, npt.NDArray
     lag (``ClientState#computeTaskLags``: -2 and -3 stay, a client ahead of the changelog lags by the whole end
     offset sum) with -2 counting 0 and -3 the end offset sum (0 when that is negative), the rules of
     ``metrics._restore`` for every placement at once."""
-    special = (offsets == _LATEST) | (offsets == _UNKNOWN)
-    lags = np.where(special, offsets, np.where(ends < offsets, ends, ends - offsets))
-    unknown: npt.NDArray[np.bool_] = np.asarray(lags == _UNKNOWN, dtype=np.bool_)
-    records: Column = np.where(lags == _LATEST, 0, np.where(unknown, np.maximum(ends, 0), lags))
+    lags = compute_lags(ends, offsets)
+    unknown: npt.NDArray[np.bool_] = np.asarray(lags == UNKNOWN_OFFSET_SUM, dtype=np.bool_)
+    records: Column = np.where(lags == LATEST_OFFSET, 0, np.where(unknown, np.maximum(ends, 0), lags))
     return records, unknown

@@ -528,8 +528,10 @@ def _by_columns(
     view = _ColumnView(state, index, infos, changelog, active, standby)
     (a_task, a_client), (s_task, s_client) = active, standby
     # before the rebalance: who ran what as active, who held a copy
-    ran_task, ran_client = _numbered_known(index, [clients[pid].previous_active_tasks.items for pid in pids])
-    kept_task, kept_client = _numbered_known(index, [clients[pid].previous_standby_tasks.items for pid in pids])
+    ran_task, ran_client = _numbered(index, [clients[pid].previous_active_tasks.items for pid in pids],
+                                   known_only=True)
+    kept_task, kept_client = _numbered(index, [clients[pid].previous_standby_tasks.items for pid in pids],
+                                     known_only=True)
     ran = np.zeros(count, dtype=np.bool_)
     ran[ran_task] = True
     ran_keys = ran_task * width + ran_client
@@ -589,22 +591,19 @@ _VALUES = methodcaller("values")
 _NONE_PLACED: Mapping[TaskId, Any] = MappingProxyType({})
 
 
-def _numbered(index: Mapping[TaskId, int], groups: Sequence[Collection[TaskId]],
+def _numbered(index: Mapping[TaskId, int], groups: Sequence[Collection[TaskId]], *, known_only: bool = False,
               ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Groups of tasks as (task numbers, group numbers), group after group; KeyError for an unknown task."""
+    """Groups of tasks as (task numbers, group numbers), group after group; KeyError for an unknown task, or with
+    ``known_only`` the tasks the application does not have (a previous owner's) left out."""
     lengths = list(map(len, groups))
-    tasks = np.fromiter(map(index.__getitem__, chain.from_iterable(groups)), dtype=np.int64, count=sum(lengths))
-    return tasks, np.repeat(np.arange(len(groups), dtype=np.int64), lengths)
-
-
-def _numbered_known(index: Mapping[TaskId, int], groups: Sequence[Sequence[TaskId]],
-                    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """``_numbered`` without the tasks the application does not have (a previous owner's)."""
-    lengths = list(map(len, groups))
-    tasks = np.fromiter(map(index.get, chain.from_iterable(groups), repeat(-1)), dtype=np.int64,
-                        count=sum(lengths))
+    flat = chain.from_iterable(groups)
+    numbers = map(index.get, flat, repeat(-1)) if known_only else map(index.__getitem__, flat)
+    tasks = np.fromiter(numbers, dtype=np.int64, count=sum(lengths))
+    owners = np.repeat(np.arange(len(groups), dtype=np.int64), lengths)
+    if not known_only:
+        return tasks, owners
     known = tasks >= 0
-    return tasks[known], np.repeat(np.arange(len(groups), dtype=np.int64), lengths)[known]
+    return tasks[known], owners[known]
 
 
 def _restored(state: ApplicationState, task_ids: Sequence[TaskId], ends: Column,

@@ -33,6 +33,7 @@ from taskassign.fleet.checks import AppStatus
 from taskassign.fleet.codes import Codes, TableCodes, dense_ids, first_rows, group_ids, pair_keys, sort_order
 from taskassign.fleet.marks import Marks, Row
 from taskassign.fleet.tables import OWNERSHIP_ACTIVE, OWNERSHIP_STANDBY
+from taskassign.internals.lags import compute_lags
 from taskassign.leader.partition_grouper import ResolvedTopology, SubtopologySpec, TopologyError, resolve_topology
 from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM, SortedFrozenSet
 
@@ -465,9 +466,7 @@ def _lags(
     end = np.zeros(len(offsets), dtype=np.int64)
     if size:
         end[has_offset] = np.concatenate(flat)[bases[inverse] + parts[has_offset]]
-    kept = (offsets == LATEST_OFFSET) | (offsets == UNKNOWN_OFFSET_SUM)
-    lag = np.where(kept, offsets, np.where(end < offsets, end, end - offsets))
-    found = lag.astype(object)
+    found = compute_lags(end, offsets).astype(object)
     found[~has_offset] = None
     result: list[int | None] = found.tolist()
     return result

@@ -22,13 +22,21 @@ from taskassign.configs import UNBOUNDED_RECOVERY_LAG
 from taskassign.ids import TaskId
 from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM, ApplicationState, compute_lag
 
-__all__ = ("LagTable", "TaskLags", "is_caught_up")
+__all__ = ("LagTable", "TaskLags", "compute_lags", "is_caught_up")
 
 
 def is_caught_up(lag: int, acceptable_recovery_lag: int) -> bool:
     """Running the task as active (-2), an unbounded acceptable lag, or 0 <= lag <= acceptable."""
     return (lag == LATEST_OFFSET or acceptable_recovery_lag == UNBOUNDED_RECOVERY_LAG
             or 0 <= lag <= acceptable_recovery_lag)
+
+
+def compute_lags(ends: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """``model.compute_lag`` of every (end offset sum, offset sum) pair at once: -2 and -3 stay, a client ahead
+    of the changelog lags by the whole end offset sum, else end minus offset. int64 or object (Python ints)
+    arrays alike."""
+    kept = (offsets == LATEST_OFFSET) | (offsets == UNKNOWN_OFFSET_SUM)
+    return np.where(kept, offsets, np.where(ends < offsets, ends, ends - offsets))
 
 
 def _lowest_lag(end: int, num_clients: int, reported: Mapping[int, int]) -> int:
@@ -188,8 +196,7 @@ class LagTable:
             self._end_of[list(self.ends)] = list(self.ends.values())
             task, client, offset = _report_rows(reports, numbers, self._has_end, object)
         end = self._end_of[task]
-        sentinel = (offset == LATEST_OFFSET) | (offset == UNKNOWN_OFFSET_SUM)
-        lag = np.where(sentinel, offset, np.where(end < offset, end, end - offset))
+        lag = compute_lags(end, offset)
         #: Rows sorted by client, then task: ``client * num_tasks + task`` per row (for lookups).
         self._key = client * num_tasks + task
         self._lag = lag
