@@ -13,7 +13,7 @@ fails Kafka's validation comes back INVALID_ASSIGNMENT with what the assignor pr
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -303,39 +303,36 @@ def _measure(
         return None, None
 
 
+def _consumers(outcome: RebalanceResult, names: Mapping[Any, str]) -> list[ConsumerResult]:
+    """Each consumer's share, when the leader distributed the tasks over threads (``computeNewAssignment``); task lists
+    in TaskId order, as in assignment files."""
+    text = names.__getitem__
+    return _consumer_rows(outcome, (
+        (list(map(text, sorted(share.active))), list(map(text, sorted(share.standby))),
+         list(map(text, sorted(share.withheld))))
+        for consumers in (outcome.group.consumers or {}).values() for share in consumers.values()))
+
+
 def _numbered_consumers(outcome: RebalanceResult, numbers: list[tuple[list[int], list[int], list[int]]],
                         by_number: list[str]) -> list[ConsumerResult]:
     """``_consumers`` from the consumers' task numbers, already sorted (``PlacementNumbers.consumers``, the same
     consumers in the same order), and each task's id as text by number."""
-    rows: list[ConsumerResult] = []
     text = by_number.__getitem__
-    shares = iter(numbers)
+    return _consumer_rows(outcome, ((list(map(text, active)), list(map(text, standby)), list(map(text, withheld)))
+                                    for active, standby, withheld in numbers))
+
+
+def _consumer_rows(outcome: RebalanceResult, lists: Iterator[tuple[list[str], list[str], list[str]]],
+                   ) -> list[ConsumerResult]:
+    """A row per consumer of the leader's distribution, in its order, with its next (active, standby, withheld)
+    task lists from ``lists``."""
+    rows: list[ConsumerResult] = []
     for pid, consumers in (outcome.group.consumers or {}).items():
         process = str(pid)
         for consumer, share in consumers.items():
-            active, standby, withheld = next(shares)
+            active, standby, withheld = next(lists)
             rows.append(ConsumerResult(
-                process_id=process, consumer_id=consumer, active_tasks=list(map(text, active)),
-                standby_tasks=list(map(text, standby)), withheld_tasks=list(map(text, withheld)),
-                followup_rebalance_deadline_ms=share.followup_rebalance_deadline,
-            ))
-    return rows
-
-
-def _consumers(outcome: RebalanceResult, names: Mapping[Any, str]) -> list[ConsumerResult]:
-    """Each consumer's share, when the leader distributed the tasks over threads (``computeNewAssignment``); task lists
-    in TaskId order, as in assignment files."""
-    per_client: Mapping[Any, Mapping[str, Any]] | None = outcome.group.consumers
-    if per_client is None:
-        return []
-    rows: list[ConsumerResult] = []
-    for pid, consumers in per_client.items():
-        for consumer, share in consumers.items():
-            rows.append(ConsumerResult(
-                process_id=str(pid), consumer_id=consumer,
-                active_tasks=list(map(names.__getitem__, sorted(share.active))),
-                standby_tasks=list(map(names.__getitem__, sorted(share.standby))),
-                withheld_tasks=list(map(names.__getitem__, sorted(share.withheld))),
-                followup_rebalance_deadline_ms=share.followup_rebalance_deadline,
+                process_id=process, consumer_id=consumer, active_tasks=active, standby_tasks=standby,
+                withheld_tasks=withheld, followup_rebalance_deadline_ms=share.followup_rebalance_deadline,
             ))
     return rows
