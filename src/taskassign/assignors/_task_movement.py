@@ -8,7 +8,7 @@ keys, and those leave the heap in ``java.util.PriorityQueue`` order, not in inse
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from itertools import chain
 
 import numpy as np
@@ -114,10 +114,7 @@ def assign_active_task_movements(
     pool = caught_up_pool(clients, lags, make_pool)
     movements = _movements(clients, lags, pool, standby=False)
     # each task's standby holders: the clients step a may choose from (a pool may look at those only)
-    standby_holders: dict[int, list[int]] = {}
-    for client in clients:
-        for held in client.standby:
-            standby_holders.setdefault(held, []).append(client.index)
+    standby_holders = _standby_holders(clients)
     for task, dest in _in_heap_order(movements, lags):
 
         def holds_standby(c: int, t: int = task) -> bool:
@@ -157,56 +154,48 @@ def _move_active(clients: Sequence[ClientState], task: int, source: int, dest: i
             warmups.setdefault(dest, set()).add(task)
 
 
+def _standby_holders(clients: Sequence[ClientState]) -> dict[int, list[int]]:
+    """Each task's standby holders (client numbers, in client order)."""
+    holders: dict[int, list[int]] = {}
+    for client in clients:
+        for held in client.standby:
+            holders.setdefault(held, []).append(client.index)
+    return holders
+
+
 def _assign_active_to_lightest(
     clients: Sequence[ClientState], lags: LagTable, warmups: dict[int, set[int]], budget: WarmupBudget,
 ) -> int:
     """``assign_active_task_movements`` where its pool answers the true minimum, without the pool: every client
     is a member at each poll (a movement polls at most one and offers it back with the destination), so each
-    step is the least (load, client) among the clients it admits. The loads are kept in a list, updated for
-    the two clients a movement changes. Tested against the pooled loop."""
-    actives = [c.active for c in clients]
+    step is the least (load, client) among the clients it admits (``_LightestCaughtUp``, whose loads are updated
+    for the two clients a movement changes). Tested against the pooled loop."""
+    lightest = _LightestCaughtUp(clients, lags)
     standbys = [c.standby for c in clients]
-    capacities = [c.capacity for c in clients]
-    loads = [(len(a) + len(b)) / k for a, b, k in zip(actives, standbys, capacities, strict=True)]
-    movements = lags.placed_behind(actives)
-    standby_holders: dict[int, list[int]] = {}
-    for client in clients:
-        for held in client.standby:
-            standby_holders.setdefault(held, []).append(client.index)
+    movements = lags.placed_behind([c.active for c in clients])
+    standby_holders = _standby_holders(clients)
     caught_up, is_caught_up = lags.caught_up_clients, lags.is_caught_up
     for task, dest in _in_heap_order(movements, lags):
         caught = caught_up(task)  # the caught-up clients, or None: every silent client is caught up
-        source = -1
+        source = None
         holders = standby_holders.get(task)
         if holders:  # a: a caught-up standby takes over, no warm-up needed
-            best = None
-            for c in holders:
-                if c in caught if caught is not None else is_caught_up(c, task):
-                    key = (loads[c], c)
-                    if best is None or key < best:
-                        best = key
-            if best is not None:
-                source = best[1]
-        swap = source >= 0
-        if not swap:  # b: the least loaded caught-up client
-            if caught is not None:
-                if len(caught) == 1:  # (the usual case: the previous owner)
-                    (source,) = caught
-                elif caught:
-                    source = min([(loads[c], c) for c in caught])[1]
-            else:  # (never with a movement: then only a client with unknown offsets (-3) is behind, and
-                # nobody has a lower lag; answered as the pool would all the same)
-                qualified = [(load, c) for c, load in enumerate(loads) if is_caught_up(c, task)]
-                if qualified:
-                    source = min(qualified)[1]
-        if source < 0:  # c: the most caught-up client (the enqueue condition guarantees one)
+            source = lightest.least([c for c in holders
+                                     if (c in caught if caught is not None else is_caught_up(c, task))])
+        swap = source is not None
+        if source is None:  # b: the least loaded caught-up client
+            if caught is not None and len(caught) == 1:  # (the usual case: the previous owner)
+                (source,) = caught
+            else:  # (caught None never with a movement: then only a client with unknown offsets (-3) is
+                # behind, and nobody has a lower lag; answered as the pool would all the same)
+                source = lightest.least(lightest.caught_up(task))
+        if source is None:  # c: the most caught-up client (the enqueue condition guarantees one)
             source = lags.most_caught_up(task)
             if source == dest:
                 raise AssertionError(f"no client is more caught up on {task} than the planned one")
             swap = task in standbys[source]
         _move_active(clients, task, source, dest, swap, standby_holders, budget, warmups)
-        loads[source] = (len(actives[source]) + len(standbys[source])) / capacities[source]
-        loads[dest] = (len(actives[dest]) + len(standbys[dest])) / capacities[dest]
+        lightest.offer_all((source, dest))
     return len(movements[0])
 
 
@@ -306,19 +295,26 @@ class _LightestCaughtUp:
         for client in clients:
             self.offer(client)
 
-    def poll(self, task: int, extra: Callable[[int], bool]) -> int | None:
-        loads = self._loads
+    def caught_up(self, task: int) -> Collection[int]:
+        """The clients caught up on ``task``."""
         caught = self._caught_up(task)
         if caught is None:  # every silent client is caught up (never with a movement, as in the active phase)
             is_caught_up = self._is_caught_up
-            caught = {c for c in range(len(loads)) if is_caught_up(c, task)}
+            caught = {c for c in range(len(self._loads)) if is_caught_up(c, task)}
+        return caught
+
+    def least(self, candidates: Iterable[int]) -> int | None:
+        """The least (load, client) among ``candidates``; None without any."""
+        loads = self._loads
         best = None
-        for c in caught:
-            if extra(c):
-                key = (loads[c], c)
-                if best is None or key < best:
-                    best = key
+        for c in candidates:
+            key = (loads[c], c)
+            if best is None or key < best:
+                best = key
         return None if best is None else best[1]
+
+    def poll(self, task: int, extra: Callable[[int], bool]) -> int | None:
+        return self.least(filter(extra, self.caught_up(task)))
 
 
 class _Holders:
