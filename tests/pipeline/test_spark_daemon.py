@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import zipfile
 from pathlib import Path
@@ -10,7 +12,7 @@ from typing import Any
 import pyspark
 import pytest
 
-from taskassign.pipeline.spark_daemon import drop_zips, installed_first
+from taskassign.pipeline.spark_daemon import NO_IMPORT_THREADS, PRELOAD_SWITCH, drop_zips, installed_first, preload
 
 SPARK_LIB = Path(pyspark.__file__).parent / "python" / "lib"
 SITE = str(Path(pyspark.__file__).parents[1])  # where this interpreter's pyspark is installed
@@ -85,3 +87,56 @@ def test_a_dropped_zips_importer_leaves_the_cache_and_the_rest_stays(tmp_path: P
 def test_only_sparks_zip_names_are_considered(tmp_path: Path, name: str) -> None:
     renamed = _zip(tmp_path / ("x" + name), "pyspark/version.py", f"__version__ = {pyspark.__version__!r}\n")
     assert installed_first([renamed, SITE]) == [renamed, SITE]
+
+
+def test_the_test_sessions_workers_start_preloaded_and_single_threaded_blas(spark: Any) -> None:
+    def seen(_: Any) -> list[str]:
+        import os
+
+        return [os.environ.get(PRELOAD_SWITCH, ""), os.environ.get("OPENBLAS_NUM_THREADS", ""),
+                os.environ.get("JE_ARROW_MALLOC_CONF", "")]
+
+    found = spark.sparkContext.parallelize([0], 1).mapPartitions(seen).collect()
+    assert found == ["done", *NO_IMPORT_THREADS.values()]
+
+
+def test_a_fresh_interpreter_preloads_without_starting_a_thread() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in (*NO_IMPORT_THREADS, PRELOAD_SWITCH)}
+    script = ("import sys; from taskassign.pipeline.spark_daemon import preload, thread_count; "
+              "done = preload(); print(done, thread_count(), 'taskassign.fleet.bucket' in sys.modules, "
+              "'ortools.graph.python.min_cost_flow' in sys.modules, 'pyspark.worker' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "1", "True", "True", "True"]
+
+
+@pytest.mark.parametrize(("environ", "kept"), [
+    ({PRELOAD_SWITCH: "off"}, {PRELOAD_SWITCH: "off"}),
+    ({"OPENBLAS_NUM_THREADS": "4"}, {"OPENBLAS_NUM_THREADS": "4"}),
+    ({"JE_ARROW_MALLOC_CONF": "narenas:2"}, {"JE_ARROW_MALLOC_CONF": "narenas:2"}),
+])
+def test_nothing_is_preloaded_against_the_users_own_settings(environ: dict[str, str], kept: dict[str, str]) -> None:
+    assert preload(environ) is False
+    assert environ == kept  # left as it was
+
+
+def test_a_thread_after_the_imports_restarts_the_daemon_without_preloading(monkeypatch: pytest.MonkeyPatch) -> None:
+    import taskassign.pipeline.spark_daemon as daemon
+
+    started: list[list[str]] = []
+
+    class Restarted(Exception):
+        pass
+
+    def execv(path: str, args: list[str]) -> None:
+        started.append([path, *args])
+        raise Restarted
+
+    monkeypatch.setattr(daemon, "preload", lambda: True)
+    monkeypatch.setattr(daemon, "thread_count", lambda: 2)
+    monkeypatch.setattr(daemon.os, "execv", execv)
+    monkeypatch.setattr(daemon, "drop_zips", lambda path, importers: None)
+    monkeypatch.delenv(PRELOAD_SWITCH, raising=False)
+    with pytest.raises(Restarted):
+        daemon.main()
+    assert started == [[sys.executable, sys.executable, *sys.orig_argv[1:]]]
+    assert os.environ[PRELOAD_SWITCH] == "off"

@@ -9,12 +9,23 @@ has pyspark (and py4j) installed at the zips' own versions, this daemon takes th
 Spark's own daemon (``pyspark.daemon.manager``), whose workers then import the installed packages with their
 bytecode caches. Where a version differs, or a zip cannot be read, that zip stays where Spark put it.
 ``session.build_session`` names this module (``spark.python.daemon.module``) for local masters only, whose
-workers run the driver's own interpreter; the daemon imports nothing else before it forks (pyarrow and pandas
-start threads on import, which a fork must not inherit).
+workers run the driver's own interpreter.
+
+The daemon also imports what every worker would import at its first task (``preload``): Spark's worker, the
+pipeline's modules, pandas, the default assignor and OR-Tools, once, instead of once in each worker while the
+driver reads the snapshot on the same cores (docs/pipeline.md, Performance). Spark's own daemon imports nothing
+before it forks because numpy and pyarrow start threads on import, and a forked child inherits none of them
+(nor any lock they held). Here they start none: OpenBLAS is told to use one thread and pyarrow's jemalloc to run
+no background thread (a local run's workers already use one core each). Where the user set either differently,
+or the process's threads cannot be counted (no ``/proc``), nothing is preloaded; and should a thread exist after
+the imports all the same, the daemon starts again without preloading (``execv``: the same process, which has told
+Spark nothing yet) rather than fork it.
 """
 
 from __future__ import annotations
 
+import gc
+import os
 import re
 import sys
 import zipfile
@@ -22,12 +33,19 @@ from importlib.machinery import PathFinder
 from pathlib import Path
 from typing import Any
 
-__all__ = ("drop_zips", "installed_first", "main")
+__all__ = ("drop_zips", "installed_first", "main", "preload", "thread_count")
 
 #: ``__version__ = "4.3.0"`` (optionally annotated) in a package's version module.
 _VERSION = re.compile(r"""^__version__(?:\s*:\s*str)?\s*=\s*["']([^"']+)["']""", re.MULTILINE)
 #: Spark's zips on a worker's path: the package each holds, and its version module inside the zip.
 _ZIPS = {"pyspark.zip": ("pyspark", "pyspark/version.py"), "py4j": ("py4j", "py4j/version.py")}
+#: Settings under which importing numpy and pyarrow starts no thread: OpenBLAS's pool of one thread is the
+#: caller's, and jemalloc (pyarrow's allocator) then purges in the threads that allocate.
+NO_IMPORT_THREADS = {"OPENBLAS_NUM_THREADS": "1", "JE_ARROW_MALLOC_CONF": "background_thread:false"}
+#: "off" in the daemon's environment: preload nothing (the daemon sets it itself before starting again); the
+#: daemon sets "done" once it has preloaded.
+PRELOAD_SWITCH = "TASKASSIGN_DAEMON_PRELOAD"
+_THREADS = Path("/proc/self/task")
 
 
 def _version(text: str) -> str | None:
@@ -90,8 +108,39 @@ def drop_zips(path: list[str], importers: dict[str, Any]) -> None:
     path[:] = kept
 
 
+def thread_count() -> int | None:
+    """This process's threads, native ones included; None where the system does not list them."""
+    try:
+        return len(os.listdir(_THREADS))
+    except OSError:
+        return None
+
+
+def preload(environ: dict[str, str] | os._Environ[str] = os.environ) -> bool:
+    """Import what a worker's first task imports, unless the switch is off, threads cannot be counted, or the
+    user's own setting of ``NO_IMPORT_THREADS`` differs (the environment is then left as it is); those settings are
+    made first. True if the modules were imported."""
+    if environ.get(PRELOAD_SWITCH) == "off" or thread_count() is None:
+        return False
+    if any(environ.get(name, value) != value for name, value in NO_IMPORT_THREADS.items()):
+        return False
+    environ.update(NO_IMPORT_THREADS)
+    import pyspark.worker  # noqa: F401
+
+    from taskassign.pipeline import engine_udf
+
+    engine_udf.warm_up()
+    return True
+
+
 def main() -> None:
     drop_zips(sys.path, sys.path_importer_cache)
+    if preload():
+        if thread_count() != 1:  # a thread the settings did not prevent: start again, forking nothing yet
+            os.environ[PRELOAD_SWITCH] = "off"
+            os.execv(sys.executable, [sys.executable, *sys.orig_argv[1:]])
+        os.environ[PRELOAD_SWITCH] = "done"  # (the workers' environment tells that they started preloaded)
+        gc.freeze()  # the workers' collections skip the imported modules' objects (and leave their pages shared)
     from pyspark.daemon import manager
 
     manager()
