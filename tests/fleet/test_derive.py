@@ -165,7 +165,8 @@ def test_client_inputs_merge_reports_like_kafkas_leader() -> None:
         ("a", "d1", "0_0", None, -3, False),
     ])
     process_ids = np.array(["P1", "P1", "P1", "P1", "P2"], dtype=object)
-    merged = client_inputs(members, reports, process_ids, {"a": {0: [10, 20, 30]}})
+    columns = {name: [m[name] for m in members] for name in members[0]}
+    merged = client_inputs(columns, reports, process_ids, {"a": {0: [10, 20, 30]}})
     clients = {c["process_id"]: c for c in merged["a"]}
     p1 = clients["P1"]
     assert (p1["consumers"], p1["rack"], p1["tags"]) == (["c1", "c2"], "rack-c1", [("z", "c1")])

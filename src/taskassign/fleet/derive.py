@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import itemgetter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -38,6 +37,7 @@ from taskassign.leader.partition_grouper import ResolvedTopology, SubtopologySpe
 from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM, SortedFrozenSet
 
 __all__ = (
+    "MEMBER_COLUMNS",
     "Block",
     "TaskMetadata",
     "check_member_references",
@@ -357,13 +357,18 @@ def check_member_references(
     return process_ids
 
 
+#: The usable members' columns the bucket hands ``client_inputs`` (one list per column, a value per member;
+#: ``_has_subscription`` is for ``check_member_references``' MemberInfo).
+MEMBER_COLUMNS = ("app_id", "consumer_id", "process_id", "rack", "client_tags", "host", "_has_subscription")
+
+
 def client_inputs(
-    members: Sequence[Row], reports: pa.Table, process_ids: npt.NDArray[np.object_],
+    members: Mapping[str, Sequence[Any]], reports: pa.Table, process_ids: npt.NDArray[np.object_],
     ends: Mapping[str, Mapping[int, Sequence[int] | IntArray]], table_codes: TableCodes | None = None,
     rows: npt.NDArray[np.bool_] | None = None,
 ) -> dict[str, list[ClientInput]]:
-    """Per application, its clients (usable members grouped by process id; rack, tags and host of the
-    first member by consumer id) with their merged reports. Merging follows Kafka's leader: a task is a
+    """Per application, its clients (usable ``members``, column-wise, grouped by process id; rack, tags and
+    host of the first member by consumer id) with their merged reports. Merging follows Kafka's leader: a task is a
     previous active if a member owned it as active or reported -2 (running), else a previous standby; the
     offset sum of the client's last consumer (in consumer-id order) that reported one wins. ``reports``
     (their ``rows``, None: all) are the usable rows with their members' ``process_ids`` (one per row of
@@ -423,16 +428,18 @@ def client_inputs(
                 subtopologies=task_subs[s:e], partitions=task_parts[s:e], ownerships=ownerships[s:e],
                 offset_sums=task_offsets_list[s:e], lags=lags[s:e], consumers=reporters[s:e])
     # One sort by (app, process, consumer): clients come in (app, process) order, each one's members by consumer.
-    by_client: dict[tuple[str, str], list[Row]] = {}
-    for row in sorted(members, key=itemgetter("app_id", "process_id", "consumer_id")):
-        by_client.setdefault((row["app_id"], row["process_id"]), []).append(row)
+    by_client: dict[tuple[str, str], list[tuple[str, int]]] = {}
+    for app_id, pid, consumer, index in sorted(zip(members["app_id"], members["process_id"], members["consumer_id"],
+                                                   range(len(members["app_id"])), strict=True)):
+        by_client.setdefault((app_id, pid), []).append((consumer, index))
+    racks, all_tags, hosts = members["rack"], members["client_tags"], members["host"]
     clients: dict[str, list[ClientInput]] = {}
-    for (app_id, pid), client_rows in by_client.items():
-        first = client_rows[0]
-        tags = first["client_tags"]
+    for (app_id, pid), client_members in by_client.items():
+        first = client_members[0][1]
+        tags = all_tags[first]
         clients.setdefault(app_id, []).append(ClientInput(
-            process_id=pid, rack=first["rack"], tags=list(tags.items() if isinstance(tags, Mapping) else tags)
-            if tags is not None else None, host=first["host"], consumers=[r["consumer_id"] for r in client_rows],
+            process_id=pid, rack=racks[first], tags=list(tags.items() if isinstance(tags, Mapping) else tags)
+            if tags is not None else None, host=hosts[first], consumers=[c for c, _ in client_members],
             tasks=None, task_columns=reported.get((app_id, pid)) or _no_tasks()))
     return clients
 
