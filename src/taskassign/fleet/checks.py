@@ -266,14 +266,10 @@ def check_topic_partitions(
     marks.reject(_np(pc.greater_equal(table.column("partition"), MAX_PARTITIONS)), R.BAD_VALUE,
                  lambda i, r: f"partition must be below {MAX_PARTITIONS} (a topic has at most {MAX_PARTITIONS} "
                               f"partitions here): {r['partition']}")
-    racks = table.column("replica_racks")
     blank = np.zeros(table.num_rows, dtype=np.bool_)
-    if table.num_rows:
-        flat = pc.list_flatten(racks)
-        bad = _np(pc.or_kleene(pc.is_null(flat), _blank(flat)))
-        if bad.any():
-            parents = pc.list_parent_indices(racks).to_numpy()
-            blank[parents[bad]] = True
+    if table.num_rows:  # each distinct rack name tested once
+        items, parents = codes.flat("replica_racks")
+        blank[parents[~items.valid | items.where_all(_blank)]] = True
     marks.reject(blank, R.BAD_VALUE, lambda i, r: "replica_racks has a null or empty rack")
     _duplicates(marks, table, ["app_id", "topic", "partition"], codes)
     return marks

@@ -209,12 +209,8 @@ class _PartitionIndex:
         self.end, self.has_end = codes.integers("end_offset")
         self.committed = codes.integers("committed_offset")[0]
         self.size, self.has_size = codes.integers("size_bytes")
-        rack_codes, rack_texts = _encoded(pc.binary_join(partitions.column("replica_racks"), _SEP))
-        self.rack_code = rack_codes
-        # One set per distinct rack list of the bucket (fleet.build takes them as they are), None for no row.
-        self.rack_values: list[SortedFrozenSet[str] | None] = [
-            SortedFrozenSet(text.split(_SEP) if text else ()) for text in rack_texts]
-        self.rack_values.append(None)
+        # One set per distinct rack set of the bucket (fleet.build takes them as they are), None for no row.
+        self.rack_code, self.rack_values = _rack_sets(partitions.column("replica_racks"), codes)
 
     def positions(self, entries: Sequence[tuple[str, str, int]]) -> tuple[IntArray, IntArray]:
         """For every (app_id, topic, num_tasks) entry, the row of partition p of the topic for each of its tasks p
@@ -234,6 +230,39 @@ class _PartitionIndex:
     def racks(self, positions: IntArray) -> list[list[str] | SortedFrozenSet[str] | None]:
         codes = _at(self.rack_code, positions, -1)
         return list(map(self.rack_values.__getitem__, codes.tolist()))  # -1 (no rack list): the None at the end
+
+
+#: Rack sets are bit masks of the bucket's rack names while there are at most this many.
+_RACK_BITS = 62
+
+
+def _rack_sets(racks: pa.ChunkedArray, codes: TableCodes) -> tuple[IntArray, list[SortedFrozenSet[str] | None]]:
+    """Each row's replica racks as a position in a list of the distinct rack sets, whose last entry is None
+    (no list): from the items' codes (``TableCodes.flat``), each row's set a bit mask of them, each distinct
+    mask made into a set once. Rows with a null or empty rack name (rejected rows: never looked up) and more
+    than ``_RACK_BITS`` names take ``_joined_rack_sets``."""
+    items, parents = codes.flat("replica_racks")
+    names = items.values
+    if len(names) > _RACK_BITS or not items.valid.all() or any(not n or _SEP in n for n in names):
+        return _joined_rack_sets(racks)
+    masks = np.zeros(len(racks), dtype=np.int64)
+    if len(parents):
+        starts = np.flatnonzero(np.append(True, parents[1:] != parents[:-1]))
+        masks[parents[starts]] = np.bitwise_or.reduceat(np.left_shift(np.int64(1), items.codes), starts)
+    ids, distinct = dense_ids(masks, 1 << len(names))
+    ids[np.asarray(pc.is_null(racks).to_numpy(zero_copy_only=False), dtype=np.bool_)] = -1
+    values: list[SortedFrozenSet[str] | None] = [
+        SortedFrozenSet.from_sorted_unique(tuple(n for j, n in enumerate(names) if mask >> j & 1))
+        for mask in distinct.tolist()]
+    return ids, [*values, None]
+
+
+def _joined_rack_sets(racks: pa.ChunkedArray) -> tuple[IntArray, list[SortedFrozenSet[str] | None]]:
+    """``_rack_sets`` by each row's rack names joined into one text (any names)."""
+    rack_codes, rack_texts = _encoded(pc.binary_join(racks, _SEP))
+    values: list[SortedFrozenSet[str] | None] = [SortedFrozenSet(text.split(_SEP) if text else ())
+                                                 for text in rack_texts]
+    return rack_codes, [*values, None]
 
 
 def _at(values: npt.NDArray[Any], positions: npt.NDArray[np.int64], fill: Any) -> npt.NDArray[Any]:
