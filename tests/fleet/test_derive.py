@@ -165,7 +165,8 @@ def test_client_inputs_merge_reports_like_kafkas_leader() -> None:
         ("a", "d1", "0_0", None, -3, False),
     ])
     process_ids = np.array(["P1", "P1", "P1", "P1", "P2"], dtype=object)
-    merged = client_inputs(members, reports, process_ids, {"a": {0: [10, 20, 30]}})
+    columns = {name: [m[name] for m in members] for name in members[0]}
+    merged = client_inputs(columns, reports, process_ids, {"a": {0: [10, 20, 30]}})
     clients = {c["process_id"]: c for c in merged["a"]}
     p1 = clients["P1"]
     assert (p1["consumers"], p1["rack"], p1["tags"]) == (["c1", "c2"], "rack-c1", [("z", "c1")])
@@ -184,3 +185,28 @@ def test_an_application_without_partition_rows() -> None:
     found = task_metadata(empty, {"g": BLOCKS["g"]}, {})
     (sub,) = found["g"].subtopologies
     assert sub["topics"][0]["racks"] == [None, None, None] and found["g"].end_offsets_known
+
+
+def test_rack_sets_by_masks_match_rack_sets_by_joined_names() -> None:
+    """Each row's rack set from the items' codes (bit masks) is the set its joined names give, for any mix of
+    lists (empty, null, repeated or unordered names, chunks); names the masks do not take (empty, null, the
+    separator, more than 62) go the joined way, so both give the same sets."""
+    from taskassign.fleet.codes import TableCodes
+    from taskassign.fleet.derive import _joined_rack_sets, _rack_sets
+
+    rng = np.random.default_rng(11)
+    for names in (["rack-a", "rack-b", "rack-c"], ["z", "é", "a b", " x"], [f"r{i}" for i in range(70)],
+                  ["a", ""], ["a", "b\x1fc"]):
+        for _ in range(20):
+            rows: list[list[str] | None] = []
+            for _ in range(int(rng.integers(0, 60))):
+                size = int(rng.integers(0, 5))
+                rows.append(None if rng.random() < 0.1 else [names[int(i)] for i in rng.integers(0, len(names), size)])
+            if rng.random() < 0.2:
+                rows = [["a", None], *rows]  # type: ignore[list-item]  # a null name
+            cut = int(rng.integers(0, len(rows) + 1))
+            racks = pa.chunked_array([pa.array(rows[:cut], pa.list_(pa.string())),
+                                      pa.array(rows[cut:], pa.list_(pa.string()))])
+            codes, values = _rack_sets(racks, TableCodes(pa.table({"replica_racks": racks})))
+            joined_codes, joined_values = _joined_rack_sets(racks)
+            assert [values[c] for c in codes.tolist()] == [joined_values[c] for c in joined_codes.tolist()]

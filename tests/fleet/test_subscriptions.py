@@ -116,3 +116,15 @@ def test_tasks_out_of_order_or_repeated_read_alike() -> None:
     both = decode_subscriptions([_hand_made(10, groups), None, _hand_made(9, groups[:2])])
     assert both.member.tolist() == [0, 0, 0, 0, 2, 2, 2]
     assert both.task_ids.to_pylist() == ["0_0", "0_2", "3_0", "3_1", "0_2", "3_0", "3_1"]
+
+
+def test_process_ids_read_as_uuid_text() -> None:
+    from uuid import UUID
+
+    from taskassign.fleet.subscriptions import _uuid_text
+
+    rng = random.Random(5)
+    halves = [(0, 0), (2**64 - 1, 2**64 - 1), (1, 2**63)] + [(rng.getrandbits(64), rng.getrandbits(64))
+                                                            for _ in range(2000)]
+    for most, least in halves:
+        assert _uuid_text(most, least) == str(UUID(int=most << 64 | least))

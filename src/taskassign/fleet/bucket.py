@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -49,6 +49,7 @@ from taskassign.fleet.checks import (
 )
 from taskassign.fleet.codes import TableCodes
 from taskassign.fleet.derive import (
+    MEMBER_COLUMNS,
     Block,
     MemberInfo,
     TaskMetadata,
@@ -92,10 +93,14 @@ class _Checked:
     rows: list[dict[str, Any]] | None = None
     #: The table's columns as codes (fleet.codes), for the large tables.
     codes: TableCodes | None = None
+    #: Rows by position, for a table checked column-wise whose rows are made only when asked (members).
+    rows_of: Callable[[Sequence[int]], list[dict[str, Any]]] | None = None
 
     def rows_at(self, indices: Sequence[int]) -> list[dict[str, Any]]:
         if self.rows is not None:
             return [self.rows[i] for i in indices]
+        if self.rows_of is not None:
+            return self.rows_of(indices)
         taken: list[dict[str, Any]] = self.table.take(pa.array(indices, pa.int64())).to_pylist()
         return taken
 
@@ -119,7 +124,8 @@ class BucketResult:
         member_tasks followed by the reports decoded from it), with ``reject_code`` and ``reject_reason``
         (None: the row was used)."""
         t = self.checked[table]
-        rows = [dict(r) for r in (t.rows if t.rows is not None else t.table.to_pylist())]
+        rows = [dict(r) for r in (t.rows if t.rows is not None else t.rows_of(range(t.table.num_rows))
+                                  if t.rows_of is not None else t.table.to_pylist())]
         for row in rows:
             row["reject_code"] = row["reject_reason"] = None
         for rejection in t.marks.rejections(lambda indices: [rows[i] for i in indices]):
@@ -255,19 +261,20 @@ def _clients(
     """Steps 1 and 4 for members and their reports: checked, merged per client, with lags."""
     members = check_members(tables["members"], status)
     reject_applications(members.marks, tables["members"].column("app_id"), rejected)
-    checked_members = _Checked(MEMBERS, tables["members"], members.marks, members.rows)
+    checked_members = _Checked(MEMBERS, tables["members"], members.marks, rows_of=members.rows_at)
     reports_table = _with_reports(tables["member_tasks"], members.reports)
     reports_table, report_marks, report_codes = check_member_tasks(reports_table, status)
     reject_applications(report_marks, report_codes["app_id"], rejected)
-    usable_members = checked_members.usable_rows()
-    member_info = {(r["app_id"], r["consumer_id"]): MemberInfo(r["process_id"], r["_has_subscription"])
-                   for r in usable_members}
+    usable = members.marks.usable_indices().tolist()
+    usable_members = {name: [members.columns[name][i] for i in usable] for name in MEMBER_COLUMNS}
+    member_info = dict(zip(zip(usable_members["app_id"], usable_members["consumer_id"], strict=True),
+                           map(MemberInfo, usable_members["process_id"], usable_members["_has_subscription"]),
+                           strict=True))
     process_ids = check_member_references(reports_table, report_marks, member_info, blocks, report_codes)
     ends = {a: m.end_offset_arrays for a, m in metadata.items()}
-    usable = report_marks.usable
     checked.update({"members": checked_members,
                     "member_tasks": _Checked(MEMBER_TASKS, reports_table, report_marks, codes=report_codes)})
-    return client_inputs(usable_members, reports_table, process_ids, ends, report_codes, usable)
+    return client_inputs(usable_members, reports_table, process_ids, ends, report_codes, report_marks.usable)
 
 
 def _resolved_override(spec: str | None) -> ResolvedAssignor | str | None:

@@ -150,8 +150,11 @@ def _negative_reason(name: str) -> Reason:
     return lambda index, row: f"{name} is negative: {row[name]}"
 
 
-def _duplicates(marks: Marks, table: pa.Table, key: Sequence[str], codes: TableCodes | None = None) -> None:
-    counts = duplicate_counts(table, key, codes)
+def _duplicates(
+    marks: Marks, table: pa.Table, key: Sequence[str], codes: TableCodes | None = None,
+    columns: Mapping[str, Sequence[Any]] | None = None,
+) -> None:
+    counts = duplicate_counts(table, key, codes, columns)
     what = key[0] if len(key) == 1 else f"({', '.join(key)})"
     marks.reject(counts > 1, R.DUPLICATE_KEY, lambda i, r: f"{counts[i]} rows share this {what}; all are rejected")
 
@@ -263,14 +266,10 @@ def check_topic_partitions(
     marks.reject(_np(pc.greater_equal(table.column("partition"), MAX_PARTITIONS)), R.BAD_VALUE,
                  lambda i, r: f"partition must be below {MAX_PARTITIONS} (a topic has at most {MAX_PARTITIONS} "
                               f"partitions here): {r['partition']}")
-    racks = table.column("replica_racks")
     blank = np.zeros(table.num_rows, dtype=np.bool_)
-    if table.num_rows:
-        flat = pc.list_flatten(racks)
-        bad = _np(pc.or_kleene(pc.is_null(flat), _blank(flat)))
-        if bad.any():
-            parents = pc.list_parent_indices(racks).to_numpy()
-            blank[parents[bad]] = True
+    if table.num_rows:  # each distinct rack name tested once
+        items, parents = codes.flat("replica_racks")
+        blank[parents[~items.valid | items.where_all(_blank)]] = True
     marks.reject(blank, R.BAD_VALUE, lambda i, r: "replica_racks has a null or empty rack")
     _duplicates(marks, table, ["app_id", "topic", "partition"], codes)
     return marks
@@ -279,12 +278,22 @@ def check_topic_partitions(
 # -- members ----------------------------------------------------------------------------------------------------
 
 @dataclass
-class CheckedMembers(CheckedRows):
-    """Members with what their subscription_info says: process id, host and tags taken from it where the
-    row leaves them null; ``reports`` are the usable members' task offset sums, column-wise (app_id,
-    consumer_id, task_id, offset_sum: one array each, a value per report)."""
+class CheckedMembers:
+    """Members with what their subscription_info says, column-wise (``columns``: the table's columns as lists,
+    process id, host and tags taken from subscription_info where the row leaves them null, the row's own in
+    ``_row_process_id``, ``_row_host``, ``_row_tags``, and ``_has_subscription``); ``reports`` are the usable
+    members' task offset sums, column-wise (app_id, consumer_id, task_id, offset_sum: one array each, a value
+    per report)."""
 
+    columns: dict[str, list[Any]]
+    marks: Marks
     reports: dict[str, Any] = field(default_factory=dict)
+
+    def rows_at(self, indices: Sequence[int]) -> list[dict[str, Any]]:
+        """The members at ``indices`` as rows (one dict each, made when asked: most members are only read
+        column-wise)."""
+        names, columns = list(self.columns), list(self.columns.values())
+        return [dict(zip(names, [c[i] for c in columns], strict=True)) for i in indices]
 
 
 def _entries(tags: Any) -> list[tuple[str, str]]:
@@ -292,60 +301,88 @@ def _entries(tags: Any) -> list[tuple[str, str]]:
 
 
 def check_members(table: pa.Table, status: Mapping[str, AppStatus]) -> CheckedMembers:
-    rows = table.to_pylist()
-    subscriptions = decode_subscriptions([r.get("subscription_info") for r in rows])
+    """Column-wise: a rule that reads subscription_info's values looks at the members that sent one, and the
+    tag rules at the members with tags."""
+    columns = {name: table.column(name).to_pylist() for name in table.column_names}
+    subscriptions = decode_subscriptions(columns["subscription_info"])
     decoded = subscriptions.members
-    for r, d in zip(rows, decoded, strict=True):
-        r["_row_process_id"], r["_row_host"], r["_row_tags"] = r["process_id"], r["host"], r["client_tags"]
-        r["process_id"] = r["process_id"] if r["process_id"] is not None else d["_sub_process_id"]
-        r["host"] = r["host"] if r["host"] is not None else d["_sub_host"]
-        r["client_tags"] = r["client_tags"] if r["client_tags"] is not None else d["_sub_tags"]
-        r["_has_subscription"] = r.get("subscription_info") is not None
-    marks = Marks(len(rows))
+    sent = [i for i, data in enumerate(columns["subscription_info"]) if data is not None]
+    row_pids, row_hosts, row_tags = columns["process_id"], columns["host"], columns["client_tags"]
+    pids, hosts, tag_values = list(row_pids), list(row_hosts), list(row_tags)
+    for i in sent:
+        d = decoded[i]
+        if pids[i] is None:
+            pids[i] = d["_sub_process_id"]
+        if hosts[i] is None:
+            hosts[i] = d["_sub_host"]
+        if tag_values[i] is None:
+            tag_values[i] = d["_sub_tags"]
+    has_subscription = [data is not None for data in columns["subscription_info"]]
+    columns.update({"process_id": pids, "host": hosts, "client_tags": tag_values, "_row_process_id": row_pids,
+                    "_row_host": row_hosts, "_row_tags": row_tags, "_has_subscription": has_subscription})
+    size = table.num_rows
+    marks = Marks(size)
     basic_rules(marks, table, MEMBERS)
-    marks.reject([d["_sub_error"] is not None for d in decoded], R.MALFORMED_ROW, lambda i, r: decoded[i]["_sub_error"])
-    marks.reject([r["process_id"] is None or r["process_id"].strip(" ") == "" for r in rows], R.MISSING_VALUE,
+    marks.reject(_at_rows(size, [i for i in sent if decoded[i]["_sub_error"] is not None]), R.MALFORMED_ROW,
+                 lambda i, r: decoded[i]["_sub_error"])
+    blank = {p: p.strip(" ") == "" for p in set(pids) if p is not None}
+    marks.reject([p is None or blank[p] for p in pids], R.MISSING_VALUE,
                  lambda i, r: "column process_id is missing (give it, or subscription_info)")
     app_rules(marks, table.column("app_id"), status)
-    marks.reject([r["_row_process_id"] is not None and d["_sub_process_id"] is not None
-                  and r["_row_process_id"].lower() != d["_sub_process_id"] for r, d in zip(rows, decoded, strict=True)],
+    sent_pids = {i: decoded[i]["_sub_process_id"] for i in sent}
+    marks.reject(_at_rows(size, [i for i, p in sent_pids.items() if row_pids[i] is not None and p is not None
+                                 and row_pids[i].lower() != p]),
                  R.BAD_VALUE, lambda i, r: f"process_id {r['_row_process_id']} differs from its subscription_info's "
                                            f"{decoded[i]['_sub_process_id']}")
-    marks.reject([r["_row_host"] is not None and d["_sub_host"] is not None and r["_row_host"] != d["_sub_host"]
-                  for r, d in zip(rows, decoded, strict=True)],
+    marks.reject(_at_rows(size, [i for i in sent if row_hosts[i] is not None and decoded[i]["_sub_host"] is not None
+                                 and row_hosts[i] != decoded[i]["_sub_host"]]),
                  R.BAD_VALUE, lambda i, r: f"host {r['_row_host']} differs from its subscription_info's "
                                            f"{decoded[i]['_sub_host']}")
-    marks.reject([r["_row_tags"] is not None and d["_sub_tags"] is not None
-                  and _entries(r["_row_tags"]) != _entries(d["_sub_tags"]) for r, d in zip(rows, decoded, strict=True)],
+    marks.reject(_at_rows(size, [i for i in sent if row_tags[i] is not None and decoded[i]["_sub_tags"] is not None
+                                 and _entries(row_tags[i]) != _entries(decoded[i]["_sub_tags"])]),
                  R.BAD_VALUE, lambda i, r: "client_tags differ from its subscription_info's")
     # A process's consumers share its id and host: each distinct value is checked once.
-    process_ids = [r["process_id"] or "" for r in rows]
+    process_ids = [p or "" for p in pids]
     is_uuid = {p: UUID.fullmatch(p) is not None for p in set(process_ids)}
     marks.reject([not is_uuid[p] for p in process_ids], R.BAD_PROCESS_ID,
                  lambda i, r: f"process_id is not a UUID: {r['process_id']}")
-    hosts = [r["host"] for r in rows]
     bad_host = {h: not _valid_host(h) for h in set(hosts) if h is not None}
     marks.reject([h is not None and bad_host[h] for h in hosts], R.BAD_VALUE,
                  lambda i, r: f"host must be host:port (application.server), got {r['host']}")
-    tags = [_entries(r["client_tags"]) if r["client_tags"] else [] for r in rows]
-    marks.reject([len(t) > MAX_CLIENT_TAGS for t in tags], R.BAD_VALUE,
+    # Tag rules: only members with tags can fail them (no tags: none too many, none missing unless required).
+    tags = {i: _entries(t) for i, t in enumerate(tag_values) if t}
+    marks.reject(_at_rows(size, [i for i, t in tags.items() if len(t) > MAX_CLIENT_TAGS]), R.BAD_VALUE,
                  lambda i, r: f"at most {MAX_CLIENT_TAGS} client tags are allowed")
-    marks.reject([bool(t) and any(not 0 < len(k) <= MAX_TAG_KEY for k, _ in t) for t in tags], R.BAD_VALUE,
-                 lambda i, r: f"client tag keys must have 1 to {MAX_TAG_KEY} characters")
-    marks.reject([bool(t) and any(v is None or len(v) > MAX_TAG_VALUE for _, v in t) for t in tags], R.BAD_VALUE,
+    marks.reject(_at_rows(size, [i for i, t in tags.items() if any(not 0 < len(k) <= MAX_TAG_KEY for k, _ in t)]),
+                 R.BAD_VALUE, lambda i, r: f"client tag keys must have 1 to {MAX_TAG_KEY} characters")
+    marks.reject(_at_rows(size, [i for i, t in tags.items()
+                                 if any(v is None or len(v) > MAX_TAG_VALUE for _, v in t)]),
+                 R.BAD_VALUE,
                  lambda i, r: f"client tag values must be non-null with at most {MAX_TAG_VALUE} characters")
     required = {a: tuple(dict.fromkeys(s.required_tags)) for a, s in status.items() if s.required_tags}
-    missing = [_missing_tags(required.get(r["app_id"] or "", ()), t) for r, t in zip(rows, tags, strict=True)]
-    marks.reject([bool(m) for m in missing], R.MISSING_CLIENT_TAG,
+    missing: dict[int, list[str]] = {}
+    if required:
+        for i, app_id in enumerate(columns["app_id"]):
+            needed = _missing_tags(required.get(app_id or "", ()), tags.get(i, []))
+            if needed:
+                missing[i] = needed
+    marks.reject(_at_rows(size, list(missing)), R.MISSING_CLIENT_TAG,
                  lambda i, r: f"rack.aware.assignment.tags needs tag(s) {', '.join(missing[i])} on every member")
-    _duplicates(marks, table, ["app_id", "consumer_id"])
+    _duplicates(marks, table, ["app_id", "consumer_id"], columns=columns)
     # The usable members' reports, column-wise: their rows' app and consumer ids taken per report.
     kept = marks.usable[subscriptions.member]
     member = pa.array(subscriptions.member[kept])
     reports: dict[str, Any] = {
         "app_id": table.column("app_id").take(member), "consumer_id": table.column("consumer_id").take(member),
         "task_id": subscriptions.task_ids.filter(pa.array(kept)), "offset_sum": subscriptions.offset_sums[kept]}
-    return CheckedMembers(rows, marks, reports)
+    return CheckedMembers(columns, marks, reports)
+
+
+def _at_rows(size: int, indices: Sequence[int]) -> Mask:
+    """A mask of ``size`` rows holding at ``indices``."""
+    mask: Mask = np.zeros(size, dtype=np.bool_)
+    mask[list(indices)] = True
+    return mask
 
 
 def _valid_host(host: str) -> bool:

@@ -124,6 +124,7 @@ class TableCodes:
         self._found: dict[str, Codes] = dict(known or {})
         self._integers: dict[tuple[str, int], tuple[IntArray, Mask]] = {}
         self._pairs: dict[tuple[str, str], tuple[IntArray, list[tuple[Any, Any]]]] = {}
+        self._flat: dict[str, tuple[Codes, IntArray]] = {}
 
     def __getitem__(self, name: str) -> Codes:
         found = self._found.get(name)
@@ -137,6 +138,16 @@ class TableCodes:
         found = self._pairs.get((first, second))
         if found is None:
             found = self._pairs[(first, second)] = pair_keys(self[first], self[second])
+        return found
+
+    def flat(self, name: str) -> tuple[Codes, IntArray]:
+        """A list column's items as ``Codes`` and each item's row, encoded once per table (the checks and the
+        derivations both read replica_racks item by item)."""
+        found = self._flat.get(name)
+        if found is None:
+            column = self.table.column(name)
+            parents = np.asarray(pc.list_parent_indices(column).to_numpy(zero_copy_only=False), dtype=np.int64)
+            found = self._flat[name] = (Codes.of(pc.list_flatten(column)), parents)
         return found
 
     def integers(self, name: str, fill: int = 0) -> tuple[IntArray, Mask]:

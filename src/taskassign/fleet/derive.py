@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import itemgetter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -38,6 +37,7 @@ from taskassign.leader.partition_grouper import ResolvedTopology, SubtopologySpe
 from taskassign.model import LATEST_OFFSET, UNKNOWN_OFFSET_SUM, SortedFrozenSet
 
 __all__ = (
+    "MEMBER_COLUMNS",
     "Block",
     "TaskMetadata",
     "check_member_references",
@@ -209,12 +209,8 @@ class _PartitionIndex:
         self.end, self.has_end = codes.integers("end_offset")
         self.committed = codes.integers("committed_offset")[0]
         self.size, self.has_size = codes.integers("size_bytes")
-        rack_codes, rack_texts = _encoded(pc.binary_join(partitions.column("replica_racks"), _SEP))
-        self.rack_code = rack_codes
-        # One set per distinct rack list of the bucket (fleet.build takes them as they are), None for no row.
-        self.rack_values: list[SortedFrozenSet[str] | None] = [
-            SortedFrozenSet(text.split(_SEP) if text else ()) for text in rack_texts]
-        self.rack_values.append(None)
+        # One set per distinct rack set of the bucket (fleet.build takes them as they are), None for no row.
+        self.rack_code, self.rack_values = _rack_sets(partitions.column("replica_racks"), codes)
 
     def positions(self, entries: Sequence[tuple[str, str, int]]) -> tuple[IntArray, IntArray]:
         """For every (app_id, topic, num_tasks) entry, the row of partition p of the topic for each of its tasks p
@@ -234,6 +230,39 @@ class _PartitionIndex:
     def racks(self, positions: IntArray) -> list[list[str] | SortedFrozenSet[str] | None]:
         codes = _at(self.rack_code, positions, -1)
         return list(map(self.rack_values.__getitem__, codes.tolist()))  # -1 (no rack list): the None at the end
+
+
+#: Rack sets are bit masks of the bucket's rack names while there are at most this many.
+_RACK_BITS = 62
+
+
+def _rack_sets(racks: pa.ChunkedArray, codes: TableCodes) -> tuple[IntArray, list[SortedFrozenSet[str] | None]]:
+    """Each row's replica racks as a position in a list of the distinct rack sets, whose last entry is None
+    (no list): from the items' codes (``TableCodes.flat``), each row's set a bit mask of them, each distinct
+    mask made into a set once. Rows with a null or empty rack name (rejected rows: never looked up) and more
+    than ``_RACK_BITS`` names take ``_joined_rack_sets``."""
+    items, parents = codes.flat("replica_racks")
+    names = items.values
+    if len(names) > _RACK_BITS or not items.valid.all() or any(not n or _SEP in n for n in names):
+        return _joined_rack_sets(racks)
+    masks = np.zeros(len(racks), dtype=np.int64)
+    if len(parents):
+        starts = np.flatnonzero(np.append(True, parents[1:] != parents[:-1]))
+        masks[parents[starts]] = np.bitwise_or.reduceat(np.left_shift(np.int64(1), items.codes), starts)
+    ids, distinct = dense_ids(masks, 1 << len(names))
+    ids[np.asarray(pc.is_null(racks).to_numpy(zero_copy_only=False), dtype=np.bool_)] = -1
+    values: list[SortedFrozenSet[str] | None] = [
+        SortedFrozenSet.from_sorted_unique(tuple(n for j, n in enumerate(names) if mask >> j & 1))
+        for mask in distinct.tolist()]
+    return ids, [*values, None]
+
+
+def _joined_rack_sets(racks: pa.ChunkedArray) -> tuple[IntArray, list[SortedFrozenSet[str] | None]]:
+    """``_rack_sets`` by each row's rack names joined into one text (any names)."""
+    rack_codes, rack_texts = _encoded(pc.binary_join(racks, _SEP))
+    values: list[SortedFrozenSet[str] | None] = [SortedFrozenSet(text.split(_SEP) if text else ())
+                                                 for text in rack_texts]
+    return rack_codes, [*values, None]
 
 
 def _at(values: npt.NDArray[Any], positions: npt.NDArray[np.int64], fill: Any) -> npt.NDArray[Any]:
@@ -357,13 +386,18 @@ def check_member_references(
     return process_ids
 
 
+#: The usable members' columns the bucket hands ``client_inputs`` (one list per column, a value per member;
+#: ``_has_subscription`` is for ``check_member_references``' MemberInfo).
+MEMBER_COLUMNS = ("app_id", "consumer_id", "process_id", "rack", "client_tags", "host", "_has_subscription")
+
+
 def client_inputs(
-    members: Sequence[Row], reports: pa.Table, process_ids: npt.NDArray[np.object_],
+    members: Mapping[str, Sequence[Any]], reports: pa.Table, process_ids: npt.NDArray[np.object_],
     ends: Mapping[str, Mapping[int, Sequence[int] | IntArray]], table_codes: TableCodes | None = None,
     rows: npt.NDArray[np.bool_] | None = None,
 ) -> dict[str, list[ClientInput]]:
-    """Per application, its clients (usable members grouped by process id; rack, tags and host of the
-    first member by consumer id) with their merged reports. Merging follows Kafka's leader: a task is a
+    """Per application, its clients (usable ``members``, column-wise, grouped by process id; rack, tags and
+    host of the first member by consumer id) with their merged reports. Merging follows Kafka's leader: a task is a
     previous active if a member owned it as active or reported -2 (running), else a previous standby; the
     offset sum of the client's last consumer (in consumer-id order) that reported one wins. ``reports``
     (their ``rows``, None: all) are the usable rows with their members' ``process_ids`` (one per row of
@@ -419,21 +453,29 @@ def client_inputs(
         firsts = starts[client_starts]
         for a, p, s, e in zip(app_codes[firsts].tolist(), pid_codes[firsts].tolist(), client_starts.tolist(),
                               client_stops.tolist(), strict=True):
-            reported[(app_values[a], member_pids.values[p])] = ClientTaskColumns(
-                subtopologies=task_subs[s:e], partitions=task_parts[s:e], ownerships=ownerships[s:e],
-                offset_sums=task_offsets_list[s:e], lags=lags[s:e], consumers=reporters[s:e])
+            # (dict displays: a TypedDict's call costs twice as much, once per client)
+            reported[(app_values[a], member_pids.values[p])] = {
+                "subtopologies": task_subs[s:e], "partitions": task_parts[s:e], "ownerships": ownerships[s:e],
+                "offset_sums": task_offsets_list[s:e], "lags": lags[s:e], "consumers": reporters[s:e]}
     # One sort by (app, process, consumer): clients come in (app, process) order, each one's members by consumer.
-    by_client: dict[tuple[str, str], list[Row]] = {}
-    for row in sorted(members, key=itemgetter("app_id", "process_id", "consumer_id")):
-        by_client.setdefault((row["app_id"], row["process_id"]), []).append(row)
+    by_client: dict[tuple[str, str], tuple[int, list[str]]] = {}  # (first member, consumers)
+    for app_id, pid, consumer, index in sorted(zip(members["app_id"], members["process_id"], members["consumer_id"],
+                                                   range(len(members["app_id"])), strict=True)):
+        client = by_client.get((app_id, pid))
+        if client is None:
+            by_client[(app_id, pid)] = (index, [consumer])
+        else:
+            client[1].append(consumer)
+    racks, all_tags, hosts = members["rack"], members["client_tags"], members["host"]
     clients: dict[str, list[ClientInput]] = {}
-    for (app_id, pid), client_rows in by_client.items():
-        first = client_rows[0]
-        tags = first["client_tags"]
-        clients.setdefault(app_id, []).append(ClientInput(
-            process_id=pid, rack=first["rack"], tags=list(tags.items() if isinstance(tags, Mapping) else tags)
-            if tags is not None else None, host=first["host"], consumers=[r["consumer_id"] for r in client_rows],
-            tasks=None, task_columns=reported.get((app_id, pid)) or _no_tasks()))
+    for (app_id, pid), (first, consumers_of) in by_client.items():
+        tags = all_tags[first]
+        if tags is not None:
+            tags = list(tags) if isinstance(tags, list) else list(tags.items() if isinstance(tags, Mapping) else tags)
+        client_input: ClientInput = {
+            "process_id": pid, "rack": racks[first], "tags": tags, "host": hosts[first], "consumers": consumers_of,
+            "tasks": None, "task_columns": reported.get((app_id, pid)) or _no_tasks()}
+        clients.setdefault(app_id, []).append(client_input)
     return clients
 
 
@@ -473,4 +515,4 @@ def _lags(
 
 
 def _no_tasks() -> ClientTaskColumns:
-    return ClientTaskColumns(subtopologies=[], partitions=[], ownerships=[], offset_sums=[], lags=[], consumers=[])
+    return {"subtopologies": [], "partitions": [], "ownerships": [], "offset_sums": [], "lags": [], "consumers": []}

@@ -86,14 +86,19 @@ class Marks:
 _SMALL = 4096
 
 
-def duplicate_counts(table: pa.Table, keys: Sequence[str], codes: TableCodes | None = None) -> npt.NDArray[np.int64]:
+def duplicate_counts(
+    table: pa.Table, keys: Sequence[str], codes: TableCodes | None = None,
+    columns: Mapping[str, Sequence[Any]] | None = None,
+) -> npt.NDArray[np.int64]:
     """How many rows share each row's key, where more than one does (else 0). A key with a null part
-    matches nothing, as in a SQL join. ``codes``: the table's columns already encoded (fleet.codes)."""
+    matches nothing, as in a SQL join. ``codes``: the table's columns already encoded (fleet.codes);
+    ``columns``: the key columns already as Python values (a small table's)."""
     counts = np.zeros(table.num_rows, dtype=np.int64)
     if table.num_rows == 0:
         return counts
     if table.num_rows <= _SMALL and codes is None:  # fewer pyarrow calls than encoding: count in Python
-        keyed = list(zip(*(table.column(k).to_pylist() for k in keys), strict=True))
+        keyed = list(zip(*(columns[k] if columns is not None else table.column(k).to_pylist() for k in keys),
+                         strict=True))
         whole = [None not in key for key in keyed]
         seen = Counter(key for key, ok in zip(keyed, whole, strict=True) if ok)
         counts[:] = [seen[key] if ok and seen[key] > 1 else 0 for key, ok in zip(keyed, whole, strict=True)]
