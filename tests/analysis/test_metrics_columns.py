@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from taskassign.analysis._columns import distinct, exact_column, keys_in, restored_records, run_sums
 from taskassign.analysis.metrics import (
     AssignmentMetrics,
-    _subtopology_starts,
     compute_metrics,
     numbered_group_metrics,
+    subtopology_starts,
 )
 from taskassign.configs import AssignmentConfigs
 from taskassign.ids import ProcessId, TaskId
@@ -208,4 +208,4 @@ def test_subtopology_starts_where_name_and_subtopology_change(names: tuple[str |
                                                               picked: set[tuple[int, int, int]]) -> None:
     ids = sorted({TaskId(sub, partition, names[which % len(names)]) for sub, partition, which in picked})
     expected = [i for i, t in enumerate(ids) if i == 0 or (t[0], t[1]) != (ids[i - 1][0], ids[i - 1][1])]
-    assert _subtopology_starts(ids) == expected
+    assert subtopology_starts(ids) == expected

@@ -73,6 +73,7 @@ __all__ = (
     "numbered_group_metrics",
     "standby_pile_up",
     "state_weight_unit",
+    "subtopology_starts",
 )
 
 #: Row/column label of the rack traffic matrix when a client's or a partition's rack is unknown.
@@ -1102,7 +1103,7 @@ def _shortfalls(tasks: npt.NDArray[np.int64], values: npt.NDArray[np.int64], pre
     return np.minimum(present, available) - distinct
 
 
-def _subtopology_starts(ids: Sequence[TaskId]) -> list[int]:
+def subtopology_starts(ids: Sequence[TaskId]) -> list[int]:
     """Where each subtopology's tasks start among ``ids`` (sorted TaskIds: a TaskId is the tuple (topology name,
     subtopology, partition), and every task is named or none is, as None and a name do not sort)."""
     firsts: list[int] = []
@@ -1121,7 +1122,7 @@ def _subtopology_skews(view: _View) -> dict[str, int]:
     in TaskId order, so a subtopology's tasks are consecutive: each one's first found by bisection (a few
     subtopologies, 10^3 tasks), each placement's subtopology by its task number."""
     ids = view.state.task_ids.items
-    firsts = _subtopology_starts(ids)
+    firsts = subtopology_starts(ids)
     n_clients = len(view.state.process_ids)
     spread = [0] * len(firsts)
     if n_clients and firsts:
