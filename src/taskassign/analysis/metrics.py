@@ -655,14 +655,15 @@ def _thread_columns(
     consumer's task numbers, sorted (``PlacementNumbers.consumers``)."""
     clients = state.clients
     # the consumers measured (each client's threads in the state), numbered in the mapping's order
-    slot_of: dict[tuple[ProcessId, str], int] = {}
+    slot_of: dict[ProcessId, dict[str, int]] = {}
     present: list[Any] = []
     complete = consumers is not None
     for pid, per_consumer in (consumers or {}).items():
         known = clients[pid].consumer_client_ids if pid in clients else ()
+        slots = slot_of[pid] = {}
         for name, share in per_consumer.items():
             if name in known:
-                slot_of[(pid, name)] = len(present)
+                slots[name] = len(present)
                 present.append(share)
             else:
                 complete = False
@@ -691,8 +692,9 @@ def _thread_columns(
             rows.append((even_spread(active[i], threads), even_spread(active[i] + standby[i], threads),
                          even_spread(state_loads[i], threads)))
             continue
-        slots = [slot_of.get((pid, name)) for name in clients[pid].consumer_client_ids]
-        columns = list(zip(*[nothing if k is None else per_share[k] for k in slots], strict=True))
+        slots = slot_of[pid]
+        columns = list(zip(*[nothing if k is None else per_share[k]
+                             for k in map(slots.get, clients[pid].consumer_client_ids)], strict=True))
         rows.append((columns[0], columns[1], columns[2]) if columns else ((), (), ()))
     return rows, sorted_numbers
 
