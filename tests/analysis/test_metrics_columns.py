@@ -11,7 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from taskassign.analysis._columns import distinct, exact_column, keys_in, restored_records, run_sums
-from taskassign.analysis.metrics import AssignmentMetrics, compute_metrics, numbered_group_metrics
+from taskassign.analysis.metrics import (
+    AssignmentMetrics,
+    compute_metrics,
+    numbered_group_metrics,
+    subtopology_starts,
+)
 from taskassign.configs import AssignmentConfigs
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import (
@@ -165,6 +170,20 @@ def test_run_sums_and_exact_columns(runs: list[list[int]]) -> None:
     assert exact_column([_HUGE, 1], 1).dtype == object and exact_column([1, 2], 3).dtype == np.int64
 
 
+@given(st.lists(st.one_of(st.integers(-(1 << 63), (1 << 63) - 1), st.just(_HUGE), st.just(-_HUGE))),
+       st.integers(0, 10**6))
+def test_exact_column_of_a_list_or_a_column(values: list[int], terms: int) -> None:
+    # a list (int64 when every sum of ``terms`` entries fits) and a column given as one (int64 or Python ints)
+    room = 1 << 62
+    fits = not values or max(map(abs, values)) * max(terms, 1) < room
+    from_list = exact_column(values, terms)
+    assert from_list.tolist() == values and (from_list.dtype == np.int64) == fits
+    for given_column in (np.array(values, dtype=object), *([np.array(values, dtype=np.int64)] if all(
+            -(1 << 63) <= v < 1 << 63 for v in values) else [])):
+        column = exact_column(given_column, terms)
+        assert column.tolist() == values and (column.dtype == np.int64) == fits
+
+
 @given(st.lists(st.integers(0, 20)), st.lists(st.integers(0, 20)))
 def test_keys_in_and_distinct_agree_with_sets(keys: list[int], pairs: list[int]) -> None:
     found = keys_in(np.array(keys, dtype=np.int64), np.zeros(len(keys), dtype=np.int64),
@@ -181,3 +200,12 @@ def test_restored_records_follow_kafkas_lags(pairs: list[tuple[int, int]]) -> No
     assert unknown.tolist() == [lag == -3 for lag in lags]
     assert records.tolist() == [0 if lag == -2 else max(0, e) if lag == -3 else lag
                                 for lag, (e, _) in zip(lags, pairs, strict=True)]
+
+
+@given(st.sampled_from([(None,), ("app",), ("a", "b")]),
+       st.sets(st.tuples(st.integers(0, 4), st.integers(0, 6), st.integers(0, 1))))
+def test_subtopology_starts_where_name_and_subtopology_change(names: tuple[str | None, ...],
+                                                              picked: set[tuple[int, int, int]]) -> None:
+    ids = sorted({TaskId(sub, partition, names[which % len(names)]) for sub, partition, which in picked})
+    expected = [i for i, t in enumerate(ids) if i == 0 or (t[0], t[1]) != (ids[i - 1][0], ids[i - 1][1])]
+    assert subtopology_starts(ids) == expected

@@ -1,8 +1,12 @@
 from __future__ import annotations
 
-from taskassign.fleet import reasons
+from hypothesis import given
+from hypothesis import strategies as st
+
+from taskassign.fleet import application, reasons
 from taskassign.fleet.application import assign_application, check_application, effective_assignor
 from taskassign.fleet.build import build_scenario
+from taskassign.ids import TaskId
 from taskassign.leader.assign import assign_scenario, result_to_document
 from tests.fleet.assignors import spec
 from tests.fleet.inputs import PID_A, PID_B, app_input
@@ -102,3 +106,14 @@ def test_effective_assignor_prefers_the_override() -> None:
     assert effective_assignor("sticky", "identity") == "identity"
     assert effective_assignor("identity", None) == "identity"
     assert effective_assignor(None, None)  # the registry default
+
+
+@given(st.sampled_from([(None,), ("app",), ("a", "b")]),
+       st.lists(st.tuples(st.integers(0, 3), st.integers(0, 8), st.booleans(), st.integers(0, 1)), max_size=4))
+def test_task_names_by_number_are_the_ids_as_text(names: tuple[str | None, ...],
+                                                 runs: list[tuple[int, int, bool, int]]) -> None:
+    # subtopologies with partitions 0..n-1 (names shared between calls) and with a gap (each id named on its own)
+    ids = sorted({TaskId(sub, p, names[which % len(names)])
+                  for sub, count, gap, which in runs for p in range(count) if not (gap and p == 1)})
+    for _ in range(2):
+        assert application._names_by_number(ids) == [str(t) for t in ids]

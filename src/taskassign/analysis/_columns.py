@@ -25,15 +25,21 @@ _INT64_ROOM = 1 << 62
 Column = npt.NDArray[np.int64] | npt.NDArray[np.object_]
 
 
-def exact_column(values: Sequence[int], terms: int) -> Column:
+def exact_column(values: Sequence[int] | Column, terms: int) -> Column:
     """``values`` as a column any sum of ``terms`` of whose entries (or a difference of two) is exact: int64
-    when that fits, else Python ints."""
-    if not values:
+    when that fits, else Python ints. ``values`` may be a column already (an int64 one kept when it fits)."""
+    if not len(values):
         return np.zeros(0, dtype=np.int64)
-    top = max(max(values), -min(values))
-    if top * max(terms, 1) < _INT64_ROOM:
-        return np.array(values, dtype=np.int64)
-    return np.array(values, dtype=object)
+    if isinstance(values, np.ndarray):
+        top = max(int(values.max()), -int(values.min()))
+        if top * max(terms, 1) < _INT64_ROOM:
+            return values.astype(np.int64, copy=False)
+        return values if values.dtype == object else np.array(values.tolist(), dtype=object)
+    try:
+        column = np.array(values, dtype=np.int64)  # (one pass in C; Python's max and min are two more)
+    except OverflowError:  # some value beyond int64
+        return np.array(values, dtype=object)
+    return exact_column(column, terms)
 
 
 def run_sums(values: Column, lengths: Sequence[int] | npt.NDArray[np.int64]) -> Column:

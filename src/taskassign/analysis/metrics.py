@@ -23,12 +23,14 @@ Terms used in the definitions:
 
 from __future__ import annotations
 
+import math
 import statistics
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from itertools import accumulate, chain, repeat
-from operator import add, attrgetter, is_, itemgetter, methodcaller, ne
+from operator import add, attrgetter, is_, methodcaller
 from types import MappingProxyType
 from typing import Any
 
@@ -71,6 +73,7 @@ __all__ = (
     "numbered_group_metrics",
     "standby_pile_up",
     "state_weight_unit",
+    "subtopology_starts",
 )
 
 #: Row/column label of the rack traffic matrix when a client's or a partition's rack is unknown.
@@ -301,7 +304,7 @@ def compute_metrics(
     _check_known(state, placements)
     view = _View(state, placements)
     totals = _Totals()
-    weights = _state_weights(state)
+    weights = _state_weights(state, 2 * len(state.tasks) + 1).tolist()
     client_rows = tuple(_client_metrics(view, pid, consumers, totals, weights) for pid in state.process_ids)
     totals.previously_unowned = _previously_unowned(view, view.previously_active)
     return _summarise(state, view, totals, client_rows)
@@ -363,21 +366,27 @@ def _summarise(
     )
 
 
-def _state_weights(state: ApplicationState) -> list[int]:
-    """Every task's ``state_weight`` in TaskId order (``_View.index``), read a field at a time (10^5-10^6 tasks
-    per application or bucket)."""
+def _state_weights(state: ApplicationState, terms: int) -> Column:
+    """Every task's ``state_weight`` in TaskId order (``_View.index``) as a column any sum of ``terms`` of whose
+    entries is exact (``exact_column``), read a field at a time (10^3-10^6 tasks per application or bucket)."""
     infos = state.tasks.values()
     sizes = list(map(_STATE_BYTES, infos))
-    if None not in sizes:
-        return sizes
-    # the stores' sizes by identity: tasks share a few store sets, whose ``len`` is a Python call
+    unsized = sizes.count(None)
+    if not unsized:
+        return exact_column(sizes, terms)
+    # the stores' sizes by identity: tasks share a few store sets (a subtopology's tasks one, consecutive in TaskId
+    # order), whose ``len`` is a Python call: measured once per run of the same set
     stores = list(map(_STORES, infos))
-    keys = list(map(id, stores))
-    lengths = {key: len(s) for key, s in dict(zip(keys, stores, strict=True)).items()}
-    counts = map(lengths.__getitem__, keys)
-    if sizes.count(None) == len(sizes):
-        return list(counts)
-    return [n if b is None else b for b, n in zip(sizes, counts, strict=True)]
+    ids = np.fromiter(map(id, stores), dtype=np.uint64, count=len(stores))
+    starts = np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1])))
+    counts = np.repeat(np.fromiter(map(len, map(stores.__getitem__, starts.tolist())), dtype=np.int64,
+                                   count=len(starts)), np.diff(starts, append=len(stores)))
+    if unsized == len(sizes):
+        return exact_column(counts, terms)
+    mixed = np.array(sizes, dtype=object)
+    missing = np.fromiter(map(is_, sizes, repeat(None)), dtype=np.bool_, count=len(sizes))
+    mixed[missing] = counts[missing].tolist()
+    return exact_column(mixed, terms)
 
 
 _STATE_BYTES = attrgetter("state_bytes")
@@ -520,7 +529,9 @@ def _by_columns(
     _check_threads(state)
     kinds = list(map(_ASSIGNED_TYPE, chain.from_iterable(map(_VALUES, placed))))
     is_active = np.fromiter(map(is_, kinds, repeat(ACTIVE)), dtype=np.bool_, count=len(kinds))
-    is_standby = np.fromiter(map(is_, kinds, repeat(STANDBY)), dtype=np.bool_, count=len(kinds))
+    # (an AssignedTask is ACTIVE or STANDBY: the standbys are the rest, unless some kind is neither)
+    is_standby = ~is_active if kinds.count(STANDBY) == len(kinds) - int(np.count_nonzero(is_active)) else \
+        np.fromiter(map(is_, kinds, repeat(STANDBY)), dtype=np.bool_, count=len(kinds))
     active = numbers[is_active], owners[is_active]
     standby = numbers[is_standby], owners[is_standby]
     infos = list(state.tasks.values())
@@ -542,18 +553,14 @@ def _by_columns(
     totals.active_moves = int(moves_in.sum())
     totals.standby_moves = int(np.count_nonzero(new_copies))
     totals.previously_unowned = int(np.count_nonzero((view.owners > 0) & ~ran))
-    ends = exact_column(list(map(_END, infos)), len(a_task) + len(s_task) + 2)
-    task_ids = list(state.tasks)
-    selected = moved & changelog[a_task]
-    restored_active, unknown_active = _restored(state, task_ids, ends, a_task[selected], a_client[selected])
-    selected = new_copies & changelog[s_task]
-    restored_standby, unknown_standby = _restored(state, task_ids, ends, s_task[selected], s_client[selected])
+    selected, selected_copies = moved & changelog[a_task], new_copies & changelog[s_task]
+    restored_active, restored_standby, totals.unknown_lags = _restored(
+        state, infos, (a_task[selected], a_client[selected]), (s_task[selected_copies], s_client[selected_copies]))
     totals.restore_active = int(restored_active.sum())
     totals.restore_standby = int(restored_standby.sum())
-    totals.unknown_lags = unknown_active + unknown_standby
     totals.count_reads(view)
     # per client
-    weights = exact_column(_state_weights(state), 2 * count + 1)
+    weights = _state_weights(state, 2 * count + 1)
     a_lengths = np.bincount(a_client, minlength=len(pids)).tolist()
     s_lengths = np.bincount(s_client, minlength=len(pids)).tolist()
     active_loads = run_sums(weights[a_task], a_lengths).tolist()
@@ -585,6 +592,7 @@ def _runs(values: list[int], lengths: Sequence[int]) -> list[list[int]]:
 
 
 _END = attrgetter("changelog_end_offset_sum")
+_TASK_ID = attrgetter("id")
 _SHARE_LISTS = attrgetter("active", "standby", "withheld")
 _ASSIGNED_TYPE = attrgetter("type")
 _VALUES = methodcaller("values")
@@ -606,16 +614,23 @@ def _numbered(index: Mapping[TaskId, int], groups: Sequence[Collection[TaskId]],
     return tasks[known], owners[known]
 
 
-def _restored(state: ApplicationState, task_ids: Sequence[TaskId], ends: Column,
-              tasks: npt.NDArray[np.int64], owners: npt.NDArray[np.int64]) -> tuple[Column, int]:
-    """Records restored per client for the changelog tasks ``tasks`` newly placed on clients ``owners`` (in client
-    order), from each client's reported offset sums, and how many of those lags were unknown."""
+def _restored(state: ApplicationState, infos: Sequence[TaskInfo], active: tuple[npt.NDArray[np.int64], ...],
+              standby: tuple[npt.NDArray[np.int64], ...]) -> tuple[Column, Column, int]:
+    """Records restored per client for the changelog tasks newly placed on clients, ``active`` and ``standby``
+    (each as (task numbers, client numbers), in client order), from each client's reported offset sums: the
+    active and the standby records per client, and how many of those lags were unknown. Both kinds in one pass
+    over the clients, reading the end offset sums of these tasks only."""
     pids = state.process_ids
+    tasks = np.concatenate([active[0], standby[0]])
     placed = len(tasks)
     if not placed:
-        return np.zeros(len(pids), dtype=np.int64), 0
-    numbers = tasks.tolist()
-    ids = list(map(task_ids.__getitem__, numbers))
+        nothing = np.zeros(len(pids), dtype=np.int64)
+        return nothing, nothing, 0
+    owners = np.concatenate([active[1], standby[1]])
+    order = np.argsort(owners, kind="stable")  # client after client, each client's actives first
+    numbers = tasks[order].tolist()
+    selected = list(map(infos.__getitem__, numbers))
+    ids = list(map(_TASK_ID, selected))
     per_client = np.bincount(owners, minlength=len(pids)).tolist()
     offsets: list[int] = []
     start = 0
@@ -623,8 +638,12 @@ def _restored(state: ApplicationState, task_ids: Sequence[TaskId], ends: Column,
         if n:
             offsets.extend(map(state.clients[pid].task_offset_sums.get, ids[start:start + n], repeat(0)))
             start += n
-    records, unknown = restored_records(ends[tasks], exact_column(offsets, placed + 2))
-    return run_sums(records, per_client), int(np.count_nonzero(unknown))
+    records, unknown = restored_records(exact_column(list(map(_END, selected)), placed + 2),
+                                        exact_column(offsets, placed + 2))
+    is_active = order < len(active[0])
+    kinds = owners[order] * 2 + ~is_active  # (client, kind): the active records, then the standby ones
+    sums = run_sums(records, np.bincount(kinds, minlength=2 * len(pids)))
+    return sums[0::2], sums[1::2], int(np.count_nonzero(unknown))
 
 
 def _thread_columns(
@@ -636,14 +655,15 @@ def _thread_columns(
     consumer's task numbers, sorted (``PlacementNumbers.consumers``)."""
     clients = state.clients
     # the consumers measured (each client's threads in the state), numbered in the mapping's order
-    slot_of: dict[tuple[ProcessId, str], int] = {}
+    slot_of: dict[ProcessId, dict[str, int]] = {}
     present: list[Any] = []
     complete = consumers is not None
     for pid, per_consumer in (consumers or {}).items():
         known = clients[pid].consumer_client_ids if pid in clients else ()
+        slots = slot_of[pid] = {}
         for name, share in per_consumer.items():
             if name in known:
-                slot_of[(pid, name)] = len(present)
+                slots[name] = len(present)
                 present.append(share)
             else:
                 complete = False
@@ -672,8 +692,9 @@ def _thread_columns(
             rows.append((even_spread(active[i], threads), even_spread(active[i] + standby[i], threads),
                          even_spread(state_loads[i], threads)))
             continue
-        slots = [slot_of.get((pid, name)) for name in clients[pid].consumer_client_ids]
-        columns = list(zip(*[nothing if k is None else per_share[k] for k in slots], strict=True))
+        slots = slot_of[pid]
+        columns = list(zip(*[nothing if k is None else per_share[k]
+                             for k in map(slots.get, clients[pid].consumer_client_ids)], strict=True))
         rows.append((columns[0], columns[1], columns[2]) if columns else ((), (), ()))
     return rows, sorted_numbers
 
@@ -767,8 +788,9 @@ class _Totals:
 
     def count_reads(self, view: _View) -> None:
         """``read``'s counts of every client at once, without the traffic matrix (``traffic`` stays empty): each
-        task's partitions counted per rack set once, those counts summed per client rack over the placements
-        (integers: the order of the reads does not matter), then each (client rack, rack set) looked at once."""
+        rack set read is judged once per client rack (read within the rack, across, or unknown), each task's reads
+        of each kind counted per client rack from its partitions' sets, and those summed over the placements
+        (integers: the order of the reads does not matter)."""
         racks = [view.state.clients[pid].rack_id for pid in view.state.process_ids]
         names = list(dict.fromkeys(r for r in racks if r is not None))
         row_of_client = _codes(racks)
@@ -784,41 +806,51 @@ class _Totals:
                 infos = list(map(infos.__getitem__, held.tolist()))
                 tasks = np.searchsorted(held, tasks)
             per_task = list(map(partitions_of, infos))
-            parts = list(chain.from_iterable(per_task))
-            if not parts:
+            sets = list(map(_RACK_IDS, chain.from_iterable(per_task)))
+            if not sets:
                 continue
             # the few interned rack sets, numbered by identity (one sort of their ids)
-            ids = np.fromiter(map(id, map(_RACK_IDS, parts)), dtype=np.uint64, count=len(parts))
+            ids = np.fromiter(map(id, sets), dtype=np.uint64, count=len(sets))
             order = np.argsort(ids, kind="stable")
             ordered = ids[order]
             first = np.concatenate(([True], ordered[1:] != ordered[:-1]))
-            codes = np.empty(len(parts), dtype=np.int64)
+            codes = np.empty(len(sets), dtype=np.int64)
             codes[order] = np.cumsum(first) - 1
-            listed = [parts[i].rack_ids for i in order[first].tolist()]
-            width = len(listed)
-            owner = np.repeat(np.arange(len(per_task), dtype=np.int64), list(map(len, per_task)))
-            per_set = np.bincount(owner * width + codes, minlength=len(per_task) * width).reshape(-1, width)
-            # placements per (client rack, task), times each task's reads per rack set: reads per (rack, set)
-            rows = len(names) + 1
-            placed = np.bincount(row_of_client[clients] * len(per_task) + tasks, minlength=rows * len(per_task))
-            counts = placed.reshape(rows, len(per_task)) @ per_set
-            for (row, column), count in zip(np.argwhere(counts).tolist(), counts[counts > 0].tolist(), strict=True):
-                self._count(names[row] if row < len(names) else None, listed[column], count, active)
+            # per rack set and client rack (the last row: no rack): a read across racks, or of unknown racks
+            judged = self._judged(names, [sets[i] for i in order[first].tolist()])
+            rows = row_of_client[clients]
+            if len(sets) == len(per_task) and () not in per_task:  # one partition per task: its set's judgment
+                per_placement = judged[codes[tasks], rows]
+            else:
+                lengths = np.fromiter(map(len, per_task), dtype=np.int64, count=len(per_task))
+                owner = np.repeat(np.arange(len(per_task), dtype=np.int64), lengths)
+                width = len(judged)
+                per_set = np.bincount(owner * width + codes, minlength=len(per_task) * width).reshape(-1, width)
+                per_placement = (per_set @ judged.reshape(width, -1)).reshape(len(per_task), *judged.shape[1:])[
+                    tasks, rows]
+            cross, unknown = per_placement.sum(axis=0).tolist()
+            self.rack_unknown += unknown
+            if active:
+                self.cross_active += cross
+            else:
+                self.cross_standby += cross
 
-    def _count(self, rack: str | None, racks: Any, count: int, active: bool) -> None:
-        """``count`` reads of partitions with replicas in ``racks`` by clients in ``rack``, as ``read`` counts them."""
-        seen = self.rack_sets.get(id(racks))
-        if seen is None:
-            seen = self.rack_sets[id(racks)] = _rack_set(racks)
-        _, members, ordered, _ = seen
-        if not ordered or rack is None:
-            self.rack_unknown += count
-        elif rack in members:
-            return
-        elif active:
-            self.cross_active += count
-        else:
-            self.cross_standby += count
+    def _judged(self, names: Sequence[str], listed: Sequence[Any]) -> npt.NDArray[np.int64]:
+        """Per rack set of ``listed`` and client rack (``names``, then a last row for clients without one): whether
+        ``read`` counts a read of a partition with replicas in that set across racks, and whether as unknown."""
+        judged = np.zeros((len(listed), len(names) + 1, 2), dtype=np.int64)
+        for column, racks in enumerate(listed):
+            seen = self.rack_sets.get(id(racks))
+            if seen is None:
+                seen = self.rack_sets[id(racks)] = _rack_set(racks)
+            _, members, ordered, _ = seen
+            if not ordered:
+                judged[column, :, 1] = 1
+                continue
+            judged[column, -1, 1] = 1
+            for row, name in enumerate(names):
+                judged[column, row, 0] = name not in members
+        return judged
 
     def movement(self) -> dict[str, int]:
         return {
@@ -1073,28 +1105,33 @@ def _shortfalls(tasks: npt.NDArray[np.int64], values: npt.NDArray[np.int64], pre
     return np.minimum(present, available) - distinct
 
 
-_TOPOLOGY, _SUBTOPOLOGY = itemgetter(0), itemgetter(1)  # a TaskId's topology name, its subtopology
+def subtopology_starts(ids: Sequence[TaskId]) -> list[int]:
+    """Where each subtopology's tasks start among ``ids`` (sorted TaskIds: a TaskId is the tuple (topology name,
+    subtopology, partition), and every task is named or none is, as None and a name do not sort)."""
+    firsts: list[int] = []
+    start = 0
+    while start < len(ids):
+        firsts.append(start)
+        name, sub, _ = ids[start]
+        start = bisect_right(ids, (name, sub, math.inf), lo=start)
+    return firsts
+
+
 
 
 def _subtopology_skews(view: _View) -> dict[str, int]:
     """Per subtopology, max - min over clients of its active tasks (clients without any count 0). The tasks are
-    in TaskId order, so a subtopology's tasks are consecutive: numbered where (name, subtopology) changes."""
+    in TaskId order, so a subtopology's tasks are consecutive: each one's first found by bisection (a few
+    subtopologies, 10^3 tasks), each placement's subtopology by its task number."""
     ids = view.state.task_ids.items
-    count = len(ids)
-    subs = np.fromiter(map(_SUBTOPOLOGY, ids), dtype=np.int64, count=count)
-    starts = np.ones(count, dtype=np.bool_)
-    starts[1:] = subs[1:] != subs[:-1]
-    if count and ids[0][0] is not None:  # named topologies (then every task is named: None and a name do not sort)
-        names = list(map(_TOPOLOGY, ids))
-        starts[1:] |= np.fromiter(map(ne, names[1:], names[:-1]), dtype=np.bool_, count=count - 1)
-    firsts = np.flatnonzero(starts).tolist()
+    firsts = subtopology_starts(ids)
     n_clients = len(view.state.process_ids)
     spread = [0] * len(firsts)
     if n_clients and firsts:
-        of_task = np.cumsum(starts) - 1
-        counts = np.bincount(of_task[view.active_task] * n_clients + view.active_client,
+        of_task = np.searchsorted(np.array(firsts, dtype=np.int64), view.active_task, side="right") - 1
+        counts = np.bincount(of_task * n_clients + view.active_client,
                              minlength=len(firsts) * n_clients).reshape(len(firsts), n_clients)
         spread = (counts.max(axis=1) - counts.min(axis=1)).tolist()
-    keys = [(ids[i][0], int(subs[i])) for i in firsts]
+    keys = [(ids[i][0], ids[i][1]) for i in firsts]
     return {str(sub) if name is None else f"{name}__{sub}": spread[i]
             for i, (name, sub) in sorted(enumerate(keys), key=lambda kv: (kv[1][0] or "", kv[1][1]))}

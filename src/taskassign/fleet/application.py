@@ -13,11 +13,16 @@ fails Kafka's validation comes back INVALID_ASSIGNMENT with what the assignor pr
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from taskassign.analysis.metrics import AssignmentMetrics, PlacementNumbers, numbered_group_metrics
+from taskassign.analysis.metrics import (
+    AssignmentMetrics,
+    PlacementNumbers,
+    numbered_group_metrics,
+    subtopology_starts,
+)
 from taskassign.assignors.base import BaseTaskAssignor
 from taskassign.assignors.registry import DEFAULT_ASSIGNOR, ResolvedAssignor, builtin_name, resolve
 from taskassign.configs import KAFKA_COMPAT, KAFKA_VERSION, AssignmentConfigs
@@ -42,6 +47,7 @@ from taskassign.fleet.reasons import (
     STATUS_REJECTED,
     UNKNOWN_ASSIGNOR,
 )
+from taskassign.ids import TaskId
 from taskassign.leader.assign import assign_scenario
 from taskassign.leader.run import RebalanceResult, rebalance
 from taskassign.model import ApplicationState, AssignmentError, TaskAssignment, active_and_standby
@@ -251,7 +257,7 @@ def _fill(result: AppResult, built: BuiltApplication, outcome: RebalanceResult) 
         _NAMES.clear()
     names = _NAMES
     numbered = numbers.clients if numbers is not None else None
-    by_number = list(map(names.__getitem__, state.tasks)) if numbers is not None else []
+    by_number = _names_by_number(state.task_ids.items) if numbers is not None else []
     clients: list[ClientResult] = []
     for pid, assignment in outcome.group.clients.items():
         client = state.clients[pid]
@@ -289,6 +295,27 @@ class _TaskNames(dict[Any, str]):
 _NAMES = _TaskNames()
 #: The most task ids ``_NAMES`` keeps before it starts again (a worker runs many buckets).
 _NAMES_LIMIT = 1 << 21
+#: (topology name, subtopology) -> the ids as text of its partitions 0, 1, ...: a fleet's applications number
+#: their tasks alike, so a subtopology whose partitions are 0..n-1 takes the first n names, no task id hashed.
+_RUN_NAMES: dict[tuple[str | None, int], list[str]] = {}
+
+
+def _names_by_number(ids: Sequence[TaskId]) -> list[str]:
+    """Every task's id as text, in TaskId order (``ids`` sorted): ``str(task)`` for each."""
+    if sum(map(len, _RUN_NAMES.values())) > _NAMES_LIMIT:
+        _RUN_NAMES.clear()
+    starts = subtopology_starts(ids)
+    names: list[str] = []
+    for first, end in zip(starts, [*starts[1:], len(ids)], strict=False):  # (no ids: no starts, one end)
+        name, sub, partition = ids[first]
+        if partition == 0 and ids[end - 1][2] == end - first - 1:  # (sorted and distinct: partitions 0..n-1)
+            known = _RUN_NAMES.get((name, sub))
+            if known is None or len(known) < end - first:
+                known = _RUN_NAMES[(name, sub)] = list(map(str, ids[first:end]))
+            names += known[:end - first]
+        else:
+            names += map(_NAMES.__getitem__, ids[first:end])
+    return names
 
 
 def _measure(
