@@ -103,3 +103,31 @@ def test_java_string_hash_is_the_utf16_polynomial(text: str) -> None:
         h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
     assert java_string_hash(text) == (h - (1 << 32) if h >= 1 << 31 else h)
 
+
+
+@pytest.mark.parametrize("text", [
+    "0000000g-0000-0000-0000-000000000000", "0000000 -0000-0000-0000-000000000000",
+    "000000_0-0000-0000-0000-000000000000", "+0000000-0000-0000-0000-000000000000",
+    "0000000é-0000-0000-0000-000000000000", "00000000-0000-0000-0000-00000000000-",
+    "-0000000-0000-0000-0000-000000000000", "00000000-0000-0000-0000-000000000000\n",
+    "00000000-0000-0000-0000-00000000000\n", "00000000_0000-0000-0000-000000000000",
+    "0x000000-0000-0000-0000-000000000000", "00000000-0000-0000-0000-0000000000 0"])
+def test_texts_shaped_like_uuids_but_not_are_refused(text: str) -> None:
+    """The 8-4-4-4-12 text is read without the regular expression: a text of that shape with a character that is no
+    hex digit (a sign, a space, an underscore, a dash too many, a line break) is refused all the same (a line
+    break after the text too: it raised uuid's ValueError before)."""
+    with pytest.raises(ProcessIdFormatError, match="not a UUID"):
+        ProcessId(text)
+
+
+def test_uuid_texts_read_as_uuid_does() -> None:
+    """Every kind of digit in every position, both cases: the text's ProcessId is the uuid.UUID's."""
+    import random
+    import uuid
+
+    rng = random.Random(11)
+    for _ in range(2000):
+        digits = [rng.choice("0123456789abcdefABCDEF" if rng.random() < 0.9 else "0f8F7") for _ in range(32)]
+        text = "-".join("".join(digits[a:b]) for a, b in ((0, 8), (8, 12), (12, 16), (16, 20), (20, 32)))
+        parsed, made = ProcessId(text), ProcessId(uuid.UUID(text))
+        assert tuple(parsed) == tuple(made) and str(parsed) == text.lower()

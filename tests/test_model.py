@@ -213,6 +213,7 @@ def test_application_state_of_ordered_tasks_equals_the_constructor() -> None:
     """ApplicationState.of_ordered_tasks (the fleet's builder: tasks already in TaskId order, end offset sums
     given) holds what the constructor derives, every slot and both client views included, on random states."""
     import random
+    from dataclasses import replace
 
     from taskassign.configs import AssignmentConfigs
     from taskassign.ids import ProcessId, TaskId
@@ -238,20 +239,21 @@ def test_application_state_of_ordered_tasks_equals_the_constructor() -> None:
         walk = tuple((None, s) for s in range(3))
         expected = ApplicationState(tasks=list(reversed(infos)), clients=list(reversed(clients)), configs=configs,
                                     now_ms=7, subtopology_walk_order=walk, client_arrival_order=arrival)
-        fast = ApplicationState.of_ordered_tasks(
-            {i.id: i for i in infos}, {i.id: i.changelog_end_offset_sum for i in infos if i.has_changelog},
-            clients, configs, 7, walk, arrival)
-        assert fast == expected
-        assert repr(fast) == repr(expected)
-        for name in ApplicationState.__slots__:
-            assert getattr(fast, name) == getattr(expected, name), name
-        assert list(fast.tasks) == list(expected.tasks)
-        for lags in (True, False):
-            views, wanted = fast.kafka_streams_states(lags), expected.kafka_streams_states(lags)
-            assert list(views) == list(wanted)
-            for pid, view in views.items():
-                for name in KafkaStreamsState.__slots__:
-                    assert getattr(view, name) == getattr(wanted[pid], name), name
+        for owned in (False, True):  # clients_owned: fresh states become the with-lags views themselves
+            fast = ApplicationState.of_ordered_tasks(
+                {i.id: i for i in infos}, {i.id: i.changelog_end_offset_sum for i in infos if i.has_changelog},
+                [replace(c) for c in clients] if owned else clients, configs, 7, walk, arrival, clients_owned=owned)
+            assert fast == expected
+            assert repr(fast) == repr(expected)
+            for name in ApplicationState.__slots__:
+                assert getattr(fast, name) == getattr(expected, name), name
+            assert list(fast.tasks) == list(expected.tasks)
+            for lags in (True, False):
+                views, wanted = fast.kafka_streams_states(lags), expected.kafka_streams_states(lags)
+                assert list(views) == list(wanted)
+                for pid, view in views.items():
+                    for name in KafkaStreamsState.__slots__:
+                        assert getattr(view, name) == getattr(wanted[pid], name), name
 
 
 def test_new_client_state_equals_the_constructor() -> None:
@@ -285,3 +287,4 @@ def test_new_client_state_equals_the_constructor() -> None:
         assert list(fast.task_offset_sums) == list(expected.task_offset_sums)
         assert list(fast.client_tags) == list(expected.client_tags)
         assert list(fast.consumer_previous_tasks) == list(expected.consumer_previous_tasks)
+

@@ -14,6 +14,7 @@ many times), while their tuple layout reproduces Kafka's orders exactly:
 
 from __future__ import annotations
 
+import binascii
 import re
 import sys
 import uuid
@@ -93,11 +94,21 @@ class ProcessId(tuple[int, int, str]):
     __slots__ = ()
 
     def __new__(cls, value: str | uuid.UUID | ProcessId) -> ProcessId:
+        if type(value) is str and len(value) == 36 and value[8] == value[13] == value[18] == value[23] == "-":
+            # the 8-4-4-4-12 text (clients are parsed by the 10^4): its 32 digits as 16 bytes, the halves read as
+            # signed longs, no regular expression or uuid.UUID run; any other text takes the checks below
+            try:
+                raw = _unhexlify(value.replace("-", ""))
+            except ValueError:  # (binascii.Error too) a character that is no hex digit, or a dash too many
+                raw = b""
+            if len(raw) == 16:
+                return tuple.__new__(cls, (_from_bytes(raw[:8], "big", signed=True),
+                                           _from_bytes(raw[8:], "big", signed=True), value.lower()))
         if isinstance(value, ProcessId):
             return value
         if isinstance(value, uuid.UUID):
             u = value
-        elif isinstance(value, str) and _UUID.match(value):
+        elif isinstance(value, str) and _UUID.fullmatch(value):
             if len(value) == 36:  # the 8-4-4-4-12 text itself (no uuid.UUID made: clients are parsed by the 10^4)
                 bits = int(value.replace("-", ""), 16)
                 return tuple.__new__(cls, (_to_int64(bits >> 64), _to_int64(bits & 0xFFFFFFFFFFFFFFFF), value.lower()))
@@ -161,6 +172,8 @@ def java_string_hash(text: str) -> int:
     return to_int32(sum(map(mul, units, reversed(powers[:n]))))
 
 
+_unhexlify = binascii.unhexlify
+_from_bytes = int.from_bytes
 _NATIVE_UTF16 = "utf-16-le" if sys.byteorder == "little" else "utf-16-be"
 
 

@@ -503,16 +503,24 @@ def new_client_state(
     return state
 
 
-def _lag_views(state: KafkaStreamsState, ends: Mapping[TaskId, int]) -> tuple[KafkaStreamsState, KafkaStreamsState]:
+def _lag_views(state: KafkaStreamsState, ends: Mapping[TaskId, int],
+               owned: bool = False) -> tuple[KafkaStreamsState, KafkaStreamsState]:
     """``replace(state, changelog_end_offset_sums=ends, lags_available=lags)`` for lags True and False, without
     running ``__init__`` and ``__post_init__`` again: ``state`` went through them, so its fields are already in
-    their final form (an ApplicationState makes both per client; each slot is read once for the two)."""
-    with_lags: KafkaStreamsState = _new_object(KafkaStreamsState)
+    their final form (an ApplicationState makes both per client; each slot is read once for the two).
+    ``owned``: ``state`` was made for this ApplicationState alone (``new_client_state``), and becomes its
+    with-lags view itself (one copy, not two)."""
     without_lags: KafkaStreamsState = _new_object(KafkaStreamsState)
-    for get, set_ in _STATE_ACCESS:
-        value = get(state)
-        set_(with_lags, value)
-        set_(without_lags, value)
+    if owned:
+        with_lags = state
+        for get, set_ in _STATE_ACCESS:
+            set_(without_lags, get(state))
+    else:
+        with_lags = _new_object(KafkaStreamsState)
+        for get, set_ in _STATE_ACCESS:
+            value = get(state)
+            set_(with_lags, value)
+            set_(without_lags, value)
     _set_end_sums(with_lags, ends)
     _set_end_sums(without_lags, ends)
     _set_lags_available(with_lags, True)
@@ -567,15 +575,16 @@ class ApplicationState:
                      clients)
 
     def _derive(self, task_map: dict[TaskId, TaskInfo], end_sums: dict[TaskId, int],
-                clients: Iterable[KafkaStreamsState]) -> None:
-        """Every field but the given ones, from the tasks (TaskId order, once each) and their end offset sums."""
+                clients: Iterable[KafkaStreamsState], clients_owned: bool = False) -> None:
+        """Every field but the given ones, from the tasks (TaskId order, once each) and their end offset sums
+        (``clients_owned``: as ``of_ordered_tasks``')."""
         ends = MappingProxyType(end_sums)
         with_lags: dict[ProcessId, KafkaStreamsState] = {}
         without_lags: dict[ProcessId, KafkaStreamsState] = {}
         for state in sorted(clients, key=lambda s: s.process_id):
             if state.process_id in with_lags:
                 raise ValueError(f"duplicate client {state.process_id}")
-            with_lags[state.process_id], without_lags[state.process_id] = _lag_views(state, ends)
+            with_lags[state.process_id], without_lags[state.process_id] = _lag_views(state, ends, clients_owned)
         object.__setattr__(self, "tasks", MappingProxyType(task_map))
         object.__setattr__(self, "clients", MappingProxyType(with_lags))
         object.__setattr__(self, "_states_without_lags", MappingProxyType(without_lags))
@@ -594,18 +603,20 @@ class ApplicationState:
         cls, tasks: dict[TaskId, TaskInfo], end_sums: dict[TaskId, int], clients: Iterable[KafkaStreamsState],
         configs: AssignmentConfigs, now_ms: int = 0,
         subtopology_walk_order: tuple[tuple[str | None, int], ...] | None = None,
-        client_arrival_order: tuple[ProcessId, ...] | None = None,
+        client_arrival_order: tuple[ProcessId, ...] | None = None, *, clients_owned: bool = False,
     ) -> ApplicationState:
         """``ApplicationState(tasks=tasks, clients=clients, ...)`` for a bulk builder (the fleet pipeline's) that
         already holds ``tasks`` keyed by their ids in TaskId order and ``end_sums`` the changelog end offset sum
         of each of them with a changelog, in that order: neither is sorted, checked or derived again (both are
-        kept, not copied). Equal to the constructor's value on the same tasks (tested)."""
+        kept, not copied). ``clients_owned``: the clients were made by ``new_client_state`` for this state alone
+        (nobody else holds them), so each becomes the state's own with-lags view instead of being copied. Equal
+        to the constructor's value on the same tasks (tested)."""
         state: ApplicationState = object.__new__(cls)
         given = {"configs": configs, "now_ms": now_ms, "subtopology_walk_order": subtopology_walk_order,
                  "client_arrival_order": client_arrival_order}
         for name, value in given.items():
             object.__setattr__(state, name, value)
-        state._derive(tasks, end_sums, clients)
+        state._derive(tasks, end_sums, clients, clients_owned)
         return state
 
     def all_tasks(self) -> Mapping[TaskId, TaskInfo]:

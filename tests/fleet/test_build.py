@@ -188,3 +188,18 @@ def test_an_empty_repeat_of_a_subtopology_leaves_its_tasks_reportable() -> None:
     state = build_scenario(record).scenario.state  # type: ignore[arg-type]
     assert state.clients[ProcessId(PID_A)].task_offset_sums == {TaskId(0, 1): 60}
     assert list(state.changelog_end_offset_sums) == [TaskId(0, 0), TaskId(0, 1)]
+
+
+def test_applications_with_the_same_configs_share_them_and_bad_ones_still_fail() -> None:
+    """Text configs are parsed once per distinct set (the value is immutable); others, and bad ones, every time."""
+    one = build_scenario(app_input(configs={"num.standby.replicas": "1"})).scenario.state  # type: ignore[arg-type]
+    two = build_scenario(app_input("b", configs={"num.standby.replicas": "1"})).scenario.state  # type: ignore[arg-type]
+    assert one.configs is two.configs and one.configs.num_standby_replicas == 1
+    other = build_scenario(app_input(configs={"num.standby.replicas": "2"})).scenario.state  # type: ignore[arg-type]
+    assert other.configs.num_standby_replicas == 2
+    record = app_input(configs={})
+    record["configs"] = [("num.standby.replicas", 1)]
+    assert build_scenario(record).scenario.state.configs.num_standby_replicas == 1  # type: ignore[arg-type]
+    for _ in range(2):
+        with pytest.raises(ConfigError, match=r"num\.standby\.replicas"):
+            build_scenario(app_input(configs={"num.standby.replicas": "-1"}))  # type: ignore[arg-type]

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import chain, repeat
 from types import MappingProxyType
-from typing import NotRequired, TypedDict, TypeVar, cast
+from typing import Any, NotRequired, TypedDict, TypeVar, cast
 
 from taskassign.configs import KAFKA_COMPAT, KAFKA_VERSION, AssignmentConfigs
 from taskassign.errors import ProcessIdFormatError, TaskassignError, UserInputError
@@ -148,7 +149,7 @@ def build_scenario(app: AppInput, *, kafka_compat: bool = False, kafka_version: 
         props[KAFKA_COMPAT] = "true"
     if kafka_version is not None:  # pipeline run --kafka-version: over the application's own kafka.version
         props[KAFKA_VERSION] = kafka_version
-    configs = AssignmentConfigs.from_properties(props, coerce_strings=True)
+    configs = _configs(props)
     blocks = app.get("subtopologies") or ()
     tasks, index = _tasks(blocks)
     if not tasks:
@@ -169,11 +170,26 @@ def build_scenario(app: AppInput, *, kafka_compat: bool = False, kafka_version: 
     end_sums = dict(chain.from_iterable(
         zip(ids, ends, strict=True) for ids, ends in index.values() if ends is not None))
     state = ApplicationState.of_ordered_tasks(
-        tasks, end_sums, clients.values(), configs, app.get("now_ms") or 0, walk, _arrival(app["clients"], clients))
+        tasks, end_sums, clients.values(), configs, app.get("now_ms") or 0, walk, _arrival(app["clients"], clients),
+        clients_owned=True)  # (``_clients`` made them for this state alone)
     scenario = Scenario(
         name=app_id, state=state, raw_configs=MappingProxyType(configs.to_properties()), leader=leader
     )
     return BuiltApplication(scenario)
+
+
+def _configs(props: dict[str, Any]) -> AssignmentConfigs:
+    """``AssignmentConfigs.from_properties(props, coerce_strings=True)``, shared by the applications with the same
+    text properties (a fleet's 10^3 applications have a few dozen distinct sets; the value is immutable)."""
+    items = tuple(props.items())
+    if all(type(k) is str and type(v) is str for k, v in items):  # (text only: 1, 1.0 and True are equal keys)
+        return _shared_configs(items)
+    return AssignmentConfigs.from_properties(props, coerce_strings=True)
+
+
+@lru_cache(maxsize=256)
+def _shared_configs(items: tuple[tuple[str, Any], ...]) -> AssignmentConfigs:
+    return AssignmentConfigs.from_properties(dict(items), coerce_strings=True)
 
 
 def _pid(text: str) -> ProcessId:
@@ -415,3 +431,4 @@ def _columns(tasks: Iterable[ClientTaskInput]) -> ClientTaskColumns:
 def _task_set(tasks: list[TaskId], ordered: bool) -> SortedFrozenSet[TaskId]:
     """``tasks`` as a set; ``ordered``: they are already in order and distinct (not sorted again)."""
     return SortedFrozenSet.from_sorted_unique(tuple(tasks)) if ordered else SortedFrozenSet(tasks)
+
