@@ -278,7 +278,12 @@ class LagTable:
             self._task_row_lists = (bounds.tolist(), rows[1].tolist(), rows[2].tolist())
         starts, clients, lags = self._task_row_lists
         low, high = starts[task], starts[task + 1]
-        end = int(self._end_of[task])
+        end = self.ends.get(task, 0)  # (a task without a changelog: 0, as in _end_of)
+        if high - low == 1:  # one reporter (most tasks: the previous owner)
+            lag, client = lags[low], clients[low]
+            if lag == end:
+                return _NO_REPORTERS_OUTSIDE_THE_BLOCK
+            return ([client], [], {client}) if lag < end else ([], [client], {client})
         outside = sorted((lag, client) for client, lag in zip(clients[low:high], lags[low:high], strict=True)
                          if lag != end)
         if not outside:
