@@ -301,11 +301,12 @@ class LagTable:
         total = sum(sizes)
         if not total:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        task = np.fromiter(chain.from_iterable(sorted(tasks) for tasks in assigned), dtype=np.int64, count=total)
+        # each client's tasks as its set iterates; the few rows kept are sorted at the end (no sort per client)
+        task = np.fromiter(chain.from_iterable(assigned), dtype=np.int64, count=total)
         client = np.repeat(np.arange(len(assigned), dtype=np.int64), sizes)
+        key = client * self.num_tasks + task
         lag = self._end_of[task]
         if self._key.size:
-            key = client * self.num_tasks + task
             row = np.minimum(np.searchsorted(self._key, key), self._key.size - 1)
             found = self._key[row] == key
             lag = np.where(found, self._lag[row], lag)
@@ -313,6 +314,7 @@ class LagTable:
         rows = np.flatnonzero(behind)
         lowest = self._most_caught_up_lag_array[task[rows]]
         rows = rows[lowest < lag[rows]]
+        rows = rows[np.argsort(key[rows])]  # client order, then TaskId order (each key once)
         task, client = task[rows], client[rows]
         if skip:
             keep = np.ones(task.size, dtype=bool)
