@@ -200,8 +200,8 @@ def _assign_active_to_lightest(
         source = None
         holders = standby_holders.get(task)
         if holders:  # a: a caught-up standby takes over, no warm-up needed
-            source = lightest.least([c for c in holders
-                                     if (c in caught if caught is not None else is_caught_up(c, task))])
+            admitted = [c for c in holders if (c in caught if caught is not None else is_caught_up(c, task))]
+            source = admitted[0] if len(admitted) == 1 else lightest.least(admitted)
         swap = source is not None
         if source is None:  # b: the least loaded caught-up client
             if caught is not None and len(caught) == 1:  # (the usual case: the previous owner)

@@ -106,7 +106,7 @@ def client_states(application_state: ApplicationState) -> list[ClientState]:
 
 def task_numbers(task_ids: Sequence[TaskId]) -> dict[TaskId, int]:
     """Each task's number: its position in ``task_ids`` (which is in TaskId order)."""
-    return {task: number for number, task in enumerate(task_ids)}
+    return dict(zip(task_ids, range(len(task_ids)), strict=True))
 
 
 def to_task_assignment(

@@ -175,7 +175,7 @@ class LagTable:
         # every task has a changelog (the usual case): its number is its position, no TaskId lookups
         every_task = len(sums) == len(numbers)
         self.ends: dict[int, int] = (dict(enumerate(sums.values())) if every_task
-                                     else {numbers[t]: end for t, end in sums.items()})
+                                     else dict(zip(map(numbers.__getitem__, sums), sums.values(), strict=True)))
         reports = [state.task_offset_sums for state in application_state.kafka_streams_states(True).values()]
         self.num_clients = num_clients = len(reports)
         self.num_tasks = num_tasks = len(numbers)
