@@ -288,3 +288,32 @@ def test_new_client_state_equals_the_constructor() -> None:
         assert list(fast.client_tags) == list(expected.client_tags)
         assert list(fast.consumer_previous_tasks) == list(expected.consumer_previous_tasks)
 
+
+def test_shared_task_column_gives_each_tasks_shared_value() -> None:
+    """``shared_task_column`` equals ``assigned_task_column`` value for value, hands out ``new_assigned_task``'s
+    shared objects (found or newly made), and starts the table afresh at its limit."""
+    import random
+    from unittest import mock
+
+    from taskassign import model
+    from taskassign.ids import TaskId
+    from taskassign.model import ACTIVE, STANDBY, assigned_task_column, new_assigned_task, shared_task_column
+
+    rng = random.Random(11)
+    for _ in range(50):
+        name = rng.choice([None, "a"])
+        tasks = sorted({TaskId(rng.randint(0, 3), rng.randint(0, 40), name) for _ in range(rng.randint(0, 30))})
+        kind = rng.choice([ACTIVE, STANDBY])
+        for t in rng.sample(tasks, len(tasks) // 3):
+            new_assigned_task(t, kind)  # some already shared
+        column = shared_task_column(tasks, kind)
+        assert column == assigned_task_column(tasks, kind)
+        assert all(value is new_assigned_task(t, kind) for t, value in zip(tasks, column, strict=True))
+    with mock.patch.object(model, "_INTERN_LIMIT", 3):
+        table = model._INTERNED_ACTIVE
+        table.clear()
+        first = shared_task_column([TaskId(0, n) for n in range(2)], ACTIVE)
+        assert len(table) == 2
+        more = shared_task_column([TaskId(0, n) for n in range(2, 4)], ACTIVE)
+        assert len(table) == 2 and more == assigned_task_column([TaskId(0, 2), TaskId(0, 3)], ACTIVE)
+        assert first[0] is not new_assigned_task(TaskId(0, 0), ACTIVE)  # emptied: made anew

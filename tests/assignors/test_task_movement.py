@@ -209,3 +209,45 @@ def test_the_standby_movements_pool_answers_as_the_indexed_set(state: Applicatio
                 held.add(extra)
         light.offer_all(changed)
         indexed.offer_all(changed)
+
+
+@pytest.mark.parametrize(("swap", "source_active", "source_standby", "dest_active", "dest_standby", "message"), [
+    (False, False, False, False, False, "does not hold task #0 as active"),  # the destination never held it
+    (False, True, False, True, False, "already holds task #0"),  # the source holds it too
+    (False, False, True, True, False, "already holds task #0"),
+    (True, False, False, True, False, "does not hold task #0 as standby"),  # a swap without the source's standby
+    (True, True, True, True, False, "already holds task #0"),
+    (True, False, True, False, False, "does not hold task #0 as active"),
+    (True, False, True, True, True, "already holds task #0"),  # the destination holds a standby as well
+])
+def test_move_active_keeps_client_states_checks(swap: bool, source_active: bool, source_standby: bool,
+                                                dest_active: bool, dest_standby: bool, message: str) -> None:
+    """``_move_active`` changes the sets directly only where ClientState's mutators would accept the move: a
+    broken invariant still raises their AssertionError."""
+    from taskassign.assignors._task_movement import _move_active
+
+    clients = client_states(app_state([task("0_0", end=END)], [client(PID_1), client(PID_2)]))
+    source, dest = clients
+    for held, into in ((source_active, source.active), (source_standby, source.standby),
+                       (dest_active, dest.active), (dest_standby, dest.standby)):
+        if held:
+            into.add(0)
+    with pytest.raises(AssertionError, match=message):
+        _move_active(clients, 0, 0, 1, swap, {0: [0]}, WarmupBudget(0), {})
+
+
+def test_move_active_moves_and_swaps() -> None:
+    """The direct set changes: a move leaves a warm-up while the budget lasts, a swap trades the roles."""
+    from taskassign.assignors._task_movement import _move_active
+
+    clients = client_states(app_state([task("0_0", end=END)], [client(PID_1), client(PID_2)]))
+    source, dest = clients
+    dest.active.add(0)
+    holders: dict[int, list[int]] = {}
+    warmups: dict[int, set[int]] = {}
+    _move_active(clients, 0, 0, 1, False, holders, WarmupBudget(1), warmups)
+    assert (source.active, source.standby, dest.active, dest.standby) == ({0}, set(), set(), {0})
+    assert holders == {0: [1]} and warmups == {1: {0}}
+    _move_active(clients, 0, 1, 0, True, holders, WarmupBudget(0), warmups)  # back: the standby holder swaps
+    assert (source.active, source.standby, dest.active, dest.standby) == (set(), {0}, {0}, set())
+    assert holders == {0: [0]}

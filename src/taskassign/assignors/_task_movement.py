@@ -114,7 +114,7 @@ def assign_active_task_movements(
     pool = caught_up_pool(clients, lags, make_pool)
     movements = _movements(clients, lags, pool, standby=False)
     # each task's standby holders: the clients step a may choose from (a pool may look at those only)
-    standby_holders = _standby_holders(clients)
+    standby_holders = _standby_holders(clients, movements[0])
     for task, dest in _in_heap_order(movements, lags):
 
         def holds_standby(c: int, t: int = task) -> bool:
@@ -138,28 +138,48 @@ def assign_active_task_movements(
 def _move_active(clients: Sequence[ClientState], task: int, source: int, dest: int, swap: bool,
                  standby_holders: dict[int, list[int]], budget: WarmupBudget, warmups: dict[int, set[int]]) -> None:
     """An active movement once its new client is chosen: swap with the source's standby, or move and leave a
-    warm-up on the destination while the budget lasts (its standby holders and warm-ups kept up to date)."""
-    destination = clients[dest]
+    warm-up on the destination while the budget lasts (its standby holders and warm-ups kept up to date).
+
+    The sets change directly when ClientState's checks would pass (what Kafka's invariants guarantee); else its
+    mutators run, in Kafka's order, and raise."""
+    source_state, destination = clients[source], clients[dest]
+    giving, taking = destination.active, source_state.active
     if swap:
-        _swap_standby_and_active(task, clients[source], destination)
+        if task in source_state.standby and task not in taking and task in giving and task not in destination.standby:
+            source_state.standby.remove(task)
+            taking.add(task)
+            giving.remove(task)
+            destination.standby.add(task)
+        else:
+            _swap_standby_and_active(task, source_state, destination)
         holders = standby_holders[task]
         holders.remove(source)
         holders.append(dest)
+        return
+    if task in giving and task not in taking and task not in source_state.standby:
+        taking.add(task)
+        giving.remove(task)
     else:
-        clients[source].assign_active(task)
+        source_state.assign_active(task)
         destination.unassign_active(task)
-        if budget.take():
-            destination.assign_standby(task)
-            standby_holders.setdefault(task, []).append(dest)
-            warmups.setdefault(dest, set()).add(task)
+    if budget.take():
+        destination.assign_standby(task)
+        standby_holders.setdefault(task, []).append(dest)
+        warmups.setdefault(dest, set()).add(task)
 
 
-def _standby_holders(clients: Sequence[ClientState]) -> dict[int, list[int]]:
-    """Each task's standby holders (client numbers, in client order)."""
+def _standby_holders(clients: Sequence[ClientState], tasks: np.ndarray) -> dict[int, list[int]]:
+    """The standby holders (client numbers, in client order) of each of ``tasks`` that has some: the tasks a
+    movement phase moves, the only ones it asks about."""
+    wanted = set(tasks.tolist())
     holders: dict[int, list[int]] = {}
     for client in clients:
-        for held in client.standby:
-            holders.setdefault(held, []).append(client.index)
+        for held in client.standby & wanted:
+            found = holders.get(held)
+            if found is None:
+                holders[held] = [client.index]
+            else:
+                found.append(client.index)
     return holders
 
 
@@ -168,20 +188,20 @@ def _assign_active_to_lightest(
 ) -> int:
     """``assign_active_task_movements`` where its pool answers the true minimum, without the pool: every client
     is a member at each poll (a movement polls at most one and offers it back with the destination), so each
-    step is the least (load, client) among the clients it admits (``_LightestCaughtUp``, whose loads are updated
-    for the two clients a movement changes). Tested against the pooled loop."""
+    step is the least (load, client) among the clients it admits (``_LightestCaughtUp``, which reads the loads of
+    the candidates when it compares them). Tested against the pooled loop."""
     lightest = _LightestCaughtUp(clients, lags)
     standbys = [c.standby for c in clients]
     movements = lags.placed_behind([c.active for c in clients])
-    standby_holders = _standby_holders(clients)
+    standby_holders = _standby_holders(clients, movements[0])
     caught_up, is_caught_up = lags.caught_up_clients, lags.is_caught_up
     for task, dest in _in_heap_order(movements, lags):
         caught = caught_up(task)  # the caught-up clients, or None: every silent client is caught up
         source = None
         holders = standby_holders.get(task)
         if holders:  # a: a caught-up standby takes over, no warm-up needed
-            source = lightest.least([c for c in holders
-                                     if (c in caught if caught is not None else is_caught_up(c, task))])
+            admitted = [c for c in holders if (c in caught if caught is not None else is_caught_up(c, task))]
+            source = admitted[0] if len(admitted) == 1 else lightest.least(admitted)
         swap = source is not None
         if source is None:  # b: the least loaded caught-up client
             if caught is not None and len(caught) == 1:  # (the usual case: the previous owner)
@@ -195,7 +215,6 @@ def _assign_active_to_lightest(
                 raise AssertionError(f"no client is more caught up on {task} than the planned one")
             swap = task in standbys[source]
         _move_active(clients, task, source, dest, swap, standby_holders, budget, warmups)
-        lightest.offer_all((source, dest))
     return len(movements[0])
 
 
@@ -273,45 +292,42 @@ def assign_standby_task_movements(
 
 
 class _LightestCaughtUp:
-    """The standby movements' pool where it answers the true minimum, for their pattern only: a poll, then the
+    """The movement phases' pool where it answers the true minimum, for their pattern only: a poll, then the
     polled client offered back with the destination before the next poll, so every client is a member at each
-    poll and the answer is the least (load, client) the constraints admit, the loads kept in a list."""
+    poll and the answer is the least (load, client) the constraints admit. Loads are read from the clients' sets
+    only when two or more candidates compete (most polls have one or none): offers have nothing to record."""
 
-    __slots__ = ("_actives", "_capacities", "_caught_up", "_is_caught_up", "_loads", "_standbys")
+    __slots__ = ("_actives", "_capacities", "_caught_up", "_is_caught_up", "_standbys")
 
     def __init__(self, clients: Sequence[ClientState], lags: LagTable) -> None:
         self._actives = [c.active for c in clients]
         self._standbys = [c.standby for c in clients]
         self._capacities = [c.capacity for c in clients]
-        self._loads = [(len(a) + len(b)) / k for a, b, k in zip(self._actives, self._standbys, self._capacities,
-                                                                strict=True)]
         self._caught_up = lags.caught_up_clients
         self._is_caught_up = lags.is_caught_up
 
     def offer(self, client: int) -> None:
-        self._loads[client] = (len(self._actives[client]) + len(self._standbys[client])) / self._capacities[client]
+        """Nothing to record: loads are read when compared."""
 
     def offer_all(self, clients: Iterable[int]) -> None:
-        for client in clients:
-            self.offer(client)
+        """Nothing to record: loads are read when compared."""
 
     def caught_up(self, task: int) -> Collection[int]:
         """The clients caught up on ``task``."""
         caught = self._caught_up(task)
         if caught is None:  # every silent client is caught up (never with a movement, as in the active phase)
             is_caught_up = self._is_caught_up
-            caught = {c for c in range(len(self._loads)) if is_caught_up(c, task)}
+            caught = {c for c in range(len(self._capacities)) if is_caught_up(c, task)}
         return caught
 
     def least(self, candidates: Iterable[int]) -> int | None:
-        """The least (load, client) among ``candidates``; None without any."""
-        loads = self._loads
-        best = None
-        for c in candidates:
-            key = (loads[c], c)
-            if best is None or key < best:
-                best = key
-        return None if best is None else best[1]
+        """The least (load, client) among ``candidates``, loads as ``ClientState.assigned_load``; None without
+        any."""
+        found = candidates if isinstance(candidates, list) else list(candidates)
+        if len(found) < 2:
+            return found[0] if found else None
+        actives, standbys, capacities = self._actives, self._standbys, self._capacities
+        return min([((len(actives[c]) + len(standbys[c])) / capacities[c], c) for c in found])[1]
 
     def poll(self, task: int, extra: Callable[[int], bool]) -> int | None:
         return self.least(filter(extra, self.caught_up(task)))

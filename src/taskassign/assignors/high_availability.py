@@ -76,7 +76,10 @@ def assign_high_availability(application_state: ApplicationState, *, java_heap: 
     clients = client_states(application_state)
     task_ids = application_state.task_ids.items
     numbers = task_numbers(task_ids)
-    stateful = [numbers[t] for t in application_state.stateful_task_ids]
+    stateful_ids = application_state.stateful_task_ids
+    # (every task stateful, the usual case: its numbers are all of them, no TaskId hashed)
+    stateful = (list(range(len(task_ids))) if len(stateful_ids) == len(task_ids)
+                else [numbers[t] for t in stateful_ids])
     if not clients:
         if task_ids:
             raise TaskassignError("the application has tasks but no clients to run them")
@@ -114,7 +117,7 @@ def assign_high_availability(application_state: ApplicationState, *, java_heap: 
     standby_movements = assign_standby_task_movements(clients, lags, warmups, budget, make_pool,
                                                       kafka_ties=standby_tags is None, tags=standby_tags)
 
-    stateless = [n for n in range(len(task_ids)) if n not in lags.ends]
+    stateless = [n for n in range(len(task_ids)) if n not in lags.ends] if len(lags.ends) < len(task_ids) else []
     _assign_stateless_by_active_load(clients, stateless, make_pool)
     if rack is not None:
         rack.optimize_actives(clients, stateless, STATELESS_TRAFFIC_COST, STATELESS_NON_OVERLAP_COST)

@@ -22,7 +22,7 @@ from taskassign.model import (
     AssignedTask,
     KafkaStreamsAssignment,
     TaskAssignment,
-    assigned_task_column,
+    shared_task_column,
 )
 
 __all__ = ("ClientState", "client_states", "task_numbers", "to_task_assignment")
@@ -106,7 +106,7 @@ def client_states(application_state: ApplicationState) -> list[ClientState]:
 
 def task_numbers(task_ids: Sequence[TaskId]) -> dict[TaskId, int]:
     """Each task's number: its position in ``task_ids`` (which is in TaskId order)."""
-    return {task: number for number, task in enumerate(task_ids)}
+    return dict(zip(task_ids, range(len(task_ids)), strict=True))
 
 
 def to_task_assignment(
@@ -118,10 +118,10 @@ def to_task_assignment(
     """The immutable result: one KafkaStreamsAssignment per client, in ProcessId order."""
     assignments = []
     # every task's AssignedTask as active and each standby task's as standby (a fleet's applications have a
-    # third as many), made in bulk; each client's entries in TaskId order
-    as_active = assigned_task_column(task_ids, ACTIVE)
+    # third as many), the shared values read in bulk; each client's entries in TaskId order
+    as_active = shared_task_column(task_ids, ACTIVE)
     standby_numbers = sorted(set().union(*(client.standby for client in clients)))
-    as_standby = dict(zip(standby_numbers, assigned_task_column([task_ids[n] for n in standby_numbers], STANDBY),
+    as_standby = dict(zip(standby_numbers, shared_task_column([task_ids[n] for n in standby_numbers], STANDBY),
                           strict=True))
     task_of = task_ids.__getitem__
     for client in clients:

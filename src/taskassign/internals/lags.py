@@ -175,7 +175,7 @@ class LagTable:
         # every task has a changelog (the usual case): its number is its position, no TaskId lookups
         every_task = len(sums) == len(numbers)
         self.ends: dict[int, int] = (dict(enumerate(sums.values())) if every_task
-                                     else {numbers[t]: end for t, end in sums.items()})
+                                     else dict(zip(map(numbers.__getitem__, sums), sums.values(), strict=True)))
         reports = [state.task_offset_sums for state in application_state.kafka_streams_states(True).values()]
         self.num_clients = num_clients = len(reports)
         self.num_tasks = num_tasks = len(numbers)
@@ -278,7 +278,12 @@ class LagTable:
             self._task_row_lists = (bounds.tolist(), rows[1].tolist(), rows[2].tolist())
         starts, clients, lags = self._task_row_lists
         low, high = starts[task], starts[task + 1]
-        end = int(self._end_of[task])
+        end = self.ends.get(task, 0)  # (a task without a changelog: 0, as in _end_of)
+        if high - low == 1:  # one reporter (most tasks: the previous owner)
+            lag, client = lags[low], clients[low]
+            if lag == end:
+                return _NO_REPORTERS_OUTSIDE_THE_BLOCK
+            return ([client], [], {client}) if lag < end else ([], [client], {client})
         outside = sorted((lag, client) for client, lag in zip(clients[low:high], lags[low:high], strict=True)
                          if lag != end)
         if not outside:
@@ -296,11 +301,12 @@ class LagTable:
         total = sum(sizes)
         if not total:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        task = np.fromiter(chain.from_iterable(sorted(tasks) for tasks in assigned), dtype=np.int64, count=total)
+        # each client's tasks as its set iterates; the few rows kept are sorted at the end (no sort per client)
+        task = np.fromiter(chain.from_iterable(assigned), dtype=np.int64, count=total)
         client = np.repeat(np.arange(len(assigned), dtype=np.int64), sizes)
+        key = client * self.num_tasks + task
         lag = self._end_of[task]
         if self._key.size:
-            key = client * self.num_tasks + task
             row = np.minimum(np.searchsorted(self._key, key), self._key.size - 1)
             found = self._key[row] == key
             lag = np.where(found, self._lag[row], lag)
@@ -308,6 +314,7 @@ class LagTable:
         rows = np.flatnonzero(behind)
         lowest = self._most_caught_up_lag_array[task[rows]]
         rows = rows[lowest < lag[rows]]
+        rows = rows[np.argsort(key[rows])]  # client order, then TaskId order (each key once)
         task, client = task[rows], client[rows]
         if skip:
             keep = np.ones(task.size, dtype=bool)
