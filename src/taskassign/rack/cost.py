@@ -14,8 +14,9 @@ arrays (for the vectorised graph construction of 10^5-task applications).
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, KeysView, Mapping
 from dataclasses import dataclass
+from itertools import compress
 from operator import attrgetter
 from types import MappingProxyType
 
@@ -35,6 +36,7 @@ __all__ = (
     "CostModel",
     "PartitionScope",
     "RackTable",
+    "segments",
 )
 
 #: Kafka's costs when ``rack.aware.assignment.traffic_cost`` / ``non_overlap_cost`` are not configured:
@@ -73,10 +75,59 @@ _PARTITIONS = {
 }
 
 
-def _frozen_array(values: list[int]) -> np.ndarray:
-    array = np.asarray(values, dtype=np.int64)
+_RACK_IDS = attrgetter("rack_ids")
+
+
+def segments(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenated ranges ``starts[i] .. starts[i] + lengths[i]`` (CSR rows gathered in order)."""
+    total = int(lengths.sum())
+    offsets = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    result: np.ndarray = np.arange(total, dtype=np.int64) - offsets + np.repeat(starts, lengths)
+    return result
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
     array.flags.writeable = False
     return array
+
+
+def _first_unknown(parts: tuple[TaskTopicPartition, ...]) -> TaskTopicPartition | None:
+    """The first partition whose replica racks are unknown or empty."""
+    for p in parts:
+        if p.rack_ids is None or not p.rack_ids.items:
+            return p
+    return None
+
+
+class _Problems(Mapping[TaskId, str]):
+    """Why each task that cannot be costed strictly cannot, worded only when asked: an application's stateless
+    tasks all lack changelog partitions (~500 messages per fleet application that nobody reads)."""
+
+    __slots__ = ("_scope", "_tasks")
+
+    def __init__(self, tasks: dict[TaskId, TaskInfo], scope: PartitionScope) -> None:
+        self._tasks = tasks
+        self._scope = scope
+
+    def __getitem__(self, task: TaskId) -> str:
+        parts = self._scope.partitions(self._tasks[task])
+        p = _first_unknown(parts)
+        if p is not None:
+            return (f"TopicPartition {p.topic}-{p.partition} has no rack information. "
+                    "Maybe forgot to call canEnableRackAwareAssignor first")
+        return f"task {task} has no {_LABELS[self._scope]}s to compute a rack-aware cost from"
+
+    def __contains__(self, task: object) -> bool:
+        return task in self._tasks
+
+    def __iter__(self) -> Iterator[TaskId]:
+        return iter(self._tasks)
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    def keys(self) -> KeysView[TaskId]:
+        return self._tasks.keys()
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,49 +162,61 @@ class RackTable:
         for pid, client in state.clients.items():
             rack = client.rack_id
             client_racks[pid] = None if rack is None else index.setdefault(rack, len(index))
-        partitions: dict[TaskId, int] = {}
-        on_rack: dict[TaskId, dict[int, int]] = {}
-        problems: dict[TaskId, str] = {}
-        unknown: dict[TaskId, str] = {}
-        row: dict[TaskId, int] = {}
-        indptr: list[int] = [0]
-        rack_col: list[int] = []
-        count_col: list[int] = []
-        # Partitions share few distinct rack sets (readers share equal sets): each is interned once, in
-        # order of first appearance, as Kafka's numbering wants (10^5 tasks: ~0.4 s less).
-        interned: dict[tuple[str, ...], tuple[int, ...]] = {}
-        for tid, info in state.tasks.items():
-            parts = getter(info)
+        tasks = state.tasks
+        # Tasks share few distinct partition rack sets (a fleet's builder and readers share the set objects):
+        # each task is keyed by its partitions' set objects (one partition: the set's id alone), and each
+        # distinct key is counted once, in order of first appearance, which keeps Kafka's rack numbering
+        # (10^3 tasks: a fifth of the per-partition loop).
+        keys: dict[object, int] = {}
+        codes = [keys.setdefault(id(parts[0].rack_ids) if len(parts) == 1 else tuple(map(id, map(_RACK_IDS, parts))),
+                                 len(keys)) for parts in map(getter, tasks.values())]
+        infos = list(tasks.values())
+        code_array = np.asarray(codes, dtype=np.int64)
+        signatures: list[dict[int, int]] = []
+        sizes: list[int] = []
+        broken: list[int] = []
+        unknown_codes: list[int] = []
+        for code, first in enumerate(np.unique(code_array, return_index=True)[1].tolist()):
+            parts = getter(infos[first])
             counts: dict[int, int] = {}
             for p in parts:
                 names = p.rack_ids
-                racks = () if names is None else names.items
-                if not racks and tid not in unknown:
-                    unknown[tid] = (f"{_LABELS[scope]} {p.topic}-{p.partition} has "
-                                    f"{'no rack information' if names is None else 'no replica with a rack'}")
-                    problems[tid] = (f"TopicPartition {p.topic}-{p.partition} has no rack information. "
-                                     "Maybe forgot to call canEnableRackAwareAssignor first")
-                ids = interned.get(racks)
-                if ids is None:
-                    ids = interned[racks] = tuple(index.setdefault(name, len(index)) for name in racks)
-                if not counts:
-                    counts = dict.fromkeys(ids, 1)  # (a rack set has no repeats)
-                else:
-                    for i in ids:
-                        counts[i] = counts.get(i, 0) + 1
-            if not parts:
-                problems[tid] = f"task {tid} has no {_LABELS[scope]}s to compute a rack-aware cost from"
-            row[tid] = len(partitions)
-            partitions[tid] = len(parts)
-            on_rack[tid] = counts
-            rack_col.extend(counts)
-            count_col.extend(counts.values())
-            indptr.append(len(rack_col))
+                for name in () if names is None else names.items:
+                    i = index.setdefault(name, len(index))
+                    counts[i] = counts.get(i, 0) + 1
+            unknown_racks = _first_unknown(parts) is not None
+            if unknown_racks:
+                unknown_codes.append(code)
+            if unknown_racks or not parts:
+                broken.append(code)
+            signatures.append(counts)
+            sizes.append(len(parts))
+        problem_infos: dict[TaskId, TaskInfo] = {}
+        unknown: dict[TaskId, str] = {}
+        if broken:
+            problem_infos = dict(compress(tasks.items(), np.isin(code_array, broken).tolist()))
+            for tid in compress(tasks, np.isin(code_array, unknown_codes).tolist()):
+                p = _first_unknown(getter(tasks[tid]))
+                assert p is not None
+                unknown[tid] = (f"{_LABELS[scope]} {p.topic}-{p.partition} has "
+                                f"{'no rack information' if p.rack_ids is None else 'no replica with a rack'}")
+        task_ids = list(tasks)
+        lengths = np.fromiter(map(len, signatures), dtype=np.int64, count=len(signatures))
+        sig_racks = np.fromiter((r for counts in signatures for r in counts), dtype=np.int64, count=int(lengths.sum()))
+        sig_counts = np.fromiter((n for counts in signatures for n in counts.values()), dtype=np.int64,
+                                 count=len(sig_racks))
+        row_lengths = lengths[code_array]
+        indptr = np.zeros(len(codes) + 1, dtype=np.int64)
+        np.cumsum(row_lengths, out=indptr[1:])
+        entries = segments((np.cumsum(lengths) - lengths)[code_array], row_lengths)
+        part_counts = np.asarray(sizes, dtype=np.int64)[code_array]
         return cls(
-            scope, tuple(index), MappingProxyType(client_racks), MappingProxyType(partitions),
-            MappingProxyType(on_rack), MappingProxyType(problems), MappingProxyType(unknown), MappingProxyType(row),
-            _frozen_array(indptr), _frozen_array(rack_col), _frozen_array(count_col),
-            _frozen_array(list(partitions.values())),
+            scope, tuple(index), MappingProxyType(client_racks),
+            MappingProxyType(dict(zip(task_ids, map(sizes.__getitem__, codes), strict=True))),
+            MappingProxyType(dict(zip(task_ids, map(signatures.__getitem__, codes), strict=True))),
+            _Problems(problem_infos, scope), MappingProxyType(unknown),
+            MappingProxyType(dict(zip(task_ids, range(len(task_ids)), strict=True))),
+            _frozen(indptr), _frozen(sig_racks[entries]), _frozen(sig_counts[entries]), _frozen(part_counts),
         )
 
     def missing(self, task: TaskId, rack: int) -> int:
