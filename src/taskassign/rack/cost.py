@@ -136,6 +136,7 @@ class RackTable:
 
     ``on_rack[t][r]`` = partitions of t with a replica on rack r. CSR view: task t is row ``row[t]``;
     its racks are ``rack_ids[indptr[row]:indptr[row + 1]]`` with counts in ``counts`` alike.
+    Tasks with equal counts share a signature (``signatures``, ``signature_on_rack``).
     ``unknown_racks[t]`` names t's first partition whose replica racks are unknown or empty (what makes
     rack awareness impossible); ``problems[t]`` says why t cannot be costed strictly (that, or no
     relevant partition at all).
@@ -153,6 +154,10 @@ class RackTable:
     rack_ids: np.ndarray
     counts: np.ndarray
     partition_counts: np.ndarray
+    #: Tasks with equal per-rack counts share a signature: ``signatures[row]`` is task ``row``'s, and
+    #: ``signature_on_rack[s, r]`` its partitions with a replica on rack r (a few rows per application).
+    signatures: np.ndarray
+    signature_on_rack: np.ndarray
 
     @classmethod
     def build(cls, state: ApplicationState, scope: PartitionScope) -> RackTable:
@@ -210,6 +215,8 @@ class RackTable:
         np.cumsum(row_lengths, out=indptr[1:])
         entries = segments((np.cumsum(lengths) - lengths)[code_array], row_lengths)
         part_counts = np.asarray(sizes, dtype=np.int64)[code_array]
+        dense = np.zeros((len(signatures), len(index)), dtype=np.int64)
+        dense[np.repeat(np.arange(len(signatures)), lengths), sig_racks] = sig_counts
         return cls(
             scope, tuple(index), MappingProxyType(client_racks),
             MappingProxyType(dict(zip(task_ids, map(sizes.__getitem__, codes), strict=True))),
@@ -217,6 +224,7 @@ class RackTable:
             _Problems(problem_infos, scope), MappingProxyType(unknown),
             MappingProxyType(dict(zip(task_ids, range(len(task_ids)), strict=True))),
             _frozen(indptr), _frozen(sig_racks[entries]), _frozen(sig_counts[entries]), _frozen(part_counts),
+            _frozen(code_array), _frozen(dense),
         )
 
     def missing(self, task: TaskId, rack: int) -> int:
