@@ -22,6 +22,7 @@ pair problems, whose cost docs/performance.md gives.)
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
@@ -139,6 +140,8 @@ def optimize_standbys_pairwise(
                             holders[task].discard(source)
                             holders[task].add(destination)
                         moves.append((task, source, destination))
+                        if gains is not None:
+                            gains.moved(task, i if source == first else j, j if source == first else i)
                 if gains is not None:
                     gains.update(i)
                     gains.update(j)
@@ -164,17 +167,17 @@ class _RackGains:
     """Per client and rack R, the least ``missing(t, R) - missing(t, own rack)`` over the client's standbys
     (a bound on what moving one of them to a client on R gains; see the module docstring)."""
 
-    __slots__ = ("_bounds", "_clients", "_costs", "_least", "_no_standby", "_rack", "_row", "_signatures", "_standby")
+    __slots__ = ("_bounds", "_costs", "_least", "_no_standby", "_present", "_rack", "_row", "_signatures")
 
     def __init__(self, clients: Sequence[ProcessId], racks: Mapping[ProcessId, int],
                  standby: Mapping[ProcessId, AbstractSet[TaskId]], costs: CostModel) -> None:
-        self._clients = clients
-        self._standby = standby
         self._costs = costs
         self._rack = np.array([racks[c] for c in clients], dtype=np.int64)
         table = costs.table
         self._row = table.row
         self._signatures: list[int] = table.signatures.tolist()
+        # Per client, how many of its standbys have each rack-count signature (kept as standbys move).
+        self._present = [Counter([self._signature(t) for t in standby[c]]) for c in clients]
         # Per (own rack, signatures present): the bound row, computed once (an application has few signatures).
         self._bounds: dict[tuple[int, frozenset[int]], np.ndarray] = {}
         # A client without standbys gives nothing: its bound is too large for any pair to pass.
@@ -183,16 +186,27 @@ class _RackGains:
         for i in range(len(clients)):
             self.update(i)
 
+    def _signature(self, task: TaskId) -> int:
+        return self._signatures[self._row[task]]
+
+    def moved(self, task: TaskId, source: int, destination: int) -> None:
+        """Standby ``task`` went from client ``source`` to ``destination`` (indices); ``update`` both after."""
+        signature = self._signature(task)
+        present = self._present[source]
+        present[signature] -= 1
+        if not present[signature]:
+            del present[signature]
+        self._present[destination][signature] += 1
+
     def update(self, i: int) -> None:
         """Recompute client i's row (after its standbys changed): standbys with equal rack counts (one
         signature) give equal bounds, so the row depends only on the signatures present."""
-        standbys = self._standby[self._clients[i]]
-        if not standbys:
+        present = self._present[i]
+        if not present:
             self._least[i] = self._no_standby
             return
         own = int(self._rack[i])
-        signatures, row = self._signatures, self._row
-        key = (own, frozenset([signatures[row[t]] for t in standbys]))
+        key = (own, frozenset(present))
         bound = self._bounds.get(key)
         if bound is None:
             counts = self._costs.table.signature_on_rack[sorted(key[1])]
@@ -203,7 +217,7 @@ class _RackGains:
     def partners(self, i: int, after: int | None = None) -> list[int]:
         """The clients after i (after ``after`` when given), in order, on another rack, that may exchange
         with i at a gain."""
-        j = np.arange(max(i, -1 if after is None else after) + 1, len(self._clients), dtype=np.int64)
+        j = np.arange(max(i, -1 if after is None else after) + 1, len(self._rack), dtype=np.int64)
         if not len(j):
             return []
         own = self._rack[i]
