@@ -172,30 +172,36 @@ class RackTable:
         # each task is keyed by its partitions' set objects (one partition: the set's id alone), and each
         # distinct key is counted once, in order of first appearance, which keeps Kafka's rack numbering
         # (10^3 tasks: a fifth of the per-partition loop).
-        keys: dict[object, int] = {}
-        codes = [keys.setdefault(id(parts[0].rack_ids) if len(parts) == 1 else tuple(map(id, map(_RACK_IDS, parts))),
-                                 len(keys)) for parts in map(getter, tasks.values())]
-        infos = list(tasks.values())
-        code_array = np.asarray(codes, dtype=np.int64)
+        part_lists = list(map(getter, tasks.values()))
+        keys = [id(parts[0].rack_ids) if len(parts) == 1 else tuple(map(id, map(_RACK_IDS, parts)))
+                for parts in part_lists]
+        # Distinct set objects may still hold equal racks (inputs that do not share them): each key's partitions
+        # are compared by content once, so equal ones share a signature and are counted once.
+        by_content: dict[tuple[tuple[str, ...] | None, ...], int] = {}
+        code_of: dict[object, int] = {}
         signatures: list[dict[int, int]] = []
         sizes: list[int] = []
         broken: list[int] = []
         unknown_codes: list[int] = []
-        for code, first in enumerate(np.unique(code_array, return_index=True)[1].tolist()):
-            parts = getter(infos[first])
-            counts: dict[int, int] = {}
-            for p in parts:
-                names = p.rack_ids
-                for name in () if names is None else names.items:
-                    i = index.setdefault(name, len(index))
-                    counts[i] = counts.get(i, 0) + 1
-            unknown_racks = _first_unknown(parts) is not None
-            if unknown_racks:
-                unknown_codes.append(code)
-            if unknown_racks or not parts:
-                broken.append(code)
-            signatures.append(counts)
-            sizes.append(len(parts))
+        for key, parts in dict(zip(keys, part_lists, strict=True)).items():  # (first appearance order)
+            content = tuple([None if p.rack_ids is None else p.rack_ids.items for p in parts])
+            code = by_content.get(content)
+            if code is None:
+                code = by_content[content] = len(signatures)
+                counts: dict[int, int] = {}
+                for names in content:
+                    for name in names or ():
+                        i = index.setdefault(name, len(index))
+                        counts[i] = counts.get(i, 0) + 1
+                if not all(content):
+                    unknown_codes.append(code)
+                if not all(content) or not parts:
+                    broken.append(code)
+                signatures.append(counts)
+                sizes.append(len(parts))
+            code_of[key] = code
+        codes = [code_of[key] for key in keys]
+        code_array = np.asarray(codes, dtype=np.int64)
         problem_infos: dict[TaskId, TaskInfo] = {}
         unknown: dict[TaskId, str] = {}
         if broken:
