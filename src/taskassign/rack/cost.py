@@ -171,7 +171,7 @@ class RackTable:
         # Tasks share few distinct partition rack sets (a fleet's builder and readers share the set objects):
         # each task is keyed by its partitions' set objects (one partition: the set's id alone), and each
         # distinct key is counted once, in order of first appearance, which keeps Kafka's rack numbering
-        # (10^3 tasks: a fifth of the per-partition loop).
+        # (a fleet application of 10^3 tasks: about half the time of a count partition by partition).
         part_lists = list(map(getter, tasks.values()))
         keys = [id(parts[0].rack_ids) if len(parts) == 1 else tuple(map(id, map(_RACK_IDS, parts)))
                 for parts in part_lists]
