@@ -167,9 +167,13 @@ class RackAwareTaskAssignor:
         task, active, standby)`` is the 4-argument isAllowedTaskMovement evaluated on the CURRENT (partly optimised)
         assignment; pass ``lambda *a: True`` for the default standby assignor. Returns the new standby sets
         and the cost."""
-        current_standby, _ = self._standby_moves(active, standby, traffic_cost, non_overlap_cost, can_move)
+        result = {c: set(standby.get(c, ())) for c in sorted(set(active) | set(standby))}
+        for task, source, destination in self.standby_task_moves(active, standby, traffic_cost, non_overlap_cost,
+                                                                 can_move):
+            result[source].discard(task)
+            result[destination].add(task)
         costs = CostModel(self._table(PartitionScope.CHANGELOG), traffic_cost, non_overlap_cost)
-        return current_standby, standby_cost(current_standby, costs)
+        return result, standby_cost(result, costs)
 
     def standby_task_moves(
         self,
@@ -182,25 +186,14 @@ class RackAwareTaskAssignor:
         """``optimize_standby_tasks`` as the moves it makes, (task, from, to) in order, without Kafka's cost: an
         assignor holding its own standby sets applies these instead of rebuilding every client's set (and the
         cost, a pass over every standby, is not asked)."""
-        return self._standby_moves(active, standby, traffic_cost, non_overlap_cost, can_move)[1]
-
-    def _standby_moves(
-        self,
-        active: Mapping[ProcessId, AbstractSet[TaskId]],
-        standby: Mapping[ProcessId, AbstractSet[TaskId]],
-        traffic_cost: int,
-        non_overlap_cost: int,
-        can_move: MoveStandbyPredicate,
-    ) -> tuple[dict[ProcessId, set[TaskId]], list[tuple[TaskId, ProcessId, ProcessId]]]:
         clients = sorted(set(active) | set(standby))
         current_active = {c: frozenset(active.get(c, ())) for c in clients}
         current_standby = {c: set(standby.get(c, ())) for c in clients}
         costs = CostModel(self._table(PartitionScope.CHANGELOG), traffic_cost, non_overlap_cost)
-        moves = optimize_standbys_pairwise(
+        return optimize_standbys_pairwise(
             clients, current_active, current_standby, costs, MinTrafficGraph(), self._solver,
             None if can_move is always_allowed else asked_on_holders(can_move, current_active, current_standby),
         )
-        return current_standby, moves
 
 
 def make_rack_aware_assignor(application_state: ApplicationState) -> RackAwareTaskAssignor | None:
