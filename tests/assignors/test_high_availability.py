@@ -267,21 +267,21 @@ class _RecordingOptimizer:
     def can_enable_rack_aware_assignor(self) -> bool:
         return True
 
-    def active_task_moves(
-        self, tasks: Sequence[TaskId], active: Mapping[ProcessId, Set[TaskId]], traffic_cost: int,
+    def active_number_moves(
+        self, tasks: Sequence[int], active: Mapping[ProcessId, Set[int]], traffic_cost: int,
         non_overlap_cost: int,
-    ) -> tuple[list[tuple[TaskId, ProcessId, ProcessId]], int]:
+    ) -> tuple[list[tuple[int, ProcessId, ProcessId]], int]:
         self.calls.append(("active", traffic_cost, non_overlap_cost))
         return [], 0
 
-    def optimize_standby_tasks(
+    def standby_task_moves(
         self, active: Mapping[ProcessId, Set[TaskId]], standby: Mapping[ProcessId, Set[TaskId]],
         traffic_cost: int, non_overlap_cost: int, can_move: StandbyMovePredicate,
-    ) -> tuple[dict[ProcessId, set[TaskId]], int]:
+    ) -> list[tuple[TaskId, ProcessId, ProcessId]]:
         self.calls.append(("standby", traffic_cost, non_overlap_cost))
         pids = sorted(standby)
         can_move(pids[0], pids[1], tid("0_0"), active, standby)  # the predicate takes the assignment maps
-        return {pid: set(tasks_of) for pid, tasks_of in standby.items()}, 0
+        return []
 
 
 @pytest.mark.parametrize(("replicas", "costs", "expected"), [

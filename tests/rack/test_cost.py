@@ -1,8 +1,12 @@
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from taskassign.errors import RackAwareOptimizationError
+from taskassign.ids import TaskId
+from taskassign.model import ApplicationState, SortedFrozenSet, TaskInfo, TaskTopicPartition
 from taskassign.rack.cost import CostModel, PartitionScope, RackTable
 from tests.helpers import PID_1, PID_2, PID_3, tid
 from tests.rack.instances import racked_client, racked_state, racked_task
@@ -56,3 +60,74 @@ def test_cost_is_traffic_per_remote_partition_plus_non_overlap_for_a_move() -> N
     assert costs.traffic(tid("0_0"), a) == 10
     assert costs.cost(tid("0_0"), a, moved=True) == 13
     assert costs.cost(tid("0_0"), costs.table.rack_of(PID_1), moved=False) == 0
+
+
+def _reference_table(state: ApplicationState, scope: PartitionScope) -> dict[str, object]:
+    """RackTable's content counted partition by partition, racks numbered by first appearance (clients first)."""
+    label = {PartitionScope.SOURCE: "source partition", PartitionScope.ALL: "partition",
+             PartitionScope.CHANGELOG: "changelog partition"}[scope]
+    index: dict[str, int] = {}
+    client_racks = {pid: None if c.rack_id is None else index.setdefault(c.rack_id, len(index))
+                    for pid, c in state.clients.items()}
+    on_rack: dict[TaskId, list[tuple[int, int]]] = {}
+    problems: dict[TaskId, str] = {}
+    unknown: dict[TaskId, str] = {}
+    for t, info in state.tasks.items():
+        parts = scope.partitions(info)
+        counts: dict[int, int] = {}
+        for p in parts:
+            names = [] if p.rack_ids is None else list(p.rack_ids)
+            if not names and t not in unknown:
+                unknown[t] = (f"{label} {p.topic}-{p.partition} has "
+                              f"{'no rack information' if p.rack_ids is None else 'no replica with a rack'}")
+                problems[t] = (f"TopicPartition {p.topic}-{p.partition} has no rack information. "
+                               "Maybe forgot to call canEnableRackAwareAssignor first")
+            for name in names:
+                r = index.setdefault(name, len(index))
+                counts[r] = counts.get(r, 0) + 1
+        if not parts:
+            problems[t] = f"task {t} has no {label}s to compute a rack-aware cost from"
+        on_rack[t] = list(counts.items())
+    return {"racks": tuple(index), "client_racks": client_racks, "on_rack": on_rack, "problems": problems,
+            "unknown": unknown, "partitions": {t: len(scope.partitions(i)) for t, i in state.tasks.items()}}
+
+
+def _observed_table(table: RackTable) -> dict[str, object]:
+    csr = {t: [(int(table.rack_ids[e]), int(table.counts[e]))
+               for e in range(table.indptr[table.row[t]], table.indptr[table.row[t] + 1])] for t in table.row}
+    on_rack = {t: list(counts.items()) for t, counts in table.on_rack.items()}
+    assert csr == on_rack
+    assert list(table.row.values()) == list(range(len(table.row)))
+    assert [int(n) for n in table.partition_counts] == list(table.partitions.values())
+    return {"racks": table.racks, "client_racks": dict(table.client_racks), "on_rack": on_rack,
+            "problems": dict(table.problems), "unknown": dict(table.unknown_racks),
+            "partitions": dict(table.partitions)}
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_table_equals_a_partition_by_partition_count_with_shared_and_unshared_rack_sets(seed: int) -> None:
+    rng = random.Random(seed)
+    shared: list[SortedFrozenSet[str] | None] = [
+        None, SortedFrozenSet(()), *(SortedFrozenSet(rng.sample("abcde", rng.randint(1, 3))) for _ in range(4))]
+
+    def racks() -> SortedFrozenSet[str] | None:
+        pick = rng.choice(shared)
+        if pick is not None and rng.random() < 0.3:  # an equal set, another object
+            return SortedFrozenSet(pick.items)
+        return pick
+
+    tasks = []
+    for k in range(rng.randint(0, 30)):
+        t = TaskId(k % 3, k // 3)
+        parts = [TaskTopicPartition(f"in{t.subtopology}", 10 * t.partition + j, True, False, racks())
+                 for j in range(rng.choice((0, 1, 1, 1, 2, 3)))]
+        parts += [TaskTopicPartition(f"log{t.subtopology}", 10 * t.partition + j, rng.random() < 0.2, True, racks())
+                  for j in range(rng.choice((0, 0, 1, 2)))]
+        tasks.append(TaskInfo(t, ("s",) if parts and parts[-1].is_changelog else (), tuple(parts), 0))
+    clients = [racked_client(n, rng.choice([None, "a", "c", "f"])) for n in range(1, rng.randint(1, 5))]
+    state = racked_state(tasks, clients)
+    for scope in PartitionScope:
+        table = RackTable.build(state, scope)
+        assert _observed_table(table) == _reference_table(state, scope)
+        for t in state.task_ids:  # the problems mapping answers membership and lookups alike
+            assert (t in table.problems) == (t in dict(table.problems))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 import taskassign.rack.internal as internal_module
@@ -9,8 +11,9 @@ from taskassign.errors import RackAwareOptimizationError
 from taskassign.ids import ProcessId, TaskId
 from taskassign.model import ApplicationState
 from taskassign.rack.internal import RackAwareTaskAssignor
+from taskassign.rack.tags import always_allowed
 from tests.helpers import PID_1, PID_2, PID_3, PID_5, tid
-from tests.rack.instances import racked_client, racked_state, racked_task
+from tests.rack.instances import racked_client, racked_state, racked_task, random_instance
 
 SOLVERS = ("kafka", "min_cost_flow")
 STRATEGIES = ("min_traffic", "balance_subtopology")
@@ -114,3 +117,33 @@ def test_optimising_a_task_without_rack_information_raises_kafkas_message() -> N
     with pytest.raises(RackAwareOptimizationError, match=r"TopicPartition topic0-0 has no rack information\. Maybe "
                                                          r"forgot to call canEnableRackAwareAssignor first"):
         RackAwareTaskAssignor(state).optimize_active_tasks(tid_list("0_0"), _sets(p1="0_0", p2=""), 1, 1)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("seed", range(12))
+def test_number_moves_and_standby_moves_equal_the_task_id_calls(strategy: str, solver: str, seed: int) -> None:
+    rng = random.Random(seed)
+    instance = random_instance(rng, max_tasks=14, max_clients=5,
+                               rack_aware_assignment_strategy=strategy, extensions={"taskassign.rack.solver": solver})
+    ids = instance.state.task_ids.items
+    number = {t: n for n, t in enumerate(ids)}
+    assignor = RackAwareTaskAssignor(instance.state)
+    chosen = [t for t in ids if rng.random() < 0.8] or list(ids)
+    moves, cost = assignor.active_task_moves(chosen, instance.active, 10, 1)
+    by_number = {c: {number[t] for t in held} for c, held in instance.active.items()}
+    numbered = assignor.active_number_moves([number[t] for t in chosen], by_number, 10, 1)
+    assert numbered == ([(number[t], source, destination) for t, source, destination in moves], cost)
+    standby = {c: held - instance.active[c] for c, held in instance.standby.items()}
+    optimised, _ = assignor.optimize_standby_tasks(instance.active, standby, 10, 1, always_allowed)
+    replayed = {c: set(held) for c, held in standby.items()}
+    for task, source, destination in assignor.standby_task_moves(instance.active, standby, 10, 1, always_allowed):
+        replayed[source].remove(task)
+        replayed[destination].add(task)
+    assert replayed == optimised
+
+
+def test_number_moves_give_kafkas_error_for_a_task_held_twice() -> None:
+    assignor = RackAwareTaskAssignor(_e8("min_traffic", "min_cost_flow"))
+    with pytest.raises(RackAwareOptimizationError, match="Task 0_0 assigned to multiple clients"):
+        assignor.active_number_moves([0, 1], {PID_1: {0}, PID_2: {0, 1}, PID_3: set()}, 10, 1)

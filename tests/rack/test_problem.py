@@ -46,3 +46,13 @@ def test_tasks_must_be_distinct() -> None:
 def test_tasks_must_belong_to_the_application() -> None:
     with pytest.raises(RackAwareOptimizationError, match="Task 9_9 is not a task of the application"):
         FlowProblem.of((tid("9_9"),), (PID_1,), {PID_1: {tid("9_9")}}, COSTS)
+
+
+def test_given_holders_make_the_problem_the_search_finds_with_the_same_task_checks() -> None:
+    holds = {PID_1: {tid("1_1")}, PID_2: {tid("1_0")}}
+    assert FlowProblem.with_holders(TASKS, (PID_1, PID_2), (1, 0), COSTS) == FlowProblem.of(TASKS, (PID_1, PID_2),
+                                                                                           holds, COSTS)
+    with pytest.raises(RackAwareOptimizationError, match="TopicPartition topic2-0 has no rack information"):
+        FlowProblem.with_holders((tid("2_0"),), (PID_1, PID_2), (0,), COSTS)
+    with pytest.raises(RackAwareOptimizationError, match="Task 3_0 is not a task of the application"):
+        FlowProblem.with_holders((tid("3_0"),), (PID_1, PID_2), (0,), COSTS)

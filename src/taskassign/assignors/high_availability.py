@@ -190,22 +190,20 @@ class _RackSteps:
 
     def optimize_actives(self, clients: Sequence[ClientState], tasks: Sequence[int], traffic_cost: int,
                          non_overlap_cost: int) -> None:
-        moves, _ = self._optimizer.active_task_moves(
-            [self._task_ids[t] for t in tasks], {c.process_id: self._ids(c.active) for c in clients},
-            traffic_cost, non_overlap_cost)
+        moves, _ = self._optimizer.active_number_moves(tasks, {c.process_id: c.active for c in clients},
+                                                       traffic_cost, non_overlap_cost)
         by_id = {c.process_id: c for c in clients}
-        numbers = self._numbers
-        for task, source, destination in moves:
-            number = numbers[task]
+        for number, source, destination in moves:
             by_id[source].active.discard(number)
             by_id[destination].active.add(number)
 
     def optimize_standbys(self, clients: Sequence[ClientState], can_move: StandbyMovePredicate) -> None:
-        optimized, _ = self._optimizer.optimize_standby_tasks(
+        moves = self._optimizer.standby_task_moves(
             {c.process_id: self._ids(c.active) for c in clients},
             {c.process_id: self._ids(c.standby) for c in clients},
             self.traffic_cost, self.non_overlap_cost, can_move)
-        for client in clients:
-            if client.process_id in optimized:
-                client.standby.clear()
-                client.standby.update(self._numbers[t] for t in optimized[client.process_id])
+        by_id = {c.process_id: c for c in clients}
+        numbers = self._numbers
+        for task, source, destination in moves:
+            by_id[source].standby.discard(numbers[task])
+            by_id[destination].standby.add(numbers[task])

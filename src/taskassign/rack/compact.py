@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from taskassign.rack.cost import segments
 from taskassign.rack.hub_split import split_hub_flow
 from taskassign.rack.problem import FlowProblem
 
@@ -47,14 +48,6 @@ def solve_compact(
     if not problem.tasks:
         return [], 0
     return _Compact(problem, groups, group_caps).solve()
-
-
-def _segments(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Concatenated ranges ``starts[i] .. starts[i] + lengths[i]`` (CSR rows gathered in order)."""
-    total = int(lengths.sum())
-    offsets = np.repeat(np.cumsum(lengths) - lengths, lengths)
-    result: np.ndarray = np.arange(total, dtype=_I64) - offsets + np.repeat(starts, lengths)
-    return result
 
 
 def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -148,7 +141,7 @@ class _Compact:
         rows = np.fromiter((table.row[t] for t in p.tasks), dtype=_I64, count=t_count)
         parts = table.partition_counts[rows]
         lengths = table.indptr[rows + 1] - table.indptr[rows]
-        entries = _segments(table.indptr[rows], lengths)
+        entries = segments(table.indptr[rows], lengths)
         entry_task = np.repeat(tasks, lengths)
         entry_rack = table.rack_ids[entries]
         entry_count = table.counts[entries]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
+from typing import TypeVar
 
 from taskassign.configs import STRATEGY_BALANCE_SUBTOPOLOGY, STRATEGY_MIN_TRAFFIC, STRATEGY_NONE
 from taskassign.errors import RackAwareOptimizationError
@@ -24,6 +25,8 @@ from taskassign.rack.standby import asked_on_holders, optimize_standbys_pairwise
 from taskassign.rack.tags import MoveStandbyPredicate, always_allowed
 
 __all__ = ("RackAwareTaskAssignor", "make_rack_aware_assignor")
+
+_K = TypeVar("_K")
 
 
 class RackAwareTaskAssignor:
@@ -103,12 +106,53 @@ class RackAwareTaskAssignor:
         twice (10^5 tasks at the issue-20 size)."""
         if not tasks:
             return [], 0
-        costs = CostModel(self._table(PartitionScope.SOURCE), traffic_cost, non_overlap_cost)
+        costs = self._active_costs(traffic_cost, non_overlap_cost)
         problem = FlowProblem.of(sorted(tasks), sorted(active), active, costs)
+        return self._active_moves(problem, problem.tasks)
+
+    def active_number_moves(
+        self,
+        tasks: Sequence[int],
+        active: Mapping[ProcessId, AbstractSet[int]],
+        traffic_cost: int,
+        non_overlap_cost: int,
+    ) -> tuple[list[tuple[int, ProcessId, ProcessId]], int]:
+        """``active_task_moves`` with each task as its number, its index in the state's ``task_ids`` (TaskId
+        order), for an assignor that keeps number sets (high-availability): the holders are read from the
+        number sets (small ints, no TaskId sets made and searched), and the moves come back as numbers. A
+        task held by no client or by several is left to ``active_task_moves``, which raises Kafka's error."""
+        if not tasks:
+            return [], 0
+        numbers = sorted(tasks)
+        clients = sorted(active)
+        wanted = set(numbers)
+        owner: dict[int, int] = {}
+        claims = 0
+        for j, client in enumerate(clients):
+            mine = wanted.intersection(active[client])
+            claims += len(mine)
+            owner.update(dict.fromkeys(mine, j))
+        ids = self._state.task_ids.items
+        if len(wanted) != len(numbers) or claims != len(owner) or len(owner) != len(wanted):
+            row = self._table(PartitionScope.SOURCE).row
+            moves, cost = self.active_task_moves([ids[n] for n in tasks],
+                                                 {c: {ids[n] for n in held} for c, held in active.items()},
+                                                 traffic_cost, non_overlap_cost)
+            return [(row[t], source, destination) for t, source, destination in moves], cost
+        problem = FlowProblem.with_holders([ids[n] for n in numbers], clients, [owner[n] for n in numbers],
+                                           self._active_costs(traffic_cost, non_overlap_cost))
+        return self._active_moves(problem, numbers)
+
+    def _active_costs(self, traffic_cost: int, non_overlap_cost: int) -> CostModel:
+        return CostModel(self._table(PartitionScope.SOURCE), traffic_cost, non_overlap_cost)
+
+    def _active_moves(self, problem: FlowProblem,
+                      keys: Sequence[_K]) -> tuple[list[tuple[_K, ProcessId, ProcessId]], int]:
+        """The solved problem's moves, each task named by its entry in ``keys`` (aligned with the problem's tasks)."""
         solution = solve(problem, self._active_constructor(), self._solver)
         clients = problem.clients
-        moves = [(task, clients[old], clients[new])
-                 for task, old, new in zip(problem.tasks, problem.holders, solution.holders, strict=True) if old != new]
+        moves = [(key, clients[old], clients[new])
+                 for key, old, new in zip(keys, problem.holders, solution.holders, strict=True) if old != new]
         return moves, solution.cost
 
     def optimize_standby_tasks(
@@ -123,16 +167,33 @@ class RackAwareTaskAssignor:
         task, active, standby)`` is the 4-argument isAllowedTaskMovement evaluated on the CURRENT (partly optimised)
         assignment; pass ``lambda *a: True`` for the default standby assignor. Returns the new standby sets
         and the cost."""
+        result = {c: set(standby.get(c, ())) for c in sorted(set(active) | set(standby))}
+        for task, source, destination in self.standby_task_moves(active, standby, traffic_cost, non_overlap_cost,
+                                                                 can_move):
+            result[source].discard(task)
+            result[destination].add(task)
+        costs = CostModel(self._table(PartitionScope.CHANGELOG), traffic_cost, non_overlap_cost)
+        return result, standby_cost(result, costs)
+
+    def standby_task_moves(
+        self,
+        active: Mapping[ProcessId, AbstractSet[TaskId]],
+        standby: Mapping[ProcessId, AbstractSet[TaskId]],
+        traffic_cost: int,
+        non_overlap_cost: int,
+        can_move: MoveStandbyPredicate,
+    ) -> list[tuple[TaskId, ProcessId, ProcessId]]:
+        """``optimize_standby_tasks`` as the moves it makes, (task, from, to) in order, without Kafka's cost: an
+        assignor holding its own standby sets applies these instead of rebuilding every client's set (and the
+        cost, a pass over every standby, is not asked)."""
         clients = sorted(set(active) | set(standby))
         current_active = {c: frozenset(active.get(c, ())) for c in clients}
         current_standby = {c: set(standby.get(c, ())) for c in clients}
         costs = CostModel(self._table(PartitionScope.CHANGELOG), traffic_cost, non_overlap_cost)
-
-        optimize_standbys_pairwise(
+        return optimize_standbys_pairwise(
             clients, current_active, current_standby, costs, MinTrafficGraph(), self._solver,
             None if can_move is always_allowed else asked_on_holders(can_move, current_active, current_standby),
         )
-        return current_standby, standby_cost(current_standby, costs)
 
 
 def make_rack_aware_assignor(application_state: ApplicationState) -> RackAwareTaskAssignor | None:

@@ -57,13 +57,7 @@ class FlowProblem:
         ``strict`` (the internal optimiser) also refuses a task without relevant partitions or with a
         partition lacking rack information; otherwise such a task simply costs no traffic.
         """
-        wanted = frozenset(tasks)
-        if len(wanted) != len(tasks):
-            raise ValueError("the tasks to optimise must be distinct")
-        partitions = costs.table.partitions  # a mapping over every task: difference() would walk it all
-        unknown = sorted(t for t in wanted if t not in partitions)
-        if unknown:
-            raise RackAwareOptimizationError(f"Task {unknown[0]} is not a task of the application")
+        wanted = _known(tasks, costs)
         owner: dict[TaskId, int] = {}
         claims = 0
         for j, client in enumerate(clients):
@@ -75,6 +69,19 @@ class FlowProblem:
         holders = [owner.get(t, -1) for t in tasks]
         if claims != len(owner) or len(owner) != len(wanted):
             _raise_holder_error(tasks, clients, holds)
+        return cls._checked(tasks, clients, holders, costs, strict)
+
+    @classmethod
+    def with_holders(cls, tasks: Sequence[TaskId], clients: Sequence[ProcessId], holders: Sequence[int],
+                     costs: CostModel, *, strict: bool = True) -> FlowProblem:
+        """``of`` for a caller that already knows each task's holder (``holders[i]`` indexes ``clients``): the
+        standby optimiser's pairs, whose two sides are disjoint by construction. Same task checks."""
+        _known(tasks, costs)
+        return cls._checked(tasks, clients, holders, costs, strict)
+
+    @classmethod
+    def _checked(cls, tasks: Sequence[TaskId], clients: Sequence[ProcessId], holders: Sequence[int],
+                 costs: CostModel, strict: bool) -> FlowProblem:
         if strict:
             costs.table.require(tasks)
         racks = tuple(costs.table.rack_of(c) for c in clients)
@@ -87,6 +94,18 @@ class FlowProblem:
     def assignment_cost(self, holders: Sequence[int]) -> int:
         """Kafka's graph cost of an assignment: traffic at the new holders plus non-overlap per moved task."""
         return sum(self.cost(i, j) for i, j in enumerate(holders))
+
+
+def _known(tasks: Sequence[TaskId], costs: CostModel) -> frozenset[TaskId]:
+    """The tasks as a set; Kafka's error for a task not of the application (and ours for a repeated one)."""
+    wanted = frozenset(tasks)
+    if len(wanted) != len(tasks):
+        raise ValueError("the tasks to optimise must be distinct")
+    partitions = costs.table.partitions  # a mapping over every task: difference() would walk it all
+    unknown = sorted(t for t in wanted if t not in partitions)
+    if unknown:
+        raise RackAwareOptimizationError(f"Task {unknown[0]} is not a task of the application")
+    return wanted
 
 
 def _raise_holder_error(

@@ -209,7 +209,7 @@ def optimize_standby(
     tags = {pid: c.client_tags for pid, c in state.clients.items()}
     check_tags = bool(configs.rack_aware_assignment_tags) and not compat
 
-    can_move = TagDiversityPredicate(tags).on_holders
+    can_move = TagDiversityPredicate(tags).movable
     # Without tags every move is allowed; under kafka_compat Kafka passes the source as destination too,
     # so its tag check always passes.
     moves = optimize_standbys_pairwise(

@@ -22,7 +22,8 @@ pair problems, whose cost docs/performance.md gives.)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
 import numpy as np
@@ -34,31 +35,34 @@ from taskassign.rack.problem import FlowProblem, GraphConstructor
 from taskassign.rack.solve import Solver, solve
 from taskassign.rack.tags import MoveStandbyPredicate, TagDiversityPredicate
 
-__all__ = ("STANDBY_OPTIMIZER_MAX_ITERATION", "PairMovePredicate", "asked_on_holders", "optimize_standbys_pairwise",
+__all__ = ("STANDBY_OPTIMIZER_MAX_ITERATION", "PairMoveFilter", "asked_on_holders", "optimize_standbys_pairwise",
            "standby_cost")
 
 #: Kafka's ``STANDBY_OPTIMIZER_MAX_ITERATION``: rounds over all client pairs.
 STANDBY_OPTIMIZER_MAX_ITERATION = 4
 
-#: ``can_move(source, destination, task, holders)`` on the current (partly optimised) assignment, where
-#: ``holders`` are the clients holding the task now (active or standby): the loop keeps them per task as it
-#: moves standbys, so a tag check costs O(holders), not a scan of every client's sets per candidate move.
-PairMovePredicate = Callable[[ProcessId, ProcessId, TaskId, AbstractSet[ProcessId]], bool]
+#: ``can_move(source, destination, tasks, holders)``: the tasks (in the given order) whose standby may move on the
+#: current (partly optimised) assignment, where ``holders[t]`` are the clients holding t now (active or standby):
+#: the loop keeps them per task as it moves standbys, so a tag check costs O(holders), not a scan of every
+#: client's sets per candidate move, and a pair's candidates are filtered in one call.
+PairMoveFilter = Callable[[ProcessId, ProcessId, Iterable[TaskId], Mapping[TaskId, AbstractSet[ProcessId]]],
+                          list[TaskId]]
 
 
 def asked_on_holders(can_move: MoveStandbyPredicate, active: Mapping[ProcessId, AbstractSet[TaskId]],
-                     standby: Mapping[ProcessId, AbstractSet[TaskId]]) -> PairMovePredicate:
+                     standby: Mapping[ProcessId, AbstractSet[TaskId]]) -> PairMoveFilter:
     """Kafka's 4-argument ``isAllowedTaskMovement`` (``can_move(source, destination, task, active, standby)``)
-    as a pair predicate: it is given the maps of the task's holders only, which are all a replica check reads
+    as a pair filter: it is given the maps of each task's holders only, which are all a replica check reads
     (the other clients do not hold the task). The tag-aware predicate answers from the holders directly."""
     if isinstance(can_move, TagDiversityPredicate):
-        return can_move.on_holders
+        return can_move.movable
 
-    def on_holders(source: ProcessId, destination: ProcessId, task: TaskId, holders: AbstractSet[ProcessId]) -> bool:
-        return can_move(source, destination, task, {c: active[c] for c in holders if c in active},
-                        {c: standby[c] for c in holders if c in standby})
+    def movable(source: ProcessId, destination: ProcessId, tasks: Iterable[TaskId],
+                holders: Mapping[TaskId, AbstractSet[ProcessId]]) -> list[TaskId]:
+        return [t for t in tasks if can_move(source, destination, t, {c: active[c] for c in holders[t] if c in active},
+                                             {c: standby[c] for c in holders[t] if c in standby})]
 
-    return on_holders
+    return movable
 
 
 def optimize_standbys_pairwise(
@@ -68,7 +72,7 @@ def optimize_standbys_pairwise(
     costs: CostModel,
     constructor: GraphConstructor,
     solver: Solver,
-    can_move: PairMovePredicate | None,
+    can_move: PairMoveFilter | None,
     eligible: AbstractSet[TaskId] | None = None,
     *,
     strict: bool = True,
@@ -97,7 +101,7 @@ def optimize_standbys_pairwise(
         if eligible is not None:
             candidates &= eligible
         if can_move is not None:
-            return sorted(t for t in candidates if can_move(source, destination, t, holders[t]))
+            return sorted(can_move(source, destination, candidates, holders))
         return sorted(candidates)
 
     moves: list[tuple[TaskId, ProcessId, ProcessId]] = []
@@ -120,8 +124,8 @@ def optimize_standbys_pairwise(
                 take = movable(second, first)
                 if not take:
                     continue
-                pair = tuple(sorted((first, second)))
-                problem = FlowProblem.of(sorted(give + take), pair, standby, costs, strict=strict)
+                problem = _pair_problem(first, second, give, take, costs, strict)
+                pair = problem.clients
                 solution = solve(problem, constructor, solver)
                 if not solution.moved:
                     continue
@@ -136,6 +140,8 @@ def optimize_standbys_pairwise(
                             holders[task].discard(source)
                             holders[task].add(destination)
                         moves.append((task, source, destination))
+                        if gains is not None:
+                            gains.moved(task, i if source == first else j, j if source == first else i)
                 if gains is not None:
                     gains.update(i)
                     gains.update(j)
@@ -145,49 +151,73 @@ def optimize_standbys_pairwise(
     return moves
 
 
+def _pair_problem(first: ProcessId, second: ProcessId, give: list[TaskId], take: list[TaskId], costs: CostModel,
+                  strict: bool) -> FlowProblem:
+    """The pair's problem over the clients in order: ``first`` holds ``give``, ``second`` holds ``take`` (the
+    holders are known, no search of the standby sets for them)."""
+    swap = second < first
+    side = dict.fromkeys(give, int(swap))
+    side.update(dict.fromkeys(take, int(not swap)))
+    tasks = sorted(side)
+    return FlowProblem.with_holders(tasks, (second, first) if swap else (first, second),
+                                    [side[t] for t in tasks], costs, strict=strict)
+
+
 class _RackGains:
     """Per client and rack R, the least ``missing(t, R) - missing(t, own rack)`` over the client's standbys
     (a bound on what moving one of them to a client on R gains; see the module docstring)."""
 
-    __slots__ = ("_clients", "_costs", "_least", "_no_standby", "_on_racks", "_rack", "_standby")
+    __slots__ = ("_bounds", "_costs", "_least", "_no_standby", "_present", "_rack", "_row", "_signatures")
 
     def __init__(self, clients: Sequence[ProcessId], racks: Mapping[ProcessId, int],
                  standby: Mapping[ProcessId, AbstractSet[TaskId]], costs: CostModel) -> None:
-        self._clients = clients
-        self._standby = standby
         self._costs = costs
         self._rack = np.array([racks[c] for c in clients], dtype=np.int64)
+        table = costs.table
+        self._row = table.row
+        self._signatures: list[int] = table.signatures.tolist()
+        # Per client, how many of its standbys have each rack-count signature (kept as standbys move).
+        self._present = [Counter([self._signature(t) for t in standby[c]]) for c in clients]
+        # Per (own rack, signatures present): the bound row, computed once (an application has few signatures).
+        self._bounds: dict[tuple[int, frozenset[int]], np.ndarray] = {}
         # A client without standbys gives nothing: its bound is too large for any pair to pass.
-        self._no_standby = 4 * (abs(costs.non_overlap_cost) + 1) * (1 + max(costs.table.partitions.values(),
-                                                                             default=0))
-        self._least = np.zeros((len(clients), len(costs.table.racks)), dtype=np.int64)
-        #: Per task, its partitions' replica count on each rack (built as the standbys are first seen).
-        self._on_racks: dict[TaskId, tuple[int, ...]] = {}
+        self._no_standby = 4 * (abs(costs.non_overlap_cost) + 1) * (1 + max(table.partitions.values(), default=0))
+        self._least = np.zeros((len(clients), len(table.racks)), dtype=np.int64)
         for i in range(len(clients)):
             self.update(i)
 
-    def _counts(self, task: TaskId) -> tuple[int, ...]:
-        counts = self._on_racks.get(task)
-        if counts is None:
-            on_rack = self._costs.table.on_rack[task]
-            counts = self._on_racks[task] = tuple(on_rack.get(r, 0) for r in range(self._least.shape[1]))
-        return counts
+    def _signature(self, task: TaskId) -> int:
+        return self._signatures[self._row[task]]
+
+    def moved(self, task: TaskId, source: int, destination: int) -> None:
+        """Standby ``task`` went from client ``source`` to ``destination`` (indices); ``update`` both after."""
+        signature = self._signature(task)
+        present = self._present[source]
+        present[signature] -= 1
+        if not present[signature]:
+            del present[signature]
+        self._present[destination][signature] += 1
 
     def update(self, i: int) -> None:
-        """Recompute client i's row (after its standbys changed)."""
-        standbys = self._standby[self._clients[i]]
-        if not standbys:
+        """Recompute client i's row (after its standbys changed): standbys with equal rack counts (one
+        signature) give equal bounds, so the row depends only on the signatures present."""
+        present = self._present[i]
+        if not present:
             self._least[i] = self._no_standby
             return
         own = int(self._rack[i])
-        counts = np.array([self._counts(t) for t in standbys], dtype=np.int64)
-        # missing(t, r) - missing(t, own) = on_rack(t, own) - on_rack(t, r), least over the standbys
-        self._least[i] = np.minimum((counts[:, own, None] - counts).min(axis=0), self._no_standby)
+        key = (own, frozenset(present))
+        bound = self._bounds.get(key)
+        if bound is None:
+            counts = self._costs.table.signature_on_rack[sorted(key[1])]
+            # missing(t, r) - missing(t, own) = on_rack(t, own) - on_rack(t, r), least over the standbys
+            bound = self._bounds[key] = np.minimum((counts[:, own, None] - counts).min(axis=0), self._no_standby)
+        self._least[i] = bound
 
     def partners(self, i: int, after: int | None = None) -> list[int]:
         """The clients after i (after ``after`` when given), in order, on another rack, that may exchange
         with i at a gain."""
-        j = np.arange(max(i, -1 if after is None else after) + 1, len(self._clients), dtype=np.int64)
+        j = np.arange(max(i, -1 if after is None else after) + 1, len(self._rack), dtype=np.int64)
         if not len(j):
             return []
         own = self._rack[i]
