@@ -317,3 +317,8 @@ def test_shared_task_column_gives_each_tasks_shared_value() -> None:
         more = shared_task_column([TaskId(0, n) for n in range(2, 4)], ACTIVE)
         assert len(table) == 2 and more == assigned_task_column([TaskId(0, 2), TaskId(0, 3)], ACTIVE)
         assert first[0] is not new_assigned_task(TaskId(0, 0), ACTIVE)  # emptied: made anew
+        table.clear()
+        shared_task_column([TaskId(0, 0), TaskId(0, 1)], ACTIVE)
+        mixed = [TaskId(0, 0), TaskId(0, 2), TaskId(0, 3)]  # one found, two to make: past the limit
+        assert shared_task_column(mixed, ACTIVE) == assigned_task_column(mixed, ACTIVE)
+        assert sorted(table) == mixed

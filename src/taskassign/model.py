@@ -695,6 +695,7 @@ def shared_task_column(tasks: Sequence[TaskId], kind: AssignedTask.Type) -> list
     missing = list(compress(tasks, map(is_, found, repeat(None))))
     if len(table) + len(missing) > _INTERN_LIMIT:
         table.clear()
+        missing = list(tasks)  # (the ones found went with the table)
     table.update(zip(missing, assigned_task_column(missing, kind), strict=True))
     return list(map(table.__getitem__, tasks))
 

@@ -431,4 +431,3 @@ def _columns(tasks: Iterable[ClientTaskInput]) -> ClientTaskColumns:
 def _task_set(tasks: list[TaskId], ordered: bool) -> SortedFrozenSet[TaskId]:
     """``tasks`` as a set; ``ordered``: they are already in order and distinct (not sorted again)."""
     return SortedFrozenSet.from_sorted_unique(tuple(tasks)) if ordered else SortedFrozenSet(tasks)
-
