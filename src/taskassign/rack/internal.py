@@ -146,6 +146,9 @@ class RackAwareTaskAssignor:
     def _active_costs(self, traffic_cost: int, non_overlap_cost: int) -> CostModel:
         return CostModel(self._table(PartitionScope.SOURCE), traffic_cost, non_overlap_cost)
 
+    def _standby_costs(self, traffic_cost: int, non_overlap_cost: int) -> CostModel:
+        return CostModel(self._table(PartitionScope.CHANGELOG), traffic_cost, non_overlap_cost)
+
     def _active_moves(self, problem: FlowProblem,
                       keys: Sequence[_K]) -> tuple[list[tuple[_K, ProcessId, ProcessId]], int]:
         """The solved problem's moves, each task named by its entry in ``keys`` (aligned with the problem's tasks)."""
@@ -172,8 +175,7 @@ class RackAwareTaskAssignor:
                                                                  can_move):
             result[source].discard(task)
             result[destination].add(task)
-        costs = CostModel(self._table(PartitionScope.CHANGELOG), traffic_cost, non_overlap_cost)
-        return result, standby_cost(result, costs)
+        return result, standby_cost(result, self._standby_costs(traffic_cost, non_overlap_cost))
 
     def standby_task_moves(
         self,
@@ -189,9 +191,9 @@ class RackAwareTaskAssignor:
         clients = sorted(set(active) | set(standby))
         current_active = {c: frozenset(active.get(c, ())) for c in clients}
         current_standby = {c: set(standby.get(c, ())) for c in clients}
-        costs = CostModel(self._table(PartitionScope.CHANGELOG), traffic_cost, non_overlap_cost)
         return optimize_standbys_pairwise(
-            clients, current_active, current_standby, costs, MinTrafficGraph(), self._solver,
+            clients, current_active, current_standby, self._standby_costs(traffic_cost, non_overlap_cost),
+            MinTrafficGraph(), self._solver,
             None if can_move is always_allowed else asked_on_holders(can_move, current_active, current_standby),
         )
 
